@@ -1,0 +1,430 @@
+"""User-facing transformations: jit, make_jaxpr, eval_shape (more arrive with later issues).
+
+``jit`` is itself a primitive, ``jit_p``, carrying the traced ClosedJaxpr; it
+prints as ``jit[name=f jaxpr={...}]`` inside another jaxpr. Until the XLA
+backend lands, a jit-compiled call evaluates its cached jaxpr with the eager
+NumPy kernels, so tracing-once-per-signature, caching and staging semantics
+already hold.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src import pretty_printer as pp
+from axle._src import tree_util
+from axle._src.array import Array
+from axle._src.config import config, TRACE_FLAGS
+from axle._src.core import ShapedArray, Tracer
+from axle._src.interpreters import staging
+from axle._src.ir import ClosedJaxpr
+
+
+# ---------------------------------------------------------------------------
+# jit_p: a call to a staged function
+
+jit_p = core.Primitive("jit")
+jit_p.multiple_results = True
+
+
+def _jit_abstract_eval(*in_avals, jaxpr: ClosedJaxpr, name: str, **_):
+  expected = jaxpr.in_avals
+  if len(in_avals) != len(expected) or any(
+      a.shape != b.shape or a.dtype != b.dtype for a, b in zip(in_avals, expected)):
+    raise TypeError(f"jit-compiled function {name} expects arguments "
+                    f"{[a.str_short() for a in expected]}, got {[a.str_short() for a in in_avals]}")
+  return jaxpr.out_avals
+
+
+def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
+  args = [Array(v, aval=a) for v, a in zip(values, jaxpr.in_avals)]
+  outs = ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+  return [_host_value(o, a) for o, a in zip(outs, jaxpr.out_avals)]
+
+
+def _host_value(x, aval: ShapedArray):
+  if isinstance(x, Array):
+    return x._host_value()
+  return np.asarray(x, dtype=aval.dtype)
+
+
+jit_p.def_abstract_eval(_jit_abstract_eval)
+jit_p.def_impl(_jit_impl)
+
+
+def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
+  """Prints ``outs = jit[name=f jaxpr={...}] args``; the inner jaxpr's binders reuse the
+  caller's names for the operands and results they stand for, where those names are free."""
+  closed = eqn.params["jaxpr"]
+  inner = closed.jaxpr
+  lhs = " ".join(f"{names.name(v)}:{v.aval.str_short()}" for v in eqn.outvars)
+  used: set[str] = set()
+  for inner_var, outer in zip(inner.invars, eqn.invars):
+    if type(outer) is not ir.Literal:
+      name = names.name(outer)
+      if name not in used and inner_var not in names.names:
+        names.alias(inner_var, name)
+        used.add(name)
+  for inner_var, outer in zip(inner.outvars, eqn.outvars):
+    if type(inner_var) is not ir.Literal and inner_var not in names.names:
+      name = names.name(outer)
+      if name not in used:
+        names.alias(inner_var, name)
+        used.add(name)
+  shown = {"name": eqn.params["name"], "jaxpr": closed}
+  params_doc = ir.pp_params(shown, names)
+  args = " ".join(ir._pp_atom(v, names) for v in eqn.invars)
+  return pp.group(pp.concat([pp.text(lhs), pp.text(" = jit"), params_doc,
+                             pp.text(" " + args if args else "")]))
+
+
+ir.pp_eqn_rules[jit_p] = _pp_jit_eqn
+
+
+# ---------------------------------------------------------------------------
+# Argument handling shared by jit and make_jaxpr
+
+
+def _normalize_argnums(argnums, fun, name="static_argnums") -> tuple[int, ...]:
+  if argnums is None:
+    return ()
+  if isinstance(argnums, int):
+    argnums = (argnums,)
+  argnums = tuple(argnums)
+  for a in argnums:
+    if not isinstance(a, int):
+      raise TypeError(f"{name} must be an int or a sequence of ints, got {argnums!r}")
+  return argnums
+
+
+def _argnames_to_argnums(fun, static_argnames) -> tuple[int, ...]:
+  if not static_argnames:
+    return ()
+  try:
+    params = list(inspect.signature(fun).parameters)
+  except (TypeError, ValueError):
+    return ()
+  return tuple(params.index(n) for n in static_argnames if n in params)
+
+
+def _resolve_kwargs(fun, args, kwargs, static_argnames):
+  """Moves keyword arguments that name positional parameters into ``args`` (as JAX does)."""
+  if not kwargs:
+    return args, kwargs
+  try:
+    signature = inspect.signature(fun)
+    bound = signature.bind(*args, **kwargs)
+  except (TypeError, ValueError):
+    return args, kwargs
+  new_args, new_kwargs = [], {}
+  for name, value in bound.arguments.items():
+    kind = signature.parameters[name].kind
+    if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+      new_args.append(value)
+    elif kind == inspect.Parameter.VAR_POSITIONAL:
+      new_args.extend(value)
+    elif kind == inspect.Parameter.VAR_KEYWORD:
+      new_kwargs.update(value)
+    else:
+      new_kwargs[name] = value
+  return tuple(new_args), new_kwargs
+
+
+class _HashableStatic:
+  __slots__ = ("value", "_hash")
+
+  def __init__(self, value, position):
+    try:
+      self._hash = hash(value)
+    except TypeError:
+      raise ValueError(
+          f"Non-hashable static arguments are not supported. An error occurred while trying to "
+          f"hash an object of type {type(value)}, {value}. The error was:\nTypeError: unhashable "
+          f"type: '{type(value).__name__}'\n") from None
+    self.value = value
+
+  def __hash__(self):
+    return self._hash
+
+  def __eq__(self, other):
+    return type(other) is _HashableStatic and type(self.value) is type(other.value) and \
+        self.value == other.value
+
+
+def _leaf_aval(x) -> ShapedArray:
+  aval = getattr(x, "aval", None)
+  if aval is not None and isinstance(aval, ShapedArray):
+    return aval
+  if isinstance(x, ShapeDtypeStruct):
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+  try:
+    return core.get_aval(x)
+  except TypeError:
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+
+
+class _Split:
+  """The dynamic leaves, their tree, and the static arguments of one call."""
+  __slots__ = ("leaves", "in_tree", "statics", "dynamic_positions")
+
+
+def _split_args(args, kwargs, static_argnums, static_argnames):
+  nargs = len(args)
+  static_positions = {i % nargs if i < 0 else i for i in static_argnums if -nargs <= i < nargs}
+  statics = []
+  dynamic_args = []
+  dynamic_positions = []
+  for i, a in enumerate(args):
+    if i in static_positions:
+      statics.append((i, _HashableStatic(a, i)))
+    else:
+      dynamic_args.append(a)
+      dynamic_positions.append(i)
+  dynamic_kwargs = {}
+  for k, v in kwargs.items():
+    if k in static_argnames:
+      statics.append((k, _HashableStatic(v, k)))
+    else:
+      dynamic_kwargs[k] = v
+  leaves, in_tree = tree_util.tree_flatten((tuple(dynamic_args), dynamic_kwargs))
+  split = _Split()
+  split.leaves = leaves
+  split.in_tree = in_tree
+  split.statics = tuple(statics)
+  split.dynamic_positions = dynamic_positions
+  return split
+
+
+def _flat_fun(fun, split: _Split, nargs: int):
+  """A function of the flat dynamic leaves that calls ``fun`` with the static args put back."""
+  static_pos = {k: s.value for k, s in split.statics if isinstance(k, int)}
+  static_kw = {k: s.value for k, s in split.statics if isinstance(k, str)}
+
+  def flat(*leaves):
+    dynamic_args, dynamic_kwargs = tree_util.tree_unflatten(split.in_tree, leaves)
+    it = iter(dynamic_args)
+    args = [static_pos[i] if i in static_pos else next(it) for i in range(nargs)]
+    return fun(*args, **dynamic_kwargs, **static_kw)
+
+  return flat
+
+
+def _trace(fun, args, kwargs, static_argnums, static_argnames, traced_for):
+  split = _split_args(args, kwargs, static_argnums, static_argnames)
+  in_avals = [_leaf_aval(x) for x in split.leaves]
+  debug = staging.DebugInfo(traced_for, fun)
+  debug.arg_names_fn = lambda: staging.flat_arg_names(fun, args, kwargs, static_argnums)
+  closed, out_tree = staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  return split, closed, out_tree
+
+
+# ---------------------------------------------------------------------------
+# jit
+
+
+def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+  """Turns constvars bound to tracers (closed-over values of an outer trace) into leading invars."""
+  jaxpr = closed.jaxpr
+  keep_vars, keep_vals, hoisted_vars, hoisted_vals = [], [], [], []
+  for var, val in zip(jaxpr.constvars, closed.consts):
+    if isinstance(val, Tracer):
+      hoisted_vars.append(var)
+      hoisted_vals.append(val)
+    else:
+      keep_vars.append(var)
+      keep_vals.append(val)
+  if not hoisted_vars:
+    return closed, []
+  new = jaxpr.replace(constvars=keep_vars, invars=hoisted_vars + jaxpr.invars)
+  return ClosedJaxpr(new, keep_vals), hoisted_vals
+
+
+class JitFunction:
+  """A function compiled with ``jit``: traced once per input signature, then cached."""
+
+  def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+               donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
+               abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
+    if not callable(fun):
+      raise TypeError(f"Expected a callable value, got {fun!r}")
+    self.fun = fun
+    self.static_argnums = _normalize_argnums(static_argnums, fun)
+    if isinstance(static_argnames, str):
+      static_argnames = (static_argnames,)
+    self.static_argnames = tuple(static_argnames or ())
+    self.static_argnums = self.static_argnums + tuple(
+        i for i in _argnames_to_argnums(fun, self.static_argnames) if i not in self.static_argnums)
+    self.donate_argnums = _normalize_argnums(donate_argnums, fun, "donate_argnums")
+    self.inline = inline
+    self.name = staging._function_name(fun)
+    self._cache: dict = {}
+    functools.update_wrapper(self, fun, updated=())
+
+  def _get_jaxpr(self, args, kwargs):
+    args, kwargs = _resolve_kwargs(self.fun, args, kwargs, self.static_argnames)
+    split = _split_args(args, kwargs, self.static_argnums, self.static_argnames)
+    in_avals = tuple(_leaf_aval(x) for x in split.leaves)
+    key = (split.in_tree, in_avals, split.statics, len(args),
+           tuple(config.read(f) for f in TRACE_FLAGS))
+    entry = self._cache.get(key)
+    if entry is None:
+      debug = staging.DebugInfo("jit", self.fun)
+      debug.arg_names_fn = lambda: staging.flat_arg_names(self.fun, args, kwargs, self.static_argnums)
+      closed, out_tree = staging.trace_to_jaxpr(_flat_fun(self.fun, split, len(args)), in_avals, debug)
+      closed, hoisted = _hoist_tracer_consts(closed)
+      entry = (closed, out_tree, hoisted)
+      if not hoisted:
+        self._cache[key] = entry
+    return split, entry
+
+  def __call__(self, *args, **kwargs):
+    if config.jax_disable_jit:
+      return self.fun(*args, **kwargs)
+    split, (closed, out_tree, hoisted) = self._get_jaxpr(args, kwargs)
+    outs = jit_p.bind(*hoisted, *split.leaves, jaxpr=closed, name=self.name)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+  def trace(self, *args, **kwargs) -> "Traced":
+    """Traces the function for these arguments without running it (``jit(f).trace(x)``)."""
+    split, (closed, out_tree, hoisted) = self._get_jaxpr(args, kwargs)
+    return Traced(closed, out_tree)
+
+  def eval_shape(self, *args, **kwargs):
+    split, (closed, out_tree, hoisted) = self._get_jaxpr(args, kwargs)
+    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                               for a in closed.out_avals])
+
+  def clear_cache(self):
+    self._cache.clear()
+
+  def _cache_size(self) -> int:
+    return len(self._cache)
+
+  def __get__(self, instance, owner=None):
+    if instance is None:
+      return self
+    return functools.partial(self, instance)
+
+  def __repr__(self):
+    return f"<PjitFunction of {self.fun!r}>"
+
+
+class Traced:
+  """The result of ``jit(f).trace(...)``: the jaxpr and output structure."""
+
+  def __init__(self, jaxpr: ClosedJaxpr, out_tree):
+    self.jaxpr = jaxpr
+    self.out_tree = out_tree
+    self.out_info = tree_util.tree_unflatten(
+        out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals])
+
+
+def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None,
+        inline=False, abstracted_axes=None, in_shardings=None, out_shardings=None,
+        compiler_options=None):
+  """Sets up ``fun`` for just-in-time compilation: traced once per input signature
+  (tree structure, shapes, dtypes, weak types and static argument values), then cached.
+
+  ``static_argnums``/``static_argnames`` name arguments passed as Python values that the
+  trace may depend on (they must be hashable); a new value triggers a new trace.
+  Usable as a decorator, with or without arguments.
+  """
+  kwargs = dict(static_argnums=static_argnums, static_argnames=static_argnames,
+                donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+                abstracted_axes=abstracted_axes, in_shardings=in_shardings,
+                out_shardings=out_shardings, compiler_options=compiler_options)
+  if fun is None:
+    return lambda f: JitFunction(f, **kwargs)
+  return JitFunction(fun, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# make_jaxpr, eval_shape
+
+
+class ShapeDtypeStruct:
+  """A shape, dtype (and weak type) standing in for an array: ``eval_shape``'s result type
+  and an argument type accepted by ``eval_shape``, ``make_jaxpr`` and ``jit(...).trace``."""
+  __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+  def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
+    self.shape = tuple(shape)
+    if dtype is None:
+      raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+    self.dtype = np.dtype(dtype)
+    self.sharding = sharding
+    self.weak_type = weak_type
+
+  ndim = property(lambda self: len(self.shape))
+  size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+  @property
+  def aval(self):
+    return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+
+  def __len__(self):
+    if not self.shape:
+      raise TypeError("len() of unsized object")
+    return self.shape[0]
+
+  def __repr__(self):
+    weak = ", weak_type=True" if self.weak_type else ""
+    sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
+
+  def __eq__(self, other):
+    return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+  def __hash__(self):
+    return hash((self.shape, self.dtype, self.weak_type))
+
+
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,
+               abstracted_axes=None) -> Callable[..., ClosedJaxpr]:
+  """Returns a function that, given example arguments, traces ``fun`` and returns its
+  ClosedJaxpr (closed-over arrays become constvars, Python scalars become literals).
+
+  With ``return_shape=True`` it returns ``(jaxpr, out_shape)`` where ``out_shape`` is a pytree of
+  ShapeDtypeStructs.
+  """
+  static_argnums = _normalize_argnums(static_argnums, fun)
+
+  @functools.wraps(fun)
+  def make_jaxpr_f(*args, **kwargs):
+    _, closed, out_tree = _trace(fun, args, kwargs, static_argnums, (), "jit")
+    if return_shape:
+      shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+      return closed, tree_util.tree_unflatten(out_tree, shapes)
+    return closed
+
+  make_jaxpr_f.__name__ = f"make_jaxpr({getattr(fun, '__name__', 'fun')})"
+  return make_jaxpr_f
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+  """The output shapes and dtypes of ``fun(*args, **kwargs)`` without computing anything.
+
+  Arguments may be arrays or anything with ``.shape`` and ``.dtype`` (e.g. ShapeDtypeStruct);
+  returns a pytree of ShapeDtypeStructs.
+  """
+  def to_struct_leaf(x):
+    if isinstance(x, (ShapeDtypeStruct, Array, Tracer, np.ndarray)) or core.valid_jaxtype(x):
+      return x
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+      return ShapeDtypeStruct(x.shape, x.dtype)
+    return x
+
+  args = tree_util.tree_map(to_struct_leaf, args)
+  kwargs = tree_util.tree_map(to_struct_leaf, kwargs)
+  _, closed, out_tree = _trace(fun, args, kwargs, (), (), "eval_shape")
+  shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+  return tree_util.tree_unflatten(out_tree, shapes)

@@ -1,0 +1,222 @@
+"""The Array type: an immutable n-dimensional array (``axle.Array``).
+
+An Array is backed by a host NumPy value (``_value``) and, once it has been to
+XLA, by a device buffer; each is made from the other lazily, at most once.
+Operators and methods (``+``, ``.sum()``, ``.at``, indexing, ...) are attached
+by ``axle._src.numpy.array_methods`` so that Arrays and tracers share them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import errors
+from axle._src.core import ShapedArray
+
+
+class Array:
+  """An immutable array produced by axle (JAX's ``jax.Array``)."""
+  __slots__ = ("_value", "_aval", "_buffer", "__weakref__")
+  __array_priority__ = 100
+
+  def __init__(self, value, weak_type: bool = False, aval: ShapedArray | None = None):
+    """Wraps a NumPy value whose dtype is already canonical. Use ``jnp.asarray`` in user code."""
+    self._value = value
+    self._aval = aval if aval is not None else (
+        ShapedArray(value.shape, value.dtype, weak_type) if weak_type else None)
+    self._buffer = None
+
+  # -- abstract properties --------------------------------------------------
+  @property
+  def aval(self) -> ShapedArray:
+    aval = self._aval
+    if aval is None:
+      value = self._host_value()
+      aval = self._aval = ShapedArray(value.shape, value.dtype, False)
+    return aval
+
+  @property
+  def shape(self) -> tuple[int, ...]:
+    return self.aval.shape
+
+  @property
+  def dtype(self) -> np.dtype:
+    return self.aval.dtype
+
+  @property
+  def ndim(self) -> int:
+    return len(self.aval.shape)
+
+  @property
+  def size(self) -> int:
+    return self.aval.size
+
+  @property
+  def itemsize(self) -> int:
+    return self.aval.dtype.itemsize
+
+  @property
+  def nbytes(self) -> int:
+    return self.aval.size * self.aval.dtype.itemsize
+
+  @property
+  def weak_type(self) -> bool:
+    return self.aval.weak_type
+
+  # -- host value --------------------------------------------------------------
+  def _host_value(self):
+    value = self._value
+    if value is None:
+      from axle._src.xla import transfers  # device-backed arrays arrive with the jit issue
+      value = self._value = transfers.to_host(self._buffer, self._aval)
+    return value
+
+  def __array__(self, dtype=None, copy=None):
+    value = np.asarray(self._host_value())
+    if dtype is not None and value.dtype != dtype:
+      return value.astype(dtype)
+    if copy:
+      return value.copy()
+    return value
+
+  # -- Python protocol -------------------------------------------------------
+  def __repr__(self):
+    return _array_repr(self)
+
+  def __str__(self):
+    return str(np.asarray(self._host_value()))
+
+  def __format__(self, spec):
+    if self.ndim == 0:
+      return format(self._host_value()[()] if isinstance(self._host_value(), np.ndarray)
+                    else self._host_value(), spec)
+    return format(np.asarray(self._host_value()), spec)
+
+  def _repr_pretty_(self, p, cycle):
+    p.text(repr(self))
+
+  def __len__(self):
+    if not self.aval.shape:
+      raise TypeError("len() of unsized object")
+    return self.aval.shape[0]
+
+  def __iter__(self):
+    if not self.aval.shape:
+      raise TypeError("iteration over a 0-d array")
+    value = np.asarray(self._host_value())
+    weak = self.aval.weak_type
+    return (Array(row, weak) for row in value)
+
+  def __bool__(self):
+    return bool(self._scalar_value("bool"))
+
+  def __int__(self):
+    return int(self._scalar_value("int"))
+
+  def __float__(self):
+    return float(self._scalar_value("float"))
+
+  def __complex__(self):
+    return complex(self._scalar_value("complex"))
+
+  def __index__(self):
+    if not np.issubdtype(self.dtype, np.integer):
+      raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
+                      f"got an array of dtype {self.dtype.name}")
+    return int(self._scalar_value("index"))
+
+  def _scalar_value(self, what: str):
+    value = np.asarray(self._host_value())
+    if value.size != 1:
+      if what == "bool":
+        raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                         "Use a.any() or a.all()")
+      raise TypeError(f"only length-1 arrays can be converted to Python scalars, got shape "
+                      f"{value.shape}")
+    return value.reshape(())[()]
+
+  def __hash__(self):
+    raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+  def __setitem__(self, index, value):
+    raise TypeError(errors.IMMUTABLE_SETITEM_MESSAGE)
+
+  def __reduce__(self):
+    return (_reconstruct_array, (np.asarray(self._host_value()), self.aval.weak_type))
+
+  def __copy__(self):
+    return self
+
+  def __deepcopy__(self, memo):
+    return Array(np.array(self._host_value(), copy=True), self.aval.weak_type)
+
+  def __dlpack__(self, *args, **kwargs):
+    return np.asarray(self._host_value()).__dlpack__(*args, **kwargs)
+
+  # -- methods that need the value ----------------------------------------------
+  def item(self, *args):
+    """The element as a Python scalar (``x.item()``, or ``x.item(i)``)."""
+    return np.asarray(self._host_value()).item(*args)
+
+  def tolist(self):
+    """The array as nested Python lists of Python scalars."""
+    return np.asarray(self._host_value()).tolist()
+
+  def block_until_ready(self):
+    """Waits until the array's value has been computed; returns the array."""
+    if self._buffer is not None:
+      self._buffer.block_until_ready()
+    return self
+
+  def copy_to_host_async(self):
+    """Starts copying the value to the host (a no-op for host-backed arrays)."""
+
+  def is_fully_addressable(self) -> bool:
+    return True
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return True
+
+  def is_deleted(self) -> bool:
+    return False
+
+  def delete(self) -> None:
+    self._value = None
+    self._buffer = None
+
+
+def _reconstruct_array(value, weak_type):
+  return Array(value, weak_type)
+
+
+def _array_repr(x: Array) -> str:
+  prefix = "Array("
+  dtype_text = f"dtype={x.dtype.name}"
+  if x.aval.weak_type:
+    dtype_text += ", weak_type=True"
+  dtype_text += ")"
+  value = np.asarray(x._host_value())
+  line_width = np.get_printoptions()["linewidth"]
+  if value.size == 0 and value.shape != (0,):
+    return f"{prefix}[], shape={value.shape}, {dtype_text}"
+  body = np.array2string(value, prefix=prefix, suffix=",", separator=", ", max_line_width=line_width)
+  last_line_len = len(body) - body.rfind("\n") + 1
+  separator = " "
+  if last_line_len + len(dtype_text) + 1 > line_width:
+    separator = " " * len(prefix)
+  return f"{prefix}{body},{separator}{dtype_text}"
+
+
+def is_array(x) -> bool:
+  return isinstance(x, Array)
+
+
+def from_numpy(value, weak_type: bool = False) -> Array:
+  """An Array from a NumPy value, canonicalising its dtype (64-bit -> 32-bit with x64 off)."""
+  value = np.asarray(value)
+  target = dtypes.canonicalize_dtype(value.dtype)
+  if value.dtype != target:
+    value = value.astype(target)
+  return Array(value, weak_type)

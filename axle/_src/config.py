@@ -1,0 +1,92 @@
+"""Global configuration flags, read with ``config.<name>`` and set with ``config.update``.
+
+Mirrors ``jax.config``: ``axle.config.update("jax_enable_x64", True)``. Flags
+whose value changes what tracing produces are listed in ``TRACE_FLAGS`` so the
+jit cache can key on them.
+"""
+from __future__ import annotations
+
+import os
+
+
+def _env_bool(name: str, default: bool) -> bool:
+  value = os.environ.get(name)
+  if value is None:
+    return default
+  return value.strip().lower() in ("1", "true", "yes", "on", "y", "t")
+
+
+class Config:
+  """Holds axle's flags as attributes; change them with ``update``."""
+
+  _defaults = {
+      "jax_enable_x64": (bool, "JAX_ENABLE_X64", False),
+      "jax_explain_cache_misses": (bool, "JAX_EXPLAIN_CACHE_MISSES", False),
+      "jax_debug_nans": (bool, "JAX_DEBUG_NANS", False),
+      "jax_debug_infs": (bool, "JAX_DEBUG_INFS", False),
+      "jax_disable_jit": (bool, "JAX_DISABLE_JIT", False),
+      "jax_threefry_partitionable": (bool, "JAX_THREEFRY_PARTITIONABLE", True),
+      "jax_numpy_rank_promotion": (str, "JAX_NUMPY_RANK_PROMOTION", "allow"),
+      "jax_numpy_dtype_promotion": (str, "JAX_NUMPY_DTYPE_PROMOTION", "standard"),
+      "jax_default_matmul_precision": (str, "JAX_DEFAULT_MATMUL_PRECISION", None),
+      "jax_platforms": (str, "JAX_PLATFORMS", None),
+      "jax_platform_name": (str, "JAX_PLATFORM_NAME", None),
+      "jax_default_prng_impl": (str, "JAX_DEFAULT_PRNG_IMPL", "threefry2x32"),
+      "jax_enable_checks": (bool, "JAX_ENABLE_CHECKS", False),
+      "jax_traceback_filtering": (str, "JAX_TRACEBACK_FILTERING", "auto"),
+      "jax_log_compiles": (bool, "JAX_LOG_COMPILES", False),
+  }
+
+  def __init__(self):
+    values = {}
+    for name, (kind, env, default) in self._defaults.items():
+      if kind is bool:
+        values[name] = _env_bool(env, default)
+      else:
+        values[name] = os.environ.get(env, default)
+    object.__setattr__(self, "_values", values)
+    object.__setattr__(self, "_listeners", [])
+
+  def update(self, name: str, value) -> None:
+    """Sets flag ``name`` to ``value`` (``config.update("jax_enable_x64", True)``)."""
+    if name not in self._values:
+      raise AttributeError(f"Unrecognized config option: {name}")
+    kind = self._defaults[name][0]
+    if kind is bool:
+      value = bool(value)
+    self._values[name] = value
+    for listener in self._listeners:
+      listener(name, value)
+
+  def read(self, name: str):
+    """Returns the current value of flag ``name``."""
+    return self._values[name]
+
+  def add_listener(self, callback) -> None:
+    """Registers ``callback(name, value)``, called after every ``update``."""
+    self._listeners.append(callback)
+
+  def __getattr__(self, name):
+    values = object.__getattribute__(self, "_values")
+    if name in values:
+      return values[name]
+    raise AttributeError(f"Unrecognized config option: {name}")
+
+  def __setattr__(self, name, value):
+    raise AttributeError("Use config.update(name, value) to change a flag.")
+
+  def values(self) -> dict:
+    """A snapshot of every flag."""
+    return dict(self._values)
+
+
+config = Config()
+
+# Flags that change the result of tracing a function; the jit cache keys on them.
+TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
+               "jax_default_matmul_precision", "jax_threefry_partitionable")
+
+
+def x64_enabled() -> bool:
+  """Whether 64-bit types are enabled (``jax_enable_x64``)."""
+  return config._values["jax_enable_x64"]

@@ -1,0 +1,291 @@
+"""The heart of the trace machinery: abstract values, primitives, traces and tracers.
+
+axle interprets Python functions "context-sensitively": there is one *current
+trace* (thread-local). ``Primitive.bind`` hands its operands to the current
+trace's ``process_primitive``. A transformation installs a new trace whose
+``parent`` is the previous one, runs the user's function, then restores the
+previous trace (``set_current_trace``). A tracer belongs to exactly one trace;
+a value from any other trace is treated as a constant by ``process_primitive``.
+There are no levels and no trace stack to walk.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import dtypes
+from axle._src import errors
+
+# ---------------------------------------------------------------------------
+# Abstract values
+
+
+class ShapedArray:
+  """The abstract value of an array: shape, dtype and weak type, no data."""
+  __slots__ = ("shape", "dtype", "weak_type")
+
+  def __init__(self, shape, dtype, weak_type: bool = False):
+    self.shape = tuple(shape)
+    self.dtype = np.dtype(dtype)
+    self.weak_type = bool(weak_type)
+
+  ndim = property(lambda self: len(self.shape))
+
+  @property
+  def size(self) -> int:
+    size = 1
+    for d in self.shape:
+      size *= d
+    return size
+
+  def __eq__(self, other):
+    return (type(other) is ShapedArray and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+  def __hash__(self):
+    return hash((self.shape, self.dtype, self.weak_type))
+
+  def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+    """A copy with some fields replaced."""
+    return ShapedArray(self.shape if shape is None else shape,
+                       self.dtype if dtype is None else dtype,
+                       self.weak_type if weak_type is None else weak_type)
+
+  def strip_weak_type(self) -> "ShapedArray":
+    return ShapedArray(self.shape, self.dtype, False) if self.weak_type else self
+
+  def str_short(self, short_dtypes: bool = True) -> str:
+    """``f32[2,3]`` as jaxprs print it (``float32[2,3]`` with short_dtypes=False)."""
+    name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+    return f"{name}[{','.join(str(d) for d in self.shape)}]"
+
+  def __repr__(self):
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
+
+  __str__ = str_short
+
+
+def get_aval(x) -> ShapedArray:
+  """The abstract value of any array-like: an Array, tracer, NumPy value or Python scalar."""
+  aval = getattr(x, "aval", None)
+  if aval is not None:
+    return aval
+  if isinstance(x, (bool, int, float, complex)):
+    return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=True)
+  if isinstance(x, (np.ndarray, np.generic)):
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+  if hasattr(x, "__jax_array__"):
+    return get_aval(x.__jax_array__())
+  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type; "
+                  "expected an Array, a NumPy array or a Python scalar.")
+
+
+def valid_jaxtype(x) -> bool:
+  try:
+    get_aval(x)
+    return True
+  except TypeError:
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Primitives
+
+
+# Every primitive ever created, in creation order (the rule-coverage test walks it).
+all_primitives: list = []
+
+
+class Primitive:
+  """A named operation, interpreted differently by each trace.
+
+  Its rules live in the interpreters' tables; ``def_impl`` and
+  ``def_abstract_eval`` fill the two that every primitive must have.
+  """
+  multiple_results = False
+
+  def __init__(self, name: str):
+    self.name = name
+    self.impl: Callable | None = None
+    self.abstract_eval: Callable | None = None
+    all_primitives.append(self)
+
+  def __repr__(self):
+    return self.name
+
+  def bind(self, *args, **params):
+    """Applies the primitive under the current trace."""
+    return _context.trace.process_primitive(self, args, params)
+
+  def def_impl(self, impl: Callable) -> Callable:
+    """Sets the eager kernel: NumPy values in, NumPy value(s) out (same dtypes as the abstract eval)."""
+    self.impl = impl
+    return impl
+
+  def def_abstract_eval(self, rule: Callable) -> Callable:
+    """Sets the shape rule: ShapedArrays (+ params) in, ShapedArray(s) out; raises on bad input."""
+    self.abstract_eval = rule
+    return rule
+
+
+# ---------------------------------------------------------------------------
+# Traces and tracers
+
+
+class Trace:
+  """Interprets primitives. Subclasses: EvalTrace (eager), StagingTrace (builds a jaxpr), ..."""
+  parent: "Trace | None" = None
+
+  def process_primitive(self, primitive: Primitive, args: Sequence[Any], params: dict):
+    raise NotImplementedError
+
+
+class Tracer:
+  """A stand-in for an array while a function is being transformed.
+
+  Array methods and operators are attached to this class by ``axle._src.numpy``
+  so traced code reads like eager code.
+  """
+  __array_priority__ = 1000
+  __slots__ = ("_trace", "__weakref__")
+
+  aval: ShapedArray
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+  ndim = property(lambda self: len(self.aval.shape))
+  size = property(lambda self: self.aval.size)
+  weak_type = property(lambda self: self.aval.weak_type)
+
+  def __len__(self):
+    if not self.aval.shape:
+      raise TypeError("len() of unsized object")
+    return self.aval.shape[0]
+
+  def __repr__(self):
+    weak = "~" if self.aval.weak_type else ""
+    return f"{self._tracer_type_name()}({weak}{self.aval.str_short(short_dtypes=False)})"
+
+  def _tracer_type_name(self) -> str:
+    return type(self).__name__
+
+  # Conversions that need a concrete value fail with JAX's errors.
+  def __bool__(self):
+    raise errors.TracerBoolConversionError(self)
+
+  def __int__(self):
+    raise errors.ConcretizationTypeError(self, errors.concretization_context("int"))
+
+  def __index__(self):
+    raise errors.TracerIntegerConversionError(self)
+
+  def __float__(self):
+    raise errors.ConcretizationTypeError(self, errors.concretization_context("float"))
+
+  def __complex__(self):
+    raise errors.ConcretizationTypeError(self, errors.concretization_context("complex"))
+
+  def __array__(self, dtype=None, copy=None):
+    raise errors.TracerArrayConversionError(self)
+
+  def __hash__(self):
+    raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+  def __iter__(self):
+    if not self.aval.shape:
+      raise TypeError("iteration over a 0-d array")
+    return (self[i] for i in range(self.aval.shape[0]))
+
+  def __setitem__(self, index, value):
+    raise TypeError(errors.IMMUTABLE_SETITEM_MESSAGE)
+
+  def __reduce__(self):
+    raise errors.ConcretizationTypeError(self, "The problem arose with pickling. ")
+
+  def item(self, *args):
+    raise errors.ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")
+
+  def tolist(self):
+    raise errors.ConcretizationTypeError(self, "The problem arose with the `tolist` method. ")
+
+
+class _TraceContext(threading.local):
+  trace: Trace
+
+  def __init__(self):
+    self.trace = eval_trace
+
+
+def current_trace() -> Trace:
+  """The trace that ``bind`` currently dispatches to."""
+  return _context.trace
+
+
+class set_current_trace:
+  """Context manager that installs ``trace`` as the current trace (its parent is the old one)."""
+  __slots__ = ("trace", "previous")
+
+  def __init__(self, trace: Trace):
+    self.trace = trace
+
+  def __enter__(self):
+    self.previous = _context.trace
+    _context.trace = self.trace
+    return self.trace
+
+  def __exit__(self, *exc):
+    _context.trace = self.previous
+    return False
+
+
+# EvalTrace lives in interpreters/eval.py; it installs itself here on import.
+eval_trace: Trace = None  # type: ignore
+_context: _TraceContext = None  # type: ignore
+
+
+def _install_eval_trace(trace: Trace) -> None:
+  global eval_trace, _context
+  eval_trace = trace
+  _context = _TraceContext()
+
+
+def is_concrete(x) -> bool:
+  """True when ``x`` carries a value Python can read (not a tracer)."""
+  return not isinstance(x, Tracer)
+
+
+def concrete_or_error(force: Callable | None, value, context: str = ""):
+  """Returns ``force(value)`` for a concrete value; raises ConcretizationTypeError for a tracer."""
+  if isinstance(value, Tracer):
+    raise errors.ConcretizationTypeError(value, context)
+  return value if force is None else force(value)
+
+
+def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
+  """Turns a shape argument into a tuple of Python ints, with JAX's errors for traced sizes."""
+  if isinstance(shape, (int, np.integer)) or (hasattr(shape, "ndim") and getattr(shape, "ndim") == 0
+                                                and not isinstance(shape, Tracer)):
+    shape = (shape,)
+  try:
+    items = tuple(shape)
+  except TypeError:
+    raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.") from None
+  out = []
+  for d in items:
+    if isinstance(d, Tracer):
+      raise errors.ConcretizationTypeError(
+          d, "The error arose in a shape argument: shapes must be static. "
+          "If a size comes from an argument, mark that argument static with static_argnums. " + context)
+    try:
+      out.append(int(np.asarray(d).item()) if not isinstance(d, int) else d)
+    except Exception:
+      raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                      f"got {shape!r}.") from None
+    if not isinstance(d, (int, np.integer)) and not (hasattr(d, "dtype") and np.issubdtype(d.dtype, np.integer)):
+      raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.")
+  if any(d < 0 for d in out):
+    raise TypeError(f"Shapes must be 1D sequences of integer scalars with non-negative values, got {tuple(out)}")
+  return tuple(out)

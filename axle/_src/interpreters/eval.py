@@ -1,0 +1,125 @@
+"""Eager evaluation: the EvalTrace runs each primitive's NumPy kernel.
+
+``EvalTrace.process_primitive`` turns operands into NumPy values and abstract
+values, runs the primitive's shape rule (cached per input signature, so bad
+input raises the same error as under jit), runs the NumPy kernel and wraps the
+result in an Array. A primitive with no NumPy kernel but a lowering runs as a
+cached single-primitive XLA executable (``fallback_impl``, set by the jit issue).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import ShapedArray, Tracer
+
+_python_scalar_types = (bool, int, float, complex)
+
+# (primitive, *input avals, *params items) -> output aval(s)
+_abstract_eval_cache: dict = {}
+
+# Set by the jit issue: a function(primitive, values, avals, params) running the primitive via XLA.
+fallback_impl = None
+
+
+def _to_value(x):
+  """The NumPy value and abstract value of an eager operand."""
+  if type(x) is Array:
+    return x._value if x._value is not None else x._host_value(), x.aval
+  if isinstance(x, _python_scalar_types):
+    dtype = dtypes.python_scalar_dtype(x)
+    try:
+      value = np.array(x, dtype)
+    except OverflowError:
+      raise OverflowError(f"Python int {x} too large to convert to {dtype.name}") from None
+    return value, ShapedArray((), dtype, True)
+  if isinstance(x, (np.ndarray, np.generic)):
+    target = dtypes.canonicalize_dtype(x.dtype)
+    if x.dtype != target:
+      x = x.astype(target)
+    return x, ShapedArray(x.shape, target, False)
+  if isinstance(x, Array):  # a subclass
+    return x._host_value(), x.aval
+  if isinstance(x, Tracer):
+    from axle._src import errors
+    raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
+  if hasattr(x, "__jax_array__"):
+    return _to_value(x.__jax_array__())
+  raise TypeError(f"Value {x!r} with type {type(x).__name__} is not a valid JAX type")
+
+
+def _leaked_tracer_message(tracer) -> str:
+  describe = getattr(tracer, "_leak_description", None)
+  details = describe() if describe is not None else ""
+  return ("Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
+          f"allowing for a reference to an intermediate value with type {tracer.aval.str_short(False)} "
+          f"wrapped in a {type(tracer).__name__} to escape the scope of the transformation.\n"
+          "JAX transformations require that functions explicitly return their outputs, and disallow "
+          f"saving intermediate values to global state.{details}\n"
+          "To catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS or "
+          "using the `jax.checking_leaks` context manager.")
+
+
+def abstract_eval(primitive: core.Primitive, avals, params):
+  """The primitive's output aval(s) for ``avals``, memoised per signature."""
+  if params:
+    key = (primitive, *avals, *params.items())
+  else:
+    key = (primitive, *avals)
+  try:
+    return _abstract_eval_cache[key]
+  except KeyError:
+    pass
+  except TypeError:  # unhashable params
+    return primitive.abstract_eval(*avals, **params)
+  out = primitive.abstract_eval(*avals, **params)
+  if len(_abstract_eval_cache) > 20000:
+    _abstract_eval_cache.clear()
+  _abstract_eval_cache[key] = out
+  return out
+
+
+def _wrap(value, aval: ShapedArray) -> Array:
+  if value.dtype is not aval.dtype and value.dtype != aval.dtype:
+    value = value.astype(aval.dtype)
+  return Array(value, aval=aval)
+
+
+class EvalTrace(core.Trace):
+  """The root trace: evaluates primitives right away with NumPy kernels."""
+  parent = None
+
+  def process_primitive(self, primitive, args, params):
+    values = []
+    avals = []
+    for x in args:
+      value, aval = _to_value(x)
+      values.append(value)
+      avals.append(aval)
+    out_aval = abstract_eval(primitive, avals, params)
+    impl = primitive.impl
+    if impl is None:
+      if fallback_impl is None:
+        raise NotImplementedError(f"Primitive '{primitive.name}' has no eager implementation.")
+      out = fallback_impl(primitive, values, avals, params)
+    else:
+      out = impl(*values, **params)
+    if primitive.multiple_results:
+      return [_wrap(np.asarray(o) if not isinstance(o, (np.ndarray, np.generic)) else o, a)
+              for o, a in zip(out, out_aval)]
+    if not isinstance(out, (np.ndarray, np.generic)):
+      out = np.asarray(out)
+    return _wrap(out, out_aval)
+
+  def __repr__(self):
+    return "EvalTrace"
+
+
+core._install_eval_trace(EvalTrace())
+
+
+def apply_primitive(primitive: core.Primitive, *args, **params):
+  """Runs ``primitive`` eagerly regardless of the current trace."""
+  return core.eval_trace.process_primitive(primitive, args, params)

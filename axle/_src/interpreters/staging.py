@@ -1,0 +1,257 @@
+"""Staging: running a Python function on tracers to build a jaxpr.
+
+A StagingTrace records every primitive bound while it is current as an
+equation. Its own tracers become variables; a Python scalar or a concrete 0-d
+value becomes a Literal; any other value -- a concrete array, or a tracer of an
+outer trace -- becomes a constvar whose value is that object. So a
+transformation nested inside another sees the outer values as constants.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import errors
+from axle._src.core import ShapedArray, Tracer
+from axle._src.ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
+
+_python_scalar_types = (bool, int, float, complex)
+
+
+class DebugInfo:
+  """What was traced, for error messages: function, source location, argument names."""
+  __slots__ = ("traced_for", "func_name", "func_src", "arg_names_fn", "_arg_names", "result_paths")
+
+  def __init__(self, traced_for: str, fun: Callable | None, arg_names=None):
+    self.traced_for = traced_for
+    self.func_name = _function_name(fun)
+    self.func_src = _function_source(fun)
+    self._arg_names = arg_names
+    self.arg_names_fn = None
+    self.result_paths = None
+
+  @property
+  def arg_names(self):
+    if self._arg_names is None and self.arg_names_fn is not None:
+      self._arg_names = self.arg_names_fn()
+    return self._arg_names
+
+  def describe(self) -> str:
+    location = f" at {self.func_src}" if self.func_src else ""
+    return f"{self.func_name}{location}"
+
+
+def _function_name(fun) -> str:
+  while hasattr(fun, "func") and not hasattr(fun, "__code__"):  # functools.partial
+    fun = fun.func
+  return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _function_source(fun) -> str | None:
+  while hasattr(fun, "func") and not hasattr(fun, "__code__"):
+    fun = fun.func
+  fun = inspect.unwrap(fun) if callable(fun) else fun
+  code = getattr(fun, "__code__", None)
+  if code is None:
+    return None
+  return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def flat_arg_names(fun, args, kwargs, static_argnums=()) -> list[str]:
+  """Names of the flattened dynamic arguments: ``x``, ``params['W']``, ``args[1][0]``..."""
+  from axle._src import tree_util
+  try:
+    signature = inspect.signature(fun)
+    bound = signature.bind(*args, **kwargs)
+    pairs = []
+    for name, value in bound.arguments.items():
+      param = signature.parameters[name]
+      if param.kind == inspect.Parameter.VAR_POSITIONAL:
+        for i, v in enumerate(value):
+          pairs.append((f"{name}[{i}]", v))
+      elif param.kind == inspect.Parameter.VAR_KEYWORD:
+        for k, v in value.items():
+          pairs.append((f"{name}['{k}']", v))
+      else:
+        pairs.append((name, value))
+  except (TypeError, ValueError):
+    pairs = [(f"args[{i}]", a) for i, a in enumerate(args)] + [(f"kwargs['{k}']", v)
+                                                                for k, v in kwargs.items()]
+  static = set(static_argnums)
+  names = []
+  for position, (name, value) in enumerate(pairs):
+    if position in static:
+      continue
+    for path, _ in tree_util.tree_flatten_with_path(value)[0]:
+      names.append(name + tree_util.keystr(path))
+  return names
+
+
+class StagingTracer(Tracer):
+  """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
+  __slots__ = ("aval", "var")
+
+  def __init__(self, trace: "StagingTrace", aval: ShapedArray, var: Var):
+    self._trace = trace
+    self.aval = aval
+    self.var = var
+
+  def _tracer_type_name(self) -> str:
+    return "JitTracer"
+
+  def _origin_message(self) -> str:
+    return self._trace.origin_message(self)
+
+  def _leak_description(self) -> str:
+    info = self._trace.debug_info
+    if info is None:
+      return ""
+    return (f"\nThe function being traced when the value leaked was {info.describe()} traced for "
+            f"{info.traced_for}.")
+
+  def full_lower(self):
+    return self
+
+
+class StagingTrace(core.Trace):
+  """Records primitives as equations of a jaxpr under construction."""
+
+  def __init__(self, parent: core.Trace | None = None, debug_info: DebugInfo | None = None):
+    self.parent = parent
+    self.debug_info = debug_info
+    self.eqns: list[Eqn] = []
+    self.invars: list[Var] = []
+    self.constvars: list[Var] = []
+    self.constvals: list[Any] = []
+    self._const_ids: dict[int, Var] = {}
+    self.finished = False
+
+  def new_arg(self, aval: ShapedArray) -> StagingTracer:
+    var = Var(aval)
+    self.invars.append(var)
+    return StagingTracer(self, aval, var)
+
+  def to_atom(self, x):
+    """The jaxpr atom (Var or Literal) standing for operand ``x``."""
+    if isinstance(x, StagingTracer) and x._trace is self:
+      return x.var
+    if isinstance(x, Tracer):
+      if isinstance(x, StagingTracer) and x._trace.finished:
+        from axle._src.interpreters.eval import _leaked_tracer_message
+        raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
+      return self._const_var(x, x.aval)
+    if isinstance(x, _python_scalar_types):
+      dtype = dtypes.python_scalar_dtype(x)
+      return Literal(np.array(x, dtype)[()], ShapedArray((), dtype, True))
+    aval = core.get_aval(x)
+    if not aval.shape and aval.dtype.kind in "biufc" or aval.dtype == dtypes.bfloat16 and not aval.shape:
+      value = np.asarray(x)
+      if value.dtype != aval.dtype:
+        value = value.astype(aval.dtype)
+      return Literal(value[()], aval)
+    return self._const_var(x, aval)
+
+  def _const_var(self, value, aval: ShapedArray) -> Var:
+    var = self._const_ids.get(id(value))
+    if var is None:
+      var = Var(aval)
+      self._const_ids[id(value)] = var
+      self.constvars.append(var)
+      self.constvals.append(value)
+    return var
+
+  def process_primitive(self, primitive, args, params):
+    atoms = [self.to_atom(x) for x in args]
+    avals = [a.aval for a in atoms]
+    out_aval = primitive.abstract_eval(*avals, **params)
+    if primitive.multiple_results:
+      outvars = [Var(a) for a in out_aval]
+      self.eqns.append(Eqn(atoms, outvars, primitive, params))
+      return [StagingTracer(self, a, v) for a, v in zip(out_aval, outvars)]
+    outvar = Var(out_aval)
+    self.eqns.append(Eqn(atoms, [outvar], primitive, params))
+    return StagingTracer(self, out_aval, outvar)
+
+  def to_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
+    """Closes the trace: a ClosedJaxpr whose outputs are ``outputs``."""
+    outvars = [self.to_atom(x) for x in outputs]
+    jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns, debug_info=self.debug_info)
+    self.finished = True
+    return ClosedJaxpr(jaxpr, self.constvals)
+
+  # -- error messages -------------------------------------------------------
+  def origin_message(self, tracer: StagingTracer) -> str:
+    info = self.debug_info
+    if info is None:
+      return ""
+    message = f"The error occurred while tracing the function {info.describe()} for {info.traced_for}. "
+    producers = {}
+    for eqn in self.eqns:
+      for v in eqn.outvars:
+        producers[v] = eqn
+    invar_positions = {v: i for i, v in enumerate(self.invars)}
+    seen, stack, used_args = set(), [tracer.var], set()
+    while stack:
+      var = stack.pop()
+      if var in seen or type(var) is Literal:
+        continue
+      seen.add(var)
+      if var in invar_positions:
+        used_args.add(invar_positions[var])
+      eqn = producers.get(var)
+      if eqn is not None:
+        stack.extend(v for v in eqn.invars if type(v) is not Literal)
+    names = info.arg_names or []
+    used = [names[i] if i < len(names) else f"args[{i}]" for i in sorted(used_args)]
+    if len(used) == 1:
+      message += ("This concrete value was not available in Python because it depends on the "
+                  f"value of the argument {used[0]}.")
+    elif used:
+      joined = ", ".join(used[:-1]) + f" and {used[-1]}"
+      message += ("This concrete value was not available in Python because it depends on the "
+                  f"values of the arguments {joined}.")
+    else:
+      message += "This value became a tracer due to JAX operations on these lines:\n"
+      from axle._src.ir import _NameContext, pp_eqn
+      names_ctx = _NameContext()
+      for eqn in self.eqns:
+        if any(v in seen for v in eqn.outvars):
+          message += f"\n  operation {pp_eqn(eqn, names_ctx).format()}\n"
+    return message
+
+
+def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
+                   debug_info: DebugInfo | None = None) -> tuple[ClosedJaxpr, Any]:
+  """Traces ``fun`` (flat arguments in, any pytree out) to a ClosedJaxpr.
+
+  Returns the ClosedJaxpr and the output pytree structure."""
+  from axle._src import tree_util
+  parent = core.current_trace()
+  trace = StagingTrace(parent, debug_info)
+  with core.set_current_trace(trace):
+    tracers = [trace.new_arg(aval) for aval in in_avals]
+    out = fun(*tracers)
+  out_leaves, out_tree = tree_util.tree_flatten(out)
+  for leaf in out_leaves:
+    if not core.valid_jaxtype(leaf):
+      raise TypeError(f"Function {debug_info.func_name if debug_info else ''} returned a value of "
+                      f"type {type(leaf).__name__}, which is not a valid JAX type.")
+  return trace.to_jaxpr(out_leaves), out_tree
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
+  """Removes equations whose outputs are not needed (effect-free primitives only)."""
+  outvars = jaxpr.outvars if used_outputs is None else [
+      v for v, used in zip(jaxpr.outvars, used_outputs) if used]
+  live = {v for v in outvars if type(v) is not Literal}
+  kept = []
+  for eqn in reversed(jaxpr.eqns):
+    if any(v in live for v in eqn.outvars) or getattr(eqn.primitive, "has_effects", False):
+      kept.append(eqn)
+      live.update(v for v in eqn.invars if type(v) is not Literal)
+  kept.reverse()
+  return jaxpr.replace(eqns=kept, outvars=outvars)

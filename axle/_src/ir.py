@@ -1,0 +1,376 @@
+"""The jaxpr IR: Var, Literal, Eqn, Jaxpr, ClosedJaxpr; evaluation, checking and printing.
+
+A jaxpr is a list of equations in A-normal form. ``eval_jaxpr`` re-binds each
+equation's primitive, so evaluating a jaxpr under any trace re-traces it.
+``pp_jaxpr`` prints exactly JAX's text: ``{ lambda consts; args. let eqns in (outs) }``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import pretty_printer as pp
+from axle._src.core import ShapedArray
+
+
+class Var:
+  """A variable of a jaxpr; identity is the object itself. Named only when printed."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+  def __repr__(self):
+    return f"Var({self.aval.str_short()})"
+
+
+class DropVar(Var):
+  """An equation output nobody reads; prints as ``_``."""
+  __slots__ = ()
+
+  def __repr__(self):
+    return f"_:{self.aval.str_short()}"
+
+
+class Literal:
+  """A scalar constant inlined in an equation (prints as ``1.0:f32[]``)."""
+  __slots__ = ("val", "aval")
+
+  def __init__(self, val, aval: ShapedArray):
+    self.val = val
+    self.aval = aval
+
+  def __repr__(self):
+    return _literal_text(self)
+
+
+Atom = "Var | Literal"
+
+
+class Eqn:
+  """One equation: ``outvars = primitive[params] invars``."""
+  __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
+
+  def __init__(self, invars, outvars, primitive, params, source_info=None):
+    self.invars = list(invars)
+    self.outvars = list(outvars)
+    self.primitive = primitive
+    self.params = params
+    self.source_info = source_info
+
+  def replace(self, **changes) -> "Eqn":
+    fields = dict(invars=self.invars, outvars=self.outvars, primitive=self.primitive,
+                  params=self.params, source_info=self.source_info)
+    fields.update(changes)
+    return Eqn(**fields)
+
+  def __repr__(self):
+    return pp_eqn(self, _NameContext()).format()
+
+
+class Jaxpr:
+  """A function in A-normal form: constvars, invars, equations and outvars."""
+  __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info")
+
+  def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(), debug_info=None):
+    self.constvars = list(constvars)
+    self.invars = list(invars)
+    self.outvars = list(outvars)
+    self.eqns = list(eqns)
+    self.effects = effects
+    self.debug_info = debug_info
+
+  @property
+  def in_avals(self):
+    return [v.aval for v in self.invars]
+
+  @property
+  def out_avals(self):
+    return [v.aval for v in self.outvars]
+
+  def replace(self, **changes) -> "Jaxpr":
+    fields = dict(constvars=self.constvars, invars=self.invars, outvars=self.outvars,
+                  eqns=self.eqns, effects=self.effects, debug_info=self.debug_info)
+    fields.update(changes)
+    return Jaxpr(**fields)
+
+  def pretty_print(self, width: int = 80) -> str:
+    return pp_jaxpr(self, _NameContext()).format(width)
+
+  def __str__(self):
+    return self.pretty_print()
+
+  __repr__ = __str__
+
+
+class ClosedJaxpr:
+  """A jaxpr together with the values of its constvars (what ``make_jaxpr`` returns)."""
+  __slots__ = ("jaxpr", "consts")
+
+  def __init__(self, jaxpr: Jaxpr, consts: Sequence[Any]):
+    assert len(consts) == len(jaxpr.constvars)
+    self.jaxpr = jaxpr
+    self.consts = list(consts)
+
+  in_avals = property(lambda self: self.jaxpr.in_avals)
+  out_avals = property(lambda self: self.jaxpr.out_avals)
+  eqns = property(lambda self: self.jaxpr.eqns)
+  literals = consts
+  effects = property(lambda self: self.jaxpr.effects)
+
+  def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> "ClosedJaxpr":
+    return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+  def pretty_print(self, width: int = 80) -> str:
+    return self.jaxpr.pretty_print(width)
+
+  def __str__(self):
+    return self.pretty_print()
+
+  __repr__ = __str__
+
+  def _repr_pretty_(self, p, cycle):
+    p.text(str(self))
+
+  def __eq__(self, other):
+    return self is other
+
+  def __hash__(self):
+    return id(self)
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
+  """Evaluates ``jaxpr`` on ``args`` by binding each equation under the current trace."""
+  if len(args) != len(jaxpr.invars):
+    raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+  env: dict[Var, Any] = {}
+
+  def read(atom):
+    if type(atom) is Literal:
+      # A weak literal goes back in as a Python scalar so it keeps its weak type.
+      return atom.val.item() if atom.aval.weak_type else atom.val
+    return env[atom]
+
+  for var, value in zip(jaxpr.constvars, consts):
+    env[var] = value
+  for var, value in zip(jaxpr.invars, args):
+    env[var] = value
+  for eqn in jaxpr.eqns:
+    invals = [read(v) for v in eqn.invars]
+    out = eqn.primitive.bind(*invals, **eqn.params)
+    if eqn.primitive.multiple_results:
+      for var, value in zip(eqn.outvars, out):
+        env[var] = value
+    else:
+      env[eqn.outvars[0]] = out
+  return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr) -> Callable:
+  """A Python function that evaluates ``closed_jaxpr`` (returns a list of outputs)."""
+  return lambda *args: eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+
+
+# ---------------------------------------------------------------------------
+# Type checking
+
+
+class JaxprTypeError(TypeError):
+  """A jaxpr is ill-typed; the message names the equation."""
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+  """Type-checks ``jaxpr``: every variable bound once before use and every equation's
+  output avals equal to what its primitive's shape rule computes. Raises JaxprTypeError."""
+  names = _NameContext()
+  defined: set = set()
+
+  def define(var, where):
+    if isinstance(var, DropVar):
+      return
+    if var in defined:
+      raise JaxprTypeError(f"Variable '{names.name(var)}' is defined twice ({where}).")
+    defined.add(var)
+
+  def read(atom, where):
+    if type(atom) is Literal:
+      return atom.aval
+    if atom not in defined:
+      raise JaxprTypeError(f"Variable '{names.name(atom)}' is used before it is defined, in {where}.")
+    return atom.aval
+
+  for v in jaxpr.constvars:
+    define(v, "constvar")
+  for v in jaxpr.invars:
+    define(v, "invar")
+  for i, eqn in enumerate(jaxpr.eqns):
+    where = f"equation {i}: {pp_eqn(eqn, names).format()}"
+    in_avals = [read(v, where) for v in eqn.invars]
+    try:
+      out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+    except Exception as e:
+      raise JaxprTypeError(f"The shape rule of '{eqn.primitive.name}' rejected {where}: {e}") from e
+    out_avals = list(out) if eqn.primitive.multiple_results else [out]
+    if len(out_avals) != len(eqn.outvars):
+      raise JaxprTypeError(f"{where} binds {len(eqn.outvars)} outputs, but its primitive produces "
+                           f"{len(out_avals)}.")
+    for var, aval in zip(eqn.outvars, out_avals):
+      if not _avals_match(var.aval, aval):
+        raise JaxprTypeError(f"In {where}: output variable has type {var.aval.str_short()} but the "
+                             f"primitive produces {aval.str_short()}"
+                             f"{' (weak)' if aval.weak_type else ''}.")
+      define(var, where)
+    for param in eqn.params.values():
+      for sub in _subjaxprs(param):
+        check_jaxpr(sub)
+  for v in jaxpr.outvars:
+    read(v, "the output list")
+
+
+def _avals_match(declared: ShapedArray, computed: ShapedArray) -> bool:
+  return declared.shape == computed.shape and declared.dtype == computed.dtype
+
+
+def _subjaxprs(param):
+  if isinstance(param, ClosedJaxpr):
+    yield param.jaxpr
+  elif isinstance(param, Jaxpr):
+    yield param
+  elif isinstance(param, (tuple, list)):
+    for p in param:
+      yield from _subjaxprs(p)
+
+
+# ---------------------------------------------------------------------------
+# Pretty printing
+
+# primitive -> function(params) -> dict of the params to show (values may be pre-formatted strings)
+pp_param_rules: dict[core.Primitive, Callable[[dict], dict]] = {}
+# primitive -> function(eqn, names) -> Doc, for primitives printed in a special way (e.g. jit)
+pp_eqn_rules: dict[core.Primitive, Callable] = {}
+
+
+def _encode_name(n: int) -> str:
+  s = ""
+  while not s or n:
+    n, i = divmod(n, 26)
+    s = chr(ord("a") + i) + s
+  return s
+
+
+class _NameContext:
+  """Assigns a, b, ..., z, ba, bb, ... to variables in the order they are first printed."""
+  __slots__ = ("names", "counter")
+
+  def __init__(self):
+    self.names: dict[Var, str] = {}
+    self.counter = 0
+
+  def name(self, var: Var) -> str:
+    if isinstance(var, DropVar):
+      return "_"
+    name = self.names.get(var)
+    if name is None:
+      name = self.names[var] = _encode_name(self.counter)
+      self.counter += 1
+    return name
+
+  def alias(self, var: Var, name: str) -> None:
+    """Gives ``var`` an existing name (used to print a nested jaxpr's binders as the caller's operands)."""
+    if var not in self.names:
+      self.names[var] = name
+
+
+def _literal_text(lit: Literal) -> str:
+  val = lit.val
+  if isinstance(val, np.ndarray):
+    val = val[()] if val.ndim == 0 else val
+  kind = lit.aval.dtype.kind
+  if kind == "b":
+    s = str(bool(val))
+  elif kind in "iu":
+    s = str(int(val))
+  elif kind == "f" or lit.aval.dtype == dtypes.bfloat16:
+    s = repr(float(val))
+  elif kind == "c":
+    s = repr(complex(val))
+  else:
+    s = str(val)
+  return f"{s}:{lit.aval.str_short()}"
+
+
+def _pp_atom(atom, names: _NameContext) -> str:
+  if type(atom) is Literal:
+    return _literal_text(atom)
+  return names.name(atom)
+
+
+def _pp_binder(var: Var, names: _NameContext) -> str:
+  return f"{names.name(var)}:{var.aval.str_short()}"
+
+
+def pp_param_value(value, names: _NameContext) -> pp.Doc:
+  """Formats one equation parameter as JAX does."""
+  if isinstance(value, ClosedJaxpr):
+    return pp_jaxpr(value.jaxpr, names)
+  if isinstance(value, Jaxpr):
+    return pp_jaxpr(value, names)
+  if isinstance(value, pp.Doc):
+    return value
+  if isinstance(value, (tuple, list)) and value and all(isinstance(v, (ClosedJaxpr, Jaxpr)) for v in value):
+    return pp.concat([pp.text("(")] + [pp.concat([pp_param_value(v, names), pp.text(",")])
+                                        for v in value] + [pp.text(")")]) if len(value) == 1 else \
+        pp.concat([pp.text("(")] + [pp.concat([pp_param_value(v, names), pp.text(", " if i < len(value) - 1 else "")])
+                                     for i, v in enumerate(value)] + [pp.text(")")])
+  if isinstance(value, np.dtype):
+    return pp.text(value.name)
+  if isinstance(value, type) and issubclass(value, np.generic):
+    return pp.text(np.dtype(value).name)
+  if isinstance(value, str):
+    return pp.text(value)
+  if isinstance(value, core.Primitive):
+    return pp.text(value.name)
+  return pp.text(repr(value) if not callable(value) or isinstance(value, tuple) else getattr(value, "__name__", repr(value)))
+
+
+def pp_params(params: dict, names: _NameContext) -> pp.Doc:
+  if not params:
+    return pp.text("")
+  items = [pp.concat([pp.text(f"{key}="), pp_param_value(value, names)])
+           for key, value in sorted(params.items())]
+  return pp.group(pp.concat([pp.text("["), pp.nest(2, pp.concat([pp.brk(""), pp.join(pp.brk(), items)])),
+                             pp.brk(""), pp.text("]")]))
+
+
+def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
+  rule = pp_eqn_rules.get(eqn.primitive)
+  if rule is not None:
+    return rule(eqn, names)
+  lhs = pp.text(" ".join(_pp_binder(v, names) for v in eqn.outvars))
+  shown = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
+  params_doc = pp_params(shown, names)
+  args = " ".join(_pp_atom(v, names) for v in eqn.invars)
+  return pp.group(pp.concat([lhs, pp.text(" = "), pp.text(eqn.primitive.name), params_doc,
+                             pp.text(" " + args if args else "")]))
+
+
+def pp_jaxpr(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
+  constvars = " ".join(_pp_binder(v, names) for v in jaxpr.constvars)
+  invars = " ".join(_pp_binder(v, names) for v in jaxpr.invars)
+  eqns = [pp_eqn(eqn, names) for eqn in jaxpr.eqns]
+  outs = [_pp_atom(v, names) for v in jaxpr.outvars]
+  outs_text = "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
+  body = pp.concat([pp.concat([pp.brk(), eqn]) for eqn in eqns]) if eqns else pp.brk()
+  return pp.group(pp.concat([
+      pp.text(f"{{ lambda {constvars}; {invars}. let"),
+      pp.nest(4, body),
+      pp.nest(2, pp.concat([pp.brk(), pp.text(f"in {outs_text}")])),
+      pp.text(" }"),
+  ]))

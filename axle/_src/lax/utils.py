@@ -1,0 +1,143 @@
+"""Shared shape/dtype rules and constructors for lax primitives.
+
+``naryop_abstract_eval`` is the rule of every elementwise primitive: operands
+must have equal dtypes (lax never promotes) from an accepted set, and shapes of
+equal rank that broadcast where a dimension is 1 (or a rank-0 operand, which
+broadcasts against anything). The result is weakly typed only when every
+operand is.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.core import ShapedArray
+
+# Dtype classes accepted by elementwise primitives (JAX's names for them in error messages).
+_bool = (np.bool_,)
+_int = (np.signedinteger, np.unsignedinteger)
+_signedint = (np.signedinteger,)
+_float = (np.floating,)
+_complex = (np.complexfloating,)
+_num = (np.signedinteger, np.unsignedinteger, np.floating, np.complexfloating)
+_any = (np.bool_, np.signedinteger, np.unsignedinteger, np.floating, np.complexfloating)
+_float_or_complex = (np.floating, np.complexfloating)
+_bool_or_int = (np.bool_, np.signedinteger, np.unsignedinteger)
+_signed_num = (np.signedinteger, np.floating, np.complexfloating)
+_ordered = (np.bool_, np.signedinteger, np.unsignedinteger, np.floating)
+
+_class_names = {np.bool_: "bool", np.signedinteger: "signedinteger",
+                np.unsignedinteger: "unsignedinteger", np.floating: "floating",
+                np.complexfloating: "complexfloating", np.integer: "integer",
+                np.inexact: "inexact", np.number: "number"}
+
+
+def dtype_in(dtype: np.dtype, accepted: Sequence[type]) -> bool:
+  return any(dtypes.issubdtype(dtype, t) for t in accepted)
+
+
+def check_accepted_dtype(name: str, aval: ShapedArray, accepted: Sequence[type], position=None) -> None:
+  if not dtype_in(aval.dtype, accepted):
+    names = ", ".join(_class_names.get(t, getattr(t, "__name__", str(t))) for t in accepted)
+    where = "" if position is None else f" in argument {position}"
+    raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{where}. "
+                    f"Accepted dtypes are subtypes of {names}.")
+
+
+def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
+  """lax never promotes: operands of a binary op must share a dtype (weak types aside)."""
+  if len(avals) < 2:
+    return
+  first = avals[0].dtype
+  if any(a.dtype != first for a in avals[1:]):
+    got = ", ".join(a.dtype.name for a in avals)
+    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
+                    f"(Tip: jnp.{name} is a similar function that does automatic type promotion "
+                    f"on inputs).")
+
+
+def broadcasting_shape(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+  """Result shape of an elementwise op: equal ranks (rank-0 operands excepted) and sizes that
+  are equal or 1."""
+  shapes = [s for s in shapes if len(s)]
+  if not shapes:
+    return ()
+  if len({len(s) for s in shapes}) != 1:
+    ranks = "{" + ", ".join(str(r) for r in sorted({len(s) for s in shapes})) + "}"
+    raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}")
+  result = []
+  for sizes in zip(*shapes):
+    non_one = {d for d in sizes if d != 1}
+    if len(non_one) > 1:
+      listed = ", ".join(str(s) for s in shapes)
+      raise TypeError(f"{name} got incompatible shapes for broadcasting: {listed}.")
+    result.append(non_one.pop() if non_one else 1)
+  return tuple(result)
+
+
+def naryop_abstract_eval(name: str, accepted: Sequence[Sequence[type]] | Sequence[type],
+                         result_dtype: Callable[..., np.dtype] | None = None,
+                         require_same_dtypes: bool = True) -> Callable:
+  """The shape rule of an elementwise primitive.
+
+  ``accepted`` is either one tuple of dtype classes for every operand or a list of tuples, one
+  per operand. ``result_dtype(*operand_dtypes)`` gives the output dtype (default: the first
+  operand's).
+  """
+  per_operand = accepted and isinstance(accepted[0], (tuple, list))
+
+  def rule(*avals: ShapedArray, **params) -> ShapedArray:
+    for i, aval in enumerate(avals):
+      kinds = accepted[i] if per_operand else accepted
+      check_accepted_dtype(name, aval, kinds)
+    if require_same_dtypes:
+      check_same_dtypes(name, *avals)
+    shape = broadcasting_shape(name, *(a.shape for a in avals))
+    dtype = result_dtype(*(a.dtype for a in avals)) if result_dtype else avals[0].dtype
+    weak = all(a.weak_type for a in avals)
+    return ShapedArray(shape, dtype, weak)
+
+  return rule
+
+
+def standard_unop(name: str, accepted: Sequence[type], impl: Callable,
+                  result_dtype: Callable | None = None) -> core.Primitive:
+  """A one-operand elementwise primitive with the standard shape rule and ``impl`` as kernel."""
+  primitive = core.Primitive(name)
+  primitive.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
+  primitive.def_impl(impl)
+  return primitive
+
+
+def standard_naryop(name: str, accepted, impl: Callable, result_dtype: Callable | None = None,
+                    require_same_dtypes: bool = True) -> core.Primitive:
+  """An n-operand elementwise primitive with the standard shape rule and ``impl`` as kernel."""
+  primitive = core.Primitive(name)
+  primitive.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype, require_same_dtypes))
+  primitive.def_impl(impl)
+  return primitive
+
+
+def canonicalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
+  """``axis`` in [0, ndim) from a possibly negative axis; raises ValueError when out of range."""
+  axis = int(axis)
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"{name} {axis} is out of bounds for array of dimension {ndim}")
+  return axis + ndim if axis < 0 else axis
+
+
+def bool_result(*_dtypes) -> np.dtype:
+  return np.dtype(np.bool_)
+
+
+def real_dtype_of(dtype) -> np.dtype:
+  """The real counterpart of a complex dtype (complex64 -> float32)."""
+  dtype = np.dtype(dtype)
+  if dtype == np.complex64:
+    return np.dtype(np.float32)
+  if dtype == np.complex128:
+    return np.dtype(np.float64)
+  return dtype

@@ -1,0 +1,135 @@
+"""Operators and methods of Array and Tracer (``x + y``, ``x.sum()``, ``x[idx]``, ``x.at``...).
+
+Both classes get the same definitions, so traced code reads exactly like eager
+code. An operand that is not an array-like (e.g. a list) makes the operator
+return NotImplemented, as JAX does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import Tracer
+from axle._src.numpy import indexing
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
+from axle._src.numpy import ufuncs
+
+_accepted_operand_types = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
+
+
+def _defer_to_unrecognized(binary_op, swap: bool = False):
+  def method(self, other):
+    if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):
+      return NotImplemented
+    return binary_op(other, self) if swap else binary_op(self, other)
+  return method
+
+
+_operators = {
+    "add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply, "truediv": ufuncs.true_divide,
+    "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder, "divmod": ufuncs.divmod,
+    "pow": ufuncs.power, "matmul": lax_numpy.matmul, "and": ufuncs.bitwise_and,
+    "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor, "lshift": ufuncs.left_shift,
+    "rshift": ufuncs.right_shift,
+}
+_comparisons = {
+    "eq": ufuncs.equal, "ne": ufuncs.not_equal, "lt": ufuncs.less, "le": ufuncs.less_equal,
+    "gt": ufuncs.greater, "ge": ufuncs.greater_equal,
+}
+_unary = {"neg": ufuncs.negative, "pos": ufuncs.positive, "abs": ufuncs.absolute,
+          "invert": ufuncs.invert}
+
+
+def _reshape(self, *args, order="C", **kwargs):
+  """Array with the same data in a new shape: ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+  if "shape" in kwargs:
+    shape = kwargs.pop("shape")
+  elif len(args) == 1 and not isinstance(args[0], (int, np.integer)) and np.ndim(args[0]) != 0:
+    shape = args[0]
+  elif len(args) == 1:
+    shape = args[0]
+  else:
+    shape = args
+  return lax_numpy.reshape(self, shape, order=order)
+
+
+def _transpose(self, *args):
+  """Array with axes permuted: ``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
+  if not args or args[0] is None:
+    axes = None
+  elif len(args) == 1 and isinstance(args[0], (tuple, list)):
+    axes = args[0]
+  else:
+    axes = args
+  return lax_numpy.transpose(self, axes)
+
+
+def _flatten(self, order="C"):
+  """A 1-D copy of the array."""
+  return lax_numpy.ravel(self, order)
+
+
+def _devices(self):
+  """The set of devices the array lives on."""
+  from axle._src import devices
+  return {devices.default_device()}
+
+
+def _device(self):
+  from axle._src import devices
+  return devices.default_device()
+
+
+_methods = {
+    "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max, "min": reductions.min,
+    "mean": reductions.mean, "any": reductions.any, "all": reductions.all,
+    "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": reductions.cumsum,
+    "cumprod": reductions.cumprod, "reshape": _reshape, "transpose": _transpose,
+    "astype": lax_numpy.astype, "squeeze": lax_numpy.squeeze, "flatten": _flatten,
+    "ravel": lax_numpy.ravel, "clip": lax_numpy.clip, "round": lax_numpy.round,
+    "dot": lax_numpy.dot, "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
+    "copy": lax_numpy.copy, "swapaxes": lax_numpy.swapaxes, "devices": _devices,
+}
+_properties = {
+    "T": lambda self: lax_numpy.transpose(self),
+    "mT": lambda self: lax_numpy.matrix_transpose(self),
+    "real": ufuncs.real,
+    "imag": ufuncs.imag,
+    "at": lambda self: indexing._IndexUpdateHelper(self),
+    "device": _device,
+}
+
+
+def _getitem(self, index):
+  return indexing.getitem(self, index)
+
+
+def _round_dunder(self, ndigits=None):
+  if ndigits is None:
+    if self.ndim != 0:
+      raise TypeError("type Array doesn't define __round__ method")
+    return round(float(self)) if not isinstance(self, Tracer) else lax_numpy.round(self)
+  return lax_numpy.round(self, ndigits)
+
+
+def _set_methods(cls) -> None:
+  for name, fn in _operators.items():
+    setattr(cls, f"__{name}__", _defer_to_unrecognized(fn))
+    setattr(cls, f"__r{name}__", _defer_to_unrecognized(fn, swap=True))
+  for name, fn in _comparisons.items():
+    setattr(cls, f"__{name}__", _defer_to_unrecognized(fn))
+  for name, fn in _unary.items():
+    setattr(cls, f"__{name}__", fn)
+  for name, fn in _methods.items():
+    setattr(cls, name, fn)
+  for name, fn in _properties.items():
+    setattr(cls, name, property(fn))
+  cls.__getitem__ = _getitem
+  cls.__round__ = _round_dunder
+
+
+_set_methods(Array)
+_set_methods(Tracer)

@@ -1,0 +1,211 @@
+"""Array creation in axle.numpy: array, asarray, zeros, ones, full, arange, ..._like, eye."""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import Tracer
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import structural as lax_structural
+
+_scalar_types = (bool, int, float, complex)
+
+
+def _leaves_of_sequence(obj, out):
+  """Collects the leaves of nested lists/tuples (for dtype inference)."""
+  if isinstance(obj, (list, tuple)):
+    for item in obj:
+      _leaves_of_sequence(item, out)
+  else:
+    out.append(obj)
+  return out
+
+
+def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, device=None):
+  """Creates an Array from an array, scalar or nested sequence (``jnp.array``).
+
+  Python scalars give weakly typed arrays when no dtype is given; with 64-bit types disabled,
+  64-bit NumPy inputs become 32-bit (an explicit 64-bit ``dtype`` warns).
+  """
+  if order is not None and order != "K" and order != "C":
+    raise NotImplementedError("Only implemented for order='K'")
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "array")
+    dtype = dtypes.canonicalize_dtype(dtype)
+  weak_type = dtype is None and dtypes.is_weakly_typed(object)
+
+  if hasattr(object, "__jax_array__") and not isinstance(object, (Array, Tracer)):
+    object = object.__jax_array__()
+
+  if isinstance(object, Tracer):
+    out = object if dtype is None else lax_elementwise._convert_element_type(object, dtype, False)
+    if dtype is None and object.aval.weak_type:
+      out = lax_elementwise._convert_element_type(object, object.aval.dtype, weak_type)
+  elif isinstance(object, (list, tuple)):
+    leaves = _leaves_of_sequence(object, [])
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+      out = _stack_traced(object, dtype)
+    else:
+      if dtype is None:
+        if leaves:
+          dtype = dtypes.result_type(*leaves)
+        else:
+          dtype = dtypes.default_float_dtype()
+      value = np.array([_to_numpy_nested(x) for x in object] if object else object,
+                       dtype=dtypes.canonicalize_dtype(dtype))
+      out = Array(value)
+  else:
+    if isinstance(object, Array):
+      value = object._host_value()
+      src_dtype = object.dtype
+    elif isinstance(object, _scalar_types):
+      src_dtype = dtypes.python_scalar_dtype(object)
+      value = object
+    else:
+      try:
+        value = np.asarray(object)
+      except Exception:
+        raise TypeError(f"Unexpected input type for array: {type(object)}") from None
+      if value.dtype == object_dtype:
+        raise TypeError(f"JAX only supports number and bool dtypes, got dtype object in array")
+      src_dtype = dtypes.canonicalize_dtype(value.dtype)
+    target = dtype if dtype is not None else src_dtype
+    np_value = np.array(value, dtype=target, copy=True) if copy else np.asarray(value, dtype=target)
+    out = Array(np_value, weak_type)
+  if ndmin > np.ndim(out):
+    out = lax_structural.reshape(out, (1,) * (ndmin - np.ndim(out)) + tuple(np.shape(out)))
+  return out
+
+
+object_dtype = np.dtype(object)
+
+
+def _to_numpy_nested(x):
+  if isinstance(x, (list, tuple)):
+    return [_to_numpy_nested(i) for i in x]
+  if isinstance(x, Array):
+    return x._host_value()
+  return x
+
+
+def _stack_traced(object, dtype):
+  from axle._src.numpy import lax_numpy
+  if isinstance(object, (list, tuple)):
+    parts = [_stack_traced(x, dtype) for x in object]
+    if not parts:
+      return array(np.zeros((0,), dtype or dtypes.default_float_dtype()))
+    return lax_numpy.stack(parts)
+  return array(object, dtype=dtype)
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+  """Converts ``a`` to an Array without copying when it already is one (``jnp.asarray``)."""
+  if dtype is None and isinstance(a, (Array, Tracer)) and not a.aval.weak_type:
+    return a
+  return array(a, dtype=dtype, copy=bool(copy), order=order)
+
+
+def zeros(shape, dtype=None, *, device=None):
+  """An array of zeros (``jnp.zeros``); dtype defaults to float32 (float64 with x64)."""
+  return full(shape, 0, dtype or dtypes.default_float_dtype())
+
+
+def ones(shape, dtype=None, *, device=None):
+  """An array of ones (``jnp.ones``)."""
+  return full(shape, 1, dtype or dtypes.default_float_dtype())
+
+
+def empty(shape, dtype=None, *, device=None):
+  """Like ``zeros``: axle arrays are never uninitialised."""
+  return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+  """An array of ``shape`` filled with ``fill_value`` (``jnp.full``)."""
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "full")
+  if np.ndim(fill_value) == 0:
+    shape = core.canonicalize_shape(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),)
+    return lax_structural.full(shape, fill_value, dtype)
+  from axle._src.numpy import lax_numpy
+  return lax_numpy.broadcast_to(array(fill_value, dtype=dtype), shape)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+  """Zeros with the shape and dtype of ``a`` (``jnp.zeros_like``)."""
+  return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+  """Ones with the shape and dtype of ``a`` (``jnp.ones_like``)."""
+  return full_like(a, 1, dtype, shape)
+
+
+def empty_like(a, dtype=None, shape=None, *, device=None):
+  return zeros_like(a, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+  """An array like ``a`` filled with ``fill_value`` (``jnp.full_like``)."""
+  aval = core.get_aval(a) if not hasattr(a, "shape") or not hasattr(a, "dtype") else None
+  a_shape = aval.shape if aval else tuple(a.shape)
+  a_dtype = aval.dtype if aval else dtypes.canonicalize_dtype(a.dtype)
+  weak = (aval.weak_type if aval else getattr(a, "weak_type", False)) and dtype is None
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "full_like")
+  out = lax_structural.full(a_shape if shape is None else core.canonicalize_shape(shape), fill_value,
+                            dtype or a_dtype)
+  if weak:
+    out = lax_elementwise._convert_element_type(out, out.dtype, True)
+  return out
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+  """Evenly spaced values in [start, stop) (``jnp.arange``); ``arange(n)`` is an iota."""
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "arange")
+  for name, value in (("start", start), ("stop", stop), ("step", step)):
+    if isinstance(value, Tracer):
+      core.concrete_or_error(None, value, f"It arose in the jnp.arange argument '{name}'.")
+  if stop is None and step is None:
+    start_dtype = dtypes.dtype(start)
+    if dtype is None:
+      dtype = dtypes.canonicalize_dtype(start_dtype if not np.issubdtype(start_dtype, np.bool_)
+                                        else dtypes.default_int_dtype())
+    size = int(np.ceil(start)) if not np.issubdtype(start_dtype, np.integer) else int(start)
+    return lax_structural.iota(dtypes.canonicalize_dtype(dtype), max(size, 0))
+  if dtype is None:
+    dtype = dtypes.result_type(start, *(x for x in (stop, step) if x is not None))
+  dtype = dtypes.canonicalize_dtype(dtype)
+  start_value = np.asarray(start).item() if isinstance(start, Array) else start
+  stop_value = np.asarray(stop).item() if isinstance(stop, Array) else stop
+  step_value = np.asarray(step).item() if isinstance(step, Array) else step
+  return Array(np.arange(start_value, stop_value, step_value, dtype=dtype))
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0, *, device=None):
+  """``num`` evenly spaced values from ``start`` to ``stop`` (``jnp.linspace``)."""
+  num = core.concrete_or_error(int, num, "The num argument of linspace must be static.")
+  if dtype is None:
+    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  dtype = dtypes.canonicalize_dtype(dtype)
+  values = np.linspace(np.asarray(start, np.float64), np.asarray(stop, np.float64), num, endpoint,
+                       retstep=retstep, axis=axis)
+  if retstep:
+    values, step = values
+    return Array(values.astype(dtype)), Array(np.asarray(step, dtype))
+  return Array(values.astype(dtype))
+
+
+def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
+  """A 2-D array with ones on the ``k``-th diagonal (``jnp.eye``)."""
+  dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+  return Array(np.eye(N, M, k, dtype=dtype))
+
+
+def identity(n, dtype=None):
+  """The ``n`` x ``n`` identity matrix (``jnp.identity``)."""
+  return eye(n, dtype=dtype)

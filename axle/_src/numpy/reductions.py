@@ -1,0 +1,205 @@
+"""Reductions in axle.numpy: sum, prod, max, min, any, all, mean, argmax, argmin, cumsum...
+
+Dtype rules follow JAX: sums and products of bools and small integers
+accumulate in the default integer type; float16/bfloat16 are reduced in
+float32 and rounded back; ``mean`` divides in floating point.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.lax import elementwise as lax
+from axle._src.lax import reductions as lax_reductions
+from axle._src.numpy import util
+
+
+def _reduction_dtype(dtype: np.dtype, dtype_arg, promote_integers: bool) -> np.dtype:
+  if dtype_arg is not None:
+    dtypes.check_user_dtype_supported(dtype_arg, "reduction")
+    return dtypes.canonicalize_dtype(dtype_arg)
+  if promote_integers:
+    if dtype == np.bool_:
+      return dtypes.default_int_dtype()
+    if np.issubdtype(dtype, np.unsignedinteger) and dtype.itemsize < np.dtype(dtypes.default_int_dtype()).itemsize:
+      return dtypes.canonicalize_dtype(np.uint64 if dtypes.default_int_dtype() == np.int64 else np.uint32)
+    if np.issubdtype(dtype, np.signedinteger) and dtype.itemsize < np.dtype(dtypes.default_int_dtype()).itemsize:
+      return dtypes.default_int_dtype()
+  return dtype
+
+
+def _upcast_low_precision(dtype: np.dtype) -> np.dtype:
+  if dtype in (np.dtype(np.float16), np.dtype(dtypes.bfloat16)):
+    return np.dtype(np.float32)
+  return dtype
+
+
+def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_integers=False,
+            upcast=True, bool_op=None, identity=None):
+  util.check_arraylike(name, a)
+  if where is not None:
+    raise NotImplementedError(f"jnp.{name}: the `where` argument arrives with the numpy issue")
+  a = util.asarray_operand(a)
+  aval = core.get_aval(a)
+  axes = util.canonicalize_axes(axis, len(aval.shape))
+  result_dtype = _reduction_dtype(aval.dtype, dtype, promote_integers)
+  if bool_op is not None and result_dtype == np.bool_:
+    reducer = bool_op
+  else:
+    reducer = lax_reduce
+  compute_dtype = _upcast_low_precision(result_dtype) if upcast else result_dtype
+  operand = lax._convert_element_type(a, compute_dtype, aval.weak_type)
+  out = reducer(operand, axes) if axes else operand
+  if initial is not None:
+    from axle._src.numpy import ufuncs
+    combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
+               "min": ufuncs.minimum}[name]
+    out = combine(out, lax._convert_element_type(initial, compute_dtype, False))
+  out = lax._convert_element_type(out, result_dtype, aval.weak_type)
+  if keepdims:
+    from axle._src.numpy import lax_numpy
+    out = lax_numpy.expand_dims(out, axes)
+  return out
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+        promote_integers: bool = True):
+  """Sum of array elements over ``axis`` (``jnp.sum``)."""
+  return _reduce("sum", lax_reductions.reduce_sum, a, axis, dtype, keepdims, initial, where,
+                 promote_integers, bool_op=lax_reductions.reduce_or)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+         promote_integers: bool = True):
+  """Product of array elements over ``axis`` (``jnp.prod``)."""
+  return _reduce("prod", lax_reductions.reduce_prod, a, axis, dtype, keepdims, initial, where,
+                 promote_integers, bool_op=lax_reductions.reduce_and)
+
+
+def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+  """Maximum over ``axis``; NaN propagates (``jnp.max``)."""
+  _check_nonempty("max", a, axis, initial)
+  return _reduce("max", lax_reductions.reduce_max, a, axis, None, keepdims, initial, where,
+                 upcast=False, bool_op=lax_reductions.reduce_or)
+
+
+def min(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+  """Minimum over ``axis``; NaN propagates (``jnp.min``)."""
+  _check_nonempty("min", a, axis, initial)
+  return _reduce("min", lax_reductions.reduce_min, a, axis, None, keepdims, initial, where,
+                 upcast=False, bool_op=lax_reductions.reduce_and)
+
+
+amax = max
+amin = min
+
+
+def _check_nonempty(name, a, axis, initial):
+  shape = np.shape(a)
+  axes = util.canonicalize_axes(axis, len(shape))
+  if initial is None and any(shape[i] == 0 for i in axes):
+    raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+
+
+def _to_bool(a):
+  a = util.asarray_operand(a)
+  aval = core.get_aval(a)
+  if aval.dtype == np.bool_:
+    return a
+  return lax.ne(a, lax._convert_element_type(0, aval.dtype, False))
+
+
+def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+  """Whether all elements over ``axis`` are true (``jnp.all``)."""
+  util.check_arraylike("all", a)
+  return _reduce("all", lax_reductions.reduce_and, _to_bool(a), axis, None, keepdims, None, where,
+                 upcast=False)
+
+
+def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+  """Whether any element over ``axis`` is true (``jnp.any``)."""
+  util.check_arraylike("any", a)
+  return _reduce("any", lax_reductions.reduce_or, _to_bool(a), axis, None, keepdims, None, where,
+                 upcast=False)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
+  """Arithmetic mean over ``axis`` (``jnp.mean``), computed in floating point."""
+  util.check_arraylike("mean", a)
+  a = util.asarray_operand(a)
+  aval = core.get_aval(a)
+  axes = util.canonicalize_axes(axis, len(aval.shape))
+  count = 1
+  for i in axes:
+    count *= aval.shape[i]
+  if dtype is None:
+    result_dtype = dtypes.to_inexact_dtype(aval.dtype)
+  else:
+    dtypes.check_user_dtype_supported(dtype, "mean")
+    result_dtype = dtypes.canonicalize_dtype(dtype)
+  compute_dtype = _upcast_low_precision(result_dtype)
+  total = sum(a, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
+  out = lax.div(total, lax._convert_element_type(count, compute_dtype, False))
+  return lax._convert_element_type(out, result_dtype, aval.weak_type)
+
+
+def _arg_reduce(name, lax_fn, a, axis, keepdims):
+  util.check_arraylike(name, a)
+  a = util.asarray_operand(a)
+  aval = core.get_aval(a)
+  if axis is None:
+    from axle._src.numpy import lax_numpy
+    a = lax_numpy.ravel(a)
+    axis = 0
+    if aval.size == 0:
+      raise ValueError(f"attempt to get {name} of an empty sequence")
+  ndim = len(core.get_aval(a).shape)
+  axis = util.canonicalize_axis(axis, ndim)
+  if core.get_aval(a).shape[axis] == 0:
+    raise ValueError(f"attempt to get {name} of an empty sequence")
+  out = lax_fn(a, axis, dtypes.default_int_dtype())
+  if keepdims:
+    from axle._src.numpy import lax_numpy
+    out = lax_numpy.expand_dims(out, axis if np.ndim(a) == aval.ndim else tuple(range(aval.ndim)))
+  return out
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+  """Index of the first maximum along ``axis`` (flattened when ``axis`` is None)."""
+  return _arg_reduce("argmax", lax_reductions.argmax, a, axis, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+  """Index of the first minimum along ``axis`` (flattened when ``axis`` is None)."""
+  return _arg_reduce("argmin", lax_reductions.argmin, a, axis, keepdims)
+
+
+def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=True):
+  util.check_arraylike(name, a)
+  a = util.asarray_operand(a)
+  aval = core.get_aval(a)
+  if axis is None:
+    from axle._src.numpy import lax_numpy
+    a = lax_numpy.ravel(a)
+    axis = 0
+  axis = util.canonicalize_axis(axis, len(core.get_aval(a).shape))
+  result_dtype = _reduction_dtype(aval.dtype, dtype, promote_integers)
+  if result_dtype == np.bool_ and name in ("cumsum", "cumprod"):
+    result_dtype = dtypes.default_int_dtype()
+  operand = lax._convert_element_type(a, result_dtype, aval.weak_type)
+  return lax_fn(operand, axis)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+  """Cumulative sum along ``axis`` (flattened when ``axis`` is None)."""
+  return _cumulative("cumsum", lambda x, ax: lax_reductions.cumsum(x, ax), a, axis, dtype)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+  """Cumulative product along ``axis``."""
+  return _cumulative("cumprod", lambda x, ax: lax_reductions.cumprod(x, ax), a, axis, dtype)
+
+
+cumulative_sum = cumsum
+cumulative_prod = cumprod

@@ -1,0 +1,146 @@
+"""Argument handling shared by axle.numpy: dtype promotion and rank promotion.
+
+jnp functions follow NumPy's API with JAX's dtype rules: operands are promoted
+to a common dtype with JAX's lattice (weak types included) and, when their
+ranks differ, to a common rank; lax then does the elementwise work.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.config import config
+from axle._src.core import Tracer
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import structural as lax_structural
+
+_scalar_types = (bool, int, float, complex)
+
+
+def check_arraylike(fun_name: str, *args) -> None:
+  """Raises TypeError for arguments that are not arrays or scalars (e.g. lists), as JAX does."""
+  for position, arg in enumerate(args):
+    if not (isinstance(arg, (Array, Tracer, np.ndarray, np.generic) + _scalar_types)
+            or hasattr(arg, "__jax_array__")):
+      raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at "
+                      f"position {position}.")
+
+
+def asarray_operand(x):
+  """An operand for lax: arrays and tracers pass through; Python scalars stay (lax makes them
+  weak); NumPy values are canonicalised."""
+  if isinstance(x, (Array, Tracer) + _scalar_types):
+    return x
+  if isinstance(x, (np.ndarray, np.generic)):
+    target = dtypes.canonicalize_dtype(x.dtype)
+    return Array(np.asarray(x, target) if x.dtype != target else x)
+  if hasattr(x, "__jax_array__"):
+    return x.__jax_array__()
+  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array type.")
+
+
+def promote_dtypes(*args):
+  """Converts operands to their JAX result type (keeping weak types when all are weak)."""
+  if len(args) < 2:
+    return [asarray_operand(a) for a in args]
+  dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
+  return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+
+
+def promote_dtypes_inexact(*args):
+  """Promotes to a common inexact dtype (ints and bools go to the default float)."""
+  dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_inexact_dtype(dtype)
+  return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+
+
+def promote_dtypes_numeric(*args):
+  """Promotes to a common numeric dtype (bool goes to the default int)."""
+  dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
+  if dtype == np.bool_:
+    dtype = dtypes.default_int_dtype()
+  return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+  """NumPy's broadcasting of shapes; ValueError when they are incompatible."""
+  shapes = [tuple(s) for s in shapes]
+  if not shapes:
+    return ()
+  rank = max(len(s) for s in shapes)
+  result = []
+  for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
+    non_one = {d for d in dims if d != 1}
+    if len(non_one) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={[s for s in shapes]}")
+    result.append(non_one.pop() if non_one else (0 if 0 in dims else 1))
+  return tuple(result)
+
+
+def promote_shapes(fun_name: str, *args):
+  """Brings operands of different (non-zero) ranks to a common rank by adding leading
+  size-1 dimensions; lax's own broadcasting does the rest."""
+  if len(args) < 2:
+    return list(args)
+  shapes = [np.shape(a) for a in args]
+  if all(len(shapes[0]) == len(s) for s in shapes[1:]):
+    return list(args)
+  nonscalar_ranks = {len(s) for s in shapes if s}
+  if len(nonscalar_ranks) < 2:
+    return list(args)
+  mode = config.jax_numpy_rank_promotion
+  if mode != "allow":
+    message = (f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+               f"{' '.join(str(s) for s in shapes)}. Set the jax_numpy_rank_promotion config option "
+               f"to 'allow' to disable this message; for more information, see "
+               f"https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    if mode == "raise":
+      raise ValueError(message)
+    import warnings
+    warnings.warn(message)
+  result_rank = len(broadcast_shapes(*shapes))
+  return [broadcast_to_rank(a, result_rank) for a in args]
+
+
+def broadcast_to_rank(x, rank: int):
+  ndim = np.ndim(x)
+  if ndim >= rank:
+    return x
+  return lax_structural.broadcast(x, (1,) * (rank - ndim))
+
+
+def promote_args(fun_name: str, *args):
+  """dtype promotion then rank promotion: what every NumPy-style binary function does."""
+  check_arraylike(fun_name, *args)
+  return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name: str, *args):
+  check_arraylike(fun_name, *args)
+  return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name: str, *args):
+  check_arraylike(fun_name, *args)
+  return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def canonicalize_axis(axis, ndim: int) -> int:
+  axis = core.concrete_or_error(int, axis, "The axis argument must be static.")
+  if not -ndim <= axis < ndim:
+    from numpy.exceptions import AxisError
+    raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim if ndim else 0
+
+
+def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
+  if axis is None:
+    return tuple(range(ndim))
+  if isinstance(axis, (tuple, list)):
+    axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+    if len(set(axes)) != len(axes):
+      raise ValueError(f"duplicate value in 'axis': {tuple(axis)}")
+    return axes
+  return (canonicalize_axis(axis, ndim),)

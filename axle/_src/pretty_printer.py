@@ -1,0 +1,141 @@
+"""A small Wadler/Lindig-style pretty printer ("Strictly Pretty", C. Lindig 2000).
+
+Documents are built from ``text``, ``concat``, ``nest``, ``brk`` and ``group``.
+A group is laid out flat (its breaks become their separator text) when it fits
+in the remaining width, otherwise its breaks become newlines at the current
+indentation. Jaxprs are printed with it at width 80, which reproduces where
+JAX breaks long equations and nested jaxprs.
+"""
+from __future__ import annotations
+
+
+class Doc:
+  __slots__ = ()
+
+  def __add__(self, other: "Doc") -> "Doc":
+    return Concat([self, other])
+
+  def format(self, width: int = 80) -> str:
+    return _format(self, width)
+
+  def __str__(self):
+    return self.format()
+
+
+class Text(Doc):
+  __slots__ = ("text",)
+
+  def __init__(self, text: str):
+    self.text = text
+
+
+class Concat(Doc):
+  __slots__ = ("children",)
+
+  def __init__(self, children):
+    flat = []
+    for child in children:
+      if isinstance(child, Concat):
+        flat.extend(child.children)
+      else:
+        flat.append(child)
+    self.children = flat
+
+
+class Nest(Doc):
+  __slots__ = ("indent", "child")
+
+  def __init__(self, indent: int, child: Doc):
+    self.indent = indent
+    self.child = child
+
+
+class Break(Doc):
+  __slots__ = ("separator",)
+
+  def __init__(self, separator: str = " "):
+    self.separator = separator
+
+
+class Group(Doc):
+  __slots__ = ("child",)
+
+  def __init__(self, child: Doc):
+    self.child = child
+
+
+def text(s: str) -> Doc:
+  return Text(s)
+
+
+def concat(docs) -> Doc:
+  return Concat(list(docs))
+
+
+def nest(indent: int, doc: Doc) -> Doc:
+  return Nest(indent, doc)
+
+
+def brk(separator: str = " ") -> Doc:
+  return Break(separator)
+
+
+def group(doc: Doc) -> Doc:
+  return Group(doc)
+
+
+def join(separator: Doc, docs) -> Doc:
+  out = []
+  for i, doc in enumerate(docs):
+    if i:
+      out.append(separator)
+    out.append(doc)
+  return Concat(out)
+
+
+_FLAT, _BREAK = 0, 1
+
+
+def _fits(doc: Doc, width: int) -> bool:
+  """Whether ``doc`` laid out flat takes at most ``width`` columns (stopping early)."""
+  stack = [doc]
+  while stack:
+    if width < 0:
+      return False
+    d = stack.pop()
+    if isinstance(d, Text):
+      width -= len(d.text)
+    elif isinstance(d, Concat):
+      stack.extend(reversed(d.children))
+    elif isinstance(d, Break):
+      width -= len(d.separator)
+    else:  # Nest or Group
+      stack.append(d.child)
+  return width >= 0
+
+
+def _format(doc: Doc, width: int) -> str:
+  out: list[str] = []
+  column = 0
+  stack = [(0, _BREAK, doc)]
+  while stack:
+    indent, mode, d = stack.pop()
+    if isinstance(d, Text):
+      out.append(d.text)
+      column += len(d.text)
+    elif isinstance(d, Concat):
+      for child in reversed(d.children):
+        stack.append((indent, mode, child))
+    elif isinstance(d, Nest):
+      stack.append((indent + d.indent, mode, d.child))
+    elif isinstance(d, Break):
+      if mode == _FLAT:
+        out.append(d.separator)
+        column += len(d.separator)
+      else:
+        out.append("\n" + " " * indent)
+        column = indent
+    elif isinstance(d, Group):
+      flat = mode == _FLAT or _fits(d.child, width - column)
+      stack.append((indent, _FLAT if flat else _BREAK, d.child))
+  return "".join(out)

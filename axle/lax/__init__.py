@@ -1,0 +1,10 @@
+"""``axle.lax``: the primitive operations (JAX's ``jax.lax``). Re-exports only."""
+from axle._src.lax.elementwise import *  # noqa: F401,F403
+from axle._src.lax.special import *  # noqa: F401,F403
+from axle._src.lax.structural import *  # noqa: F401,F403
+from axle._src.lax.slicing import *  # noqa: F401,F403
+from axle._src.lax.reductions import *  # noqa: F401,F403
+from axle._src.lax.windowed import *  # noqa: F401,F403
+from axle._src.lax.sorting import *  # noqa: F401,F403
+from axle._src.lax.dot import *  # noqa: F401,F403
+from axle._src.lax.conv import *  # noqa: F401,F403
