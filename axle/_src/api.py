@@ -79,9 +79,8 @@ def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
         used.add(name)
   shown = {"name": eqn.params["name"], "jaxpr": closed}
   params_doc = ir.pp_params(shown, names)
-  args = " ".join(ir._pp_atom(v, names) for v in eqn.invars)
   return pp.group(pp.concat([pp.text(lhs), pp.text(" = jit"), params_doc,
-                             pp.text(" " + args if args else "")]))
+                             ir.pp_operands(eqn.invars, names)]))
 
 
 ir.pp_eqn_rules[jit_p] = _pp_jit_eqn

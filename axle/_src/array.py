@@ -23,18 +23,13 @@ class Array:
   def __init__(self, value, weak_type: bool = False, aval: ShapedArray | None = None):
     """Wraps a NumPy value whose dtype is already canonical. Use ``jnp.asarray`` in user code."""
     self._value = value
-    self._aval = aval if aval is not None else (
-        ShapedArray(value.shape, value.dtype, weak_type) if weak_type else None)
+    self._aval = aval if aval is not None else ShapedArray(value.shape, value.dtype, weak_type)
     self._buffer = None
 
   # -- abstract properties --------------------------------------------------
   @property
   def aval(self) -> ShapedArray:
-    aval = self._aval
-    if aval is None:
-      value = self._host_value()
-      aval = self._aval = ShapedArray(value.shape, value.dtype, False)
-    return aval
+    return self._aval
 
   @property
   def shape(self) -> tuple[int, ...]:

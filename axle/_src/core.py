@@ -24,12 +24,14 @@ from axle._src import errors
 
 class ShapedArray:
   """The abstract value of an array: shape, dtype and weak type, no data."""
-  __slots__ = ("shape", "dtype", "weak_type")
+  __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
   def __init__(self, shape, dtype, weak_type: bool = False):
-    self.shape = tuple(shape)
-    self.dtype = np.dtype(dtype)
-    self.weak_type = bool(weak_type)
+    self.shape = shape = tuple(shape)
+    self.dtype = dtype = np.dtype(dtype)
+    self.weak_type = weak_type = bool(weak_type)
+    # Avals key the eager shape-rule cache, so hashing must be cheap.
+    self._hash = hash((shape, dtype, weak_type))
 
   ndim = property(lambda self: len(self.shape))
 
@@ -41,11 +43,18 @@ class ShapedArray:
     return size
 
   def __eq__(self, other):
-    return (type(other) is ShapedArray and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+    return self is other or (type(other) is ShapedArray and self._hash == other._hash
+                             and self.shape == other.shape and self.dtype == other.dtype
+                             and self.weak_type == other.weak_type)
 
   def __hash__(self):
-    return hash((self.shape, self.dtype, self.weak_type))
+    return self._hash
+
+  def __getstate__(self):
+    return (self.shape, self.dtype, self.weak_type)
+
+  def __setstate__(self, state):
+    self.__init__(*state)
 
   def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
     """A copy with some fields replaced."""

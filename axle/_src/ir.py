@@ -118,7 +118,7 @@ class ClosedJaxpr:
   in_avals = property(lambda self: self.jaxpr.in_avals)
   out_avals = property(lambda self: self.jaxpr.out_avals)
   eqns = property(lambda self: self.jaxpr.eqns)
-  literals = consts
+  literals = property(lambda self: self.consts)
   effects = property(lambda self: self.jaxpr.effects)
 
   def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> "ClosedJaxpr":
@@ -356,9 +356,16 @@ def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
   lhs = pp.text(" ".join(_pp_binder(v, names) for v in eqn.outvars))
   shown = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
   params_doc = pp_params(shown, names)
-  args = " ".join(_pp_atom(v, names) for v in eqn.invars)
   return pp.group(pp.concat([lhs, pp.text(" = "), pp.text(eqn.primitive.name), params_doc,
-                             pp.text(" " + args if args else "")]))
+                             pp_operands(eqn.invars, names)]))
+
+
+def pp_operands(atoms, names: _NameContext) -> pp.Doc:
+  """`` a b c``: operands separated by breaks that wrap (indented 2) past the line width."""
+  if not atoms:
+    return pp.text("")
+  docs = [pp.text(_pp_atom(v, names)) for v in atoms]
+  return pp.concat([pp.text(" "), pp.nest(2, pp.group(pp.join(pp.group(pp.brk()), docs)))])
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:

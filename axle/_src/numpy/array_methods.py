@@ -20,6 +20,62 @@ from axle._src.numpy import ufuncs
 _accepted_operand_types = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
 
+_bool_dtype = np.dtype(np.bool_)
+_bool_avals: dict = {}
+
+
+def _bool_aval(aval: core.ShapedArray) -> core.ShapedArray:
+  out = _bool_avals.get(aval)
+  if out is None:
+    out = _bool_avals[aval] = core.ShapedArray(aval.shape, _bool_dtype, aval.weak_type)
+  return out
+
+
+def _fast_eager_binary(primitive_name: str, slow, kinds: str, comparison: bool = False,
+                       swap: bool = False):
+  """An operator with a shortcut for the commonest eager case.
+
+  When nothing is being traced and both operands already agree -- two Arrays of one aval, or an
+  Array of float32/float64 with a Python float or a small Python int (which jnp would convert to
+  the array's dtype) -- the result is exactly the primitive's kernel applied to the two values
+  with the input's aval (bool for comparisons), so promotion and the shape rule can be skipped.
+  ``kinds`` lists the dtype kinds for which that is jnp's semantics (not e.g. ``int / int``, which
+  promotes to float, or bool arithmetic). Anything else takes the general path ``slow``.
+  """
+  primitive = next(p for p in core.all_primitives if p.name == primitive_name)
+  impl = primitive.impl
+  context = core._context
+  eval_trace = core.eval_trace
+
+  def method(self, other):
+    if context.trace is eval_trace and self._value is not None:
+      aval = self._aval
+      other_type = type(other)
+      if other_type is Array:
+        other_aval = other._aval
+        if (other_aval is aval or other_aval == aval) and other._value is not None \
+            and aval.dtype.kind in kinds:
+          x, y = (other._value, self._value) if swap else (self._value, other._value)
+          return Array(impl(x, y), aval=_bool_aval(aval) if comparison else aval)
+      elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
+          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4:
+        scalar = aval.dtype.type(other)
+        x, y = (scalar, self._value) if swap else (self._value, scalar)
+        return Array(impl(x, y), aval=_bool_aval(aval) if comparison else aval)
+    if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):
+      return NotImplemented
+    return slow(other, self) if swap else slow(self, other)
+
+  return method
+
+
+# operator -> (primitive, dtype kinds where the primitive alone is jnp's semantics)
+_fast_operators = {"add": ("add", "iufc"), "sub": ("sub", "iufc"), "mul": ("mul", "iufc"),
+                   "truediv": ("div", "fc")}
+_fast_comparisons = {"eq": ("eq", "biuf"), "ne": ("ne", "biuf"), "lt": ("lt", "biuf"),
+                     "le": ("le", "biuf"), "gt": ("gt", "biuf"), "ge": ("ge", "biuf")}
+
+
 def _defer_to_unrecognized(binary_op, swap: bool = False):
   def method(self, other):
     if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):
@@ -121,6 +177,14 @@ def _set_methods(cls) -> None:
     setattr(cls, f"__r{name}__", _defer_to_unrecognized(fn, swap=True))
   for name, fn in _comparisons.items():
     setattr(cls, f"__{name}__", _defer_to_unrecognized(fn))
+  if cls is Array:
+    for name, (primitive_name, kinds) in _fast_operators.items():
+      setattr(cls, f"__{name}__", _fast_eager_binary(primitive_name, _operators[name], kinds))
+      setattr(cls, f"__r{name}__", _fast_eager_binary(primitive_name, _operators[name], kinds,
+                                                      swap=True))
+    for name, (primitive_name, kinds) in _fast_comparisons.items():
+      setattr(cls, f"__{name}__", _fast_eager_binary(primitive_name, _comparisons[name], kinds,
+                                                     comparison=True))
   for name, fn in _unary.items():
     setattr(cls, f"__{name}__", fn)
   for name, fn in _methods.items():

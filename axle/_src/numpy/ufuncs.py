@@ -38,9 +38,23 @@ def _unary(name: str, lax_fn, promote=util.promote_args):
   return fn
 
 
-add = _binary("add", lax.add)
-subtract = _binary("subtract", lax.sub)
-multiply = _binary("multiply", lax.mul)
+def _bool_as(bool_fn, fn):
+  """NumPy's arithmetic on booleans: ``+`` is logical or, ``*`` is logical and."""
+  def apply(x1, x2):
+    return bool_fn(x1, x2) if np.dtype(x1.dtype) == np.bool_ else fn(x1, x2)
+  return apply
+
+
+def _no_bool_subtract(x1, x2):
+  if np.dtype(x1.dtype) == np.bool_:
+    raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
+                    "the `^` operator, or the logical_xor function instead.")
+  return lax.sub(x1, x2)
+
+
+add = _binary("add", _bool_as(lax.bitwise_or, lax.add))
+subtract = _binary("subtract", _no_bool_subtract)
+multiply = _binary("multiply", _bool_as(lax.bitwise_and, lax.mul))
 equal = _binary("equal", lax.eq)
 not_equal = _binary("not_equal", lax.ne)
 less = _binary("less", lax.lt)

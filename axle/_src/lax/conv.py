@@ -1,0 +1,519 @@
+"""Convolutions: the ``conv_general_dilated`` primitive and its lax wrappers.
+
+Semantics (XLA's Conv): the lhs is dilated (``lhs_dilation - 1`` zeros between
+elements; a transposed convolution), padded (negative padding crops), and a
+window of the kernel, dilated by ``rhs_dilation`` (atrous), slides over it with
+``window_strides``. It is a cross-correlation: the kernel is not flipped.
+``feature_group_count`` splits the lhs features and rhs output features into
+groups (grouped / depthwise convolution); ``batch_group_count`` splits the lhs
+batch the same way. Layouts are given by ``ConvDimensionNumbers``.
+
+Eager kernel: transpose the lhs to channels-last ``(N, spatial..., C)`` and the
+rhs to ``(O, I, spatial...)``, dilate and pad the lhs into one zero buffer, view
+every (strided, dilated) window with ``as_strided``, copy the windows once into
+an im2col matrix and contract with one batched ``np.matmul`` over the groups.
+"""
+from __future__ import annotations
+
+import enum
+import math
+import operator
+from typing import NamedTuple, Sequence, Union
+
+import numpy as np
+
+from axle._src import core
+from axle._src.core import ShapedArray
+from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
+                               canonicalize_preferred_element_type, cast_result,
+                               check_cpu_precision, check_no_out_sharding, prepare_operand,
+                               validate_preferred_element_type)
+
+__all__ = ["conv", "conv_with_general_padding", "conv_general_dilated", "conv_dimension_numbers",
+           "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_transpose",
+           "padtype_to_pads", "conv_general_permutations", "conv_shape_tuple",
+           "conv_general_shape_tuple", "conv_transpose_shape_tuple", "conv_general_dilated_p"]
+
+
+class ConvDimensionNumbers(NamedTuple):
+  """Where the batch, feature and spatial dimensions of a convolution's operands and output are.
+
+  ``lhs_spec``: ``(batch dim, feature dim, spatial dims...)`` of the input;
+  ``rhs_spec``: ``(out feature dim, in feature dim, spatial dims...)`` of the kernel;
+  ``out_spec``: ``(batch dim, feature dim, spatial dims...)`` of the output.
+  """
+  lhs_spec: Sequence[int]
+  rhs_spec: Sequence[int]
+  out_spec: Sequence[int]
+
+
+ConvGeneralDilatedDimensionNumbers = Union[tuple, ConvDimensionNumbers, None]
+
+
+# ---------------------------------------------------------------------------
+# Padding and dimension-number helpers
+
+
+
+class PaddingType(enum.Enum):
+  """Padding modes understood by ``padtype_to_pads``."""
+  VALID = 1
+  SAME = 2
+  SAME_LOWER = 3
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list[tuple[int, int]]:
+  """Turns a padding mode into explicit ``(low, high)`` pads, one pair per spatial dimension.
+
+  ``'VALID'``: no padding. ``'SAME'``: pad so the output size is ``ceil(in / stride)``, the odd
+  element of padding going at the end; ``'SAME_LOWER'``: the same with the odd element at the start.
+  """
+  if isinstance(padding, str):
+    try:
+      padding = PaddingType[padding.upper()]
+    except KeyError:
+      raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
+                         f"got {padding}.") from None
+  if padding in (PaddingType.SAME, PaddingType.SAME_LOWER):
+    pads = []
+    for size, window, stride in zip(in_shape, window_shape, window_strides):
+      size, window, stride = int(size), int(window), int(stride)
+      out = -(-size // stride)
+      total = max((out - 1) * stride + window - size, 0)
+      if padding == PaddingType.SAME:
+        pads.append((total // 2, total - total // 2))
+      else:
+        pads.append((total - total // 2, total // 2))
+    return pads
+  if padding == PaddingType.VALID:
+    return [(0, 0)] * len(in_shape)
+  raise TypeError(f"Unknown padding type: {padding}.")
+
+
+def conv_general_permutations(dimension_numbers):
+  """The ``(lhs_spec, rhs_spec, out_spec)`` permutations for layout strings such as
+  ``('NHWC', 'HWIO', 'NHWC')``; spatial dimensions are ordered as they appear in the rhs string."""
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  charpairs = (("N", "C"), ("O", "I"), ("N", "C"))
+  for i, (a, b) in enumerate(charpairs):
+    if not dimension_numbers[i].count(a) == dimension_numbers[i].count(b) == 1:
+      raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters '{a}' and "
+                      f"'{b}' exactly once, got {dimension_numbers[i]}.")
+    if len(dimension_numbers[i]) != len(set(dimension_numbers[i])):
+      raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate characters, got "
+                      f"{dimension_numbers[i]}.")
+  if not (set(lhs_spec) - set(charpairs[0]) == set(rhs_spec) - set(charpairs[1])
+          == set(out_spec) - set(charpairs[2])):
+    raise TypeError("convolution dimension_numbers elements must each have the same set of "
+                    f"spatial characters, got {dimension_numbers}.")
+
+  def perm(spec, pair):
+    spatial = [i for i, c in enumerate(spec) if c not in pair]
+    if spec is not rhs_spec:
+      spatial = sorted(spatial, key=lambda i: rhs_spec.index(spec[i]))
+    return (spec.index(pair[0]), spec.index(pair[1])) + tuple(spatial)
+
+  return tuple(perm(spec, pair) for spec, pair in zip(dimension_numbers, charpairs))
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+  """Converts ``dimension_numbers`` (None, a 3-tuple of layout strings, or a
+  ``ConvDimensionNumbers``) into a ``ConvDimensionNumbers``. None means ``('NC...', 'OI...', 'NC...')``."""
+  if isinstance(dimension_numbers, ConvDimensionNumbers):
+    return dimension_numbers
+  if len(lhs_shape) != len(rhs_shape):
+    raise TypeError(f"convolution requires lhs and rhs ndim to be equal, got {len(lhs_shape)} and "
+                    f"{len(rhs_shape)}.")
+  if dimension_numbers is None:
+    iota = tuple(range(len(lhs_shape)))
+    return ConvDimensionNumbers(iota, iota, iota)
+  if isinstance(dimension_numbers, (list, tuple)):
+    if len(dimension_numbers) != 3:
+      raise TypeError("convolution dimension_numbers list/tuple must be length 3, got "
+                      f"{len(dimension_numbers)}.")
+    if not all(isinstance(spec, str) for spec in dimension_numbers):
+      raise TypeError("convolution dimension_numbers elements must be strings, got "
+                      f"{tuple(map(type, dimension_numbers))}.")
+    for i, spec in enumerate(dimension_numbers):
+      if len(spec) != len(lhs_shape):
+        raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the ndim of lhs "
+                        f"and rhs, got {len(spec)} for lhs and rhs shapes {tuple(lhs_shape)} and "
+                        f"{tuple(rhs_shape)}.")
+    return ConvDimensionNumbers(*conv_general_permutations(tuple(dimension_numbers)))
+  raise TypeError(f"convolution dimension_numbers must be tuple/list or None, got "
+                  f"{type(dimension_numbers)}.")
+
+
+def _dilate_dim(size: int, dilation: int) -> int:
+  return size if dilation == 1 else max(0, 1 + dilation * (size - 1))
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1) -> tuple[int, ...]:
+  """Output shape of a convolution with operands in canonical ``(N, C, ...)``/``(O, I, ...)`` order."""
+  if isinstance(pads, str):
+    pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+  if len(pads) != len(lhs_shape) - 2:
+    raise TypeError(f"Wrong number of explicit pads for convolution: expected {len(lhs_shape) - 2}, "
+                    f"got {len(pads)}.")
+  padded = [size + lo + hi for size, (lo, hi) in zip(lhs_shape[2:], pads)]
+  if any(p < 0 for p in padded):
+    # JAX's message shows the sizes as NumPy scalars; keep the text identical.
+    sizes = tuple(np.int64(d) for d in lhs_shape[2:])
+    raise ValueError("Negative padding is larger than the size of the corresponding dimension: "
+                     f"got padding={pads} for lhs_shape[2:]={sizes}")
+  spatial = tuple(max((p - k) // s + 1, 0) for p, k, s in zip(padded, rhs_shape[2:], strides))
+  batch = lhs_shape[0] // batch_group_count if batch_group_count > 1 else lhs_shape[0]
+  return (batch, rhs_shape[0]) + spatial
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+  """Output shape of ``conv_general_dilated`` without dilation, for layout strings."""
+  lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+  out = conv_shape_tuple(tuple(lhs_shape[i] for i in lhs_perm), tuple(rhs_shape[i] for i in rhs_perm),
+                         window_strides, padding)
+  return tuple(out[i] for i in np.argsort(out_perm))
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+  """Output shape of ``conv_transpose`` for layout strings."""
+  lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+  lhs_trans = [lhs_shape[i] for i in lhs_perm]
+  rhs_trans = [rhs_shape[i] for i in rhs_perm]
+  if isinstance(padding, str):
+    padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(rhs_trans[2:], window_strides)]
+  totals = [sum(p) for p in padding]
+  spatial = [(i - 1) * s - k + 2 + p
+             for i, k, s, p in zip(lhs_trans[2:], rhs_trans[2:], window_strides, totals)]
+  out = (lhs_trans[0], rhs_trans[0], *spatial)
+  return tuple(out[i] for i in np.argsort(out_perm))
+
+
+# ---------------------------------------------------------------------------
+# conv_general_dilated
+
+conv_general_dilated_p = core.Primitive("conv_general_dilated")
+
+
+def _check_positive(values, what: str) -> None:
+  if all(v > 0 for v in values):
+    return
+  if what.endswith("dilation"):
+    raise TypeError(f"All dilations must be positive, got {tuple(values)}.")
+  raise ValueError(f"conv_general_dilated {what} must be positive integers, got {tuple(values)}.")
+
+
+def _conv_general_dilated_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, window_strides,
+                                        padding, lhs_dilation, rhs_dilation, dimension_numbers,
+                                        feature_group_count, batch_group_count, precision,
+                                        preferred_element_type, out_sharding) -> ShapedArray:
+  if lhs.ndim != rhs.ndim:
+    raise ValueError("conv_general_dilated lhs and rhs must have the same number of dimensions, "
+                     f"but got {lhs.shape} and {rhs.shape}.")
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  for name, spec in (("lhs_spec", lhs_spec), ("rhs_spec", rhs_spec), ("out_spec", out_spec)):
+    if sorted(spec) != list(range(lhs.ndim)):
+      raise ValueError(f"conv_general_dilated dimension_numbers.{name} must be a permutation of "
+                       f"range({lhs.ndim}) for operands of rank {lhs.ndim}, got {tuple(spec)}.")
+  if not feature_group_count > 0:
+    raise ValueError("conv_general_dilated feature_group_count must be a positive integer, got "
+                     f"{feature_group_count}.")
+  lhs_features = lhs.shape[lhs_spec[1]]
+  quot, rem = divmod(lhs_features, feature_group_count)
+  if rem:
+    raise ValueError("conv_general_dilated feature_group_count must divide lhs feature dimension "
+                     f"size, but {feature_group_count} does not divide {lhs_features}.")
+  if quot != rhs.shape[rhs_spec[1]]:
+    raise ValueError("conv_general_dilated lhs feature dimension size divided by "
+                     "feature_group_count must equal the rhs input feature dimension size, but "
+                     f"{lhs_features} // {feature_group_count} != {rhs.shape[rhs_spec[1]]}.")
+  if rhs.shape[rhs_spec[0]] % feature_group_count:
+    raise ValueError("conv_general_dilated rhs output feature dimension size must be a multiple of "
+                     f"feature_group_count, but {rhs.shape[rhs_spec[0]]} is not a multiple of "
+                     f"{feature_group_count}.")
+  if not batch_group_count > 0:
+    raise ValueError("conv_general_dilated batch_group_count must be a positive integer, got "
+                     f"{batch_group_count}.")
+  lhs_batch = lhs.shape[lhs_spec[0]]
+  if batch_group_count > 1 and lhs_batch % batch_group_count:
+    raise ValueError("conv_general_dilated batch_group_count must divide lhs batch dimension size, "
+                     f"but {batch_group_count} does not divide {lhs_batch}.")
+  if rhs.shape[rhs_spec[0]] % batch_group_count:
+    raise ValueError("conv_general_dilated rhs output feature dimension size must be a multiple of "
+                     f"batch_group_count, but {rhs.shape[rhs_spec[0]]} is not a multiple of "
+                     f"{batch_group_count}.")
+  if batch_group_count > 1 and feature_group_count > 1:
+    raise ValueError("At most one of batch_group_count and feature_group_count may be > 1, got "
+                     f"batch_group_count={batch_group_count} and "
+                     f"feature_group_count={feature_group_count}")
+  n_spatial = lhs.ndim - 2
+  if n_spatial != len(window_strides):
+    raise ValueError("conv_general_dilated window and window_strides must have the same number of "
+                     f"dimensions, but got {n_spatial} and {len(window_strides)}")
+  for name, values in (("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
+    if len(values) != n_spatial:
+      raise ValueError(f"conv_general_dilated {name} must have one entry per spatial dimension "
+                       f"({n_spatial}), got {tuple(values)}.")
+  _check_positive(lhs_dilation, "lhs_dilation")
+  _check_positive(rhs_dilation, "rhs_dilation")
+  _check_positive(window_strides, "window_strides")
+  lhs_trans = [lhs.shape[i] for i in lhs_spec]
+  rhs_trans = [rhs.shape[i] for i in rhs_spec]
+  lhs_trans = lhs_trans[:2] + [_dilate_dim(d, r) for d, r in zip(lhs_trans[2:], lhs_dilation)]
+  rhs_trans = rhs_trans[:2] + [_dilate_dim(d, r) for d, r in zip(rhs_trans[2:], rhs_dilation)]
+  out_trans = conv_shape_tuple(lhs_trans, rhs_trans, window_strides, padding, batch_group_count)
+  shape = tuple(out_trans[i] for i in np.argsort(out_spec))
+  dtype = _conv_result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+  return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _conv_result_dtype(lhs_dtype, rhs_dtype, preferred) -> np.dtype:
+  if lhs_dtype != rhs_dtype:
+    raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, got "
+                    f"{np.dtype(lhs_dtype).name}, {np.dtype(rhs_dtype).name}.")
+  if preferred is None:
+    return np.dtype(lhs_dtype)
+  validate_preferred_element_type(lhs_dtype, preferred)
+  return np.dtype(preferred)
+
+
+conv_general_dilated_p.def_abstract_eval(_conv_general_dilated_abstract_eval)
+
+
+def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
+  """``x`` (N, spatial..., C) with ``d - 1`` zeros between elements and (possibly negative) padding.
+
+  Element ``i`` of a spatial dimension lands at ``i * d + low``; those outside ``[0, padded)`` are
+  cropped away."""
+  sizes = x.shape[1:-1]
+  if all(d == 1 for d in lhs_dilation) and all(lo == 0 and hi == 0 for lo, hi in padding):
+    return x
+  padded_shape, src, dst = [], [], []
+  for size, d, (lo, hi) in zip(sizes, lhs_dilation, padding):
+    padded = _dilate_dim(size, d) + lo + hi
+    first = -(-max(0, -lo) // d)               # first element index with i * d + lo >= 0
+    last = min(size, -(-(padded - lo) // d))    # one past the last with i * d + lo < padded
+    last = max(last, first)
+    padded_shape.append(padded)
+    src.append(slice(first, last))
+    dst.append(slice(first * d + lo, first * d + lo + (last - first - 1) * d + 1, d) if last > first
+               else slice(0, 0))
+  out = np.zeros((x.shape[0], *padded_shape, x.shape[-1]), x.dtype)
+  if all(sl.stop > sl.start for sl in src):
+    out[(slice(None), *dst)] = x[(slice(None), *src)]
+  return out
+
+
+def _conv_general_dilated_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                               dimension_numbers, feature_group_count, batch_group_count, precision,
+                               preferred_element_type, out_sharding):
+  if precision is not None:
+    check_cpu_precision(precision, "conv_general_dilated")
+  lhs = np.asarray(lhs)
+  rhs = np.asarray(rhs)
+  out_dtype = _conv_result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+  acc = accumulation_dtype(out_dtype, lhs.dtype, rhs.dtype)
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  n_spatial = lhs.ndim - 2
+  # Channels-last input (N, S..., C) so every im2col row copies contiguous runs of channels.
+  x = prepare_operand(lhs.transpose((lhs_spec[0], *lhs_spec[2:], lhs_spec[1])), acc, precision)
+  w = prepare_operand(rhs.transpose(rhs_spec), acc, precision)   # (O, I, K...)
+  x = _dilate_and_pad(x, lhs_dilation, padding)
+  kernel = w.shape[2:]
+  window = tuple(_dilate_dim(k, r) for k, r in zip(kernel, rhs_dilation))
+  out_spatial = tuple(max((p - k) // s + 1, 0)
+                      for p, k, s in zip(x.shape[1:1 + n_spatial], window, window_strides))
+  batch = x.shape[0]
+  out_features, in_features = w.shape[:2]
+  groups = feature_group_count * batch_group_count  # at most one of them exceeds 1
+  out_batch = batch // batch_group_count
+  per_group = out_features // groups
+  k_size = math.prod(kernel)
+  o_size = math.prod(out_spatial)
+  if o_size == 0 or out_batch == 0 or out_features == 0 or k_size == 0:
+    out = np.zeros((out_batch, out_features) + out_spatial, acc)
+  else:
+    # A read-only view of every window, (N, out..., C, K...): window starts step by the stride,
+    # taps by rhs_dilation. out_spatial guarantees every view element lies inside x.
+    spatial_axes = tuple(range(1, 1 + n_spatial))
+    spatial_strides = x.strides[1:1 + n_spatial]
+    patches = np.lib.stride_tricks.as_strided(
+        x, shape=(batch, *out_spatial, x.shape[-1], *kernel),
+        strides=(x.strides[0], *(b * s for b, s in zip(spatial_strides, window_strides)), x.strides[-1],
+                 *(b * r for b, r in zip(spatial_strides, rhs_dilation))),
+        writeable=False)
+    # -> (B, N', out..., K..., G, I) -> (groups, N' * out, K * I): one copy, channels innermost.
+    k_axes = tuple(range(2 + n_spatial, 2 + 2 * n_spatial))
+    patches = patches.transpose((0, *spatial_axes, *k_axes, 1 + n_spatial))
+    patches = patches.reshape((batch_group_count, out_batch, o_size, k_size,
+                               feature_group_count, in_features))
+    patches = patches.transpose(0, 4, 1, 2, 3, 5).reshape(groups, out_batch * o_size,
+                                                         k_size * in_features)
+    kernels = w.reshape(groups, per_group, in_features, k_size).transpose(0, 3, 2, 1)
+    kernels = kernels.reshape(groups, k_size * in_features, per_group)
+    with np.errstate(all="ignore"):
+      out = np.matmul(patches, kernels)  # (groups, N' * out, O / groups)
+    out = out.reshape((groups, out_batch, o_size, per_group)).transpose(1, 0, 3, 2)
+    out = out.reshape((out_batch, out_features) + out_spatial)
+  out = out.transpose(np.argsort(out_spec))
+  return cast_result(np.ascontiguousarray(out), out_dtype)
+
+
+conv_general_dilated_p.def_impl(_conv_general_dilated_impl)
+
+
+def _shape_of(x) -> tuple[int, ...]:
+  shape = getattr(x, "shape", None)
+  return tuple(shape) if shape is not None else np.shape(x)
+
+
+def _int_tuple(values, what: str) -> tuple[int, ...]:
+  try:
+    return tuple(operator.index(v) for v in values)
+  except TypeError:
+    raise TypeError(f"conv_general_dilated {what} must be a sequence of integers, got {values!r}.") \
+        from None
+
+
+def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                         feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision: PrecisionLike = None, preferred_element_type=None,
+                         out_sharding=None):
+  """General n-dimensional convolution with dilation (``lax.conv_general_dilated``, XLA's Conv).
+
+  Args:
+    lhs: input of rank ``n + 2``.
+    rhs: kernel of rank ``n + 2``.
+    window_strides: ``n`` strides.
+    padding: ``'SAME'``, ``'SAME_LOWER'``, ``'VALID'``, or ``n`` ``(low, high)`` pairs (negative
+      values crop).
+    lhs_dilation: ``n`` input dilation factors (transposed convolution); None means 1s.
+    rhs_dilation: ``n`` kernel dilation factors (atrous convolution); None means 1s.
+    dimension_numbers: None (``('NC...', 'OI...', 'NC...')``), a ``ConvDimensionNumbers``, or three
+      layout strings such as ``('NHWC', 'HWIO', 'NHWC')``.
+    feature_group_count: number of feature groups (grouped / depthwise convolution).
+    batch_group_count: number of lhs batch groups.
+    precision: as for ``lax.dot``.
+    preferred_element_type: output and accumulation dtype; None means the operands' dtype.
+    out_sharding: must be None (single device).
+
+  Returns:
+    The convolution, laid out as ``dimension_numbers``' output spec says.
+  """
+  lhs_shape, rhs_shape = _shape_of(lhs), _shape_of(rhs)
+  dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+  check_no_out_sharding(out_sharding, "conv_general_dilated")
+  n_spatial = len(lhs_shape) - 2
+  if lhs_dilation is None:
+    lhs_dilation = (1,) * n_spatial
+  elif isinstance(padding, str) and not all(d == 1 for d in lhs_dilation):
+    raise ValueError("String padding is not implemented for transposed convolution using this op. "
+                     "Please either exactly specify the required padding or use conv_transpose.")
+  if rhs_dilation is None:
+    rhs_dilation = (1,) * (len(rhs_shape) - 2)
+  window_strides = _int_tuple(window_strides, "window_strides")
+  lhs_dilation = _int_tuple(lhs_dilation, "lhs_dilation")
+  rhs_dilation = _int_tuple(rhs_dilation, "rhs_dilation")
+  if isinstance(padding, str):
+    lhs_spatial = [lhs_shape[i] for i in dnums.lhs_spec[2:]]
+    rhs_spatial = [rhs_shape[i] for i in dnums.rhs_spec[2:]]
+    window = [_dilate_dim(k, r) for k, r in zip(rhs_spatial, rhs_dilation)]
+    padding = padtype_to_pads(lhs_spatial, window, window_strides, padding)
+  else:
+    try:
+      padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+    except (ValueError, TypeError) as e:
+      raise ValueError("padding argument to conv_general_dilated should be a string or a sequence "
+                       f"of (low, high) pairs, got {padding}") from e
+  dnums = ConvDimensionNumbers(*(tuple(operator.index(d) for d in spec) for spec in dnums))
+  preferred = canonicalize_preferred_element_type(preferred_element_type, "conv_general_dilated")
+  return conv_general_dilated_p.bind(
+      lhs, rhs, window_strides=window_strides, padding=tuple(tuple(p) for p in padding),
+      lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation, dimension_numbers=dnums,
+      feature_group_count=operator.index(feature_group_count),
+      batch_group_count=operator.index(batch_group_count),
+      precision=canonicalize_precision(precision), preferred_element_type=preferred,
+      out_sharding=None)
+
+
+def conv(lhs, rhs, window_strides: Sequence[int], padding: str, precision: PrecisionLike = None,
+         preferred_element_type=None):
+  """Convolution with ``NC...``/``OI...`` layouts and no dilation (``lax.conv``); ``padding`` is
+  ``'SAME'`` or ``'VALID'`` (or explicit pairs)."""
+  return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides: Sequence[int], padding,
+                              lhs_dilation: Sequence[int] | None,
+                              rhs_dilation: Sequence[int] | None, precision: PrecisionLike = None,
+                              preferred_element_type=None):
+  """Convolution with ``NC...``/``OI...`` layouts, explicit padding and dilations
+  (``lax.conv_with_general_padding``)."""
+  return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                              rhs_dilation=rhs_dilation, precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+def _conv_transpose_padding(k: int, s: int, padding) -> tuple[int, int]:
+  """(low, high) padding of the dilated input for one dimension of a transposed convolution."""
+  if padding == "SAME":
+    pad_len = k + s - 2
+    pad_a = k - 1 if s > k - 1 else int(np.ceil(pad_len / 2))
+  elif padding == "VALID":
+    pad_len = k + s - 2 + max(k - s, 0)
+    pad_a = k - 1
+  elif isinstance(padding, tuple):
+    pads = tuple(k - p - 1 for p in padding)
+    pad_a = pads[0]
+    pad_len = sum(pads)
+  else:
+    raise ValueError(f"Invalid padding mode: {padding}")
+  return pad_a, pad_len - pad_a
+
+
+def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
+                   dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                   transpose_kernel: bool = False, precision: PrecisionLike = None,
+                   preferred_element_type=None, use_consistent_padding: bool = False):
+  """Transposed ("fractionally strided") convolution (``lax.conv_transpose``), computed as a
+  ``conv_general_dilated`` whose ``lhs_dilation`` is ``strides``.
+
+  ``padding``: ``'SAME'``/``'VALID'`` name the padding of the forward convolution; explicit pairs
+  are the padding of the transposed convolution itself unless ``use_consistent_padding=True``, in
+  which case they too name the forward padding (PyTorch's convention). Default layouts are
+  TensorFlow's (``'NHWC'``, ``'HWIO'``). ``transpose_kernel=True`` flips the kernel's spatial
+  dimensions and swaps its I/O dimensions, giving the gradient of ``conv``.
+  """
+  lhs_shape, rhs_shape = _shape_of(lhs), _shape_of(rhs)
+  if len(lhs_shape) != len(rhs_shape) or len(lhs_shape) < 2:
+    raise ValueError("conv_transpose requires lhs and rhs of the same rank >= 2, got shapes "
+                     f"{lhs_shape} and {rhs_shape}.")
+  ndims = len(lhs_shape)
+  one = (1,) * (ndims - 2)
+  if dimension_numbers is None:
+    defaults = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"), 4: ("NHWC", "HWIO", "NHWC"),
+                5: ("NHWDC", "HWDIO", "NHWDC")}
+    if ndims not in defaults:
+      raise ValueError("No 4+ dimensional dimension_number defaults.")
+    dimension_numbers = defaults[ndims]
+  dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+  k_sdims = [rhs_shape[i] for i in dn.rhs_spec[2:]]
+  if rhs_dilation is None:
+    rhs_dilation = (1,) * (ndims - 2)
+  if use_consistent_padding or (isinstance(padding, str) and padding in {"SAME", "VALID"}):
+    effective = [_dilate_dim(k, r) for k, r in zip(k_sdims, rhs_dilation)]
+    per_dim = [padding] * len(strides) if isinstance(padding, str) else [tuple(p) for p in padding]
+    pads = tuple(_conv_transpose_padding(k, s, p) for k, s, p in zip(effective, strides, per_dim))
+  else:
+    pads = padding
+  if transpose_kernel:
+    from axle import lax as _lax  # structural ops live in a sibling family module
+    rhs = _lax.rev(rhs, tuple(dn.rhs_spec[2:]))
+    perm = list(range(ndims))
+    perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = perm[dn.rhs_spec[1]], perm[dn.rhs_spec[0]]
+    rhs = _lax.transpose(rhs, tuple(perm))
+  return conv_general_dilated(lhs, rhs, one, pads, strides, rhs_dilation, dn, precision=precision,
+                              preferred_element_type=preferred_element_type)
