@@ -78,7 +78,7 @@ def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
         names.alias(inner_var, name)
         used.add(name)
   shown = {"name": eqn.params["name"], "jaxpr": closed}
-  params_doc = ir.pp_params(shown, names)
+  params_doc = ir.pp_params(shown, names, sort=False)
   return pp.group(pp.concat([pp.text(lhs), pp.text(" = jit"), params_doc,
                              ir.pp_operands(eqn.invars, names)]))
 

@@ -77,13 +77,16 @@ class ShapedArray:
   __str__ = str_short
 
 
+_python_scalar_types = {bool, int, float, complex}
+
+
 def get_aval(x) -> ShapedArray:
   """The abstract value of any array-like: an Array, tracer, NumPy value or Python scalar."""
   aval = getattr(x, "aval", None)
   if aval is not None:
     return aval
-  if isinstance(x, (bool, int, float, complex)):
-    return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=True)
+  if type(x) in _python_scalar_types:
+    return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
   if hasattr(x, "__jax_array__"):
@@ -274,27 +277,25 @@ def concrete_or_error(force: Callable | None, value, context: str = ""):
 
 
 def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
-  """Turns a shape argument into a tuple of Python ints, with JAX's errors for traced sizes."""
-  if isinstance(shape, (int, np.integer)) or (hasattr(shape, "ndim") and getattr(shape, "ndim") == 0
-                                                and not isinstance(shape, Tracer)):
+  """Turns a shape argument into a tuple of Python ints; a traced size raises JAX's TypeError."""
+  if isinstance(shape, (int, np.integer)) or (not isinstance(shape, Tracer) and np.ndim(shape) == 0
+                                                and hasattr(shape, "dtype")):
     shape = (shape,)
   try:
     items = tuple(shape)
   except TypeError:
     raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.") from None
+  tracers = [d for d in items if isinstance(d, Tracer)]
+  if tracers:
+    origin = getattr(tracers[0], "_origin_message", lambda: "")()
+    raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {items}.\n"
+                    "If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                    f"subfunctions.\n{origin}")
   out = []
   for d in items:
-    if isinstance(d, Tracer):
-      raise errors.ConcretizationTypeError(
-          d, "The error arose in a shape argument: shapes must be static. "
-          "If a size comes from an argument, mark that argument static with static_argnums. " + context)
-    try:
-      out.append(int(np.asarray(d).item()) if not isinstance(d, int) else d)
-    except Exception:
-      raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
-                      f"got {shape!r}.") from None
-    if not isinstance(d, (int, np.integer)) and not (hasattr(d, "dtype") and np.issubdtype(d.dtype, np.integer)):
-      raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.")
-  if any(d < 0 for d in out):
-    raise TypeError(f"Shapes must be 1D sequences of integer scalars with non-negative values, got {tuple(out)}")
+    if isinstance(d, (bool, np.bool_)) or not (
+        isinstance(d, (int, np.integer)) or (hasattr(d, "dtype") and np.ndim(d) == 0
+                                             and np.issubdtype(d.dtype, np.integer))):
+      raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {items}.")
+    out.append(int(d))
   return tuple(out)

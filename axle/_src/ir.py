@@ -37,11 +37,19 @@ class DropVar(Var):
 
 class Literal:
   """A scalar constant inlined in an equation (prints as ``1.0:f32[]``)."""
-  __slots__ = ("val", "aval")
+  __slots__ = ("val", "aval", "_array")
 
   def __init__(self, val, aval: ShapedArray):
     self.val = val
     self.aval = aval
+    self._array = None
+
+  def as_array(self):
+    """The literal as an axle Array with exactly its aval (dtype and weak type)."""
+    if self._array is None:
+      from axle._src.array import Array
+      self._array = Array(np.asarray(self.val, self.aval.dtype), aval=self.aval)
+    return self._array
 
   def __repr__(self):
     return _literal_text(self)
@@ -154,8 +162,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
 
   def read(atom):
     if type(atom) is Literal:
-      # A weak literal goes back in as a Python scalar so it keeps its weak type.
-      return atom.val.item() if atom.aval.weak_type else atom.val
+      return atom.as_array()  # keeps the literal's dtype and weak type
     return env[atom]
 
   for var, value in zip(jaxpr.constvars, consts):
@@ -340,11 +347,11 @@ def pp_param_value(value, names: _NameContext) -> pp.Doc:
   return pp.text(repr(value) if not callable(value) or isinstance(value, tuple) else getattr(value, "__name__", repr(value)))
 
 
-def pp_params(params: dict, names: _NameContext) -> pp.Doc:
+def pp_params(params: dict, names: _NameContext, sort: bool = True) -> pp.Doc:
   if not params:
     return pp.text("")
-  items = [pp.concat([pp.text(f"{key}="), pp_param_value(value, names)])
-           for key, value in sorted(params.items())]
+  ordered = sorted(params.items()) if sort else params.items()
+  items = [pp.concat([pp.text(f"{key}="), pp_param_value(value, names)]) for key, value in ordered]
   return pp.group(pp.concat([pp.text("["), pp.nest(2, pp.concat([pp.brk(""), pp.join(pp.brk(), items)])),
                              pp.brk(""), pp.text("]")]))
 
@@ -363,7 +370,7 @@ def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
 def pp_operands(atoms, names: _NameContext) -> pp.Doc:
   """`` a b c``: operands separated by breaks that wrap (indented 2) past the line width."""
   if not atoms:
-    return pp.text("")
+    return pp.text(" ")  # JAX prints the separator even with no operands
   docs = [pp.text(_pp_atom(v, names)) for v in atoms]
   return pp.concat([pp.text(" "), pp.nest(2, pp.group(pp.join(pp.group(pp.brk()), docs)))])
 

@@ -15,7 +15,7 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import ShapedArray, Tracer
 
-_python_scalar_types = (bool, int, float, complex)
+_python_scalar_types = {bool, int, float, complex}
 
 # (primitive, *input avals, *params items) -> output aval(s)
 _abstract_eval_cache: dict = {}
@@ -28,17 +28,17 @@ def _to_value(x):
   """The NumPy value and abstract value of an eager operand."""
   if type(x) is Array:
     return x._value if x._value is not None else x._host_value(), x.aval
-  if isinstance(x, _python_scalar_types):
+  if type(x) in _python_scalar_types:
     dtype = dtypes.python_scalar_dtype(x)
     try:
       value = np.array(x, dtype)
     except OverflowError:
       raise OverflowError(f"Python int {x} too large to convert to {dtype.name}") from None
-    return value, ShapedArray((), dtype, True)
+    return value, ShapedArray((), dtype, type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
+    # Copy: kernels may return views of their inputs, and the caller may mutate its array.
     target = dtypes.canonicalize_dtype(x.dtype)
-    if x.dtype != target:
-      x = x.astype(target)
+    x = x.astype(target) if isinstance(x, np.ndarray) else np.asarray(x, target)
     return x, ShapedArray(x.shape, target, False)
   if isinstance(x, Array):  # a subclass
     return x._host_value(), x.aval

@@ -19,7 +19,7 @@ from axle._src import errors
 from axle._src.core import ShapedArray, Tracer
 from axle._src.ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
 
-_python_scalar_types = (bool, int, float, complex)
+_python_scalar_types = {bool, int, float, complex}
 
 
 class DebugInfo:
@@ -144,11 +144,11 @@ class StagingTrace(core.Trace):
         from axle._src.interpreters.eval import _leaked_tracer_message
         raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
       return self._const_var(x, x.aval)
-    if isinstance(x, _python_scalar_types):
+    if type(x) in _python_scalar_types:
       dtype = dtypes.python_scalar_dtype(x)
-      return Literal(np.array(x, dtype)[()], ShapedArray((), dtype, True))
+      return Literal(np.array(x, dtype)[()], ShapedArray((), dtype, type(x) is not bool))
     aval = core.get_aval(x)
-    if not aval.shape and aval.dtype.kind in "biufc" or aval.dtype == dtypes.bfloat16 and not aval.shape:
+    if not aval.shape:
       value = np.asarray(x)
       if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)

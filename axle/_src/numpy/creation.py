@@ -104,6 +104,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Converts ``a`` to an Array without copying when it already is one (``jnp.asarray``)."""
   if dtype is None and isinstance(a, (Array, Tracer)) and not a.aval.weak_type:
     return a
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "asarray")
+    dtype = dtypes.canonicalize_dtype(dtype)
   return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 

@@ -1,0 +1,15 @@
+"""``axle.dtypes``: JAX's ``jax.dtypes`` namespace. Re-exports only."""
+from axle._src.dtypes import (
+    TypePromotionError as TypePromotionError,
+    bfloat16 as bfloat16,
+    canonicalize_dtype as canonicalize_dtype,
+    extended as extended,
+    finfo as finfo,
+    float0 as float0,
+    iinfo as iinfo,
+    issubdtype as issubdtype,
+    itemsize_bits as itemsize_bits,
+    prng_key as prng_key,
+    result_type as result_type,
+    scalar_type_of as scalar_type_of,
+)
