@@ -47,7 +47,7 @@ def _to_value(x):
     raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
   if hasattr(x, "__jax_array__"):
     return _to_value(x.__jax_array__())
-  raise TypeError(f"Value {x!r} with type {type(x).__name__} is not a valid JAX type")
+  raise TypeError(f"Value {x!r} with type {type(x)} is not a valid JAX type")
 
 
 def _leaked_tracer_message(tracer) -> str:
@@ -94,8 +94,13 @@ class EvalTrace(core.Trace):
   def process_primitive(self, primitive, args, params):
     values = []
     avals = []
-    for x in args:
-      value, aval = _to_value(x)
+    for position, x in enumerate(args):
+      try:
+        value, aval = _to_value(x)
+      except TypeError:
+        raise TypeError(f"Error interpreting argument to {primitive.name} as a JAX value. The "
+                        f"problematic value is of type {type(x)} and was passed to "
+                        f"{primitive.name} at position {position}.") from None
       values.append(value)
       avals.append(aval)
     out_aval = abstract_eval(primitive, avals, params)

@@ -165,7 +165,16 @@ class StagingTrace(core.Trace):
     return var
 
   def process_primitive(self, primitive, args, params):
-    atoms = [self.to_atom(x) for x in args]
+    try:
+      atoms = [self.to_atom(x) for x in args]
+    except TypeError:
+      bad_operands = [(i, x) for i, x in enumerate(args) if not _is_operand(x)]
+      if not bad_operands:
+        raise
+      position, bad = bad_operands[0]
+      raise TypeError(f"Error interpreting argument to {primitive.name} as a JAX value. The "
+                      f"problematic value is of type {type(bad)} and was passed to "
+                      f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
     out_aval = primitive.abstract_eval(*avals, **params)
     if primitive.multiple_results:
@@ -222,6 +231,10 @@ class StagingTrace(core.Trace):
         if any(v in seen for v in eqn.outvars):
           message += f"\n  operation {pp_eqn(eqn, names_ctx).format()}\n"
     return message
+
+
+def _is_operand(x) -> bool:
+  return isinstance(x, Tracer) or core.valid_jaxtype(x)
 
 
 def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],

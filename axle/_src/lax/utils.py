@@ -39,12 +39,27 @@ def dtype_in(dtype: np.dtype, accepted: Sequence[type]) -> bool:
   return any(dtypes.issubdtype(dtype, t) for t in accepted)
 
 
+# lax name -> the jnp function that promotes (named in the "same dtypes" error's tip).
+JNP_EQUIVALENTS = {
+    "abs": "fabs", "add": "add", "bitwise_and": "bitwise_and", "bitwise_not": "bitwise_not",
+    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "ceil": "ceil", "div": "divide",
+    "eq": "equal", "floor": "floor", "max": "maximum", "min": "minimum", "mul": "multiply",
+    "ne": "not_equal", "neg": "negative", "nextafter": "nextafter", "pow": "float_power",
+    "round": "round", "select": "where", "shift_left": "left_shift",
+    "shift_right_logical": "right_shift", "shift_right_arithmetic": "right_shift",
+    "sign": "sign", "sub": "subtract", "greater": "greater", "greater_equal": "greater_equal",
+    "less": "less", "less_equal": "less_equal",
+}
+
+
 def check_accepted_dtype(name: str, aval: ShapedArray, accepted: Sequence[type], position=None) -> None:
+  """JAX's message: "add does not accept dtype bool at position 0. Accepted dtypes at position 0
+  are subtypes of integer, floating, complexfloating." (no position for one-operand ops)."""
   if not dtype_in(aval.dtype, accepted):
     names = ", ".join(_class_names.get(t, getattr(t, "__name__", str(t))) for t in accepted)
-    where = "" if position is None else f" in argument {position}"
+    where = "" if position is None else f" at position {position}"
     raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{where}. "
-                    f"Accepted dtypes are subtypes of {names}.")
+                    f"Accepted dtypes{where} are subtypes of {names}.")
 
 
 def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
@@ -54,9 +69,11 @@ def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
   first = avals[0].dtype
   if any(a.dtype != first for a in avals[1:]):
     got = ", ".join(a.dtype.name for a in avals)
-    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
-                    f"(Tip: jnp.{name} is a similar function that does automatic type promotion "
-                    f"on inputs).")
+    message = f"lax.{name} requires arguments to have the same dtypes, got {got}."
+    if name in JNP_EQUIVALENTS:
+      message += (f" (Tip: jnp.{JNP_EQUIVALENTS[name]} is a similar function that does automatic "
+                  "type promotion on inputs).")
+    raise TypeError(message)
 
 
 def broadcasting_shape(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -92,7 +109,7 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Sequence[type]] | Sequenc
   def rule(*avals: ShapedArray, **params) -> ShapedArray:
     for i, aval in enumerate(avals):
       kinds = accepted[i] if per_operand else accepted
-      check_accepted_dtype(name, aval, kinds)
+      check_accepted_dtype(name, aval, kinds, position=i if len(avals) > 1 else None)
     if require_same_dtypes:
       check_same_dtypes(name, *avals)
     shape = broadcasting_shape(name, *(a.shape for a in avals))

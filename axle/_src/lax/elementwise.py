@@ -1,0 +1,838 @@
+"""Elementwise lax primitives that are not transcendental: arithmetic, comparisons, bitwise
+operations, selection and rounding (JAX's ``lax.add``, ``lax.select_n``, ...).
+
+Conversions (``convert_element_type``, ``bitcast_convert_type``, ``reduce_precision``,
+``copy``) live in ``elementwise_convert.py`` and are re-exported from here.
+
+Each primitive's eager kernel is a NumPy function reproducing what XLA computes on the CPU:
+integer division truncates toward zero with ``x / 0 == -1`` and ``x % 0 == x``, shifts by at
+least the bit width give 0 (or the sign fill), ``max``/``min`` propagate NaN and order
+``-0.0 < 0.0``, ``sign(-0.0) == -0.0``. One difference is accepted: XLA's CPU runtime flushes
+float32/float64/bfloat16 subnormals to zero, the NumPy kernels keep them (IEEE results).
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import errors
+from axle._src import ir
+from axle._src.core import ShapedArray
+from axle._src.lax import elementwise_convert
+from axle._src.lax import utils
+
+__all__ = [
+    "RoundingMethod",
+    "abs", "abs_p", "add", "add_p", "and_p", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "ceil", "ceil_p", "clamp", "clamp_p", "clz", "clz_p", "complex", "complex_p",
+    "conj", "conj_p", "div", "div_p", "eq", "eq_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p",
+    "imag", "imag_p", "integer_pow", "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p",
+    "lt", "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p",
+    "nextafter", "nextafter_p", "not_p", "or_p", "population_count", "population_count_p", "pow",
+    "pow_p", "real", "real_p", "reciprocal", "rem", "rem_p", "round", "round_p", "select",
+    "select_n", "select_n_p", "shift_left", "shift_left_p", "shift_right_arithmetic",
+    "shift_right_arithmetic_p", "shift_right_logical", "shift_right_logical_p", "sign", "sign_p",
+    "square", "square_p", "sub", "sub_p", "xor_p",
+    "convert_element_type", "convert_element_type_p", "bitcast_convert_type",
+    "bitcast_convert_type_p", "reduce_precision", "reduce_precision_p", "copy_p",
+]
+
+_builtin_abs = abs
+
+# ---------------------------------------------------------------------------
+# Shape and dtype rules
+
+# Accepted dtype classes, in the order JAX's error messages list them.
+_int = (np.integer,)
+_float = (np.floating,)
+_complex = (np.complexfloating,)
+_bool = (np.bool_,)
+_num = (np.integer, np.floating, np.complexfloating)
+_any = (np.integer, np.floating, np.complexfloating, np.bool_)
+_bool_or_int = (np.integer, np.bool_)
+_ordered = (np.integer, np.floating, np.bool_)
+_complex_elem = (np.float32, np.float64)
+
+# The jnp function a lax dtype-mismatch error points to (JAX's table of equivalents).
+_JNP_EQUIVALENTS = {
+    "abs": "fabs", "add": "add", "bitwise_and": "bitwise_and", "bitwise_not": "bitwise_not",
+    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "ceil": "ceil", "div": "divide",
+    "eq": "equal", "floor": "floor", "max": "maximum", "min": "minimum", "mul": "multiply",
+    "ne": "not_equal", "neg": "negative", "nextafter": "nextafter", "pow": "float_power",
+    "round": "round", "select": "where", "shift_left": "left_shift",
+    "shift_right_logical": "right_shift", "shift_right_arithmetic": "right_shift",
+    "sign": "sign", "sub": "subtract", "greater": "greater", "greater_equal": "greater_equal",
+    "less": "less", "less_equal": "less_equal",
+}
+
+
+def _type_names(accepted) -> str:
+  return ", ".join(t.__name__ for t in accepted)
+
+
+def _check_same_dtypes(name: str, *avals: ShapedArray) -> None:
+  """lax never promotes: operands must share one dtype (JAX's message and tip)."""
+  first = avals[0].dtype
+  for a in avals[1:]:
+    if a.dtype != first:
+      msg = (f"lax.{name} requires arguments to have the same dtypes, got "
+             f"{', '.join(a.dtype.name for a in avals)}.")
+      if name in _JNP_EQUIVALENTS:
+        msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does automatic "
+                "type promotion on inputs).")
+      raise TypeError(msg)
+
+
+def _check_unop_dtype(name: str, aval: ShapedArray, accepted) -> None:
+  if not utils.dtype_in(aval.dtype, accepted):
+    raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
+                    f"subtypes of {_type_names(accepted)}.")
+
+
+def _check_naryop_dtypes(name: str, avals, accepted_per_operand) -> None:
+  for i, (aval, accepted) in enumerate(zip(avals, accepted_per_operand)):
+    if not utils.dtype_in(aval.dtype, accepted):
+      raise TypeError(f"{name} does not accept dtype {aval.dtype.name} at position {i}. "
+                      f"Accepted dtypes at position {i} are subtypes of {_type_names(accepted)}.")
+
+
+def _unop_rule(name: str, accepted, result_dtype=None):
+  def rule(x: ShapedArray, **params) -> ShapedArray:
+    _check_unop_dtype(name, x, accepted)
+    dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
+    return ShapedArray(x.shape, dtype, x.weak_type)
+  return rule
+
+
+def _naryop_rule(name: str, accepted_per_operand, result_dtype=None, require_same=True,
+                 check_dtype_name: str | None = None):
+  def rule(*avals: ShapedArray, **params) -> ShapedArray:
+    _check_naryop_dtypes(name, avals, accepted_per_operand)
+    if require_same:
+      _check_same_dtypes(check_dtype_name or name, *avals)
+    shape = utils.broadcasting_shape(name, *(a.shape for a in avals))
+    dtype = avals[0].dtype if result_dtype is None else result_dtype(*(a.dtype for a in avals))
+    return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
+  return rule
+
+
+def _primitive(name: str, rule, impl) -> core.Primitive:
+  primitive = core.Primitive(name)
+  primitive.def_abstract_eval(rule)
+  primitive.def_impl(impl)
+  return primitive
+
+
+def _unop(name: str, accepted, impl, result_dtype=None) -> core.Primitive:
+  return _primitive(name, _unop_rule(name, accepted, result_dtype), impl)
+
+
+def _binop(name: str, accepted, impl, result_dtype=None, check_dtype_name=None) -> core.Primitive:
+  return _primitive(name, _naryop_rule(name, [accepted, accepted], result_dtype,
+                                       check_dtype_name=check_dtype_name), impl)
+
+
+def _bool_dtype(*_):
+  return np.dtype(np.bool_)
+
+
+# ---------------------------------------------------------------------------
+# Kernel helpers
+
+_ignore_fp = elementwise_convert._ignore_fp  # a cheap np.errstate(all="ignore")
+
+
+def _exact(ufunc):
+  """A kernel for a ufunc whose NumPy result already is XLA's: integers call it directly
+  (fixed-width wrap-around, no warnings on arrays), inexact dtypes silence FP warnings."""
+  quiet = elementwise_convert.quiet(ufunc)
+
+  def kernel(*args):
+    if args[0].dtype.kind in "iub":
+      return ufunc(*args)
+    return quiet(*args)
+  kernel.__name__ = f"_{ufunc.__name__}_kernel"
+  return kernel
+
+
+def _unsigned_view_dtype(dtype: np.dtype) -> np.dtype:
+  return np.dtype(f"u{dtype.itemsize}")
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+
+add_p = _binop("add", _num, _exact(np.add))
+sub_p = _binop("sub", _num, _exact(np.subtract))
+mul_p = _binop("mul", _num, _exact(np.multiply))
+
+
+def _div_impl(x, y):
+  kind = x.dtype.kind
+  if kind not in "iu":
+    with _ignore_fp():
+      return np.true_divide(x, y)
+  # XLA: truncation toward zero; x / 0 is -1 (all bits set); INT_MIN / -1 wraps to INT_MIN.
+  zero = y == 0
+  any_zero = zero.any()
+  if any_zero:
+    y = np.where(zero, np.ones((), y.dtype), y)
+  with _ignore_fp():
+    if kind == "u":
+      q = np.floor_divide(x, y)
+    else:
+      # floor division is off by one where the remainder is nonzero and the signs differ
+      q, r = np.divmod(x, y)
+      q = q + ((r != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+  if any_zero:
+    q = np.where(zero, np.array(-1).astype(x.dtype), q)
+  return q
+
+
+div_p = _binop("div", _num, _div_impl)
+
+
+def _rem_impl(x, y):
+  if x.dtype.kind not in "iu":
+    with _ignore_fp():
+      return np.fmod(x, y)
+  # XLA: the sign of the dividend (C's %); x % 0 is x; INT_MIN % -1 is 0.
+  zero = y == 0
+  if not zero.any():
+    with _ignore_fp():
+      return np.fmod(x, y)
+  with _ignore_fp():
+    r = np.fmod(x, np.where(zero, np.ones((), y.dtype), y))
+  return np.where(zero, x, r)
+
+
+rem_p = _primitive("rem", _naryop_rule("rem", [(np.integer, np.floating)] * 2), _rem_impl)
+
+
+def _pow_result_dtype(x, y):
+  if dtypes.issubdtype(x, np.inexact) and dtypes.issubdtype(y, np.integer):
+    return x
+  if x == y:
+    return x
+  raise TypeError("the first argument to pow must have an inexact dtype (float or complex), and "
+                  "the second argument must have an inexact or integer dtype, and two inexact "
+                  f"dtypes must match, but got {x.name} and {y.name} respectively.")
+
+
+def _pow_impl(x, y):
+  if y.dtype != x.dtype:
+    y = y.astype(x.dtype)  # as XLA: the integer exponent is converted to the base's dtype
+  with _ignore_fp():
+    return np.power(x, y)
+
+
+pow_p = _primitive("pow", _naryop_rule("pow", [(np.floating, np.complexfloating),
+                                               (np.integer, np.floating, np.complexfloating)],
+                                       _pow_result_dtype, require_same=False), _pow_impl)
+
+
+def _integer_pow_rule(x: ShapedArray, *, y: int) -> ShapedArray:
+  _check_unop_dtype("integer_pow", x, _num)
+  if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
+    raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({x.str_short(short_dtypes=False)}, {y})")
+  return x
+
+
+def _integer_pow_impl(x, *, y: int):
+  # Binary exponentiation with a multiply per step, as XLA evaluates integer_pow.
+  if y == 0:
+    return np.ones(np.shape(x), x.dtype)
+  with _ignore_fp():
+    acc = None
+    power = x
+    n = int(-y if y < 0 else y)
+    while n:
+      if n & 1:
+        acc = power if acc is None else np.multiply(acc, power)
+      n >>= 1
+      if n:
+        power = np.multiply(power, power)
+    if y < 0:
+      acc = np.true_divide(np.ones((), x.dtype), acc)
+  return acc
+
+
+integer_pow_p = _primitive("integer_pow", _integer_pow_rule, _integer_pow_impl)
+square_p = _unop("square", _num, _exact(np.square))
+
+
+neg_p = _unop("neg", _num, np.negative)
+
+
+def _sign_impl(x):
+  kind = x.dtype.kind
+  if kind in "iu":
+    return np.sign(x)
+  if kind == "c":
+    with _ignore_fp():
+      magnitude = _abs_impl(x)
+      unit = np.empty(np.shape(x), x.dtype)  # each part divided by the real magnitude, as XLA
+      unit.real = x.real / magnitude
+      unit.imag = x.imag / magnitude
+      return np.where(magnitude == 0, x, unit)
+  with _ignore_fp():
+    # copysign keeps the sign of -0.0 (XLA's sign(-0.0) is -0.0); NaN stays NaN.
+    return np.copysign(np.sign(x), x)
+
+
+sign_p = _unop("sign", _num, _sign_impl)
+
+
+def _abs_impl(x):
+  with _ignore_fp():
+    out = np.abs(x)
+    if x.dtype.kind == "c":  # XLA: a NaN part gives NaN even when the other part is infinite
+      out = np.where(np.isnan(x.real) | np.isnan(x.imag), np.array(np.nan, out.dtype), out)
+    return out
+
+
+abs_p = _unop("abs", (np.floating, np.complexfloating, np.signedinteger), _abs_impl,
+              utils.real_dtype_of)
+
+
+def _zero_signs_fixed(out, x, y, combine):
+  """max/min of two zeros: XLA orders -0.0 below 0.0, NumPy returns either operand."""
+  if out.dtype.kind in "iub" or out.dtype.kind == "c":
+    return out
+  zero = out == 0
+  if not zero.any():
+    return out
+  both = zero & (x == 0) & (y == 0)
+  return np.where(both, combine(x, y), out)
+
+
+def _max_impl(x, y):
+  if x.dtype.kind == "c":
+    return _complex_extremum(x, y, np.greater)
+  with _ignore_fp():
+    out = np.maximum(x, y)
+    if x.dtype.kind in "iub":
+      return out
+    return _zero_signs_fixed(out, x, y, lambda a, b: a + b)  # +0 unless both are -0
+
+
+def _min_impl(x, y):
+  if x.dtype.kind == "c":
+    return _complex_extremum(x, y, np.less)
+  with _ignore_fp():
+    out = np.minimum(x, y)
+    if x.dtype.kind in "iub":
+      return out
+    return _zero_signs_fixed(out, x, y, lambda a, b: -((-a) + (-b)))  # -0 unless both are +0
+
+
+def _complex_extremum(x, y, better):
+  """max/min of complex numbers as XLA computes them: ``x`` if it compares better
+  lexicographically on (real, imag), else ``y`` (so a NaN part does not propagate)."""
+  with _ignore_fp():
+    xr, yr = x.real, y.real
+    pick_x = better(xr, yr) | ((xr == yr) & better(x.imag, y.imag))
+    return np.where(pick_x, x, y)
+
+
+max_p = _binop("max", _any, _max_impl)
+min_p = _binop("min", _any, _min_impl)
+
+
+def _nextafter_impl(x, y):
+  if x.dtype == dtypes.bfloat16:
+    return _nextafter_bits(x, y)
+  with _ignore_fp():
+    out = np.nextafter(x, y)
+    if x.dtype == np.float16:  # NumPy's float16 loop returns x, not y, when x == y (0.0 vs -0.0)
+      out = np.where(x == y, y, out)
+    return out
+
+
+def _nextafter_bits(x, y):
+  """nextafter on the bit pattern (for dtypes NumPy has no nextafter loop for)."""
+  x, y = np.broadcast_arrays(x, y)
+  uint = _unsigned_view_dtype(x.dtype)
+  bits = np.ascontiguousarray(x).view(uint)
+  sign_mask = uint.type(1 << (8 * x.dtype.itemsize - 1))
+  with _ignore_fp():
+    xf, yf = x.astype(np.float32), y.astype(np.float32)
+    toward_larger_magnitude = (xf < yf) == (xf > 0)
+    step = np.where(toward_larger_magnitude, bits + uint.type(1), bits - uint.type(1))
+    from_zero = (y.view(uint) & sign_mask) | uint.type(1)
+    out = np.where(xf == 0, from_zero, step)
+    out = np.where(xf == yf, y.view(uint), out)
+    out = np.where(np.isnan(xf) | np.isnan(yf), (bits | uint.type(0x7fc0)) if x.dtype.itemsize == 2
+                   else bits, out)
+  return np.ascontiguousarray(out.astype(uint)).view(x.dtype)
+
+
+nextafter_p = _binop("nextafter", _float, _nextafter_impl)
+
+# ---------------------------------------------------------------------------
+# Rounding
+
+
+class RoundingMethod(enum.IntEnum):
+  """How ``lax.round`` breaks ties: away from zero (C's ``round``) or to the nearest even."""
+  AWAY_FROM_ZERO = 0
+  TO_NEAREST_EVEN = 1
+
+
+def _floor_impl(x):
+  if x.dtype == dtypes.bfloat16:
+    return np.floor(x.astype(np.float32)).astype(x.dtype)
+  return np.floor(x)
+
+
+def _ceil_impl(x):
+  if x.dtype == dtypes.bfloat16:
+    return np.ceil(x.astype(np.float32)).astype(x.dtype)
+  return np.ceil(x)
+
+
+floor_p = _unop("floor", _float, _floor_impl)
+ceil_p = _unop("ceil", _float, _ceil_impl)
+
+
+def _round_impl(x, *, rounding_method):
+  dtype = x.dtype
+  if dtype.itemsize < 4:  # exact in float32; the rounded value fits back
+    x = x.astype(np.float32)
+  if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+    out = np.rint(x)
+  else:
+    with _ignore_fp():
+      truncated = np.trunc(x)
+      out = np.where(np.abs(x - truncated) >= 0.5, truncated + np.sign(x), truncated)
+      out = np.copysign(out, x)
+  return out.astype(dtype) if out.dtype != dtype else out
+
+
+round_p = _unop("round", _float, _round_impl)
+ir.pp_param_rules[round_p] = lambda params: {"rounding_method": str(int(params["rounding_method"]))}
+
+
+def _is_finite_impl(x):
+  if x.dtype == dtypes.bfloat16:
+    x = x.astype(np.float32)
+  return np.isfinite(x)
+
+
+is_finite_p = _unop("is_finite", _float, _is_finite_impl, _bool_dtype)
+
+# ---------------------------------------------------------------------------
+# Complex numbers
+
+
+def _complex_dtype(dtype):
+  return np.dtype(np.complex128) if np.dtype(dtype) in (np.float64, np.complex128) else np.dtype(np.complex64)
+
+
+def _real_impl(x):
+  return np.array(x.real, copy=True)
+
+
+def _imag_impl(x):
+  return np.array(x.imag, copy=True)
+
+
+real_p = _unop("real", _complex, _real_impl, utils.real_dtype_of)
+imag_p = _unop("imag", _complex, _imag_impl, utils.real_dtype_of)
+
+
+def _complex_impl(x, y):
+  shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+  out = np.empty(shape, _complex_dtype(x.dtype))
+  out.real = x
+  out.imag = y
+  return out
+
+
+complex_p = _primitive("complex", _naryop_rule("complex", [_complex_elem, _complex_elem],
+                                               lambda x, y: _complex_dtype(x)), _complex_impl)
+
+
+def _conj_rule(x: ShapedArray, *, input_dtype) -> ShapedArray:
+  _check_unop_dtype("conj", x, (np.float32, np.complexfloating, np.float64))
+  return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type)
+
+
+def _conj_impl(x, *, input_dtype):
+  if x.dtype.kind == "c":
+    return np.conj(x)
+  return x.astype(_complex_dtype(x.dtype))
+
+
+conj_p = _primitive("conj", _conj_rule, _conj_impl)
+
+# ---------------------------------------------------------------------------
+# Comparisons
+
+eq_p = _binop("eq", _any, _exact(np.equal), _bool_dtype)
+ne_p = _binop("ne", _any, _exact(np.not_equal), _bool_dtype)
+lt_p = _binop("lt", _ordered, _exact(np.less), _bool_dtype)
+le_p = _binop("le", _ordered, _exact(np.less_equal), _bool_dtype)
+gt_p = _binop("gt", _ordered, _exact(np.greater), _bool_dtype)
+ge_p = _binop("ge", _ordered, _exact(np.greater_equal), _bool_dtype)
+
+# ---------------------------------------------------------------------------
+# Bitwise operations
+
+and_p = _binop("and", _bool_or_int, np.bitwise_and)
+or_p = _binop("or", _bool_or_int, np.bitwise_or)
+xor_p = _binop("xor", _bool_or_int, np.bitwise_xor)
+not_p = _unop("not", _bool_or_int, np.invert)
+
+
+def _shift_amounts(x, y):
+  """Shift amounts as unsigned (a negative amount is huge) and where they reach the width."""
+  bits = 8 * x.dtype.itemsize
+  uint = _unsigned_view_dtype(x.dtype)
+  amount = y.astype(uint) if y.dtype != uint else y
+  too_far = amount >= bits
+  clipped = np.minimum(amount, uint.type(bits - 1))
+  return clipped, too_far
+
+
+def _shift_left_impl(x, y):
+  clipped, too_far = _shift_amounts(x, y)
+  out = np.left_shift(x, clipped.astype(x.dtype))
+  return np.where(too_far, np.zeros((), x.dtype), out)
+
+
+def _shift_right_logical_impl(x, y):
+  clipped, too_far = _shift_amounts(x, y)
+  uint = _unsigned_view_dtype(x.dtype)
+  out = np.right_shift(x.astype(uint), clipped).astype(x.dtype)
+  return np.where(too_far, np.zeros((), x.dtype), out)
+
+
+def _shift_right_arithmetic_impl(x, y):
+  clipped, _ = _shift_amounts(x, y)  # shifting by width-1 already fills with the sign
+  signed = np.dtype(f"i{x.dtype.itemsize}")
+  return np.right_shift(x.astype(signed), clipped.astype(signed)).astype(x.dtype)
+
+
+shift_left_p = _binop("shift_left", _int, _shift_left_impl)
+shift_right_logical_p = _binop("shift_right_logical", _int, _shift_right_logical_impl)
+shift_right_arithmetic_p = _binop("shift_right_arithmetic", _int, _shift_right_arithmetic_impl)
+
+
+def _population_count_impl(x):
+  # bitwise_count of a signed integer counts the bits of its magnitude: count the raw bits.
+  return np.bitwise_count(x.astype(_unsigned_view_dtype(x.dtype))).astype(x.dtype)
+
+
+def _clz_impl(x):
+  bits = 8 * x.dtype.itemsize
+  uint = _unsigned_view_dtype(x.dtype)
+  v = x.astype(uint)
+  shift = 1
+  while shift < bits:  # smear the highest set bit into every lower position
+    v = v | (v >> uint.type(shift))
+    shift *= 2
+  return (bits - np.bitwise_count(v).astype(np.int64)).astype(x.dtype)
+
+
+population_count_p = _unop("population_count", _int, _population_count_impl)
+clz_p = _unop("clz", _int, _clz_impl)
+
+# ---------------------------------------------------------------------------
+# Selection
+
+
+def _select_n_rule(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
+  if not cases:
+    raise TypeError("select must have at least one case")
+  if any(c.shape != cases[0].shape for c in cases[1:]):
+    raise TypeError("select cases must have the same shapes, got "
+                    f"[{', '.join(str(c.shape) for c in cases)}].")
+  if which.shape and which.shape != cases[0].shape:
+    raise TypeError("select `which` must be scalar or have the same shape as cases, got `which` "
+                    f"shape {which.shape} but case shape {cases[0].shape}.")
+  _check_same_dtypes("select", *cases)
+  if not (dtypes.issubdtype(which.dtype, np.bool_) or dtypes.issubdtype(which.dtype, np.integer)):
+    raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype.name}.")
+  if which.dtype == np.bool_ and len(cases) > 2:
+    raise TypeError("select with boolean `which` cannot have > 2 cases.")
+  return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_impl(which, *cases):
+  if len(cases) == 1:
+    return cases[0]
+  if which.dtype == np.bool_ or len(cases) == 2:
+    # XLA's lowering compares `which < 1`: out-of-range indices pick the nearest case.
+    pick_second = which if which.dtype == np.bool_ else which >= 1
+    return np.where(pick_second, cases[1], cases[0])
+  which = np.broadcast_to(which, np.shape(cases[0]))
+  return np.choose(which.astype(np.intp), cases, mode="clip")
+
+
+select_n_p = _primitive("select_n", _select_n_rule, _select_n_impl)
+
+
+def _clamp_rule(min: ShapedArray, x: ShapedArray, max: ShapedArray) -> ShapedArray:
+  _check_naryop_dtypes("clamp", (min, x, max), [_any] * 3)
+  _check_same_dtypes("clamp", min, x, max)
+  if min.shape and min.shape != x.shape:
+    raise TypeError("clamp requires min.shape == operand.shape or min.shape == (), got "
+                    f"min.shape={min.shape}, operand.shape={x.shape}.")
+  if max.shape and max.shape != x.shape:
+    raise TypeError("clamp requires max.shape == operand.shape or max.shape == (), got "
+                    f"max.shape={max.shape}, operand.shape={x.shape}.")
+  return ShapedArray(x.shape, x.dtype, all(a.weak_type for a in (min, x, max)))
+
+
+def _clamp_impl(lo, x, hi):
+  # XLA: min(max(x, lo), hi), each step NaN-propagating.
+  out = _min_impl(_max_impl(x, lo), hi)
+  if np.shape(out) != np.shape(x):
+    out = np.broadcast_to(out, np.shape(x)).copy()
+  return out
+
+
+clamp_p = _primitive("clamp", _clamp_rule, _clamp_impl)
+
+# ---------------------------------------------------------------------------
+# The lax functions
+
+
+def add(x, y):
+  """Elementwise addition ``x + y`` (``lax.add``). Operands must have the same dtype; integer
+  overflow wraps around."""
+  return add_p.bind(x, y)
+
+
+def sub(x, y):
+  """Elementwise subtraction ``x - y`` (``lax.sub``); operands must have the same dtype."""
+  return sub_p.bind(x, y)
+
+
+def mul(x, y):
+  """Elementwise multiplication ``x * y`` (``lax.mul``); operands must have the same dtype."""
+  return mul_p.bind(x, y)
+
+
+def div(x, y):
+  """Elementwise division ``x / y`` (``lax.div``).
+
+  Integer division rounds toward zero (C semantics, unlike Python's ``//``); an integer divided
+  by zero gives -1 (all bits set).
+  """
+  return div_p.bind(x, y)
+
+
+def rem(x, y):
+  """Elementwise remainder of ``x / y`` with the sign of the dividend (``lax.rem``, C's ``fmod``
+  and ``%``, unlike Python's ``%``). An integer remainder by zero gives ``x``."""
+  return rem_p.bind(x, y)
+
+
+def pow(x, y):
+  """Elementwise power ``x ** y`` (``lax.pow``). ``x`` must be floating or complex; ``y`` may be
+  an integer array or have ``x``'s dtype."""
+  return pow_p.bind(x, y)
+
+
+def integer_pow(x, y: int):
+  """Elementwise ``x ** y`` for a static Python integer ``y`` (``lax.integer_pow``), computed by
+  repeated multiplication. Negative ``y`` is allowed for inexact dtypes only."""
+  if isinstance(y, core.Tracer):
+    raise errors.ConcretizationTypeError(y, "The exponent y of lax.integer_pow must be static.")
+  return integer_pow_p.bind(x, y=y)
+
+
+def square(x):
+  """Elementwise square ``x * x`` (``lax.square``)."""
+  return square_p.bind(x)
+
+
+def reciprocal(x):
+  """Elementwise reciprocal ``1 / x`` (``lax.reciprocal``), i.e. ``integer_pow(x, -1)``."""
+  return integer_pow(x, -1)
+
+
+def neg(x):
+  """Elementwise negation ``-x`` (``lax.neg``); unsigned integers wrap around."""
+  return neg_p.bind(x)
+
+
+def sign(x):
+  """Elementwise sign (``lax.sign``): -1, 0 or 1 for integers; -1.0, -0.0, 0.0, 1.0 or NaN for
+  floats; ``x / abs(x)`` (or 0) for complex numbers."""
+  return sign_p.bind(x)
+
+
+def abs(x):
+  """Elementwise absolute value (``lax.abs``); the magnitude (a real array) for complex input."""
+  return abs_p.bind(x)
+
+
+def max(x, y):
+  """Elementwise maximum (``lax.max``); NaN propagates and ``max(-0.0, 0.0)`` is ``0.0``."""
+  return max_p.bind(x, y)
+
+
+def min(x, y):
+  """Elementwise minimum (``lax.min``); NaN propagates and ``min(-0.0, 0.0)`` is ``-0.0``."""
+  return min_p.bind(x, y)
+
+
+def floor(x):
+  """Elementwise floor (``lax.floor``) of a floating-point array."""
+  return floor_p.bind(x)
+
+
+def ceil(x):
+  """Elementwise ceiling (``lax.ceil``) of a floating-point array."""
+  return ceil_p.bind(x)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+  """Elementwise rounding to the nearest integer (``lax.round``).
+
+  ``rounding_method`` (a ``lax.RoundingMethod`` or its int value) breaks ties away from zero
+  (the default) or to the nearest even integer.
+  """
+  rounding_method = RoundingMethod(rounding_method)
+  return round_p.bind(x, rounding_method=rounding_method)
+
+
+def is_finite(x):
+  """Elementwise test for a finite value, neither infinite nor NaN (``lax.is_finite``)."""
+  return is_finite_p.bind(x)
+
+
+def nextafter(x1, x2):
+  """The next representable value after ``x1`` in the direction of ``x2`` (``lax.nextafter``)."""
+  return nextafter_p.bind(x1, x2)
+
+
+def real(x):
+  """Elementwise real part of a complex array (``lax.real``)."""
+  return real_p.bind(x)
+
+
+def imag(x):
+  """Elementwise imaginary part of a complex array (``lax.imag``)."""
+  return imag_p.bind(x)
+
+
+def conj(x):
+  """Elementwise complex conjugate (``lax.conj``); a real input gives a complex result."""
+  return conj_p.bind(x, input_dtype=dtypes.dtype(x, canonicalize=True))
+
+
+def complex(x, y):
+  """Elementwise ``x + 1j * y`` from float32 or float64 parts (``lax.complex``)."""
+  return complex_p.bind(x, y)
+
+
+def clamp(min, x, max):
+  """Elementwise clamp of ``x`` to ``[min, max]`` (``lax.clamp``): ``min(max(x, min), max)``.
+  ``min`` and ``max`` are scalars or have ``x``'s shape."""
+  return clamp_p.bind(min, x, max)
+
+
+def eq(x, y):
+  """Elementwise ``x == y`` (``lax.eq``), a boolean array."""
+  return eq_p.bind(x, y)
+
+
+def ne(x, y):
+  """Elementwise ``x != y`` (``lax.ne``), a boolean array."""
+  return ne_p.bind(x, y)
+
+
+def lt(x, y):
+  """Elementwise ``x < y`` (``lax.lt``), a boolean array."""
+  return lt_p.bind(x, y)
+
+
+def le(x, y):
+  """Elementwise ``x <= y`` (``lax.le``), a boolean array."""
+  return le_p.bind(x, y)
+
+
+def gt(x, y):
+  """Elementwise ``x > y`` (``lax.gt``), a boolean array."""
+  return gt_p.bind(x, y)
+
+
+def ge(x, y):
+  """Elementwise ``x >= y`` (``lax.ge``), a boolean array."""
+  return ge_p.bind(x, y)
+
+
+def bitwise_and(x, y):
+  """Elementwise bitwise AND (logical AND for booleans) (``lax.bitwise_and``)."""
+  return and_p.bind(x, y)
+
+
+def bitwise_or(x, y):
+  """Elementwise bitwise OR (logical OR for booleans) (``lax.bitwise_or``)."""
+  return or_p.bind(x, y)
+
+
+def bitwise_xor(x, y):
+  """Elementwise bitwise exclusive OR (``lax.bitwise_xor``)."""
+  return xor_p.bind(x, y)
+
+
+def bitwise_not(x):
+  """Elementwise bitwise NOT (logical NOT for booleans) (``lax.bitwise_not``)."""
+  return not_p.bind(x)
+
+
+def shift_left(x, y):
+  """Elementwise ``x << y`` (``lax.shift_left``); shifting by the bit width or more gives 0."""
+  return shift_left_p.bind(x, y)
+
+
+def shift_right_logical(x, y):
+  """Elementwise logical right shift, filling with zeros (``lax.shift_right_logical``); shifting
+  by the bit width or more gives 0."""
+  return shift_right_logical_p.bind(x, y)
+
+
+def shift_right_arithmetic(x, y):
+  """Elementwise arithmetic right shift, filling with the sign bit
+  (``lax.shift_right_arithmetic``); shifting by the bit width or more gives 0 or -1."""
+  return shift_right_arithmetic_p.bind(x, y)
+
+
+def population_count(x):
+  """Elementwise number of set bits (``lax.population_count``)."""
+  return population_count_p.bind(x)
+
+
+def clz(x):
+  """Elementwise number of leading zero bits (``lax.clz``)."""
+  return clz_p.bind(x)
+
+
+def select_n(which, *cases):
+  """Elementwise choice among ``cases`` by ``which`` (``lax.select_n``).
+
+  ``which`` is boolean (at most two cases: False picks ``cases[0]``) or an integer index into
+  ``cases``; it is a scalar or has the cases' shape. All cases have one shape and dtype.
+  """
+  if not cases:
+    raise ValueError("select_n() must have at least one case")
+  return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+  """Elementwise ``on_true if pred else on_false`` for a boolean ``pred`` (``lax.select``)."""
+  # select_n's case 0 is the False branch.
+  return select_n_p.bind(pred, on_false, on_true)
+
+
+from axle._src.lax.elementwise_convert import (  # noqa: E402,F401  (re-exported)
+    _convert_element_type, bitcast_convert_type, bitcast_convert_type_p, convert_element_type,
+    convert_element_type_p, copy_p, reduce_precision, reduce_precision_p)
