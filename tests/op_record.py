@@ -41,7 +41,8 @@ def edge_values(dtype) -> np.ndarray:
     return np.array(vals, dtype)
   if np.issubdtype(dtype, np.complexfloating):
     real = edge_values(np.finfo(dtype).dtype)
-    return (real[:, None] + 1j * real[None, :]).ravel().astype(dtype)
+    with np.errstate(invalid="ignore"):
+      return (real[:, None] + 1j * real[None, :]).ravel().astype(dtype)
   import ml_dtypes
   info = ml_dtypes.finfo(dtype)
   vals = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, np.inf, -np.inf, np.nan, float(info.max),

@@ -376,12 +376,20 @@ def pp_operands(atoms, names: _NameContext) -> pp.Doc:
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
+  # Equation outputs nobody reads print as ``_``.
+  used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
+  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+  for eqn in jaxpr.eqns:
+    for v in eqn.outvars:
+      if v not in used:
+        names.alias(v, "_")
   constvars = " ".join(_pp_binder(v, names) for v in jaxpr.constvars)
   invars = " ".join(_pp_binder(v, names) for v in jaxpr.invars)
   eqns = [pp_eqn(eqn, names) for eqn in jaxpr.eqns]
   outs = [_pp_atom(v, names) for v in jaxpr.outvars]
   outs_text = "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
-  body = pp.concat([pp.concat([pp.brk(), eqn]) for eqn in eqns]) if eqns else pp.brk()
+  # On one line equations are separated by "; ", otherwise each gets its own line.
+  body = pp.concat([pp.brk(), pp.join(pp.brk("; "), eqns)]) if eqns else pp.brk()
   return pp.group(pp.concat([
       pp.text(f"{{ lambda {constvars}; {invars}. let"),
       pp.nest(4, body),

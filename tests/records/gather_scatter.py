@@ -1,0 +1,189 @@
+"""Op records for gather and the scatter family.
+
+The references are deliberately naive: a Python loop over index vectors and window elements
+that follows XLA's definition of Gather/Scatter (clamped or filled/dropped windows), so they
+check the vectorised NumPy kernels independently.
+"""
+import itertools
+
+import ml_dtypes
+import numpy as np
+
+from axle import lax
+from tests.op_record import OpRecord, edge_values, random_array
+
+GD = lax.GatherDimensionNumbers
+SD = lax.ScatterDimensionNumbers
+CLIP, FILL, PROMISE = (lax.GatherScatterMode.CLIP, lax.GatherScatterMode.FILL_OR_DROP,
+                       lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+ALL_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int8, np.uint8, np.bool_,
+              np.complex64]
+ORDERED_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int8, np.uint8]
+
+
+def _name(dtype):
+  return np.dtype(dtype).name
+
+
+def _values(rng, shape, dtype):
+  """Random values with edge values sprinkled in."""
+  values = random_array(rng, shape, dtype)
+  edges = edge_values(dtype)
+  flat = values.reshape(-1)
+  if flat.size:
+    picks = rng.integers(0, flat.size, size=min(len(edges), flat.size))
+    flat[picks] = rng.choice(edges, size=len(picks))
+  return values
+
+
+def _starts(index_vector, batch_index, operand_shape, index_map, operand_batching_dims,
+            indices_batching_dims):
+  start = [0] * len(operand_shape)
+  for k, d in enumerate(index_map):
+    start[d] = int(index_vector[k])
+  for d_operand, d_indices in zip(operand_batching_dims, indices_batching_dims):
+    start[d_operand] = batch_index[d_indices]
+  return start
+
+
+def gather_reference(operand, indices, dn, slice_sizes, mode, fill_value=None):
+  batch_shape = indices.shape[:-1]
+  dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+  window_sizes = [s for d, s in enumerate(slice_sizes) if d not in dropped]
+  out_rank = len(batch_shape) + len(window_sizes)
+  batch_dims = [d for d in range(out_rank) if d not in dn.offset_dims]
+  out_shape = [0] * out_rank
+  for d, s in zip(dn.offset_dims, window_sizes):
+    out_shape[d] = s
+  for d, s in zip(batch_dims, batch_shape):
+    out_shape[d] = s
+  out = np.zeros(out_shape, operand.dtype)
+  if fill_value is None:
+    kind = operand.dtype.kind
+    fill_value = {"f": np.nan, "c": np.nan, "V": np.nan, "b": True}.get(
+        kind, np.iinfo(operand.dtype).min if kind == "i" else
+        (np.iinfo(operand.dtype).max if kind == "u" else np.nan))
+    if operand.dtype == ml_dtypes.bfloat16:
+      fill_value = np.nan
+  for b in np.ndindex(*batch_shape):
+    start = _starts(indices[b], b, operand.shape, dn.start_index_map, dn.operand_batching_dims,
+                    dn.start_indices_batching_dims)
+    in_bounds = all(0 <= start[d] <= operand.shape[d] - slice_sizes[d] for d in dn.start_index_map)
+    start = [min(max(s, 0), n - k) for s, n, k in zip(start, operand.shape, slice_sizes)]
+    window = operand[tuple(slice(s, s + k) for s, k in zip(start, slice_sizes))]
+    window = window.reshape(window_sizes)
+    if mode == FILL and not in_bounds:
+      window = np.full(window_sizes, fill_value).astype(operand.dtype)
+    target = [slice(None)] * out_rank
+    for d, i in zip(batch_dims, b):
+      target[d] = i
+    out[tuple(target)] = window
+  return out
+
+
+_combine = {"scatter": lambda old, new: new, "scatter-add": lambda a, b: a + b,
+            "scatter-sub": lambda a, b: a - b, "scatter-mul": lambda a, b: a * b,
+            "scatter-min": np.minimum, "scatter-max": np.maximum}
+
+
+def scatter_reference(name, operand, indices, updates, dn, mode):
+  out = operand.copy()
+  rank = operand.ndim
+  dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+  window_operand_dims = [d for d in range(rank) if d not in dropped]
+  window = [1] * rank
+  for i, d in enumerate(dn.update_window_dims):
+    window[window_operand_dims[i]] = updates.shape[d]
+  scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+  combine = _combine[name]
+  with np.errstate(all="ignore"):
+    for b in np.ndindex(*indices.shape[:-1]):
+      start = _starts(indices[b], b, operand.shape, dn.scatter_dims_to_operand_dims,
+                      dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+      if mode == CLIP:
+        start = [min(max(s, 0), n - k) for s, n, k in zip(start, operand.shape, window)]
+      elif not all(0 <= s <= n - k for s, n, k in zip(start, operand.shape, window)):
+        continue
+      for w in itertools.product(*(range(k) for k in window)):
+        update_index = [0] * updates.ndim
+        for d, i in zip(scatter_dims, b):
+          update_index[d] = i
+        for i, d in enumerate(dn.update_window_dims):
+          update_index[d] = w[window_operand_dims[i]]
+        target = tuple(s + o for s, o in zip(start, w))
+        out[target] = combine(out[target], updates[tuple(update_index)])
+  return out
+
+
+# (name, operand shape, indices, dimension numbers, slice sizes)
+GATHER_CASES = [
+    ("rows", (5, 4), np.array([[0], [4], [7], [-2], [2]]), GD((1,), (0,), (0,)), (1, 4)),
+    ("windows", (4, 5), np.array([[0, 0], [3, 4], [2, 1], [-1, 3]]), GD((1, 2), (), (0, 1)), (2, 3)),
+    ("points", (3, 4), np.array([[[0, 1], [2, 3]], [[5, 0], [1, -1]]]), GD((), (0, 1), (0, 1)), (1, 1)),
+    ("columns_first", (3, 6), np.array([[1], [5], [0]]), GD((0,), (1,), (1,)), (3, 1)),
+    ("batched", (2, 3, 4), np.array([[[1], [0]], [[3], [2]]]), GD((2,), (1,), (1,), (0,), (0,)),
+     (1, 1, 4)),
+    ("empty_batch", (3, 4), np.zeros((0, 1), np.int32), GD((1,), (0,), (0,)), (1, 4)),
+]
+
+# (name, operand shape, indices, dimension numbers, updates shape)
+SCATTER_CASES = [
+    ("rows_dup", (5, 4), np.array([[0], [4], [7], [0], [-2], [0]]), SD((1,), (0,), (0,)), (6, 4)),
+    ("windows", (4, 5), np.array([[0, 0], [3, 4], [2, 1], [1, 1]]), SD((1, 2), (), (0, 1)), (4, 2, 3)),
+    ("points_dup", (3, 4), np.array([[0, 1], [0, 1], [2, 3], [5, 0], [0, 1]]), SD((), (0, 1), (0, 1)),
+     (5,)),
+    ("batched", (2, 3, 4), np.array([[[1], [0]], [[1], [2]]]), SD((2,), (1,), (1,), (0,), (0,)),
+     (2, 2, 4)),
+]
+
+_SCATTERS = {"scatter": lax.scatter, "scatter-add": lax.scatter_add, "scatter-sub": lax.scatter_sub,
+             "scatter-mul": lax.scatter_mul, "scatter-min": lax.scatter_min,
+             "scatter-max": lax.scatter_max}
+
+
+def _gather_record(case, dtype, mode):
+  name, shape, indices, dn, sizes = case
+
+  def make_args(rng):
+    return [_values(rng, shape, dtype), indices.astype(np.int32)]
+
+  return OpRecord(
+      name=f"gather_{name}_{_name(dtype)}_{mode.name.lower()}", primitive="gather",
+      fun=lambda x, i: lax.gather(x, i, dn, sizes, mode=mode),
+      reference=lambda x, i: gather_reference(x, i, dn, sizes, mode), make_args=make_args,
+      trials=2, rtol=0, atol=0)
+
+
+def _scatter_record(prim, case, dtype, mode):
+  name, shape, indices, dn, updates_shape = case
+
+  def make_args(rng):
+    return [_values(rng, shape, dtype), indices.astype(np.int32),
+            random_array(rng, updates_shape, dtype, low=-3, high=3)]
+
+  inexact = np.dtype(dtype).kind in "fcV"
+  return OpRecord(
+      name=f"{prim}_{name}_{_name(dtype)}_{mode.name.lower()}", primitive=prim,
+      fun=lambda x, i, u: _SCATTERS[prim](x, i, u, dn, mode=mode),
+      reference=lambda x, i, u: scatter_reference(prim, x, i, u, dn, mode), make_args=make_args,
+      trials=2, rtol=1e-2 if inexact and prim in ("scatter-add", "scatter-sub", "scatter-mul") else 0,
+      atol=0)
+
+
+RECORDS = []
+for _case in GATHER_CASES:
+  for _dtype in ALL_DTYPES:
+    for _mode in (CLIP, FILL, PROMISE):
+      RECORDS.append(_gather_record(_case, _dtype, _mode))
+for _prim in _SCATTERS:
+  if _prim == "scatter":
+    _dtypes = ALL_DTYPES
+  elif _prim in ("scatter-min", "scatter-max"):
+    _dtypes = ORDERED_DTYPES
+  else:
+    _dtypes = [d for d in ALL_DTYPES if d is not np.bool_]
+  for _case in SCATTER_CASES:
+    for _dtype in _dtypes:
+      for _mode in (CLIP, FILL):
+        RECORDS.append(_scatter_record(_prim, _case, _dtype, _mode))
