@@ -6,6 +6,8 @@ float32 and rounded back; ``mean`` divides in floating point.
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from axle._src import core
@@ -98,7 +100,7 @@ amin = min
 def _check_nonempty(name, a, axis, initial):
   shape = np.shape(a)
   axes = util.canonicalize_axes(axis, len(shape))
-  if initial is None and any(shape[i] == 0 for i in axes):
+  if initial is None and builtins.any(shape[i] == 0 for i in axes):
     raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
 
 

@@ -1,0 +1,626 @@
+"""Reduction primitives: reduce_{sum,prod,max,min,and,or,xor}, argmax/argmin, the cumulative
+reductions (cumsum/cumprod/cummax/cummin/cumlogsumexp) and lax.reduce.
+
+XLA semantics reproduced by the NumPy kernels:
+- integer sums and products wrap modulo 2**bits;
+- float16/bfloat16 sums and products accumulate in float32 and round once at the end
+  (XLA on CPU accumulates in the narrow type, so results can differ in the last bits);
+- reduce_max/reduce_min propagate NaN and order -0.0 below +0.0;
+- complex max/min compare lexicographically (real part, then imaginary part);
+- a reduction over an empty axis gives the monoid's identity (0, 1, -inf/INT_MIN, +inf/INT_MAX,
+  all-ones for ``and``, 0 for ``or``/``xor``);
+- argmax/argmin return the first index of the extremum and treat NaN as the extremum;
+- cumulative ops (params ``axis``, ``reverse``) keep the operand's shape; cummax/cummin propagate
+  NaN from where it first appears.
+
+``lax.reduce`` binds the specific primitive when the computation is a known monoid
+(``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min``, ``lax.bitwise_and/or/xor``) and the init value
+is that monoid's identity, as JAX does; any other computation becomes the generic ``reduce``
+primitive, which carries the traced computation as a jaxpr.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src.core import ShapedArray
+from axle._src.lax import utils
+
+__all__ = [
+    "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
+    "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp",
+    "reduce",
+]
+
+_narrow_floats = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
+# ---------------------------------------------------------------------------
+# Shared helpers
+
+
+def _check_axes(aval: ShapedArray, axes) -> None:
+  if any(a < 0 or a >= aval.ndim for a in axes):
+    raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                     f"{aval.str_short(short_dtypes=False)}.")
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+
+
+def _reduced_shape(shape, axes) -> tuple[int, ...]:
+  return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _reduce_rule(name: str, accepted, message: Callable[[np.dtype], str] | None = None) -> Callable:
+  def rule(operand: ShapedArray, *, axes, **_) -> ShapedArray:
+    if not utils.dtype_in(operand.dtype, accepted):
+      if message is not None:
+        raise TypeError(message(operand.dtype))
+      utils.check_accepted_dtype(name, operand, accepted)
+    _check_axes(operand, axes)
+    return ShapedArray(_reduced_shape(operand.shape, axes), operand.dtype, operand.weak_type)
+  return rule
+
+
+def _number_message(name):
+  return lambda dtype: (f"{name} does not accept dtype {dtype.name}. "
+                        "Accepted dtypes are subtypes of number.")
+
+
+def _logical_message(dtype) -> str:
+  return f"logical reduction requires operand dtype bool or int, got {dtype.name}."
+
+
+def _lowest(dtype: np.dtype):
+  """The identity of max: -inf for inexact dtypes, the minimum for integers, False for bool."""
+  if dtype == np.bool_:
+    return False
+  if dtype.kind in "iu":
+    return np.iinfo(dtype).min
+  return -np.inf
+
+
+def _highest(dtype: np.dtype):
+  if dtype == np.bool_:
+    return True
+  if dtype.kind in "iu":
+    return np.iinfo(dtype).max
+  return np.inf
+
+
+def _all_ones(dtype: np.dtype):
+  if dtype == np.bool_:
+    return True
+  return np.array(-1).astype(dtype) if dtype.kind == "i" else np.iinfo(dtype).max
+
+
+def _empty_result(x: np.ndarray, axes, identity) -> np.ndarray | None:
+  """The identity-filled result when some reduced axis is empty, else None."""
+  if any(x.shape[a] == 0 for a in axes):
+    with np.errstate(over="ignore", invalid="ignore"):
+      return np.full(_reduced_shape(x.shape, axes), identity, dtype=x.dtype)
+  return None
+
+
+# ---------------------------------------------------------------------------
+# reduce_sum / reduce_prod
+
+
+def _make_arith_impl(ufunc: np.ufunc, identity):
+  def impl(operand, *, axes, **_):
+    x = np.asarray(operand)
+    if not axes:
+      return x.copy()
+    empty = _empty_result(x, axes, identity)
+    if empty is not None:
+      return empty
+    dtype = x.dtype
+    with np.errstate(all="ignore"):
+      if dtype in _narrow_floats:
+        return ufunc.reduce(x.astype(np.float32), axis=axes).astype(dtype)
+      # dtype=dtype keeps integer accumulation in the operand's width, so overflow wraps.
+      return np.asarray(ufunc.reduce(x, axis=axes, dtype=dtype))
+  return impl
+
+
+reduce_sum_p = core.Primitive("reduce_sum")
+reduce_sum_p.def_abstract_eval(_reduce_rule("reduce_sum", utils._num, _number_message("reduce_sum")))
+reduce_sum_p.def_impl(_make_arith_impl(np.add, 0))
+
+reduce_prod_p = core.Primitive("reduce_prod")
+reduce_prod_p.def_abstract_eval(_reduce_rule("reduce_prod", utils._num, _number_message("reduce_prod")))
+reduce_prod_p.def_impl(_make_arith_impl(np.multiply, 1))
+
+
+def _canonical_axes(axes) -> tuple[int, ...]:
+  try:
+    return tuple(operator.index(a) for a in axes)
+  except TypeError:
+    raise TypeError(f"reduction axes must be a sequence of integers, got {axes!r}") from None
+
+
+def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
+  """Sum of ``operand``'s elements over ``axes`` (``lax.reduce_sum``).
+
+  Integer sums wrap on overflow; a sum over an empty axis is 0. Axes must be non-negative
+  and distinct.
+  """
+  return reduce_sum_p.bind(operand, axes=_canonical_axes(axes), out_sharding=out_sharding)
+
+
+def reduce_prod(operand, axes: Sequence[int]):
+  """Product of ``operand``'s elements over ``axes`` (``lax.reduce_prod``); 1 over an empty axis."""
+  return reduce_prod_p.bind(operand, axes=_canonical_axes(axes))
+
+
+# ---------------------------------------------------------------------------
+# reduce_max / reduce_min
+
+
+def _fix_signed_zeros(result, x, axes, want_positive: bool):
+  """XLA's max orders -0.0 below +0.0 (and min the reverse); NumPy returns whichever zero came
+  first. Where the result is a zero, pick the sign XLA would."""
+  zero = result == 0
+  if not np.any(zero):
+    return result
+  if want_positive:
+    has = np.any((x == 0) & ~np.signbit(x), axis=axes)
+    return np.where(zero & has, np.zeros((), x.dtype), result)
+  has = np.any((x == 0) & np.signbit(x), axis=axes)
+  return np.where(zero & has, -np.zeros((), x.dtype), result)
+
+
+def _make_extremum_impl(ufunc: np.ufunc, identity_of: Callable, is_max: bool):
+  def impl(operand, *, axes):
+    x = np.asarray(operand)
+    if not axes:
+      return x.copy()
+    dtype = x.dtype
+    if dtype.kind == "c" and any(x.shape[a] == 0 for a in axes):
+      return np.full(_reduced_shape(x.shape, axes), complex(identity_of(dtype), 0), dtype)
+    empty = _empty_result(x, axes, identity_of(dtype))
+    if empty is not None:
+      return empty
+    work = x.astype(np.float32) if dtype == dtypes.bfloat16 else x
+    result = np.asarray(ufunc.reduce(work, axis=axes))
+    if dtype.kind == "f" or dtype == dtypes.bfloat16:
+      result = _fix_signed_zeros(result, work, axes, want_positive=is_max)
+    return result.astype(dtype, copy=False)
+  return impl
+
+
+reduce_max_p = core.Primitive("reduce_max")
+reduce_max_p.def_abstract_eval(_reduce_rule("reduce_max", utils._any))
+reduce_max_p.def_impl(_make_extremum_impl(np.maximum, _lowest, True))
+
+reduce_min_p = core.Primitive("reduce_min")
+reduce_min_p.def_abstract_eval(_reduce_rule("reduce_min", utils._any))
+reduce_min_p.def_impl(_make_extremum_impl(np.minimum, _highest, False))
+
+
+def reduce_max(operand, axes: Sequence[int]):
+  """Maximum of ``operand``'s elements over ``axes`` (``lax.reduce_max``).
+
+  NaN propagates; complex numbers compare lexicographically; the maximum over an empty axis is
+  the dtype's lowest value (-inf for floats).
+  """
+  return reduce_max_p.bind(operand, axes=_canonical_axes(axes))
+
+
+def reduce_min(operand, axes: Sequence[int]):
+  """Minimum of ``operand``'s elements over ``axes`` (``lax.reduce_min``); NaN propagates."""
+  return reduce_min_p.bind(operand, axes=_canonical_axes(axes))
+
+
+# ---------------------------------------------------------------------------
+# reduce_and / reduce_or / reduce_xor
+
+
+def _make_logical_impl(bool_ufunc: np.ufunc, int_ufunc: np.ufunc, identity_of: Callable):
+  def impl(operand, *, axes):
+    x = np.asarray(operand)
+    if not axes:
+      return x.copy()
+    empty = _empty_result(x, axes, identity_of(x.dtype))
+    if empty is not None:
+      return empty
+    ufunc = bool_ufunc if x.dtype == np.bool_ else int_ufunc
+    return np.asarray(ufunc.reduce(x, axis=axes)).astype(x.dtype, copy=False)
+  return impl
+
+
+reduce_and_p = core.Primitive("reduce_and")
+reduce_and_p.def_abstract_eval(_reduce_rule("reduce_and", utils._bool_or_int, _logical_message))
+reduce_and_p.def_impl(_make_logical_impl(np.logical_and, np.bitwise_and, _all_ones))
+
+reduce_or_p = core.Primitive("reduce_or")
+reduce_or_p.def_abstract_eval(_reduce_rule("reduce_or", utils._bool_or_int, _logical_message))
+reduce_or_p.def_impl(_make_logical_impl(np.logical_or, np.bitwise_or, lambda d: 0))
+
+reduce_xor_p = core.Primitive("reduce_xor")
+reduce_xor_p.def_abstract_eval(_reduce_rule("reduce_xor", utils._bool_or_int, _logical_message))
+reduce_xor_p.def_impl(_make_logical_impl(np.logical_xor, np.bitwise_xor, lambda d: 0))
+
+
+def reduce_and(operand, axes: Sequence[int]):
+  """Logical (bool) or bitwise (integer) AND over ``axes`` (``lax.reduce_and``)."""
+  return reduce_and_p.bind(operand, axes=_canonical_axes(axes))
+
+
+def reduce_or(operand, axes: Sequence[int]):
+  """Logical (bool) or bitwise (integer) OR over ``axes`` (``lax.reduce_or``)."""
+  return reduce_or_p.bind(operand, axes=_canonical_axes(axes))
+
+
+def reduce_xor(operand, axes: Sequence[int]):
+  """Logical (bool) or bitwise (integer) XOR over ``axes`` (``lax.reduce_xor``)."""
+  return reduce_xor_p.bind(operand, axes=_canonical_axes(axes))
+
+
+# ---------------------------------------------------------------------------
+# argmax / argmin
+
+
+def _arg_rule(operand: ShapedArray, *, axes, index_dtype) -> ShapedArray:
+  if len(axes) != 1:
+    raise ValueError(f"argmin and argmax take exactly one axis, got axes={axes}")
+  axis, = axes
+  if not 0 <= axis < operand.ndim:
+    raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+  if operand.shape[axis] == 0:
+    raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                     f"operand.shape={operand.shape} axis={axis}")
+  if not dtypes.issubdtype(index_dtype, np.integer):
+    raise TypeError(f"index_dtype must be an integer type, but got {np.dtype(index_dtype).name}")
+  return ShapedArray(_reduced_shape(operand.shape, axes), index_dtype)
+
+
+def _make_arg_impl(np_fun: Callable):
+  def impl(operand, *, axes, index_dtype):
+    x = np.asarray(operand)
+    if x.dtype.kind == "c":
+      # XLA's argmax/argmin comparator is only defined on real numbers.
+      raise TypeError(f"gt does not accept dtype {x.dtype.name} at position 0. Accepted dtypes at "
+                      "position 0 are subtypes of integer, floating, bool.")
+    if x.dtype in _narrow_floats:
+      x = x.astype(np.float32)
+    # NumPy's argmax/argmin already return the first extremum and treat NaN as the extremum.
+    return np.asarray(np_fun(x, axis=axes[0])).astype(index_dtype)
+  return impl
+
+
+argmax_p = core.Primitive("argmax")
+argmax_p.def_abstract_eval(_arg_rule)
+argmax_p.def_impl(_make_arg_impl(np.argmax))
+
+argmin_p = core.Primitive("argmin")
+argmin_p.def_abstract_eval(_arg_rule)
+argmin_p.def_impl(_make_arg_impl(np.argmin))
+
+
+def _index_dtype(index_dtype, name: str) -> np.dtype:
+  return dtypes.check_and_canonicalize_user_dtype(index_dtype, name)
+
+
+def argmax(operand, axis: int, index_dtype):
+  """Index of the maximum of ``operand`` along ``axis`` (``lax.argmax``).
+
+  Returns the first index of the maximum; NaN counts as the maximum. ``axis`` must be
+  non-negative and the reduced dimension non-empty; ``index_dtype`` is an integer dtype.
+  """
+  return argmax_p.bind(operand, axes=(operator.index(axis),),
+                       index_dtype=_index_dtype(index_dtype, "argmax"))
+
+
+def argmin(operand, axis: int, index_dtype):
+  """Index of the minimum of ``operand`` along ``axis`` (``lax.argmin``); NaN counts as the minimum."""
+  return argmin_p.bind(operand, axes=(operator.index(axis),),
+                       index_dtype=_index_dtype(index_dtype, "argmin"))
+
+
+# ---------------------------------------------------------------------------
+# Cumulative reductions
+
+
+def _cumulative_rule(name: str, accepted):
+  def rule(operand: ShapedArray, *, axis, reverse) -> ShapedArray:
+    if axis < 0:
+      raise ValueError("XLA operations do not allow negative axes")
+    if axis >= operand.ndim:
+      raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
+    if not utils.dtype_in(operand.dtype, accepted):
+      kinds = "number" if accepted is utils._num else "inexact"
+      raise TypeError(f"{name} does not accept dtype {operand.dtype.name}. "
+                      f"Accepted dtypes are subtypes of {kinds}.")
+    return operand
+  return rule
+
+
+def _zero_sign_fix(result, x, axis, want_positive: bool):
+  """NumPy's maximum keeps the first of two equal zeros; XLA's max prefers +0.0 (min: -0.0)."""
+  zero = result == 0
+  if not np.any(zero):
+    return result
+  mark = (x == 0) & (np.signbit(x) != want_positive)
+  seen = np.logical_or.accumulate(mark, axis=axis)
+  signed_zero = np.zeros((), x.dtype) if want_positive else -np.zeros((), x.dtype)
+  return np.where(zero & seen, signed_zero, result)
+
+
+def _logaddexp_accumulate(x: np.ndarray, axis: int) -> np.ndarray:
+  if x.dtype.kind == "c":
+    # log(sum(exp(x))) relative to the running maximum of the real part keeps exp() in range.
+    shift = np.maximum.accumulate(np.where(np.isnan(x.real), -np.inf, x.real), axis=axis)
+    top = np.max(shift, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0)
+    return np.log(np.cumsum(np.exp(x - top), axis=axis)) + top
+  return np.logaddexp.accumulate(x, axis=axis)
+
+
+def _make_cumulative_impl(kind: str):
+  def impl(operand, *, axis, reverse):
+    x = np.asarray(operand)
+    if x.size == 0:
+      return x.copy()
+    dtype = x.dtype
+    if reverse:
+      x = np.flip(x, axis)
+    work = x.astype(np.float32) if dtype in _narrow_floats else x
+    with np.errstate(all="ignore"):
+      if kind == "sum":
+        out = np.cumsum(work, axis=axis, dtype=work.dtype)
+      elif kind == "prod":
+        out = np.cumprod(work, axis=axis, dtype=work.dtype)
+      elif kind == "max":
+        out = np.maximum.accumulate(work, axis=axis)
+        if work.dtype.kind == "f":
+          out = _zero_sign_fix(out, work, axis, want_positive=True)
+      elif kind == "min":
+        out = np.minimum.accumulate(work, axis=axis)
+        if work.dtype.kind == "f":
+          out = _zero_sign_fix(out, work, axis, want_positive=False)
+      else:
+        out = _logaddexp_accumulate(work, axis)
+      out = np.asarray(out).astype(dtype)
+    if reverse:
+      out = np.flip(out, axis)
+    return np.ascontiguousarray(out)
+  return impl
+
+
+def _cumulative_primitive(name: str, kind: str, accepted) -> core.Primitive:
+  primitive = core.Primitive(name)
+  primitive.def_abstract_eval(_cumulative_rule(name, accepted))
+  primitive.def_impl(_make_cumulative_impl(kind))
+  return primitive
+
+
+cumsum_p = _cumulative_primitive("cumsum", "sum", utils._num)
+cumprod_p = _cumulative_primitive("cumprod", "prod", utils._num)
+cummax_p = _cumulative_primitive("cummax", "max", utils._num)
+cummin_p = _cumulative_primitive("cummin", "min", utils._num)
+cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", "logsumexp", utils._float_or_complex)
+
+
+def _cumulative(primitive, operand, axis, reverse):
+  return primitive.bind(operand, axis=operator.index(axis), reverse=bool(reverse))
+
+
+def cumsum(operand, axis: int = 0, reverse: bool = False):
+  """Cumulative sum along ``axis`` (``lax.cumsum``); ``reverse`` sums from the end.
+
+  ``axis`` must be non-negative (XLA does not take negative axes). Integer sums wrap.
+  """
+  return _cumulative(cumsum_p, operand, axis, reverse)
+
+
+def cumprod(operand, axis: int = 0, reverse: bool = False):
+  """Cumulative product along ``axis`` (``lax.cumprod``)."""
+  return _cumulative(cumprod_p, operand, axis, reverse)
+
+
+def cummax(operand, axis: int = 0, reverse: bool = False):
+  """Cumulative maximum along ``axis`` (``lax.cummax``); NaN propagates forward."""
+  return _cumulative(cummax_p, operand, axis, reverse)
+
+
+def cummin(operand, axis: int = 0, reverse: bool = False):
+  """Cumulative minimum along ``axis`` (``lax.cummin``); NaN propagates forward."""
+  return _cumulative(cummin_p, operand, axis, reverse)
+
+
+def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
+  """Cumulative ``log(sum(exp(x)))`` along ``axis`` (``lax.cumlogsumexp``), computed stably."""
+  return _cumulative(cumlogsumexp_p, operand, axis, reverse)
+
+
+# ---------------------------------------------------------------------------
+# lax.reduce: monoid dispatch and the generic reduce primitive
+
+
+def _elementwise():
+  from axle._src.lax import elementwise
+  return elementwise
+
+
+def _concrete_scalar(x):
+  """The NumPy value of a concrete init value, or None for a tracer."""
+  if isinstance(x, core.Tracer):
+    return None
+  try:
+    return np.asarray(x)
+  except Exception:
+    return None
+
+
+def monoid_reducer(computation: Callable, init_value, operand_aval: ShapedArray,
+                   window: bool = False):
+  """The specific reduction primitive name for ``computation`` with ``init_value``, or None.
+
+  JAX binds reduce_sum etc. only when the init value is concretely the monoid's identity;
+  reduce_window only knows add, max and min.
+  """
+  elementwise = _elementwise()
+  value = _concrete_scalar(init_value)
+  if value is None or value.shape != ():
+    return None
+  dtype = operand_aval.dtype
+  try:
+    with np.errstate(all="ignore"):
+      value = value.astype(dtype)
+  except (TypeError, ValueError, OverflowError):
+    return None
+
+  def equals(identity) -> bool:
+    with np.errstate(all="ignore"):
+      return bool(value == np.asarray(identity).astype(dtype))
+
+  if computation is elementwise.add:
+    return "sum" if equals(0) else None
+  if computation is elementwise.max:
+    return "max" if equals(_lowest(dtype)) else None
+  if computation is elementwise.min:
+    return "min" if equals(_highest(dtype)) else None
+  if window:
+    return None
+  if computation is elementwise.mul:
+    return "prod" if equals(1) else None
+  if dtype.kind in "biu":
+    if computation is elementwise.bitwise_or:
+      return "or" if equals(0) else None
+    if computation is elementwise.bitwise_and:
+      return "and" if equals(_all_ones(dtype)) else None
+    if computation is elementwise.bitwise_xor:
+      return "xor" if equals(0) else None
+  return None
+
+
+_MONOID_PRIMITIVES = {"sum": reduce_sum, "prod": reduce_prod, "max": reduce_max, "min": reduce_min,
+                      "and": reduce_and, "or": reduce_or, "xor": reduce_xor}
+
+
+def _generic_reduce_rule(*avals: ShapedArray, computation, jaxpr, dimensions) -> list[ShapedArray]:
+  n = len(avals) // 2
+  operands, inits = avals[:n], avals[n:]
+  shapes = {a.shape for a in operands}
+  if len(shapes) != 1:
+    raise ValueError(f"reduce operands must all have the same shape, got "
+                     f"{[a.shape for a in operands]}")
+  for op, init in zip(operands, inits):
+    if init.shape != ():
+      raise ValueError(f"reduce init values must be scalars, got shape {init.shape}")
+    if op.dtype != init.dtype:
+      raise TypeError(f"reduce operand dtype {op.dtype.name} does not match its init value dtype "
+                      f"{init.dtype.name}")
+  _check_axes(operands[0], dimensions)
+  out_shape = _reduced_shape(operands[0].shape, dimensions)
+  return [ShapedArray(out_shape, a.dtype) for a in operands]
+
+
+def run_scalar_jaxpr(closed_jaxpr, consts, args) -> list[np.ndarray]:
+  """Evaluates a scalar computation's jaxpr eagerly on whole arrays (elementwise ops broadcast)."""
+  with core.set_current_trace(core.eval_trace):
+    outs = ir.eval_jaxpr(closed_jaxpr, consts, *args)
+  return [np.asarray(o) for o in outs]
+
+
+def _generic_reduce_impl(*values, computation, jaxpr, dimensions):
+  n = len(values) // 2
+  operands = [np.asarray(v) for v in values[:n]]
+  inits = [np.asarray(v) for v in values[n:]]
+  shape = operands[0].shape
+  kept = [d for d in range(len(shape)) if d not in dimensions]
+  out_shape = tuple(shape[d] for d in kept)
+  count = int(np.prod([shape[d] for d in dimensions], dtype=np.int64))
+  # Reduced dimensions moved last and flattened; XLA folds acc = f(acc, element) in order.
+  moved = [np.transpose(x, kept + list(dimensions)).reshape(out_shape + (count,)) for x in operands]
+  accs = [np.broadcast_to(init, out_shape).astype(init.dtype) for init in inits]
+  for i in range(count):
+    accs = run_scalar_jaxpr(jaxpr.jaxpr, jaxpr.consts, accs + [m[..., i] for m in moved])
+  return [np.asarray(a, dtype=op.dtype).reshape(out_shape) for a, op in zip(accs, operands)]
+
+
+reduce_p = core.Primitive("reduce")
+reduce_p.multiple_results = True
+reduce_p.def_abstract_eval(_generic_reduce_rule)
+reduce_p.def_impl(_generic_reduce_impl)
+
+
+def pp_callable(fun) -> str:
+  """A function as JAX's jaxpr printer shows it: ``<function name at 0xXXXXXXXXXXXX>``."""
+  return f"<function {getattr(fun, '__qualname__', getattr(fun, '__name__', '?'))} at 0xXXXXXXXXXXXX>"
+
+
+ir.pp_param_rules[reduce_p] = lambda params: {**params, "computation": pp_callable(params["computation"])}
+
+
+def trace_scalar_computation(computation: Callable, tree_of_operands, dtypes_: Sequence[np.dtype]):
+  """Traces ``computation(acc, x)`` on scalars of ``dtypes_`` (both arguments shaped like the
+  operand pytree). Returns (ClosedJaxpr, output treedef)."""
+  from axle._src import tree_util
+  from axle._src.interpreters import staging
+  n = len(dtypes_)
+  avals = [ShapedArray((), d) for d in dtypes_] * 2
+
+  def flat_fun(*flat):
+    first = tree_util.tree_unflatten(tree_of_operands, flat[:n])
+    second = tree_util.tree_unflatten(tree_of_operands, flat[n:])
+    return computation(first, second)
+
+  closed, out_tree = staging.trace_to_jaxpr(flat_fun, avals)
+  if out_tree != tree_of_operands:
+    raise TypeError(f"reduction computation must return the same structure as its operands; "
+                    f"got {out_tree}, expected {tree_of_operands}")
+  for aval, dtype in zip(closed.out_avals, dtypes_):
+    if aval.shape != () or aval.dtype != dtype:
+      raise TypeError(f"reduction computation must return scalars of the operand dtypes "
+                      f"{[np.dtype(d).name for d in dtypes_]}, got "
+                      f"{[a.str_short() for a in closed.out_avals]}")
+  return closed, out_tree
+
+
+def _convert_init(init, dtype):
+  """An init value converted to the operand's dtype (Python scalars only; arrays must match)."""
+  if isinstance(init, (bool, int, float, complex)):
+    with np.errstate(all="ignore"):
+      return np.array(init).astype(dtype)[()]
+  return init
+
+
+def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: Sequence[int],
+           out_sharding=None) -> Any:
+  """Reduces ``operands`` over ``dimensions`` with ``computation`` (``lax.reduce``).
+
+  ``operands`` and ``init_values`` are matching pytrees of arrays and scalars;
+  ``computation(acc, x)`` combines two such pytrees of scalars. A known monoid (``lax.add`` with
+  0, ``lax.mul`` with 1, ``lax.max`` with -inf, ...) binds the specific reduction primitive;
+  anything else binds the generic ``reduce`` primitive with the traced computation.
+  """
+  from axle._src import tree_util
+  flat_operands, operand_tree = tree_util.tree_flatten(operands)
+  flat_inits, init_tree = tree_util.tree_flatten(init_values)
+  if operand_tree != init_tree:
+    raise ValueError(f"Operands must have the same tree structure as init_values: "
+                     f"{operand_tree} vs. {init_tree}")
+  if not flat_operands:
+    raise ValueError("reduce requires at least one operand")
+  dimensions = _canonical_axes(dimensions)
+  if len(flat_operands) == 1:
+    aval = core.get_aval(flat_operands[0])
+    name = monoid_reducer(computation, flat_inits[0], aval)
+    if name is not None:
+      primitive_fun = _MONOID_PRIMITIVES[name]
+      if name == "sum":
+        return primitive_fun(flat_operands[0], dimensions, out_sharding=out_sharding)
+      return primitive_fun(flat_operands[0], dimensions)
+  operand_dtypes = [core.get_aval(x).dtype for x in flat_operands]
+  flat_inits = [_convert_init(i, d) for i, d in zip(flat_inits, operand_dtypes)]
+  closed, _ = trace_scalar_computation(computation, operand_tree, operand_dtypes)
+  outs = reduce_p.bind(*flat_operands, *flat_inits, computation=computation, jaxpr=closed,
+                       dimensions=dimensions)
+  return tree_util.tree_unflatten(operand_tree, outs)

@@ -1,0 +1,182 @@
+"""Sorting primitives: sort (several operands, lexicographic on the first ``num_keys``) and top_k.
+
+XLA's orders, reproduced by the NumPy kernels:
+- ``sort`` compares floats with -0.0 equal to +0.0 and every NaN (either sign) after +inf;
+  complex numbers compare by real part, then imaginary part, each in that order; with
+  ``is_stable`` equal keys keep their input order (the kernel is always stable).
+- ``top_k`` uses the IEEE total order (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN) and
+  puts the lower index first among equal values.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.core import ShapedArray
+
+__all__ = ["sort", "sort_key_val", "top_k"]
+
+_int_of_width = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _total_order_key(x: np.ndarray, canonicalize: bool) -> np.ndarray:
+  """Signed integers ordered like the floats ``x`` in IEEE total order.
+
+  With ``canonicalize``, -0.0 becomes +0.0 and every NaN the positive quiet NaN first (sort's
+  comparator, which treats those as equal)."""
+  if x.dtype == dtypes.bfloat16:
+    x = x.astype(np.float32)
+  if canonicalize:
+    x = np.where(x == 0, np.zeros((), x.dtype), x)
+    x = np.where(np.isnan(x), np.array(np.nan, x.dtype), x)
+  bits = np.ascontiguousarray(x).view(_int_of_width[x.dtype.itemsize])
+  width = 8 * x.dtype.itemsize
+  # Negative floats have their magnitude bits reversed so larger magnitudes sort lower.
+  return bits ^ ((bits >> (width - 1)) & np.array(2 ** (width - 1) - 1, bits.dtype))
+
+
+def _sort_keys(x: np.ndarray, canonicalize: bool = True) -> list[np.ndarray]:
+  """Arrays whose lexicographic order is XLA's order of ``x`` (one for real, two for complex)."""
+  if x.dtype.kind == "c":
+    return [_total_order_key(x.real, canonicalize), _total_order_key(x.imag, canonicalize)]
+  if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+    return [_total_order_key(x, canonicalize)]
+  if x.dtype == np.bool_:
+    return [x.astype(np.uint8)]
+  return [x]
+
+
+# ---------------------------------------------------------------------------
+# sort
+
+
+def _sort_rule(*operands: ShapedArray, dimension, is_stable, num_keys) -> list[ShapedArray]:
+  if not operands:
+    raise TypeError("Sort requires at least one operand")
+  shapes = [a.shape for a in operands]
+  if len(set(shapes)) != 1:
+    raise TypeError("Arguments to sort must have equal shapes, got: "
+                    + " ".join(str(s) for s in shapes))
+  if not 0 <= dimension < len(shapes[0]):
+    raise ValueError(f"axis {dimension} is out of bounds for array of dimension {len(shapes[0])}")
+  if not 1 <= num_keys <= len(operands):
+    raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operands)}")
+  return list(operands)
+
+
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+  first = np.asarray(operands[0])
+  if num_keys == 1 and first.dtype.kind in "biuf":
+    # NumPy's stable sort already orders real numbers as XLA does: -0.0 == +0.0, NaNs last.
+    if len(operands) == 1:
+      return [np.sort(first, axis=dimension, kind="stable")]
+    perm = np.argsort(first, axis=dimension, kind="stable")
+    return [np.take_along_axis(np.asarray(x), perm, axis=dimension) for x in operands]
+  arrays = [np.moveaxis(np.asarray(x), dimension, -1) for x in operands]
+  keys = [k for x in arrays[:num_keys] for k in _sort_keys(x)]
+  if len(keys) == 1:
+    perm = np.argsort(keys[0], axis=-1, kind="stable")
+  else:
+    # np.lexsort sorts by its last key first, and is stable.
+    perm = np.lexsort(keys[::-1], axis=-1)
+  return [np.ascontiguousarray(np.moveaxis(np.take_along_axis(x, perm, axis=-1), -1, dimension))
+          for x in arrays]
+
+
+sort_p = core.Primitive("sort")
+sort_p.multiple_results = True
+sort_p.def_abstract_eval(_sort_rule)
+sort_p.def_impl(_sort_impl)
+
+
+def _canonical_dimension(dimension, ndim: int) -> int:
+  dimension = operator.index(dimension)
+  if not -ndim <= dimension < ndim:
+    raise ValueError(f"axis {dimension} is out of bounds for array of dimension {ndim}")
+  return dimension % ndim if ndim else dimension
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+  """Sorts ``operand`` along ``dimension`` (``lax.sort``).
+
+  ``operand`` is an array or a sequence of equally-shaped arrays; the first ``num_keys`` of them
+  are the keys, compared lexicographically, and the rest are permuted alongside. Returns an array
+  for an array and a tuple for a sequence. NaNs sort last; -0.0 and +0.0 compare equal.
+  """
+  if isinstance(operand, (list, tuple)):
+    if not operand:
+      raise TypeError("Sort requires at least one operand")
+    if not 1 <= num_keys <= len(operand):
+      raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operand)}")
+    ndim = core.get_aval(operand[0]).ndim
+    dimension = _canonical_dimension(dimension, ndim)
+    return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
+                             num_keys=operator.index(num_keys)))
+  if num_keys != 1:
+    raise ValueError(f"num_keys={num_keys} must be 1 when sorting a single operand")
+  dimension = _canonical_dimension(dimension, core.get_aval(operand).ndim)
+  return sort_p.bind(operand, dimension=dimension, is_stable=bool(is_stable), num_keys=1)[0]
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+  """Sorts ``keys`` along ``dimension`` and permutes ``values`` the same way (``lax.sort_key_val``).
+
+  Returns ``(sorted_keys, permuted_values)``.
+  """
+  dimension = _canonical_dimension(dimension, core.get_aval(keys).ndim)
+  k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=bool(is_stable), num_keys=1)
+  return k, v
+
+
+# ---------------------------------------------------------------------------
+# top_k
+
+
+def _top_k_rule(operand: ShapedArray, *, k, axis) -> list[ShapedArray]:
+  if operand.dtype.kind == "c":
+    raise ValueError("top_k is not compatible with complex inputs.")
+  if k < 0:
+    raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+  if not 0 <= axis < operand.ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {operand.ndim}")
+  if operand.shape[axis] < k:
+    raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} with "
+                     f"shape={list(operand.shape)} and axis={axis}")
+  shape = list(operand.shape)
+  shape[axis] = k
+  return [ShapedArray(shape, operand.dtype), ShapedArray(shape, np.int32)]
+
+
+def _top_k_impl(operand, *, k, axis):
+  x = np.moveaxis(np.asarray(operand), axis, -1)
+  key, = _sort_keys(x, canonicalize=False)
+  # ~key reverses the order of any integer type without overflow; a stable sort then puts the
+  # lower index first among equal values.
+  order = np.argsort(~key, axis=-1, kind="stable")[..., :k]
+  values = np.take_along_axis(x, order, axis=-1)
+  return [np.ascontiguousarray(np.moveaxis(values, -1, axis)),
+          np.ascontiguousarray(np.moveaxis(order.astype(np.int32), -1, axis))]
+
+
+top_k_p = core.Primitive("top_k")
+top_k_p.multiple_results = True
+top_k_p.def_abstract_eval(_top_k_rule)
+top_k_p.def_impl(_top_k_impl)
+
+
+def top_k(operand, k: int, *, axis: int = -1):
+  """The ``k`` largest entries of ``operand`` along ``axis`` and their int32 indices (``lax.top_k``).
+
+  Returns ``[values, indices]``, largest first; among equal values the lower index comes first.
+  NaN counts as larger than +inf (a negative NaN as smaller than -inf).
+  """
+  if isinstance(k, float) and k.is_integer():
+    k = int(k)
+  k = operator.index(k)
+  if k < 0:
+    raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+  axis = _canonical_dimension(axis, core.get_aval(operand).ndim)
+  return top_k_p.bind(operand, k=k, axis=axis)

@@ -1,0 +1,278 @@
+"""Windowed reductions: reduce_window_sum/_max/_min and the generic reduce_window.
+
+``reduce_window`` (XLA's ReduceWindow) reduces every window of the operand after it has been
+dilated by ``base_dilation`` (holes filled with the init value) and padded by ``padding`` (also with
+the init value; negative padding crops). Windows are ``window_dimensions`` taps spaced by
+``window_dilation`` and placed every ``window_strides`` elements. Taps that land on padding or holes
+are skipped (the same as combining with the init value when it is the identity). ``lax.reduce_window`` binds
+reduce_window_sum / _max / _min when the computation is ``lax.add`` / ``lax.max`` / ``lax.min``
+with the identity as init value, and the generic ``reduce_window`` primitive otherwise.
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.core import ShapedArray
+from axle._src.lax import utils
+from axle._src.lax import reductions
+
+__all__ = ["reduce_window"]
+
+_narrow_floats = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
+# ---------------------------------------------------------------------------
+# reduce_window: shapes
+
+
+def _dilated(size: int, dilation: int) -> int:
+  return 0 if size == 0 else (size - 1) * dilation + 1
+
+
+def window_output_shape(shape, window_dimensions, window_strides, padding, base_dilation,
+                        window_dilation) -> tuple[int, ...]:
+  out = []
+  for n, w, s, (lo, hi), b, wd in zip(shape, window_dimensions, window_strides, padding,
+                                      base_dilation, window_dilation):
+    padded = _dilated(n, b) + lo + hi
+    span = _dilated(w, wd)
+    out.append(0 if padded < span else (padded - span) // s + 1)
+  return tuple(out)
+
+
+def _check_window_params(operand: ShapedArray, window_dimensions, window_strides, padding,
+                         base_dilation, window_dilation) -> None:
+  ndim = operand.ndim
+  if len(window_dimensions) != ndim:
+    raise TypeError(f"reduce_window got the wrong number of window_dimensions for operand: got "
+                    f"operand shape {operand.shape} with window_dimensions {window_dimensions}.")
+  if len(window_strides) != len(window_dimensions):
+    raise TypeError(f"reduce_window got inconsistent window_strides and window_dimensions: got "
+                    f"window_strides {window_strides} and window_dimensions {window_dimensions}.")
+  if len(padding) != ndim:
+    raise ValueError(f"reduce_window got {len(padding)} padding pairs for an operand of rank "
+                     f"{ndim}: padding {padding}")
+  if len(base_dilation) != ndim or len(window_dilation) != ndim:
+    raise ValueError(f"reduce_window got base_dilation {base_dilation} and window_dilation "
+                     f"{window_dilation} for an operand of rank {ndim}")
+  if any(w <= 0 for w in window_dimensions):
+    raise TypeError(f"reduce_window window_dimensions must have every element be strictly "
+                    f"positive, got {window_dimensions}.")
+  if any(s <= 0 for s in window_strides):
+    raise TypeError(f"reduce_window window_strides must have every element be strictly "
+                    f"positive, got {window_strides}.")
+  for dilation in (base_dilation, window_dilation):
+    if any(d <= 0 for d in dilation):
+      raise TypeError(f"All dilations must be positive, got {dilation}.")
+
+
+def _specific_window_rule(name: str, number_only: bool):
+  def rule(operand: ShapedArray, *, window_dimensions, window_strides, padding, base_dilation,
+           window_dilation) -> ShapedArray:
+    if number_only and not utils.dtype_in(operand.dtype, utils._num):
+      raise TypeError(f"operand to {name} must have a number dtype, got {operand.dtype.name}")
+    _check_window_params(operand, window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation)
+    shape = window_output_shape(operand.shape, window_dimensions, window_strides, padding,
+                                base_dilation, window_dilation)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+  return rule
+
+
+# ---------------------------------------------------------------------------
+# reduce_window: kernels
+
+
+def _dilate_and_pad(x: np.ndarray, init, base_dilation, padding) -> np.ndarray:
+  """The operand with base-dilation holes and padding filled with ``init`` (negative pads crop)."""
+  full_shape, placement, crop = [], [], []
+  for n, b, (lo, hi) in zip(x.shape, base_dilation, padding):
+    dilated = _dilated(n, b)
+    front, back = max(lo, 0), max(hi, 0)
+    size = front + dilated + back
+    full_shape.append(size)
+    placement.append(slice(front, front + dilated, b))
+    crop.append(slice(max(-lo, 0), size - max(-hi, 0)))
+  out = np.full(full_shape, init, dtype=x.dtype)
+  out[tuple(placement)] = x
+  return out[tuple(crop)]
+
+
+def _window_taps(padded: np.ndarray, out_shape, window_dimensions, window_strides,
+                 window_dilation):
+  """Yields, for every window offset, the strided view of the elements at that tap."""
+  for tap in itertools.product(*[range(w) for w in window_dimensions]):
+    index = tuple(slice(t * wd, t * wd + (o - 1) * s + 1 if o else t * wd, s)
+                  for t, wd, o, s in zip(tap, window_dilation, out_shape, window_strides))
+    yield padded[index]
+
+
+def _make_window_impl(kind: str):
+  def impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    x = np.asarray(operand)
+    dtype = x.dtype
+    out_shape = window_output_shape(x.shape, window_dimensions, window_strides, padding,
+                                    base_dilation, window_dilation)
+    work = x.astype(np.float32) if dtype in _narrow_floats else x
+    if kind == "sum":
+      init, combine = np.zeros((), work.dtype), np.add
+    elif kind == "max":
+      init = reductions._lowest(work.dtype) if work.dtype.kind != "c" else complex(-np.inf, 0)
+      combine = np.maximum
+    else:
+      init = reductions._highest(work.dtype) if work.dtype.kind != "c" else complex(np.inf, 0)
+      combine = np.minimum
+    acc = np.full(out_shape, init, dtype=work.dtype)
+    if acc.size == 0:
+      return acc.astype(dtype)
+    padded = _dilate_and_pad(work, init, base_dilation, padding)
+    with np.errstate(all="ignore"):
+      for view in _window_taps(padded, out_shape, window_dimensions, window_strides,
+                               window_dilation):
+        combine(acc, view, out=acc)
+    return acc.astype(dtype, copy=False)
+  return impl
+
+
+def _window_primitive(name: str, kind: str, number_only: bool) -> core.Primitive:
+  primitive = core.Primitive(name)
+  primitive.def_abstract_eval(_specific_window_rule(name, number_only))
+  primitive.def_impl(_make_window_impl(kind))
+  return primitive
+
+
+reduce_window_sum_p = _window_primitive("reduce_window_sum", "sum", True)
+reduce_window_max_p = _window_primitive("reduce_window_max", "max", False)
+reduce_window_min_p = _window_primitive("reduce_window_min", "min", False)
+
+_WINDOW_PRIMITIVES = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
+                      "min": reduce_window_min_p}
+
+
+# The generic reduce_window: operands then init values; the computation as a jaxpr.
+
+
+def _generic_window_rule(*avals: ShapedArray, jaxpr, consts, window_dimensions, window_strides,
+                         padding, base_dilation, window_dilation) -> list[ShapedArray]:
+  n = len(avals) // 2
+  operands, inits = avals[:n], avals[n:]
+  if len({a.shape for a in operands}) != 1:
+    raise ValueError(f"reduce_window operands must have the same shape, got "
+                     f"{[a.shape for a in operands]}")
+  for op, init in zip(operands, inits):
+    if init.shape != ():
+      raise ValueError(f"reduce_window init values must be scalars, got shape {init.shape}")
+    if op.dtype != init.dtype:
+      raise TypeError(f"reduce_window operand dtype {op.dtype.name} does not match its init value "
+                      f"dtype {init.dtype.name}")
+  _check_window_params(operands[0], window_dimensions, window_strides, padding, base_dilation,
+                       window_dilation)
+  shape = window_output_shape(operands[0].shape, window_dimensions, window_strides, padding,
+                              base_dilation, window_dilation)
+  return [ShapedArray(shape, a.dtype) for a in operands]
+
+
+def _generic_window_impl(*values, jaxpr, consts, window_dimensions, window_strides, padding,
+                         base_dilation, window_dilation):
+  n = len(values) // 2
+  operands = [np.asarray(v) for v in values[:n]]
+  inits = [np.asarray(v) for v in values[n:]]
+  out_shape = window_output_shape(operands[0].shape, window_dimensions, window_strides, padding,
+                                  base_dilation, window_dilation)
+  accs = [np.full(out_shape, init, dtype=op.dtype) for op, init in zip(operands, inits)]
+  if not accs[0].size:
+    return accs
+  # XLA skips window taps that land on padding or base-dilation holes (they do not enter the
+  # computation at all), which only matters when the init value is not the identity.
+  padded = [_dilate_and_pad(op, init, base_dilation, padding) for op, init in zip(operands, inits)]
+  valid = _dilate_and_pad(np.ones(operands[0].shape, bool), False, base_dilation, padding)
+  taps = [list(_window_taps(p, out_shape, window_dimensions, window_strides, window_dilation))
+          for p in [valid] + padded]
+  for mask, *views in zip(*taps):
+    if not mask.any():
+      continue
+    new = reductions.run_scalar_jaxpr(jaxpr, consts, accs + list(views))
+    accs = [np.where(mask, n, a) for n, a in zip(new, accs)]
+  return [np.asarray(a, dtype=op.dtype).reshape(out_shape) for a, op in zip(accs, operands)]
+
+
+reduce_window_p = core.Primitive("reduce_window")
+reduce_window_p.multiple_results = True
+reduce_window_p.def_abstract_eval(_generic_window_rule)
+reduce_window_p.def_impl(_generic_window_impl)
+
+
+def _int_tuple(values, what: str) -> tuple[int, ...]:
+  try:
+    return tuple(operator.index(v) for v in values)
+  except TypeError:
+    raise TypeError(f"reduce_window {what} must be a sequence of integers, got {values!r}") from None
+
+
+def _padding_pairs(padding, shape, window_dimensions, window_strides, base_dilation):
+  if isinstance(padding, str):
+    from axle._src.lax import conv
+    dilated_shape = tuple(_dilated(n, b) for n, b in zip(shape, base_dilation))
+    return tuple((int(lo), int(hi)) for lo, hi in conv.padtype_to_pads(
+        dilated_shape, window_dimensions, window_strides, padding))
+  pairs = tuple(tuple(p) for p in padding)
+  if len(pairs) != len(shape) or any(len(p) != 2 for p in pairs):
+    raise ValueError(f"reduce_window padding must be a string or a sequence of (low, high) pairs, "
+                     f"one per operand dimension ({len(shape)}); got {padding!r}")
+  return tuple((operator.index(lo), operator.index(hi)) for lo, hi in pairs)
+
+
+def reduce_window(operand, init_value, computation: Callable, window_dimensions: Sequence[int],
+                  window_strides: Sequence[int] | None = None, padding: Any = "VALID",
+                  base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None):
+  """Reduces every window of ``operand`` with ``computation`` (``lax.reduce_window``).
+
+  ``padding`` is ``'VALID'``, ``'SAME'``, ``'SAME_LOWER'`` or a sequence of (low, high) pairs; padded
+  elements and base-dilation holes take ``init_value``. ``operand``/``init_value`` may be matching
+  pytrees. ``lax.add``/``lax.max``/``lax.min`` with their identity as init value bind
+  reduce_window_sum/_max/_min; other computations bind the generic ``reduce_window``.
+  """
+  from axle._src import tree_util
+  flat_operands, operand_tree = tree_util.tree_flatten(operand)
+  flat_inits, init_tree = tree_util.tree_flatten(init_value)
+  if operand_tree != init_tree:
+    raise ValueError(f"Operands must have the same tree structure as init_values: "
+                     f"{operand_tree} vs. {init_tree}")
+  if not flat_operands:
+    raise ValueError("reduce_window requires at least one operand")
+  shape = core.get_aval(flat_operands[0]).shape
+  window_dimensions = _int_tuple(window_dimensions, "window_dimensions")
+  rank = len(window_dimensions)
+  window_strides = (1,) * rank if window_strides is None else _int_tuple(window_strides,
+                                                                          "window_strides")
+  base_dilation = (1,) * rank if base_dilation is None else _int_tuple(base_dilation,
+                                                                       "base_dilation")
+  window_dilation = (1,) * rank if window_dilation is None else _int_tuple(window_dilation,
+                                                                           "window_dilation")
+  if len(window_dimensions) != len(shape):
+    raise TypeError(f"reduce_window got the wrong number of window_dimensions for operand: got "
+                    f"operand shape {shape} with window_dimensions {window_dimensions}.")
+  if len(window_strides) != rank:
+    raise TypeError(f"reduce_window got inconsistent window_strides and window_dimensions: got "
+                    f"window_strides {window_strides} and window_dimensions {window_dimensions}.")
+  padding = _padding_pairs(padding, shape, window_dimensions, window_strides, base_dilation)
+  params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+  if len(flat_operands) == 1:
+    name = reductions.monoid_reducer(computation, flat_inits[0], core.get_aval(flat_operands[0]),
+                                     window=True)
+    if name is not None:
+      return _WINDOW_PRIMITIVES[name].bind(flat_operands[0], **params)
+  operand_dtypes = [core.get_aval(x).dtype for x in flat_operands]
+  flat_inits = [reductions._convert_init(i, d) for i, d in zip(flat_inits, operand_dtypes)]
+  closed, _ = reductions.trace_scalar_computation(computation, operand_tree, operand_dtypes)
+  outs = reduce_window_p.bind(*flat_operands, *flat_inits, jaxpr=closed.jaxpr,
+                              consts=tuple(closed.consts), **params)
+  return tree_util.tree_unflatten(operand_tree, outs)

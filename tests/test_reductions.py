@@ -1,0 +1,185 @@
+"""Reductions, cumulative/windowed reductions and sorting against what real JAX 0.10.2 printed,
+raised and computed.
+
+The reference (tests/data/reductions_reference.json) was recorded by
+tools/record_reductions_reference.py under JAX: each snippet's source with JAX's printed text or
+error, and each value case's function source, inputs and JAX's outputs on edge inputs.
+"""
+import json
+import os
+import re
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import axle
+from axle import lax
+
+_REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data", "reductions_reference.json")))
+
+
+def _dtype(name: str) -> np.dtype:
+  return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+def _floats(values) -> np.ndarray:
+  return np.array([float(v) for v in values], np.float64)  # "-nan" keeps its sign bit
+
+
+def decode(encoded: dict) -> np.ndarray:
+  """An array from its JSON form: dtype, shape and a flat value list ([real, imag] for complex)."""
+  dtype, shape, values = _dtype(encoded["dtype"]), encoded["shape"], encoded["values"]
+  if dtype.kind == "c":
+    out = np.empty(shape, dtype)
+    out.real, out.imag = (_floats(v).reshape(shape) for v in values)
+    return out
+  if dtype.kind == "f" or dtype == ml_dtypes.bfloat16:
+    return _floats(values).astype(dtype).reshape(shape)
+  return np.asarray(values, np.int64 if dtype != np.uint64 else np.uint64).astype(dtype).reshape(shape)
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+  """A bitwise-comparable view; NaNs compare by NaN-ness only (XLA's NaN payload/sign is not
+  specified for propagated NaNs)."""
+  if x.dtype.kind == "c":
+    return np.stack([_bits(x.real), _bits(x.imag)])
+  if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
+    wide = x.astype(np.float64)
+    return np.where(np.isnan(wide), np.nan, wide)
+  return x
+
+
+def assert_same(actual, expected: np.ndarray, what: str, rtol: float = 0.0):
+  actual_np = np.asarray(actual)
+  assert actual_np.dtype == expected.dtype, f"{what}: dtype {actual_np.dtype} != {expected.dtype}"
+  assert actual_np.shape == expected.shape, f"{what}: shape {actual_np.shape} != {expected.shape}"
+  a, e = _bits(actual_np), _bits(expected)
+  if rtol:
+    np.testing.assert_allclose(a, e, rtol=rtol, err_msg=what)
+  else:
+    np.testing.assert_array_equal(a, e, err_msg=what)
+    if expected.dtype.kind in "fc" or expected.dtype == ml_dtypes.bfloat16:
+      # -0.0 vs +0.0 matters (max/min/sort semantics).
+      zero = (e == 0)
+      assert np.array_equal(np.signbit(a)[zero], np.signbit(e)[zero]), f"{what}: signs of zeros differ"
+
+
+def normalize(text: str) -> str:
+  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
+  return re.sub(r"0x[0-9a-fA-FX]+", "0x?", text)
+
+
+def run_snippet(source: str) -> dict:
+  namespace = {"jax": axle, "lax": lax, "np": np}
+  try:
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore")
+      exec(compile(source, "<snippet>", "exec"), namespace)
+  except Exception as e:
+    return {"error": type(e).__name__, "message": normalize(str(e))}
+  return {"out": normalize(str(namespace.get("out")))}
+
+
+@pytest.mark.parametrize("name", sorted(_REFERENCE["snippets"]))
+def test_snippet_matches_jax(name):
+  expected = _REFERENCE["snippets"][name]
+  actual = run_snippet(expected["source"])
+  if "error" in expected:
+    assert actual.get("error") == expected["error"], actual
+    assert actual["message"] == expected["message"]
+  else:
+    assert "error" not in actual, actual
+    assert actual["out"] == expected["out"]
+
+
+# ---------------------------------------------------------------------------
+# Values recorded from JAX
+
+# XLA on CPU accumulates float16/bfloat16 sums in the narrow type (in a size-dependent order);
+# axle accumulates in float32 and rounds once, so these differ in the last bits.
+_APPROXIMATE = {"sum_f16_small": 2e-3, "cumsum_f16_small": 2e-3}
+# transcendental results: compare to a few ulps
+_TRANSCENDENTAL = ("cumlogsumexp",)
+
+
+@pytest.mark.parametrize("case", _REFERENCE["cases"], ids=lambda c: c["name"])
+def test_case_matches_jax(case):
+  fun = eval(case["source"], {"lax": lax, "np": np, "jax": axle})
+  inputs = [decode(x) for x in case["inputs"]]
+  expected = [decode(x) for x in case["outputs"]]
+  rtol = _APPROXIMATE.get(case["name"], 1e-6 if case["name"].startswith(_TRANSCENDENTAL) else 0.0)
+  for mode, f in [("eager", fun), ("jit", axle.jit(fun))]:
+    out = f(*inputs)
+    outs = list(out) if case["tuple"] else [out]
+    assert len(outs) == len(expected)
+    for a, e in zip(outs, expected):
+      assert_same(a, e, f"{case['name']} {mode}", rtol)
+
+
+# ---------------------------------------------------------------------------
+# Properties
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, np.inf, -np.inf, np.nan]), min_size=1,
+                max_size=12), st.booleans())
+def test_sort_is_stable_nan_last_and_keeps_zero_order(values, descending_values):
+  keys = np.array(values, np.float32)
+  payload = np.arange(len(keys), dtype=np.int32)
+  sorted_keys, perm = lax.sort_key_val(keys, payload)
+  sorted_keys, perm = np.asarray(sorted_keys), np.asarray(perm)
+  canon = np.where(keys == 0, 0.0, keys)
+  # Stable order by (canonical value with NaN last, original position).
+  expected = sorted(range(len(keys)), key=lambda i: (np.isnan(canon[i]), 0 if np.isnan(canon[i]) else canon[i], i))
+  assert perm.tolist() == expected
+  np.testing.assert_array_equal(sorted_keys.view(np.int32), keys[expected].view(np.int32))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 5), st.integers(1, 3), st.integers(1, 3), st.integers(0, 2),
+       st.integers(0, 2), st.integers(1, 2), st.integers(1, 2))
+def test_reduce_window_sum_matches_loop(n, w, stride, _unused, lo, hi, base, wdil):
+  x = np.arange(1, n + 1, dtype=np.float32) * 3 - 4
+  out = np.asarray(lax.reduce_window(x, 0.0, lax.add, (w,), (stride,), ((lo, hi),), (base,), (wdil,)))
+  dilated = np.zeros((n - 1) * base + 1, np.float32)
+  dilated[::base] = x
+  padded = np.concatenate([np.zeros(lo, np.float32), dilated, np.zeros(hi, np.float32)])
+  span = (w - 1) * wdil + 1
+  count = max(0, (len(padded) - span) // stride + 1) if len(padded) >= span else 0
+  expected = np.array([padded[i * stride:i * stride + span:wdil].sum() for i in range(count)],
+                      np.float32)
+  np.testing.assert_array_equal(out, expected)
+
+
+def test_reduce_window_generic_matches_specific():
+  x = np.random.default_rng(0).normal(size=(4, 5)).astype(np.float32)
+  specific = lax.reduce_window(x, -np.inf, lax.max, (2, 3), (1, 2), "SAME")
+  generic = lax.reduce_window(x, -np.inf, lambda a, b: lax.max(a, b), (2, 3), (1, 2), "SAME")
+  np.testing.assert_array_equal(np.asarray(specific), np.asarray(generic))
+
+
+def test_reduce_generic_matches_specific_over_several_axes():
+  x = np.arange(24, dtype=np.int32).reshape(2, 3, 4) - 7
+  specific = lax.reduce(x, 0, lax.add, (0, 2))
+  generic = lax.reduce(x, 0, lambda a, b: a + b, (0, 2))
+  np.testing.assert_array_equal(np.asarray(specific), np.asarray(generic))
+  assert "reduce_sum" in str(axle.make_jaxpr(lambda v: lax.reduce(v, 0, lax.add, (0, 2)))(x))
+  assert "reduce[" in str(axle.make_jaxpr(lambda v: lax.reduce(v, 0, lambda a, b: a + b, (0, 2)))(x))
+
+
+def test_reduce_tree_structure_mismatch_is_clear():
+  x = np.ones(3, np.float32)
+  with pytest.raises(ValueError, match="same tree structure"):
+    lax.reduce((x, x), 0.0, lax.add, (0,))
+
+
+def test_top_k_matches_sorted_descending_with_index_ties():
+  x = np.random.default_rng(1).integers(-3, 3, (5, 7)).astype(np.int32)
+  values, indices = lax.top_k(x, 4)
+  order = np.argsort(-x.astype(np.int64), axis=-1, kind="stable")[:, :4]
+  np.testing.assert_array_equal(np.asarray(indices), order)
+  np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, order, -1))
+  assert np.asarray(indices).dtype == np.int32
