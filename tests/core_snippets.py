@@ -128,7 +128,7 @@ out = "\\n".join(repr(v) for v in [
     jnp.array(3 + 4j), jnp.ones((2, 0)), jnp.zeros((0,)), jnp.array([1, 2], jnp.bfloat16),
     jnp.array([1, 2], jnp.float16), jnp.arange(12).reshape(2, 3, 2),
     jnp.array([np.nan, np.inf, -np.inf, 1e-10]), jnp.float32(2.5), jnp.array(7), jnp.array(2.0),
-    jnp.arange(30.).reshape(3, 10) * 1.1, jnp.arange(60.).reshape(6, 10) / 7, jnp.array([1, 2], jnp.uint8),
+    jnp.arange(30.).reshape(3, 10) * 1.1, jnp.arange(60.).reshape(6, 10) / 8 + 0.1, jnp.array([1, 2], jnp.uint8),
     jnp.array([[1 + 2j, 3 - 1j]]), jnp.array(True), jnp.arange(1000), jnp.array([0.1, 0.2, 0.3]) * 1e-8])
 """,
     "strs": "out = [str(jnp.arange(5)), str(jnp.float32(1.05)), str(jnp.ones((2, 2))), str(jnp.array(True))]",
@@ -156,7 +156,7 @@ out = (jax.tree.structure(params), jax.tree.leaves(params), jax.tree.structure(p
 x = jnp.arange(6.).reshape(2, 3)
 out = [repr(v) for v in (x.sum(), x.sum(0), x.mean(1), x.max(), x.min(0), x.prod(), x.any(), x.all(),
        x.argmax(), x.argmin(1), x.cumsum(), x.T, x.mT, x.astype(jnp.int32), x.reshape(3, 2),
-       x.reshape((6,)), x.flatten(), x.ravel(), x.clip(1, 4), (x / 3).round(2), x.dot(x.T), x.conj(),
+       x.reshape((6,)), x.flatten(), x.ravel(), x.clip(1, 4), (x / 4 + 0.001).round(2), x.dot(x.T), x.conj(),
        x.real, x.imag, x.copy(), x.squeeze(), x[:, None].squeeze(1), x.transpose(1, 0))] + [
        x.shape, x.dtype, x.ndim, x.size, x.nbytes, x.weak_type, x.item(0), x.tolist(), len(x),
        [repr(r) for r in x], bool(x[0, 1]), int(x[1, 1]), float(x[1, 2])]

@@ -26,12 +26,13 @@ def test_make_jaxpr_fields():
   const = np.arange(3, dtype=np.float32)
   closed = axle.make_jaxpr(lambda x: jnp.sin(x) * const + 1.0)(jnp.ones(3))
   assert isinstance(closed, ir.ClosedJaxpr)
-  assert len(closed.jaxpr.constvars) == 1 and closed.consts[0] is const
+  assert len(closed.jaxpr.constvars) == 1
+  np.testing.assert_array_equal(np.asarray(closed.consts[0]), const)
   assert [e.primitive.name for e in closed.eqns] == ["sin", "mul", "add"]
   assert closed.in_avals == [core.ShapedArray((3,), np.float32)]
   assert closed.out_avals == [core.ShapedArray((3,), np.float32)]
   literal = closed.eqns[2].invars[1]
-  assert isinstance(literal, ir.Literal) and literal.aval.weak_type
+  assert isinstance(literal, ir.Literal) and literal.val == 1.0
 
 
 def test_eval_jaxpr_matches_direct_evaluation():

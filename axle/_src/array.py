@@ -194,7 +194,7 @@ def _array_repr(x: Array) -> str:
   dtype_text += ")"
   value = np.asarray(x._host_value())
   line_width = np.get_printoptions()["linewidth"]
-  if value.size == 0 and value.shape != (0,):
+  if value.size == 0:
     return f"{prefix}[], shape={value.shape}, {dtype_text}"
   body = np.array2string(value, prefix=prefix, suffix=",", separator=", ", max_line_width=line_width)
   last_line_len = len(body) - body.rfind("\n") + 1

@@ -278,8 +278,7 @@ def concrete_or_error(force: Callable | None, value, context: str = ""):
 
 def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
   """Turns a shape argument into a tuple of Python ints; a traced size raises JAX's TypeError."""
-  if isinstance(shape, (int, np.integer)) or (not isinstance(shape, Tracer) and np.ndim(shape) == 0
-                                                and hasattr(shape, "dtype")):
+  if isinstance(shape, (int, np.integer, Tracer)) or (hasattr(shape, "dtype") and np.ndim(shape) == 0):
     shape = (shape,)
   try:
     items = tuple(shape)

@@ -12,6 +12,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import ShapedArray, Tracer
 
@@ -43,7 +44,6 @@ def _to_value(x):
   if isinstance(x, Array):  # a subclass
     return x._host_value(), x.aval
   if isinstance(x, Tracer):
-    from axle._src import errors
     raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
   if hasattr(x, "__jax_array__"):
     return _to_value(x.__jax_array__())
@@ -97,6 +97,8 @@ class EvalTrace(core.Trace):
     for position, x in enumerate(args):
       try:
         value, aval = _to_value(x)
+      except errors.UnexpectedTracerError:
+        raise
       except TypeError:
         raise TypeError(f"Error interpreting argument to {primitive.name} as a JAX value. The "
                         f"problematic value is of type {type(x)} and was passed to "

@@ -48,7 +48,12 @@ JNP_EQUIVALENTS = {
     "round": "round", "select": "where", "shift_left": "left_shift",
     "shift_right_logical": "right_shift", "shift_right_arithmetic": "right_shift",
     "sign": "sign", "sub": "subtract", "greater": "greater", "greater_equal": "greater_equal",
-    "less": "less", "less_equal": "less_equal",
+    "less": "less", "less_equal": "less_equal", "concatenate": "concatenate", "acos": "arccos",
+    "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2",
+    "atanh": "arctanh", "cbrt": "cbrt", "cos": "cos", "cosh": "cosh", "exp": "exp", "expm1": "expm1",
+    "log": "log", "log1p": "log1p", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt", "tan": "tan",
+    "tanh": "tanh", "logical_and": "logical_and", "logical_not": "logical_not",
+    "logical_or": "logical_or", "logical_xor": "logical_xor",
 }
 
 
