@@ -87,25 +87,43 @@ def _wrap(value, aval: ShapedArray) -> Array:
   return Array(value, aval=aval)
 
 
+def _operand_error(primitive, position, x) -> TypeError:
+  return TypeError(f"Error interpreting argument to {primitive.name} as a JAX value. The "
+                   f"problematic value is of type {type(x)} and was passed to "
+                   f"{primitive.name} at position {position}.")
+
+
 class EvalTrace(core.Trace):
   """The root trace: evaluates primitives right away with NumPy kernels."""
   parent = None
 
   def process_primitive(self, primitive, args, params):
+    # The hot path of every eager op: keep it to plain loops and one dict lookup.
     values = []
     avals = []
     for position, x in enumerate(args):
+      if type(x) is Array and x._value is not None:
+        values.append(x._value)
+        avals.append(x._aval)
+        continue
       try:
         value, aval = _to_value(x)
       except errors.UnexpectedTracerError:
         raise
       except TypeError:
-        raise TypeError(f"Error interpreting argument to {primitive.name} as a JAX value. The "
-                        f"problematic value is of type {type(x)} and was passed to "
-                        f"{primitive.name} at position {position}.") from None
+        raise _operand_error(primitive, position, x) from None
       values.append(value)
       avals.append(aval)
-    out_aval = abstract_eval(primitive, avals, params)
+    key = (primitive, *avals, *params.items()) if params else (primitive, *avals)
+    try:
+      out_aval = _abstract_eval_cache[key]
+    except KeyError:
+      out_aval = primitive.abstract_eval(*avals, **params)
+      if len(_abstract_eval_cache) > 20000:
+        _abstract_eval_cache.clear()
+      _abstract_eval_cache[key] = out_aval
+    except TypeError:  # unhashable params
+      out_aval = primitive.abstract_eval(*avals, **params)
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
@@ -114,11 +132,14 @@ class EvalTrace(core.Trace):
     else:
       out = impl(*values, **params)
     if primitive.multiple_results:
-      return [_wrap(np.asarray(o) if not isinstance(o, (np.ndarray, np.generic)) else o, a)
+      return [_wrap(o if isinstance(o, (np.ndarray, np.generic)) else np.asarray(o), a)
               for o, a in zip(out, out_aval)]
-    if not isinstance(out, (np.ndarray, np.generic)):
+    dtype = out_aval.dtype
+    if type(out) is not np.ndarray and not isinstance(out, np.generic):
       out = np.asarray(out)
-    return _wrap(out, out_aval)
+    if out.dtype is not dtype and out.dtype != dtype:
+      out = out.astype(dtype)
+    return Array(out, aval=out_aval)
 
   def __repr__(self):
     return "EvalTrace"

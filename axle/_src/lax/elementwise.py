@@ -57,33 +57,11 @@ _ordered = (np.integer, np.floating, np.bool_)
 _complex_elem = (np.float32, np.float64)
 
 # The jnp function a lax dtype-mismatch error points to (JAX's table of equivalents).
-_JNP_EQUIVALENTS = {
-    "abs": "fabs", "add": "add", "bitwise_and": "bitwise_and", "bitwise_not": "bitwise_not",
-    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "ceil": "ceil", "div": "divide",
-    "eq": "equal", "floor": "floor", "max": "maximum", "min": "minimum", "mul": "multiply",
-    "ne": "not_equal", "neg": "negative", "nextafter": "nextafter", "pow": "float_power",
-    "round": "round", "select": "where", "shift_left": "left_shift",
-    "shift_right_logical": "right_shift", "shift_right_arithmetic": "right_shift",
-    "sign": "sign", "sub": "subtract", "greater": "greater", "greater_equal": "greater_equal",
-    "less": "less", "less_equal": "less_equal",
-}
-
-
 def _type_names(accepted) -> str:
   return ", ".join(t.__name__ for t in accepted)
 
 
-def _check_same_dtypes(name: str, *avals: ShapedArray) -> None:
-  """lax never promotes: operands must share one dtype (JAX's message and tip)."""
-  first = avals[0].dtype
-  for a in avals[1:]:
-    if a.dtype != first:
-      msg = (f"lax.{name} requires arguments to have the same dtypes, got "
-             f"{', '.join(a.dtype.name for a in avals)}.")
-      if name in _JNP_EQUIVALENTS:
-        msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does automatic "
-                "type promotion on inputs).")
-      raise TypeError(msg)
+_check_same_dtypes = utils.check_same_dtypes
 
 
 def _check_unop_dtype(name: str, aval: ShapedArray, accepted) -> None:
@@ -149,11 +127,22 @@ def _exact(ufunc):
   """A kernel for a ufunc whose NumPy result already is XLA's: integers call it directly
   (fixed-width wrap-around, no warnings on arrays), inexact dtypes silence FP warnings."""
   quiet = elementwise_convert.quiet(ufunc)
-
-  def kernel(*args):
-    if args[0].dtype.kind in "iub":
-      return ufunc(*args)
-    return quiet(*args)
+  extobj = elementwise_convert._extobj_contextvar
+  ignore_all = elementwise_convert._IGNORE_ALL
+  if extobj is None:  # pragma: no cover (NumPy without the error-state context variable)
+    def kernel(*args):
+      if args[0].dtype.kind in "iub":
+        return ufunc(*args)
+      return quiet(*args)
+  else:
+    def kernel(*args):  # the same as above with quiet() inlined: this is every eager x + y
+      if args[0].dtype.kind in "iub":
+        return ufunc(*args)
+      token = extobj.set(ignore_all)
+      try:
+        return ufunc(*args)
+      finally:
+        extobj.reset(token)
   kernel.__name__ = f"_{ufunc.__name__}_kernel"
   return kernel
 

@@ -6,6 +6,7 @@ NumPy surface grows in the numpy issue.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -45,15 +46,15 @@ def _compute_newshape(a, shape) -> tuple[int, ...]:
     shape = (shape,)
   shape = tuple(core.concrete_or_error(operator.index, d, "The shape argument of reshape must be static.")
                 for d in shape)
-  size = int(np.prod(_shape(a), dtype=np.int64))
+  size = math.prod(_shape(a))
   if builtins.sum(1 for d in shape if d == -1) > 1:
     raise ValueError("can only specify one unknown dimension")
   if -1 in shape:
-    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    known = math.prod(d for d in shape if d != -1)
     if known == 0 or size % known:
       raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape {shape}")
     shape = tuple(size // known if d == -1 else d for d in shape)
-  if int(np.prod(shape, dtype=np.int64)) != size:
+  if math.prod(shape) != size:
     raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape {shape}")
   return shape
 
@@ -222,6 +223,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     raise ValueError("Either both or neither of the x and y arguments should be provided to "
                      "jax.numpy.where, got {} and {}.".format(x, y))
   util.check_arraylike("where", condition, x, y)
+  if core.current_trace() is core.eval_trace:
+    return _where(condition, x, y)  # eagerly the jit wrapper (seen only in jaxprs) adds nothing
   return _where_jit(condition, x, y)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax
 from axle._src.lax import special as lax_special
@@ -20,6 +21,12 @@ __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_eq
 
 def _binary(name: str, lax_fn, promote=util.promote_args):
   def fn(x1, x2, /):
+    # Two Arrays of one dtype, weak type and rank need no promotion (the common eager case).
+    if type(x1) is Array and type(x2) is Array:
+      a, b = x1._aval, x2._aval
+      if a.dtype == b.dtype and a.weak_type == b.weak_type and len(a.shape) == len(b.shape) \
+          and (promote is util.promote_args or a.dtype.kind in "fc"):
+        return lax_fn(x1, x2)
     x1, x2 = promote(name, x1, x2)
     return lax_fn(x1, x2)
   fn.__name__ = name
@@ -30,6 +37,9 @@ def _binary(name: str, lax_fn, promote=util.promote_args):
 
 def _unary(name: str, lax_fn, promote=util.promote_args):
   def fn(x, /):
+    # An inexact Array is already what every unary function here expects.
+    if type(x) is Array and x._aval.dtype.kind in "fc":
+      return lax_fn(x)
     (x,) = promote(name, x)
     return lax_fn(x)
   fn.__name__ = name
