@@ -8,6 +8,8 @@ cached single-primitive XLA executable (``fallback_impl``, set by the jit issue)
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from axle._src import core
@@ -146,6 +148,28 @@ class EvalTrace(core.Trace):
 
 
 core._install_eval_trace(EvalTrace())
+
+
+def eager_unary(primitive: core.Primitive, bind: Callable) -> Callable:
+  """``bind`` (a one-operand lax function) with a shortcut for an eager Array whose signature
+  has been seen before: the kernel runs directly with the cached output aval -- exactly what
+  ``process_primitive`` would do, minus the dispatch."""
+  impl = primitive.impl
+  context = core._context
+  root = core.eval_trace
+  cache = _abstract_eval_cache
+
+  def call(x):
+    if type(x) is Array and context.trace is root and x._value is not None:
+      out_aval = cache.get((primitive, x._aval))
+      if out_aval is not None:
+        out = impl(x._value)
+        if out.dtype is not out_aval.dtype and out.dtype != out_aval.dtype:
+          out = out.astype(out_aval.dtype)
+        return Array(out, aval=out_aval)
+    return bind(x)
+
+  return call
 
 
 def apply_primitive(primitive: core.Primitive, *args, **params):

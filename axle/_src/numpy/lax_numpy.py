@@ -302,6 +302,18 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
   """Matrix product with NumPy's broadcasting of batch dimensions (``a @ b``)."""
+  if type(a) is Array and type(b) is Array and preferred_element_type is None:
+    # Matrix/vector products of two Arrays of one dtype: bind dot_general directly.
+    a_aval, b_aval = a._aval, b._aval
+    a_ndim, b_ndim = len(a_aval.shape), len(b_aval.shape)
+    if (a_aval.dtype == b_aval.dtype and a_aval.weak_type == b_aval.weak_type
+        and 1 <= a_ndim <= 2 and 1 <= b_ndim <= 2
+        and a_aval.shape[-1] == b_aval.shape[0 if b_ndim == 1 else -2]):
+      dimension_numbers = (((a_ndim - 1,), (0 if b_ndim == 1 else b_ndim - 2,)), ((), ()))
+      return lax_dot.dot_general_p.bind(
+          a, b, dimension_numbers=dimension_numbers,
+          precision=lax_dot.canonicalize_precision(precision),
+          preferred_element_type=a_aval.dtype, out_sharding=None)
   util.check_arraylike("matmul", a, b)
   a_ndim, b_ndim = np.ndim(a), np.ndim(b)
   if a_ndim == 0 or b_ndim == 0:

@@ -12,6 +12,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src.array import Array
 from axle._src.lax import elementwise as lax
 from axle._src.lax import reductions as lax_reductions
 from axle._src.numpy import util
@@ -68,6 +69,10 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
 def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
         promote_integers: bool = True):
   """Sum of array elements over ``axis`` (``jnp.sum``)."""
+  if (type(a) is Array and axis is None and dtype is None and not keepdims and initial is None
+      and where is None and a._aval.dtype.kind in "fc" and a._aval.dtype.itemsize >= 4):
+    # Summing a float32/float64/complex Array over all axes needs no dtype or rank handling.
+    return lax_reductions.reduce_sum(a, tuple(range(len(a._aval.shape))))
   return _reduce("sum", lax_reductions.reduce_sum, a, axis, dtype, keepdims, initial, where,
                  promote_integers, bool_op=lax_reductions.reduce_or)
 

@@ -12,6 +12,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax
 from axle._src.lax import special as lax_special
 from axle._src.numpy import util
@@ -303,6 +304,9 @@ def reciprocal(x, /):
 
 
 def _inexact_unary(name, lax_fn):
+  primitive = getattr(lax_special, f"{lax_fn.__name__}_p", None)
+  if primitive is not None and primitive.impl is not None and not primitive.multiple_results:
+    lax_fn = eager_unary(primitive, lax_fn)
   return _unary(name, lax_fn, util.promote_args_inexact)
 
 
