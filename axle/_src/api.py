@@ -43,7 +43,7 @@ def _jit_abstract_eval(*in_avals, jaxpr: ClosedJaxpr, name: str, **_):
 
 
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
-  args = [Array(v, aval=a) for v, a in zip(values, jaxpr.in_avals)]
+  args = [Array(v, False, a) for v, a in zip(values, jaxpr.in_avals)]
   outs = ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
   return [_host_value(o, a) for o, a in zip(outs, jaxpr.out_avals)]
 

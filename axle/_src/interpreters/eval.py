@@ -86,7 +86,7 @@ def abstract_eval(primitive: core.Primitive, avals, params):
 def _wrap(value, aval: ShapedArray) -> Array:
   if value.dtype is not aval.dtype and value.dtype != aval.dtype:
     value = value.astype(aval.dtype)
-  return Array(value, aval=aval)
+  return Array(value, False, aval)
 
 
 def _operand_error(primitive, position, x) -> TypeError:
@@ -141,7 +141,7 @@ class EvalTrace(core.Trace):
       out = np.asarray(out)
     if out.dtype is not dtype and out.dtype != dtype:
       out = out.astype(dtype)
-    return Array(out, aval=out_aval)
+    return Array(out, False, out_aval)
 
   def __repr__(self):
     return "EvalTrace"
@@ -166,7 +166,7 @@ def eager_unary(primitive: core.Primitive, bind: Callable) -> Callable:
         out = impl(x._value)
         if out.dtype is not out_aval.dtype and out.dtype != out_aval.dtype:
           out = out.astype(out_aval.dtype)
-        return Array(out, aval=out_aval)
+        return Array(out, False, out_aval)
     return bind(x)
 
   return call

@@ -48,20 +48,21 @@ def _fast_eager_binary(primitive_name: str, slow, kinds: str, comparison: bool =
   eval_trace = core.eval_trace
 
   def method(self, other):
-    if context.trace is eval_trace and self._value is not None:
+    if context.trace is eval_trace:
+      value = self._value
       aval = self._aval
       other_type = type(other)
       if other_type is Array:
         other_aval = other._aval
-        if (other_aval is aval or other_aval == aval) and other._value is not None \
-            and aval.dtype.kind in kinds:
-          x, y = (other._value, self._value) if swap else (self._value, other._value)
-          return Array(impl(x, y), aval=_bool_aval(aval) if comparison else aval)
+        if (other_aval is aval or other_aval == aval) and aval.dtype.kind in kinds \
+            and value is not None and other._value is not None:
+          out = impl(other._value, value) if swap else impl(value, other._value)
+          return Array(out, False, _bool_aval(aval) if comparison else aval)
       elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
-          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4:
-        scalar = aval.dtype.type(other)
-        x, y = (scalar, self._value) if swap else (self._value, scalar)
-        return Array(impl(x, y), aval=_bool_aval(aval) if comparison else aval)
+          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4 and value is not None:
+        # NumPy 2 casts a Python scalar operand to the array's dtype, as jnp does.
+        out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
+        return Array(out, False, _bool_aval(aval) if comparison else aval)
     if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):
       return NotImplemented
     return slow(other, self) if swap else slow(self, other)
