@@ -13,8 +13,9 @@ import axle
 import axle.numpy as jnp
 from axle import lax
 from tests.core_snippets import SNIPPETS
+from tests.reference_data import load_reference
 
-_REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data", "core_reference.json")))
+_REFERENCE = load_reference("core_reference.json")
 
 # Differences we know of and accept for now, with the reason; each stays visible as an xfail.
 KNOWN_DIFFERENCES = {

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.reference_data import load_reference
 import axle
 from axle import lax
 from tests.records.dot_conv import reference_conv, reference_dot_general
 
-_REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data", "dot_conv_reference.json")))
+_REFERENCE = load_reference("dot_conv_reference.json")
 
 
 def _dtype(name: str) -> np.dtype:

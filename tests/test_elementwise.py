@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 from axle._src import config as config_module
+from tests.reference_data import load_reference
 from axle._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 from axle._src.lax import elementwise as lax
 
-_DATA = json.load(open(os.path.join(os.path.dirname(__file__), "data", "elementwise_reference.json")))
+_DATA = load_reference("elementwise_reference.json")
 _ARRAYS = _DATA["arrays"]
 
 # The dtype names the recorded sources use (``jnp.int8``, ...), without importing axle.numpy.

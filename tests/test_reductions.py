@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.reference_data import load_reference
 import axle
 from axle import lax
 
-_REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data", "reductions_reference.json")))
+_REFERENCE = load_reference("reductions_reference.json")
 
 
 def _dtype(name: str) -> np.dtype:

@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.reference_data import load_reference
 import axle
 from axle import lax
 from axle._src import core, ir
 from axle._src.lax import structural
 from tests.records.structural import ref_dynamic_slice, ref_dynamic_update_slice, ref_pad
 
-_REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data", "structural_reference.json")))
+_REFERENCE = load_reference("structural_reference.json")
 
 # Differences we know of and accept, with the reason; each stays visible as an xfail.
 KNOWN_DIFFERENCES = {
