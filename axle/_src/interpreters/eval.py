@@ -150,20 +150,22 @@ class EvalTrace(core.Trace):
 core._install_eval_trace(EvalTrace())
 
 
-def eager_unary(primitive: core.Primitive, bind: Callable) -> Callable:
-  """``bind`` (a one-operand lax function) with a shortcut for an eager Array whose signature
-  has been seen before: the kernel runs directly with the cached output aval -- exactly what
-  ``process_primitive`` would do, minus the dispatch."""
+def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable:
+  """``bind`` (a one-operand lax function that binds ``primitive`` with ``params``) with a
+  shortcut for an eager Array whose signature has been seen before: the kernel runs directly
+  with the cached output aval -- exactly what ``process_primitive`` would do, minus the
+  dispatch."""
   impl = primitive.impl
   context = core._context
   root = core.eval_trace
   cache = _abstract_eval_cache
+  param_items = tuple(params.items())
 
   def call(x):
     if type(x) is Array and context.trace is root and x._value is not None:
-      out_aval = cache.get((primitive, x._aval))
+      out_aval = cache.get((primitive, x._aval, *param_items))
       if out_aval is not None:
-        out = impl(x._value)
+        out = impl(x._value, **params)
         if out.dtype is not out_aval.dtype and out.dtype != out_aval.dtype:
           out = out.astype(out_aval.dtype)
         return Array(out, False, out_aval)

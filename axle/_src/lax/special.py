@@ -135,10 +135,33 @@ def _kernel(fn, narrow=None, wide=False):
   return impl
 
 
+def _unary_kernel(fn, narrow=None, wide=False):
+  """``_kernel`` for one operand, with float32 -- every eager ``jnp.exp(x)`` -- handled first and
+  without the generic argument plumbing (it is most of the cost on small arrays)."""
+  generic = _kernel(fn, narrow, wide)
+  extobj = elementwise_convert._extobj_contextvar
+  ignore_all = elementwise_convert._IGNORE_ALL
+  if extobj is None:  # pragma: no cover (NumPy without the error-state context variable)
+    return generic
+
+  def impl(x, **params):
+    if x.dtype is not _F32:
+      return generic(x, **params)
+    token = extobj.set(ignore_all)
+    try:
+      if wide and x.size <= _WIDE_MAX_SIZE:
+        return fn(x.astype(_F64)).astype(_F32)
+      out = fn(x)
+      return out if out.dtype is _F32 else out.astype(_F32)
+    finally:
+      extobj.reset(token)
+  return impl
+
+
 def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_unop_rule(name, accepted))
-  primitive.def_impl(_kernel(fn, narrow, wide))
+  primitive.def_impl(_unary_kernel(fn, narrow, wide))
   if accuracy:
     ir.pp_param_rules[primitive] = _hide_default_accuracy
   return primitive

@@ -6,6 +6,8 @@ sign conventions on top of lax's C-like ones.
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from axle._src import core
@@ -306,7 +308,10 @@ def reciprocal(x, /):
 def _inexact_unary(name, lax_fn):
   primitive = getattr(lax_special, f"{lax_fn.__name__}_p", None)
   if primitive is not None and primitive.impl is not None and not primitive.multiple_results:
-    lax_fn = eager_unary(primitive, lax_fn)
+    # The lax functions bind their keyword parameters' defaults (e.g. accuracy=None).
+    defaults = {name: p.default for name, p in inspect.signature(lax_fn).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    lax_fn = eager_unary(primitive, lax_fn, **defaults)
   return _unary(name, lax_fn, util.promote_args_inexact)
 
 
