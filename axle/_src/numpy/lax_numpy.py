@@ -222,6 +222,12 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None or y is None:
     raise ValueError("Either both or neither of the x and y arguments should be provided to "
                      "jax.numpy.where, got {} and {}.".format(x, y))
+  if type(condition) is Array and type(x) is Array and type(y) is Array:
+    # A boolean mask choosing between two Arrays of its shape and one dtype: just select.
+    c_aval, x_aval, y_aval = condition._aval, x._aval, y._aval
+    if (c_aval.dtype == np.bool_ and x_aval == y_aval and c_aval.shape == x_aval.shape
+        and core.current_trace() is core.eval_trace):
+      return lax.select(condition, x, y)
   util.check_arraylike("where", condition, x, y)
   if core.current_trace() is core.eval_trace:
     return _where(condition, x, y)  # eagerly the jit wrapper (seen only in jaxprs) adds nothing
