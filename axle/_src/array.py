@@ -205,6 +205,7 @@ def _array_repr(x: Array) -> str:
 
 
 def is_array(x) -> bool:
+  """Whether ``x`` is an axle Array."""
   return isinstance(x, Array)
 
 

@@ -96,6 +96,7 @@ def get_aval(x) -> ShapedArray:
 
 
 def valid_jaxtype(x) -> bool:
+  """Whether ``x`` can be an operand: an array, tracer, NumPy value or Python scalar."""
   try:
     get_aval(x)
     return True

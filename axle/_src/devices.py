@@ -25,4 +25,5 @@ _default = CpuDevice(0)
 
 
 def default_device() -> CpuDevice:
+  """The device arrays live on by default."""
   return _default

@@ -24,10 +24,12 @@ class _JAXErrorMixin:
 
 
 class JAXTypeError(_JAXErrorMixin, TypeError):
+  """Base of JAX's TypeErrors that link to the errors documentation."""
   pass
 
 
 class JAXIndexError(_JAXErrorMixin, IndexError):
+  """Base of JAX's IndexErrors that link to the errors documentation."""
   pass
 
 

@@ -348,6 +348,7 @@ def pp_param_value(value, names: _NameContext) -> pp.Doc:
 
 
 def pp_params(params: dict, names: _NameContext, sort: bool = True) -> pp.Doc:
+  """``[k=v ...]``, broken one parameter per line when too wide (sorted unless ``sort=False``)."""
   if not params:
     return pp.text("")
   ordered = sorted(params.items()) if sort else params.items()
@@ -357,6 +358,7 @@ def pp_params(params: dict, names: _NameContext, sort: bool = True) -> pp.Doc:
 
 
 def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
+  """``outs = primitive[params] operands`` as JAX prints an equation."""
   rule = pp_eqn_rules.get(eqn.primitive)
   if rule is not None:
     return rule(eqn, names)
@@ -377,6 +379,7 @@ def pp_operands(atoms, names: _NameContext) -> pp.Doc:
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
   # Equation outputs nobody reads print as ``_``.
+  """``{ lambda consts; args. let eqns in (outs) }`` as JAX prints a jaxpr."""
   used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
   used.update(v for v in jaxpr.outvars if type(v) is not Literal)
   for eqn in jaxpr.eqns:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 
 class Doc:
+  """A document to lay out; ``format(width)`` renders it."""
   __slots__ = ()
 
   def __add__(self, other: "Doc") -> "Doc":
@@ -23,6 +24,7 @@ class Doc:
 
 
 class Text(Doc):
+  """Literal text."""
   __slots__ = ("text",)
 
   def __init__(self, text: str):
@@ -30,6 +32,7 @@ class Text(Doc):
 
 
 class Concat(Doc):
+  """Documents one after another."""
   __slots__ = ("children",)
 
   def __init__(self, children):
@@ -43,6 +46,7 @@ class Concat(Doc):
 
 
 class Nest(Doc):
+  """A document whose line breaks indent ``indent`` more columns."""
   __slots__ = ("indent", "child")
 
   def __init__(self, indent: int, child: Doc):
@@ -51,6 +55,7 @@ class Nest(Doc):
 
 
 class Break(Doc):
+  """A space (or ``separator``) when flat, a newline when its group breaks."""
   __slots__ = ("separator",)
 
   def __init__(self, separator: str = " "):
@@ -58,6 +63,7 @@ class Break(Doc):
 
 
 class Group(Doc):
+  """A unit laid out flat if it fits in the remaining width, else broken."""
   __slots__ = ("child",)
 
   def __init__(self, child: Doc):
@@ -65,26 +71,32 @@ class Group(Doc):
 
 
 def text(s: str) -> Doc:
+  """A Text document."""
   return Text(s)
 
 
 def concat(docs) -> Doc:
+  """A Concat of ``docs``."""
   return Concat(list(docs))
 
 
 def nest(indent: int, doc: Doc) -> Doc:
+  """``doc`` with breaks indented ``indent`` more."""
   return Nest(indent, doc)
 
 
 def brk(separator: str = " ") -> Doc:
+  """A Break rendering as ``separator`` when flat."""
   return Break(separator)
 
 
 def group(doc: Doc) -> Doc:
+  """A Group of ``doc``."""
   return Group(doc)
 
 
 def join(separator: Doc, docs) -> Doc:
+  """``docs`` with ``separator`` between each pair."""
   out = []
   for i, doc in enumerate(docs):
     if i:

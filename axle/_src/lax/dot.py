@@ -160,6 +160,7 @@ def canonicalize_preferred_element_type(dtype, name: str):
 
 
 def check_no_out_sharding(out_sharding, name: str) -> None:
+  """Raises NotImplementedError for a sharding request (single device only)."""
   if out_sharding is not None:
     raise NotImplementedError(
         f"{name}: out_sharding={out_sharding!r} is not supported; axle runs on a single device, "
@@ -237,6 +238,7 @@ def validate_preferred_element_type(input_dtype, preferred) -> None:
 
 
 def check_cpu_precision(precision, name: str = "dot_general") -> None:
+  """Raises JAX's ValueError for a dot algorithm the CPU does not support."""
   if isinstance(precision, DotAlgorithmPreset) and precision not in _CPU_PRESETS:
     raise ValueError(f"The precision '{precision}' is not supported by {name} on CPU")
 
@@ -252,6 +254,7 @@ def prepare_operand(x: np.ndarray, acc: np.dtype, precision) -> np.ndarray:
 
 
 def cast_result(out: np.ndarray, out_dtype: np.dtype) -> np.ndarray:
+  """The accumulated result rounded to the output dtype."""
   if out.dtype != out_dtype:
     with np.errstate(all="ignore"):
       out = out.astype(out_dtype)

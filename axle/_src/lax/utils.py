@@ -36,6 +36,7 @@ _class_names = {np.bool_: "bool", np.signedinteger: "signedinteger",
 
 
 def dtype_in(dtype: np.dtype, accepted: Sequence[type]) -> bool:
+  """Whether ``dtype`` is a subtype of one of the ``accepted`` dtype classes."""
   return any(dtypes.issubdtype(dtype, t) for t in accepted)
 
 
@@ -152,6 +153,7 @@ def canonicalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
 
 
 def bool_result(*_dtypes) -> np.dtype:
+  """The result dtype of comparisons: bool."""
   return np.dtype(np.bool_)
 
 

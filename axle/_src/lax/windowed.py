@@ -37,6 +37,7 @@ def _dilated(size: int, dilation: int) -> int:
 
 def window_output_shape(shape, window_dimensions, window_strides, padding, base_dilation,
                         window_dilation) -> tuple[int, ...]:
+  """The shape a windowed reduction produces (after dilation and padding)."""
   out = []
   for n, w, s, (lo, hi), b, wd in zip(shape, window_dimensions, window_strides, padding,
                                       base_dilation, window_dilation):

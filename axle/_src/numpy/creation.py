@@ -147,6 +147,7 @@ def ones_like(a, dtype=None, shape=None, *, device=None):
 
 
 def empty_like(a, dtype=None, shape=None, *, device=None):
+  """Like ``zeros_like``: axle arrays are never uninitialised."""
   return zeros_like(a, dtype, shape)
 
 

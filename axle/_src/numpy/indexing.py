@@ -54,6 +54,7 @@ def _asarray(x, dtype=None):
 
 
 class IndexType(enum.Enum):
+  """The kinds of entries an index expression can hold."""
   NONE = "none"
   SLICE = "slice"
   ELLIPSIS = "ellipsis"
@@ -63,6 +64,7 @@ class IndexType(enum.Enum):
 
 
 class ParsedIndex(NamedTuple):
+  """An index expression split into its static and dynamic parts."""
   index: Any
   typ: IndexType
   consumed_axes: tuple[int, ...]

@@ -290,6 +290,7 @@ def _broadcast_pair(a, b, x1, x2):
 
 
 def float_power(x1, x2, /):
+  """Elementwise ``x1 ** x2`` computed in floating point."""
   x1, x2 = util.promote_args_inexact("float_power", x1, x2)
   return lax.pow(x1, x2)
 
@@ -301,6 +302,7 @@ def square(x, /):
 
 
 def reciprocal(x, /):
+  """Elementwise ``1 / x`` in floating point."""
   (x,) = util.promote_args_inexact("reciprocal", x)
   return lax.integer_pow(x, -1)
 

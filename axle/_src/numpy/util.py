@@ -105,6 +105,7 @@ def promote_shapes(fun_name: str, *args):
 
 
 def broadcast_to_rank(x, rank: int):
+  """``x`` with leading size-1 axes added up to ``rank``."""
   ndim = np.ndim(x)
   if ndim >= rank:
     return x
@@ -118,16 +119,19 @@ def promote_args(fun_name: str, *args):
 
 
 def promote_args_inexact(fun_name: str, *args):
+  """``promote_args`` to a common inexact dtype."""
   check_arraylike(fun_name, *args)
   return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args):
+  """``promote_args`` to a common numeric (non-bool) dtype."""
   check_arraylike(fun_name, *args)
   return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
 def canonicalize_axis(axis, ndim: int) -> int:
+  """``axis`` in [0, ndim); NumPy's AxisError when out of bounds."""
   axis = core.concrete_or_error(int, axis, "The axis argument must be static.")
   if not -ndim <= axis < ndim:
     from numpy.exceptions import AxisError
@@ -136,6 +140,7 @@ def canonicalize_axis(axis, ndim: int) -> int:
 
 
 def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
+  """A tuple of distinct non-negative axes (all axes for None)."""
   if axis is None:
     return tuple(range(ndim))
   if isinstance(axis, (tuple, list)):
