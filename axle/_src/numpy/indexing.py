@@ -64,7 +64,7 @@ class IndexType(enum.Enum):
 
 
 class ParsedIndex(NamedTuple):
-  """An index expression split into its static and dynamic parts."""
+  """One entry of an index expression: the entry, its kind and the operand axes it consumes."""
   index: Any
   typ: IndexType
   consumed_axes: tuple[int, ...]
