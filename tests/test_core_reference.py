@@ -14,6 +14,7 @@ import axle.numpy as jnp
 from axle import lax
 from tests.core_snippets import SNIPPETS
 from tests.reference_data import load_reference
+from tests.snippet_harness import assert_matches, run_snippet, snippet_params
 
 _REFERENCE = load_reference("core_reference.json")
 
@@ -24,33 +25,9 @@ KNOWN_DIFFERENCES = {
 }
 
 
-def normalize(text: str) -> str:
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  text = re.sub(r"0x[0-9a-f]+", "0x?", text)
-  return text
-
-
-def run(source: str) -> dict:
-  namespace = {"jax": axle, "jnp": jnp, "lax": lax, "np": np}
-  try:
-    exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
-
-
-@pytest.mark.parametrize("name", sorted(SNIPPETS))
+@pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))
 def test_snippet_matches_jax(name):
-  if name in KNOWN_DIFFERENCES:
-    pytest.xfail(KNOWN_DIFFERENCES[name])
-  expected = _REFERENCE["results"][name]
-  actual = run(SNIPPETS[name])
-  if "error" in expected:
-    assert actual.get("error") == expected["error"], actual
-    assert actual["message"] == expected["message"]
-  else:
-    assert "error" not in actual, actual
-    assert actual["out"] == expected["out"]
+  assert_matches(_REFERENCE["results"][name], run_snippet(SNIPPETS[name]))
 
 
 def test_leak_error_type_and_origin():

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.reference_data import load_reference
+from tests.snippet_harness import assert_matches, run_snippet, snippet_params
 import axle
 from axle import lax
 from tests.records.dot_conv import reference_conv, reference_dot_general
@@ -47,42 +48,14 @@ def assert_same(actual, expected: np.ndarray, what: str):
 # Printed jaxprs, reprs and error messages
 
 
-def normalize(text: str) -> str:
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  return re.sub(r"0x[0-9a-f]+", "0x?", text)
-
-
-def run_snippet(source: str) -> dict:
-  namespace = {"jax": axle, "lax": lax, "np": np}
-  try:
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
-
-
 # Differences we know of, with the reason; each stays visible as an xfail.
-KNOWN_DIFFERENCES = {
-    "dot_general_multi_contract": "ir.pp_eqn prints the operand list as one unbreakable text; JAX "
-                                  "breaks it (nest(2, group(join(group(brk()), operands)))) past "
-                                  "80 columns",
-}
+KNOWN_DIFFERENCES: dict = {}
 
 
-@pytest.mark.parametrize("name", sorted(_REFERENCE["snippets"]))
+@pytest.mark.parametrize("name", snippet_params(_REFERENCE["snippets"], KNOWN_DIFFERENCES))
 def test_snippet_matches_jax(name):
-  if name in KNOWN_DIFFERENCES:
-    pytest.xfail(KNOWN_DIFFERENCES[name])
   expected = _REFERENCE["snippets"][name]
-  actual = run_snippet(expected["source"])
-  if "error" in expected:
-    assert actual.get("error") == expected["error"], actual
-    assert actual["message"] == expected["message"]
-  else:
-    assert "error" not in actual, actual
-    assert actual["out"] == expected["out"]
+  assert_matches(expected, run_snippet(expected["source"]))
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.reference_data import load_reference
+from tests.snippet_harness import assert_matches, run_snippet
 import axle
 from axle import lax
 
@@ -68,32 +69,10 @@ def assert_same(actual, expected: np.ndarray, what: str, rtol: float = 0.0):
       assert np.array_equal(np.signbit(a)[zero], np.signbit(e)[zero]), f"{what}: signs of zeros differ"
 
 
-def normalize(text: str) -> str:
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  return re.sub(r"0x[0-9a-fA-FX]+", "0x?", text)
-
-
-def run_snippet(source: str) -> dict:
-  namespace = {"jax": axle, "lax": lax, "np": np}
-  try:
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
-
-
 @pytest.mark.parametrize("name", sorted(_REFERENCE["snippets"]))
 def test_snippet_matches_jax(name):
   expected = _REFERENCE["snippets"][name]
-  actual = run_snippet(expected["source"])
-  if "error" in expected:
-    assert actual.get("error") == expected["error"], actual
-    assert actual["message"] == expected["message"]
-  else:
-    assert "error" not in actual, actual
-    assert actual["out"] == expected["out"]
+  assert_matches(expected, run_snippet(expected["source"]))
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.reference_data import load_reference
+from tests.snippet_harness import assert_matches, run_snippet, snippet_params
 import axle
 from axle import lax
 from axle._src import core, ir
@@ -28,54 +29,13 @@ KNOWN_DIFFERENCES = {
     "err_reshape_size_mismatch": "JAX 0.10.2 accepts a size-changing reshape when tracing and fails "
                                  "later in XLA's verifier; axle rejects it in the shape rule "
                                  "(test_reshape_size_mismatch_is_rejected)",
-    "err_reshape_traced_size": "core.canonicalize_shape raises ConcretizationTypeError with its own "
-                               "message where JAX raises TypeError 'Shapes must be 1D sequences...'",
-    "err_dynamic_slice_traced_size": "same as err_reshape_traced_size (core.canonicalize_shape)",
-    "err_iota_traced_size": "same as err_reshape_traced_size (core.canonicalize_shape)",
-    "err_full_traced_shape": "same as err_reshape_traced_size (core.canonicalize_shape)",
-    # Not this family.
-    "val_dynamic_slice_int8_index": "ir.eval_jaxpr re-binds the weak literal 0:i8[] of 'lt i 0' as a "
-                                    "Python int (int32), so running the jaxpr of an int8 index fails",
-    # Not this family: the shared printers.
-    "jaxpr_iota": "ir.pp_eqn drops the trailing space JAX prints after an equation with no operands "
-                  "('iota[...] ')",
-    "jaxpr_dynamic_index_in_dim": "api's jit printer sorts params (jaxpr= before name=); JAX prints "
-                                  "name= first",
-    "jaxpr_dynamic_index_in_dim_static": "same as jaxpr_dynamic_index_in_dim (jit printer)",
-    "jaxpr_dynamic_update_index_in_dim": "same as jaxpr_dynamic_index_in_dim (jit printer)",
 }
 
 
-def normalize(text: str) -> str:
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  text = re.sub(r"0x[0-9a-f]+", "0x?", text)
-  return text
-
-
-def run(source: str) -> dict:
-  namespace = {"jax": axle, "lax": lax, "np": np}
-  exec(compile(_REFERENCE["prelude"], "<prelude>", "exec"), namespace)
-  try:
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
-
-
-@pytest.mark.parametrize("name", sorted(_REFERENCE["results"]))
+@pytest.mark.parametrize("name", snippet_params(_REFERENCE["results"], KNOWN_DIFFERENCES))
 def test_snippet_matches_jax(name):
-  if name in KNOWN_DIFFERENCES:
-    pytest.xfail(KNOWN_DIFFERENCES[name])
   expected = _REFERENCE["results"][name]
-  actual = run(expected["source"])
-  if "error" in expected:
-    assert actual.get("error") == expected["error"], actual
-    assert actual["message"] == expected["message"]
-  else:
-    assert "error" not in actual, actual
-    assert actual["out"] == expected["out"]
+  assert_matches(expected, run_snippet(expected["source"], _REFERENCE["prelude"]))
 
 
 # ---------------------------------------------------------------------------
@@ -256,10 +216,6 @@ def test_dynamic_slices_match_reference(shape, data):
   np.testing.assert_array_equal(np.asarray(lax.dynamic_update_slice(x, update, starts)), expected)
 
 
-@pytest.mark.xfail(reason="interpreters/eval.py hands a caller's NumPy array to the kernels without "
-                          "copying; view-returning kernels (reshape, transpose, slice, broadcast_in_dim, "
-                          "...) then alias it. Fix: copy np.ndarray operands in eval._to_value.",
-                   strict=False)
 def test_results_do_not_alias_caller_numpy_arrays():
   a = np.ones(3, np.float32)
   outs = [lax.reshape(a, (3, 1)), lax.transpose(a, (0,)), lax.slice(a, (0,), (2,)),
