@@ -49,136 +49,77 @@ _defaultdict = collections.defaultdict
 # Key path entries
 
 
-class SequenceKey:
+class _KeyEntry:
+  """A read-only key-path entry holding one value, exposed under the name ``_field``."""
+  __slots__ = ("_value",)
+  _field = ""
+  _value_type: type | None = None  # when set, the value must be an instance of it
+  _type_hint = ""
+
+  def __init__(self, value):
+    if self._value_type is not None and not isinstance(value, self._value_type):
+      raise TypeError(f"{type(self).__name__}({self._field}) expects {self._type_hint}, got "
+                      f"{type(value).__name__} {value!r}.")
+    object.__setattr__(self, "_value", value)
+
+  def __setattr__(self, name, value):
+    raise AttributeError(f"property of '{type(self).__name__}' object has no setter")
+
+  def __repr__(self):
+    return f"{type(self).__name__}({self._field}={self._value!r})"
+
+  def __eq__(self, other):
+    return type(other) is type(self) and self._value == other._value
+
+  def __hash__(self):
+    return hash(self._value)
+
+  def __reduce__(self):
+    return type(self), (self._value,)
+
+
+class SequenceKey(_KeyEntry):
   """Key-path entry for the ``idx``-th child of a list, tuple or other sequence node."""
-  __slots__ = ("_idx",)
+  __slots__ = ()
   __match_args__ = ("idx",)
-
-  def __init__(self, idx: int):
-    if not isinstance(idx, int):
-      raise TypeError(f"SequenceKey(idx) expects an int index, got {type(idx).__name__} {idx!r}.")
-    object.__setattr__(self, "_idx", idx)
-
-  @property
-  def idx(self) -> int:
-    return self._idx
-
-  def __setattr__(self, name, value):
-    raise AttributeError(f"property of 'SequenceKey' object has no setter")
+  _field, _value_type, _type_hint = "idx", int, "an int index"
+  idx = property(lambda self: self._value)
 
   def __str__(self):
-    return f"[{self._idx!r}]"
-
-  def __repr__(self):
-    return f"SequenceKey(idx={self._idx!r})"
-
-  def __eq__(self, other):
-    return type(other) is SequenceKey and self._idx == other._idx
-
-  def __hash__(self):
-    return hash(self._idx)
-
-  def __reduce__(self):
-    return SequenceKey, (self._idx,)
+    return f"[{self._value!r}]"
 
 
-class DictKey:
+class DictKey(_KeyEntry):
   """Key-path entry for the child of a dict-like node stored under ``key``."""
-  __slots__ = ("_key",)
+  __slots__ = ()
   __match_args__ = ("key",)
-
-  def __init__(self, key: Hashable):
-    object.__setattr__(self, "_key", key)
-
-  @property
-  def key(self):
-    return self._key
-
-  def __setattr__(self, name, value):
-    raise AttributeError(f"property of 'DictKey' object has no setter")
+  _field = "key"
+  key = property(lambda self: self._value)
 
   def __str__(self):
-    return f"[{self._key!r}]"
-
-  def __repr__(self):
-    return f"DictKey(key={self._key!r})"
-
-  def __eq__(self, other):
-    return type(other) is DictKey and self._key == other._key
-
-  def __hash__(self):
-    return hash(self._key)
-
-  def __reduce__(self):
-    return DictKey, (self._key,)
+    return f"[{self._value!r}]"
 
 
-class GetAttrKey:
+class GetAttrKey(_KeyEntry):
   """Key-path entry for the child of a node stored as attribute ``name`` (namedtuples, dataclasses)."""
-  __slots__ = ("_name",)
+  __slots__ = ()
   __match_args__ = ("name",)
-
-  def __init__(self, name: str):
-    if not isinstance(name, str):
-      raise TypeError(f"GetAttrKey(name) expects a str attribute name, got {type(name).__name__} "
-                      f"{name!r}.")
-    object.__setattr__(self, "_name", name)
-
-  @property
-  def name(self) -> str:
-    return self._name
-
-  def __setattr__(self, name, value):
-    raise AttributeError(f"property of 'GetAttrKey' object has no setter")
+  _field, _value_type, _type_hint = "name", str, "a str attribute name"
+  name = property(lambda self: self._value)
 
   def __str__(self):
-    return f".{self._name}"
-
-  def __repr__(self):
-    return f"GetAttrKey(name={self._name!r})"
-
-  def __eq__(self, other):
-    return type(other) is GetAttrKey and self._name == other._name
-
-  def __hash__(self):
-    return hash(self._name)
-
-  def __reduce__(self):
-    return GetAttrKey, (self._name,)
+    return f".{self._value}"
 
 
-class FlattenedIndexKey:
+class FlattenedIndexKey(_KeyEntry):
   """Key-path entry for the ``key``-th child of a custom node registered without keys."""
-  __slots__ = ("_key",)
+  __slots__ = ()
   __match_args__ = ("key",)
-
-  def __init__(self, key: int):
-    if not isinstance(key, int):
-      raise TypeError(f"FlattenedIndexKey(key) expects an int index, got {type(key).__name__} "
-                      f"{key!r}.")
-    object.__setattr__(self, "_key", key)
-
-  @property
-  def key(self) -> int:
-    return self._key
-
-  def __setattr__(self, name, value):
-    raise AttributeError(f"property of 'FlattenedIndexKey' object has no setter")
+  _field, _value_type, _type_hint = "key", int, "an int index"
+  key = property(lambda self: self._value)
 
   def __str__(self):
-    return f"[<flat index {self._key}>]"
-
-  def __repr__(self):
-    return f"FlattenedIndexKey(key={self._key!r})"
-
-  def __eq__(self, other):
-    return type(other) is FlattenedIndexKey and self._key == other._key
-
-  def __hash__(self):
-    return hash(self._key)
-
-  def __reduce__(self):
-    return FlattenedIndexKey, (self._key,)
+    return f"[<flat index {self._value}>]"
 
 
 def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
