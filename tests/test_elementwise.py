@@ -158,14 +158,6 @@ def test_eager_values_match_jax(entry):
   _run_value(entry)
 
 
-@pytest.fixture
-def x64():
-  previous = config_module.config.jax_enable_x64
-  config_module.config.update("jax_enable_x64", True)
-  yield
-  config_module.config.update("jax_enable_x64", previous)
-
-
 @pytest.mark.parametrize("entry", list(_value_cases("values_x64")))
 def test_eager_values_match_jax_x64(entry, x64):
   _run_value(entry)
