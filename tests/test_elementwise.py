@@ -16,7 +16,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from axle._src import config as config_module
 from tests.reference_data import load_reference
 from axle._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 from axle._src.lax import elementwise as lax

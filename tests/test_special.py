@@ -22,7 +22,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from axle._src import config as config_module
 from axle._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 from axle._src.lax import special
 
