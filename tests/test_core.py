@@ -171,3 +171,26 @@ def test_x64_flag_switches_canonicalisation():
 
 def test_jax_is_never_imported():
   assert "jax" not in sys.modules
+
+
+def test_leaked_tracer_error_says_where_it_was_created():
+  leaked = []
+
+  def f(x):
+    y = jnp.sin(x) * 2
+    leaked.extend([y, x])
+    return x
+
+  axle.jit(f)(1.0)
+  with pytest.raises(axle.errors.UnexpectedTracerError, match=r"created on line .*test_core.py:\d+ \(f\)"):
+    leaked[0] + 1
+  with pytest.raises(axle.errors.UnexpectedTracerError, match="the traced argument x"):
+    leaked[1] + 1
+
+
+def test_bool_conversion_error_lists_the_operations_and_lines():
+  def f(x):
+    return bool(jnp.ones(3).sum() > 1)
+
+  with pytest.raises(axle.errors.TracerBoolConversionError, match=r"(?s)reduce_sum.*from line .*\(f\)"):
+    axle.jit(f)(1.0)

@@ -9,6 +9,8 @@ transformation nested inside another sees the outer values as constants.
 from __future__ import annotations
 
 import inspect
+import os
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -91,6 +93,20 @@ def flat_arg_names(fun, args, kwargs, static_argnums=()) -> list[str]:
   return names
 
 
+_AXLE_SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_source_info() -> str | None:
+  """``file:line (function)`` of the innermost frame outside axle's own code: where the user's
+  code bound the primitive being staged."""
+  frame = sys._getframe(2)
+  while frame is not None and frame.f_code.co_filename.startswith(_AXLE_SOURCE_DIR):
+    frame = frame.f_back
+  if frame is None:
+    return None
+  return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+
+
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
   __slots__ = ("aval", "var")
@@ -107,11 +123,22 @@ class StagingTracer(Tracer):
     return self._trace.origin_message(self)
 
   def _leak_description(self) -> str:
-    info = self._trace.debug_info
-    if info is None:
-      return ""
-    return (f"\nThe function being traced when the value leaked was {info.describe()} traced for "
-            f"{info.traced_for}.")
+    trace = self._trace
+    info = trace.debug_info
+    message = ""
+    if info is not None:
+      message += (f"\nThe function being traced when the value leaked was {info.describe()} traced "
+                  f"for {info.traced_for}.")
+    if self.var in trace.invars:
+      names = (info.arg_names if info is not None else None) or []
+      position = trace.invars.index(self.var)
+      name = names[position] if position < len(names) else f"args[{position}]"
+      message += f"\nThe leaked value is the traced argument {name}."
+    else:
+      created = next((eqn.source_info for eqn in trace.eqns if self.var in eqn.outvars), None)
+      if created:
+        message += f"\nThe leaked intermediate value was created on line {created}."
+    return message
 
   def full_lower(self):
     return self
@@ -177,12 +204,13 @@ class StagingTrace(core.Trace):
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
     out_aval = primitive.abstract_eval(*avals, **params)
+    source_info = user_source_info()
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
-      self.eqns.append(Eqn(atoms, outvars, primitive, params))
+      self.eqns.append(Eqn(atoms, outvars, primitive, params, source_info))
       return [StagingTracer(self, a, v) for a, v in zip(out_aval, outvars)]
     outvar = Var(out_aval)
-    self.eqns.append(Eqn(atoms, [outvar], primitive, params))
+    self.eqns.append(Eqn(atoms, [outvar], primitive, params, source_info))
     return StagingTracer(self, out_aval, outvar)
 
   def to_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
@@ -230,6 +258,8 @@ class StagingTrace(core.Trace):
       for eqn in self.eqns:
         if any(v in seen for v in eqn.outvars):
           message += f"\n  operation {pp_eqn(eqn, names_ctx).format()}\n"
+          if eqn.source_info:
+            message += f"    from line {eqn.source_info}\n"
     return message
 
 
