@@ -128,6 +128,8 @@ def test_operator_getitem_is_wired():
 AT = REFERENCE["at"]
 
 
+# Unsafe casts of updates warn as in JAX (tested in test_unsafe_update_cast_warns).
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::numpy.exceptions.ComplexWarning")
 @pytest.mark.parametrize("case", AT, ids=[c["code"] for c in AT])
 def test_at_matches_jax(case):
   ns = namespace()
@@ -318,3 +320,9 @@ def test_scatter_operand_is_not_mutated():
   _IndexUpdateHelper(x)[np.array([0, 0])].add(1.0)
   _IndexUpdateHelper(x)[2].set(9.0)
   np.testing.assert_array_equal(value, np.arange(5, dtype=np.float32))
+
+
+def test_unsafe_update_cast_warns():
+  with pytest.warns(FutureWarning, match="cannot safely cast value from dtype=float32 to dtype=int32"):
+    out = jnp.arange(3).at[0].set(2.5)
+  np.testing.assert_array_equal(np.asarray(out), [2, 1, 2])

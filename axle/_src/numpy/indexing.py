@@ -21,10 +21,13 @@ import enum
 import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
+import warnings
+
 import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src.config import config
 from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import Tracer
@@ -795,6 +798,12 @@ def _scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted: bool,
     y = np.array(y, dtype=x_aval.dtype)[()]
   elif not isinstance(y, (bool, int, float, complex, np.generic)):
     y = _asarray(y)
+  if not dtypes.safe_to_cast(y, x_aval.dtype):
+    warnings.warn(
+        f"scatter inputs have incompatible types: cannot safely cast value from "
+        f"dtype={dtypes.dtype(y, canonicalize=True).name} to dtype={x_aval.dtype.name} with "
+        f"jax_numpy_dtype_promotion={config.jax_numpy_dtype_promotion}. In future JAX releases "
+        f"this will result in an error.", FutureWarning, stacklevel=4)
   parsed = _expand_bool_indices(_parse(idx, x_aval.shape), x_aval.shape)
   dtype, weak_type = x_aval.dtype, x_aval.weak_type
   indexer = _index_to_gather(parsed, x_aval.shape, normalize_indices)
