@@ -160,6 +160,7 @@ def test_lax_gather_scatter_jit_matches_eager(case):
 JAXPRS = REFERENCE["jaxprs"]
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # unsafe update casts (tested above)
 @pytest.mark.parametrize("case", JAXPRS, ids=[f"{c['code']} | {c['args']}" for c in JAXPRS])
 def test_jaxpr_matches_jax(case):
   ns = namespace()
