@@ -31,6 +31,17 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
   """``a`` with a new shape holding the same data (``jnp.reshape``); one size may be -1."""
   if shape is None:
     shape = newshape
+  if type(a) is Array and type(shape) is tuple and order == "C" and all(type(d) is int for d in shape):
+    # An Array and a tuple of ints: infer a -1 and bind reshape directly.
+    old_shape = a._aval.shape
+    if -1 in shape and shape.count(-1) == 1:
+      known = -math.prod(shape)
+      if known and math.prod(old_shape) % known == 0:
+        shape = tuple(math.prod(old_shape) // known if d == -1 else d for d in shape)
+    if min(shape, default=0) >= 0 and math.prod(shape) == math.prod(old_shape):
+      if shape == old_shape:
+        return a
+      return lax_structural.reshape_p.bind(a, new_sizes=shape, dimensions=None, sharding=None)
   util.check_arraylike("reshape", a)
   a = util.asarray_operand(a)
   if order != "C":
@@ -66,6 +77,11 @@ def ravel(a, order: str = "C"):
 
 def transpose(a, axes=None):
   """``a`` with its axes permuted (reversed by default) (``jnp.transpose``)."""
+  if type(a) is Array and axes is None:
+    ndim = len(a._aval.shape)
+    if ndim < 2:
+      return a
+    return lax_structural.transpose_p.bind(a, permutation=tuple(range(ndim - 1, -1, -1)))
   util.check_arraylike("transpose", a)
   a = util.asarray_operand(a)
   ndim = np.ndim(a)
