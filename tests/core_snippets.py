@@ -78,6 +78,36 @@ def f(x):
 r = f(jnp.arange(5))
 out = (seen, r)
 """,
+    "shared_jaxprs": """
+inner = jax.jit(lambda x: x * 2)
+@jax.jit
+def outer(x):
+  return inner(x) + 1
+@jax.jit
+def deep(x):
+  return outer(x) - 1
+out = "\\n".join(str(jax.make_jaxpr(f)(1.)) for f in [
+    lambda x: outer(x) + outer(x), deep, lambda x: inner(x) + inner(x)])
+""",
+    "large_jaxpr_shared_once": """
+@jax.jit
+def big(x):
+  for _ in range(11):
+    x = x * 2
+  return x
+out = jax.make_jaxpr(lambda x: big(x) + 1)(1.)
+""",
+    "long_binders_wrap": """
+def many(*args):
+  return sum(args[1:], args[0])
+out = jax.make_jaxpr(many)(*[jnp.ones((100, 100))] * 12)
+""",
+    "dropped_outputs_in_jit": """
+@jax.jit
+def g(a):
+  return a, a * 2, jnp.sin(a)
+out = jax.make_jaxpr(lambda x: g(x)[0] + g(x)[1])(jnp.ones(3))
+""",
     # --- errors ----------------------------------------------------------------
     "err_bool": """
 @jax.jit

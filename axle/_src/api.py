@@ -59,28 +59,16 @@ jit_p.def_impl(_jit_impl)
 
 
 def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
-  """Prints ``outs = jit[name=f jaxpr={...}] args``; the inner jaxpr's binders reuse the
-  caller's names for the operands and results they stand for, where those names are free."""
+  """Prints ``outs = jit[name=f jaxpr={...}] args``; the inner jaxpr's binders reuse the names
+  of the caller's operands and results they stand for (unless the jaxpr is printed shared)."""
   closed = eqn.params["jaxpr"]
   inner = closed.jaxpr
-  lhs = " ".join(f"{names.name(v)}:{v.aval.str_short()}" for v in eqn.outvars)
-  used: set[str] = set()
-  for inner_var, outer in zip(inner.invars, eqn.invars):
-    if type(outer) is not ir.Literal:
-      name = names.name(outer)
-      if name not in used and inner_var not in names.names:
-        names.alias(inner_var, name)
-        used.add(name)
-  for inner_var, outer in zip(inner.outvars, eqn.outvars):
-    if type(inner_var) is not ir.Literal and inner_var not in names.names:
-      name = names.name(outer)
-      if name not in used:
-        names.alias(inner_var, name)
-        used.add(name)
+  if inner not in names.shared:
+    names.suggest_same_names(inner.invars, eqn.invars)
+    names.suggest_same_names(inner.outvars, eqn.outvars)
   shown = {"name": eqn.params["name"], "jaxpr": closed}
-  params_doc = ir.pp_params(shown, names, sort=False)
-  return pp.group(pp.concat([pp.text(lhs), pp.text(" = jit"), params_doc,
-                             ir.pp_operands(eqn.invars, names)]))
+  return pp.concat([ir._pp_binders(eqn.outvars, names), pp.text(" = jit"),
+                    ir.pp_params(shown, names, sort=False), ir.pp_operands(eqn.invars, names)])
 
 
 ir.pp_eqn_rules[jit_p] = _pp_jit_eqn

@@ -106,7 +106,7 @@ class Jaxpr:
     return Jaxpr(**fields)
 
   def pretty_print(self, width: int = 80) -> str:
-    return pp_jaxpr(self, _NameContext()).format(width)
+    return pp_toplevel_jaxpr(self, width)
 
   def __str__(self):
     return self.pretty_print()
@@ -273,26 +273,45 @@ def _encode_name(n: int) -> str:
 
 
 class _NameContext:
-  """Assigns a, b, ..., z, ba, bb, ... to variables in the order they are first printed."""
-  __slots__ = ("names", "counter")
+  """Assigns a, b, ..., z, ba, bb, ... to variables in the order they are first printed, and
+  records the jaxprs printed once up front as ``let name = {...} in`` (``shared``)."""
+  __slots__ = ("names", "counter", "shared")
 
   def __init__(self):
     self.names: dict[Var, str] = {}
     self.counter = 0
+    self.shared: dict[Jaxpr, str] = {}
 
   def name(self, var: Var) -> str:
     if isinstance(var, DropVar):
       return "_"
     name = self.names.get(var)
     if name is None:
-      name = self.names[var] = _encode_name(self.counter)
+      shared_names = set(self.shared.values())
+      name = _encode_name(self.counter)
       self.counter += 1
+      while name in shared_names:
+        name = _encode_name(self.counter)
+        self.counter += 1
+      self.names[var] = name
     return name
 
   def alias(self, var: Var, name: str) -> None:
-    """Gives ``var`` an existing name (used to print a nested jaxpr's binders as the caller's operands)."""
+    """Gives ``var`` an existing name (a nested jaxpr's binder printed as the caller's operand)."""
     if var not in self.names:
       self.names[var] = name
+
+  def suggest_same_names(self, inner_vars, outer_atoms) -> None:
+    """Names each inner variable like the outer variable it stands for, unless that outer
+    variable already lent its name to an earlier inner one or the inner one is named."""
+    if len(inner_vars) != len(outer_atoms):
+      return
+    lent: set = set()
+    for inner, outer in zip(inner_vars, outer_atoms):
+      if (type(outer) is not Literal and outer not in lent and type(inner) is not Literal
+          and inner not in self.names):
+        self.names[inner] = self.name(outer)
+        lent.add(outer)
 
 
 def _literal_text(lit: Literal) -> str:
@@ -362,11 +381,11 @@ def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
   rule = pp_eqn_rules.get(eqn.primitive)
   if rule is not None:
     return rule(eqn, names)
-  lhs = pp.text(" ".join(_pp_binder(v, names) for v in eqn.outvars))
+  lhs = _pp_binders(eqn.outvars, names)
   shown = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
   params_doc = pp_params(shown, names)
-  return pp.group(pp.concat([lhs, pp.text(" = "), pp.text(eqn.primitive.name), params_doc,
-                             pp_operands(eqn.invars, names)]))
+  return pp.concat([lhs, pp.text(" = "), pp.text(eqn.primitive.name), params_doc,
+                    pp_operands(eqn.invars, names)])
 
 
 def pp_operands(atoms, names: _NameContext) -> pp.Doc:
@@ -377,25 +396,98 @@ def pp_operands(atoms, names: _NameContext) -> pp.Doc:
   return pp.concat([pp.text(" "), pp.nest(2, pp.group(pp.join(pp.group(pp.brk()), docs)))])
 
 
+def _pp_binders(vars_, names: _NameContext) -> pp.Doc:
+  """``a:f32[3] b:i32[]``, wrapping (indented 2) past the line width."""
+  docs = [pp.text(_pp_binder(v, names)) for v in vars_]
+  return pp.nest(2, pp.group(pp.join(pp.group(pp.brk()), docs)))
+
+
+def _pp_atoms(atoms, names: _NameContext, separator: str = "") -> pp.Doc:
+  docs = [pp.text(_pp_atom(v, names)) for v in atoms]
+  return pp.nest(2, pp.group(pp.join(pp.concat([pp.text(separator), pp.group(pp.brk())]), docs)))
+
+
 def pp_jaxpr(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
-  # Equation outputs nobody reads print as ``_``.
-  """``{ lambda consts; args. let eqns in (outs) }`` as JAX prints a jaxpr."""
-  used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
-  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
-  for eqn in jaxpr.eqns:
+  """``{ lambda consts; args. let eqns in (outs) }`` as JAX prints a jaxpr (or the name it was
+  bound to by a ``let`` when it is shared)."""
+  shared_name = names.shared.get(jaxpr)
+  if shared_name is not None:
+    return pp.text(shared_name)
+  return _pp_jaxpr_skeleton(jaxpr, names)
+
+
+def _pp_jaxpr_skeleton(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
+  constvars = _pp_binders(jaxpr.constvars, names)
+  invars = _pp_binders(jaxpr.invars, names)
+  eqns = [pp_eqn(eqn, names) for eqn in jaxpr.eqns]
+  outs = pp.concat([pp.text("("), _pp_atoms(jaxpr.outvars, names, ","),
+                    pp.text(",)" if len(jaxpr.outvars) == 1 else ")")])
+  # On one line equations are separated by "; ", otherwise each gets its own line.
+  body = pp.join(pp.brk("; "), eqns)
+  return pp.group(pp.concat([pp.nest(2, pp.concat([
+      pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
+      pp.nest(2, pp.concat([pp.brk(), body])), pp.brk(), pp.text("in "), outs])),
+      pp.text(" }")]))
+
+
+def _subjaxprs_of_params(params: dict):
+  for value in params.values():
+    if isinstance(value, ClosedJaxpr):
+      yield value.jaxpr
+    elif isinstance(value, Jaxpr):
+      yield value
+    elif isinstance(value, (tuple, list)):
+      for item in value:
+        if isinstance(item, ClosedJaxpr):
+          yield item.jaxpr
+        elif isinstance(item, Jaxpr):
+          yield item
+
+
+def pp_toplevel_jaxpr(jaxpr: Jaxpr, width: int = 80) -> str:
+  """The text of a jaxpr as ``print`` shows it.
+
+  Equation outputs nobody reads print as ``_``. A nested jaxpr used more than once -- a large
+  one (over 10 equations) counts twice -- is printed first, as ``let name = {...} in``, and
+  referred to by its name (the ``name`` parameter of the equations that carry it).
+  """
+  names = _NameContext()
+  used = {v for v in jaxpr.outvars if type(v) is not Literal}
+  for eqn in reversed(jaxpr.eqns):
     for v in eqn.outvars:
       if v not in used:
         names.alias(v, "_")
-  constvars = " ".join(_pp_binder(v, names) for v in jaxpr.constvars)
-  invars = " ".join(_pp_binder(v, names) for v in jaxpr.invars)
-  eqns = [pp_eqn(eqn, names) for eqn in jaxpr.eqns]
-  outs = [_pp_atom(v, names) for v in jaxpr.outvars]
-  outs_text = "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
-  # On one line equations are separated by "; ", otherwise each gets its own line.
-  body = pp.concat([pp.brk(), pp.join(pp.brk("; "), eqns)]) if eqns else pp.brk()
-  return pp.group(pp.concat([
-      pp.text(f"{{ lambda {constvars}; {invars}. let"),
-      pp.nest(4, body),
-      pp.nest(2, pp.concat([pp.brk(), pp.text(f"in {outs_text}")])),
-      pp.text(" }"),
-  ]))
+    used.update(v for v in eqn.invars if type(v) is not Literal)
+
+  counts: dict[Jaxpr, int] = {}
+  suggested: dict[Jaxpr, str] = {}
+  queue = [jaxpr]
+  while queue:
+    current = queue.pop(0)
+    counts[current] = counts.get(current, 0) + 1
+    if current is not jaxpr and len(current.eqns) > 10:
+      counts[current] += 1
+    for eqn in current.eqns:
+      name = eqn.params.get("name")
+      for sub in _subjaxprs_of_params(eqn.params):
+        queue.append(sub)
+        if isinstance(name, str):
+          suggested.setdefault(sub, name.strip("<>"))
+  name_counts: dict[str, int] = {}
+  shared = []
+  for sub, count in counts.items():
+    if count == 1:
+      continue
+    name = suggested.get(sub, "jaxpr")
+    seen = name_counts.get(name, 0)
+    name_counts[name] = seen + 1
+    if seen:
+      name += str(seen)
+      name_counts[name] = name_counts.get(name, 0) + 1
+    shared.append((name, sub))
+  for name, sub in shared:
+    names.shared[sub] = name
+  docs = [pp.concat([pp.text(f"let {name} = "), _pp_jaxpr_skeleton(sub, names), pp.text(" in"),
+                     pp.brk()]) for name, sub in shared]
+  docs.append(pp_jaxpr(jaxpr, names))
+  return pp.concat(docs).format(width)
