@@ -108,6 +108,20 @@ def g(a):
   return a, a * 2, jnp.sin(a)
 out = jax.make_jaxpr(lambda x: g(x)[0] + g(x)[1])(jnp.ones(3))
 """,
+    "division_by_zero_values": """
+x = jnp.array([-3, -1, 0, 2, 5])
+d = jnp.array([0, 2, 0, -2, 3])
+out = [x % 0, x // 0, jnp.remainder(x, d), jnp.floor_divide(x, d), jnp.arange(3.) % 0,
+       jnp.arange(3.) // 0, jnp.uint8(5) % 0, jnp.uint8(5) // 0, jnp.array([-7.5, 7.5]) // 2,
+       jnp.array([-7.5, 7.5]) % -2]
+""",
+    "jnp_jit_wrapped_jaxprs": """
+out = "\\n".join(str(jax.make_jaxpr(f)(*a)) for f, a in [
+    (lambda x, y: x // y, (jnp.ones(3), jnp.ones(3))), (lambda x: x % 2, (jnp.arange(3),)),
+    (lambda x, y: x % y, (jnp.arange(3), jnp.arange(3))), (lambda x: x // 2, (jnp.arange(3),)),
+    (lambda x: jnp.clip(x, 0., 1.), (jnp.ones(3),)), (lambda x: jnp.clip(x, max=1), (jnp.ones(3),)),
+    (lambda x: jnp.round(x, 2), (jnp.ones(3),)), (lambda x: jnp.round(x), (jnp.arange(3),))])
+""",
     # --- errors ----------------------------------------------------------------
     "err_bool": """
 @jax.jit

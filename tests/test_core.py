@@ -194,3 +194,14 @@ def test_bool_conversion_error_lists_the_operations_and_lines():
 
   with pytest.raises(axle.errors.TracerBoolConversionError, match=r"(?s)reduce_sum.*from line .*\(f\)"):
     axle.jit(f)(1.0)
+
+
+def test_jit_keyword_arguments_after_a_defaulted_parameter():
+  def f(x, a=1.0, b=2.0):
+    return x * a + b
+
+  jitted = axle.jit(f)
+  assert float(jitted(jnp.float32(1), b=5.0)) == 6.0
+  assert float(jitted(jnp.float32(1), a=3.0)) == 5.0
+  assert float(jitted(x=jnp.float32(1), b=5.0, a=2.0)) == 7.0
+  assert float(axle.jit(f, static_argnames="b")(jnp.float32(1), b=4.0)) == 5.0

@@ -101,7 +101,8 @@ def _argnames_to_argnums(fun, static_argnames) -> tuple[int, ...]:
 
 
 def _resolve_kwargs(fun, args, kwargs, static_argnames):
-  """Moves keyword arguments that name positional parameters into ``args`` (as JAX does)."""
+  """Moves keyword arguments that name positional parameters into ``args`` (as JAX does), up
+  to the first parameter left at its default; later ones stay keywords so none shifts."""
   if not kwargs:
     return args, kwargs
   try:
@@ -110,13 +111,21 @@ def _resolve_kwargs(fun, args, kwargs, static_argnames):
   except (TypeError, ValueError):
     return args, kwargs
   new_args, new_kwargs = [], {}
-  for name, value in bound.arguments.items():
-    kind = signature.parameters[name].kind
-    if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-      new_args.append(value)
-    elif kind == inspect.Parameter.VAR_POSITIONAL:
+  gap = False
+  for name, param in signature.parameters.items():
+    if name not in bound.arguments:
+      if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        gap = True
+      continue
+    value = bound.arguments[name]
+    if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+      if gap:
+        new_kwargs[name] = value
+      else:
+        new_args.append(value)
+    elif param.kind == inspect.Parameter.VAR_POSITIONAL:
       new_args.extend(value)
-    elif kind == inspect.Parameter.VAR_KEYWORD:
+    elif param.kind == inspect.Parameter.VAR_KEYWORD:
       new_kwargs.update(value)
     else:
       new_kwargs[name] = value

@@ -150,7 +150,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
   """Converts ``operand`` to ``new_dtype`` (a canonical np.dtype, or None to keep the dtype)
   with weak type ``weak_type``: the internal form of ``lax.convert_element_type``.
 
-  Python and NumPy scalars are converted right away (under a trace they become literals);
+  Python and NumPy scalars (0-d NumPy arrays included) are converted right away (under a trace
+  they become literals, as JAX folds such constants);
   an Array or tracer that already has the dtype and weak type is returned as is; anything
   else binds ``convert_element_type``.
   """
@@ -158,7 +159,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
     operand = operand.__jax_array__()
   weak_type = bool(weak_type)
   typ = type(operand)
-  if typ in _python_scalar_types or isinstance(operand, np.generic):
+  if typ in _python_scalar_types or isinstance(operand, np.generic) or (
+      typ is np.ndarray and operand.ndim == 0):
     if typ in _python_scalar_types:
       old_dtype = dtypes.python_scalar_dtype(typ)
       old_weak = typ is not bool

@@ -266,6 +266,7 @@ def nonzero(a, *, size=None, fill_value=None):
   return tuple(Array(i.astype(int_dtype)) for i in indices)
 
 
+@util.jit_when_tracing
 def clip(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   """``arr`` limited to [min, max] elementwise (``jnp.clip``)."""
   from axle._src.numpy import ufuncs
@@ -281,6 +282,7 @@ def clip(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   return asarray(arr)
 
 
+@util.jit_when_tracing(static_argnames=("decimals",))
 def round(a, decimals: int = 0, out=None):
   """``a`` rounded to ``decimals`` decimals, halves to even (``jnp.round``)."""
   from axle._src.numpy import ufuncs

@@ -186,6 +186,7 @@ def true_divide(x1, x2, /):
 divide = true_divide
 
 
+@util.jit_when_tracing
 def floor_divide(x1, x2, /):
   """Elementwise ``x1 // x2``, rounding toward negative infinity as NumPy does."""
   x1, x2 = util.promote_args_numeric("floor_divide", x1, x2)
@@ -194,39 +195,43 @@ def floor_divide(x1, x2, /):
     return lax.div(x1, x2)
   if np.issubdtype(dtype, np.integer):
     quotient = lax.div(x1, x2)
-    zero = lax._convert_element_type(0, dtype, False)
-    remainder_nonzero = lax.ne(lax.rem(x1, x2), zero)
-    signs_differ = lax.ne(lax.lt(x1, zero), lax.lt(x2, zero))
-    needs_fix = lax.bitwise_and(remainder_nonzero, signs_differ)
-    one = lax._convert_element_type(1, dtype, False)
-    return lax.select(needs_fix, lax.sub(quotient, one), quotient)
+    select = logical_and(lax.sign(x1) != lax.sign(x2), lax.rem(x1, x2) != 0)
+    return _where(select, quotient - 1, quotient)
   if np.issubdtype(dtype, np.complexfloating):
     raise TypeError("floor_divide does not support complex-valued inputs")
-  return _float_floor_divide(x1, x2)
+  return _float_divmod(x1, x2)[0]
 
 
-def _float_floor_divide(x1, x2):
-  # x1 == q * x2 + r with r taking the divisor's sign; q is then an exact integer value.
+def _where(condition, x, y):
+  from axle._src.numpy import lax_numpy
+  return lax_numpy.where(condition, x, y)
+
+
+def _float_divmod(x1, x2):
+  # As CPython's float divmod: x1 == div * x2 + mod with mod taking the divisor's sign.
   mod = lax.rem(x1, x2)
-  div = lax.div(lax.sub(x1, mod), x2)
-  zero = lax._convert_element_type(0, x1.dtype, False)
-  fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(x2), lax.sign(mod)))
-  one = lax._convert_element_type(1, x1.dtype, False)
-  div = lax.select(fix, lax.sub(div, one), div)
-  return lax.round(div, lax.RoundingMethod.TO_NEAREST_EVEN)
+  div = lax.div(_where(x2 == 0, x1, lax.sub(x1, mod)), x2)
+  fix = logical_and(mod != 0, lax.sign(x2) != lax.sign(mod))
+  mod = lax.select(fix, mod + x2, mod)
+  div = lax.select(fix, div - 1, div)
+  return lax.round(div), mod
 
 
+@util.jit_when_tracing
 def remainder(x1, x2, /):
-  """Elementwise remainder with the sign of the divisor (``x1 % x2``), as NumPy."""
+  """Elementwise remainder with the sign of the divisor (``x1 % x2``), as NumPy; an integer
+  remainder by zero is 0."""
   x1, x2 = util.promote_args_numeric("remainder", x1, x2)
   dtype = np.dtype(x1.dtype)
   if np.issubdtype(dtype, np.complexfloating):
     raise TypeError("remainder does not support complex-valued inputs")
   zero = lax._convert_element_type(0, dtype, False)
+  if np.issubdtype(dtype, np.integer):
+    from axle._src.lax import structural as lax_structural
+    x2 = _where(x2 == 0, lax_structural.full_like(x2, 1), x2)
   trunc_mod = lax.rem(x1, x2)
-  if np.issubdtype(dtype, np.unsignedinteger):
-    return trunc_mod
-  do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), lax.ne(trunc_mod, zero))
+  trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+  do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero)
   return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
 
 

@@ -149,3 +149,24 @@ def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
       raise ValueError(f"duplicate value in 'axis': {tuple(axis)}")
     return axes
   return (canonicalize_axis(axis, ndim),)
+
+
+def jit_when_tracing(fun=None, **jit_kwargs):
+  """``fun`` staged as its own ``jit`` equation when traced (as JAX's jnp does for functions
+  like ``floor_divide``: jaxprs show ``jit[name=floor_divide ...]``); eagerly it runs directly,
+  which computes the same values without the tracing round trip."""
+  import functools
+
+  from axle._src.api import jit
+
+  def wrap(fun):
+    jitted = jit(fun, **jit_kwargs)
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+      if core.current_trace() is core.eval_trace:
+        return fun(*args, **kwargs)
+      return jitted(*args, **kwargs)
+    return wrapper
+
+  return wrap if fun is None else wrap(fun)
