@@ -116,19 +116,19 @@ class Array:
     return complex(self._scalar_value("complex"))
 
   def __index__(self):
-    if not np.issubdtype(self.dtype, np.integer):
-      raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
-                      f"got an array of dtype {self.dtype.name}")
+    if not np.issubdtype(self.dtype, np.integer) or self.ndim != 0:
+      raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
     return int(self._scalar_value("index"))
 
   def _scalar_value(self, what: str):
     value = np.asarray(self._host_value())
-    if value.size != 1:
-      if what == "bool":
+    if what == "bool":
+      if value.size != 1:  # NumPy's rule: any single-element array has a truth value
         raise ValueError("The truth value of an array with more than one element is ambiguous. "
                          "Use a.any() or a.all()")
-      raise TypeError(f"only length-1 arrays can be converted to Python scalars, got shape "
-                      f"{value.shape}")
+    elif value.ndim != 0:
+      raise TypeError(f"Only scalar arrays can be converted to Python scalars; got "
+                      f"arr.ndim={value.ndim}")
     return value.reshape(())[()]
 
   def __hash__(self):

@@ -76,6 +76,20 @@ from axle._src.numpy.reductions import (
 from axle._src.numpy.ufuncs import *  # noqa: F401,F403
 from axle._src.numpy.util import broadcast_shapes as broadcast_shapes
 
+from numpy import (  # the abstract scalar type hierarchy, shared with NumPy as in JAX
+    character as character,
+    complexfloating as complexfloating,
+    dtype as dtype,
+    flexible as flexible,
+    floating as floating,
+    generic as generic,
+    inexact as inexact,
+    integer as integer,
+    number as number,
+    signedinteger as signedinteger,
+    unsignedinteger as unsignedinteger,
+)
+
 pi = _np.pi
 e = _np.e
 inf = _np.inf

@@ -68,8 +68,9 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
         value = np.asarray(object)
       except Exception:
         raise TypeError(f"Unexpected input type for array: {type(object)}") from None
-      if value.dtype == object_dtype:
-        raise TypeError(f"JAX only supports number and bool dtypes, got dtype object in array")
+      if value.dtype.kind in "OUSMm" or value.dtype.type is np.void:
+        raise TypeError(f"Value {object!r} with dtype {value.dtype} is not a valid JAX array "
+                        "type. Only arrays of numeric types are supported by JAX.")
       src_dtype = dtypes.canonicalize_dtype(value.dtype)
     target = dtype if dtype is not None else src_dtype
     np_value = np.array(value, dtype=target, copy=True) if copy else np.asarray(value, dtype=target)

@@ -53,6 +53,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
 
 
 def _compute_newshape(a, shape) -> tuple[int, ...]:
+  requested = shape
   if isinstance(shape, (int, np.integer)) or (not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0):
     shape = (shape,)
   shape = tuple(core.concrete_or_error(operator.index, d, "The shape argument of reshape must be static.")
@@ -63,10 +64,13 @@ def _compute_newshape(a, shape) -> tuple[int, ...]:
   if -1 in shape:
     known = math.prod(d for d in shape if d != -1)
     if known == 0 or size % known:
-      raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape {shape}")
+      raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape "
+                      f"{requested} because the product of specified axis sizes ({known}) does "
+                      f"not evenly divide {size}")
     shape = tuple(size // known if d == -1 else d for d in shape)
   if math.prod(shape) != size:
-    raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape {shape}")
+    raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape "
+                    f"{requested} (size {math.prod(shape)})")
   return shape
 
 

@@ -273,25 +273,15 @@ def _integer_power(x1, x2):
   """x1 ** x2 for integer arrays by binary exponentiation over the exponent's bits.
 
   Six rounds suffice: any base other than 0, 1 or -1 overflows past exponent 63 anyway."""
-  zero = lax._convert_element_type(0, x2.dtype, False)
-  one = lax._convert_element_type(1, x2.dtype, False)
-  base_zero = lax._convert_element_type(0, x1.dtype, False)
-  base_one = lax._convert_element_type(1, x1.dtype, False)
+  zero = lax._convert_element_type(0, x2.dtype, x2.weak_type)
+  one = lax._convert_element_type(1, x2.dtype, x2.weak_type)
   # pow(0, n) is 0 for n != 0 and 1 for n == 0.
-  acc = lax.select(lax.bitwise_and(lax.eq(x1, base_zero), lax.ne(x2, zero)),
-                   *_broadcast_pair(base_zero, base_one, x1, x2))
+  acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
   for _ in range(6):
-    take = lax.ne(lax.bitwise_and(x2, one), zero)
-    acc = lax.select(take, lax.mul(acc, x1), acc)
+    acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
     x1 = lax.mul(x1, x1)
     x2 = lax.shift_right_logical(x2, one)
   return acc
-
-
-def _broadcast_pair(a, b, x1, x2):
-  from axle._src.numpy import lax_numpy
-  shape = util.broadcast_shapes(np.shape(x1), np.shape(x2))
-  return lax_numpy.broadcast_to(a, shape), lax_numpy.broadcast_to(b, shape)
 
 
 def float_power(x1, x2, /):

@@ -134,8 +134,7 @@ def canonicalize_axis(axis, ndim: int) -> int:
   """``axis`` in [0, ndim); NumPy's AxisError when out of bounds."""
   axis = core.concrete_or_error(int, axis, "The axis argument must be static.")
   if not -ndim <= axis < ndim:
-    from numpy.exceptions import AxisError
-    raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
   return axis % ndim if ndim else 0
 
 
