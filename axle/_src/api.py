@@ -165,6 +165,14 @@ def _leaf_aval(x) -> ShapedArray:
     raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
 
 
+def _is_valid_argument(x) -> bool:
+  try:
+    _leaf_aval(x)
+    return True
+  except TypeError:
+    return False
+
+
 class _Split:
   """The dynamic leaves, their tree, and the static arguments of one call."""
   __slots__ = ("leaves", "in_tree", "statics", "dynamic_positions")
@@ -265,7 +273,10 @@ class JitFunction:
   def _get_jaxpr(self, args, kwargs):
     args, kwargs = _resolve_kwargs(self.fun, args, kwargs, self.static_argnames)
     split = _split_args(args, kwargs, self.static_argnums, self.static_argnames)
-    in_avals = tuple(_leaf_aval(x) for x in split.leaves)
+    try:
+      in_avals = tuple(_leaf_aval(x) for x in split.leaves)
+    except TypeError:
+      raise self._bad_argument_error(split, args, kwargs) from None
     key = (split.in_tree, in_avals, split.statics, len(args),
            tuple(config.read(f) for f in TRACE_FLAGS))
     entry = self._cache.get(key)
@@ -278,6 +289,18 @@ class JitFunction:
       if not hoisted:
         self._cache[key] = entry
     return split, entry
+
+  def _bad_argument_error(self, split, args, kwargs) -> TypeError:
+    position = next(i for i, x in enumerate(split.leaves) if not _is_valid_argument(x))
+    bad = split.leaves[position]
+    names = staging.flat_arg_names(self.fun, args, kwargs, self.static_argnums)
+    path = names[position] if position < len(names) else f"args[{position}]"
+    return TypeError(
+        f"Error interpreting argument to {self.fun!r} as an abstract array. The problematic "
+        f"value is of type {type(bad)} and was passed to the function at path {path}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array argument, "
+        "and this argument was not marked as static using the static_argnums or static_argnames "
+        "parameters of jax.jit.")
 
   def __call__(self, *args, **kwargs):
     if config.jax_disable_jit:

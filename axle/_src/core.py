@@ -204,8 +204,11 @@ class Tracer:
   def __array__(self, dtype=None, copy=None):
     raise errors.TracerArrayConversionError(self)
 
+  # The class name JAX's messages use for a tracer of this kind (e.g. "unhashable type").
+  _public_type_name = "Tracer"
+
   def __hash__(self):
-    raise TypeError(f"unhashable type: '{type(self).__name__}'")
+    raise TypeError(f"unhashable type: '{self._public_type_name}'")
 
   def __iter__(self):
     if not self.aval.shape:
@@ -222,7 +225,9 @@ class Tracer:
     raise errors.ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")
 
   def tolist(self):
-    raise errors.ConcretizationTypeError(self, "The problem arose with the `tolist` method. ")
+    raise errors.ConcretizationTypeError(
+        self, f"The tolist() method was called on traced array with shape "
+        f"{self.aval.str_short(short_dtypes=False)}.")
 
 
 class _TraceContext(threading.local):

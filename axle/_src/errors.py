@@ -66,7 +66,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
     self.tracer = tracer
     JAXTypeError.__init__(
         self, f"Attempted boolean conversion of traced array with shape "
-        f"{_short(tracer)}.\n"
+        f"{_aval_description(tracer)}.\n"
         f"{_origin(tracer)}")
 
 

@@ -57,7 +57,7 @@ def _leaked_tracer_message(tracer) -> str:
   details = describe() if describe is not None else ""
   return ("Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
           f"allowing for a reference to an intermediate value with type {tracer.aval.str_short(False)} "
-          f"wrapped in a {type(tracer).__name__} to escape the scope of the transformation.\n"
+          f"wrapped in a {tracer._public_type_name} to escape the scope of the transformation.\n"
           "JAX transformations require that functions explicitly return their outputs, and disallow "
           f"saving intermediate values to global state.{details}\n"
           "To catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS or "

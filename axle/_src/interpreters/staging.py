@@ -110,6 +110,7 @@ def user_source_info() -> str | None:
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
   __slots__ = ("aval", "var")
+  _public_type_name = "DynamicJaxprTracer"  # what JAX's messages call a staging tracer
 
   def __init__(self, trace: "StagingTrace", aval: ShapedArray, var: Var):
     self._trace = trace
@@ -281,8 +282,10 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
   out_leaves, out_tree = tree_util.tree_flatten(out)
   for leaf in out_leaves:
     if not core.valid_jaxtype(leaf):
-      raise TypeError(f"Function {debug_info.func_name if debug_info else ''} returned a value of "
-                      f"type {type(leaf).__name__}, which is not a valid JAX type.")
+      what = (f"function {debug_info.describe()} traced for {debug_info.traced_for}"
+              if debug_info else "the traced function")
+      raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a valid "
+                      "JAX type")
   return trace.to_jaxpr(out_leaves), out_tree
 
 

@@ -171,9 +171,11 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
   """Evenly spaced values in [start, stop) (``jnp.arange``); ``arange(n)`` is an iota."""
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "arange")
-  for name, value in (("start", start), ("stop", stop), ("step", step)):
+  named = (("stop", start),) if stop is None and step is None else (
+      ("start", start), ("stop", stop), ("step", step))
+  for name, value in named:
     if isinstance(value, Tracer):
-      core.concrete_or_error(None, value, f"It arose in the jnp.arange argument '{name}'.")
+      core.concrete_or_error(None, value, f"It arose in the jnp.arange argument '{name}'")
   if stop is None and step is None:
     start_dtype = dtypes.dtype(start)
     if dtype is None:

@@ -54,6 +54,9 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
 
 def _compute_newshape(a, shape) -> tuple[int, ...]:
   requested = shape
+  if isinstance(shape, Tracer) or (isinstance(shape, (tuple, list))
+                                   and any(isinstance(d, Tracer) for d in shape)):
+    core.canonicalize_shape(shape)  # raises JAX's "Shapes must be 1D sequences ..." TypeError
   if isinstance(shape, (int, np.integer)) or (not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0):
     shape = (shape,)
   shape = tuple(core.concrete_or_error(operator.index, d, "The shape argument of reshape must be static.")
