@@ -13,13 +13,23 @@ import enum
 
 import ml_dtypes
 import numpy as np
-import scipy.special as _sc
 
 from axle._src import core
 from axle._src import ir
 from axle._src.core import ShapedArray
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
+
+
+class _LazyScipySpecial:
+  """``scipy.special``, imported on the first kernel call (importing it costs ~0.3 s)."""
+
+  def __getattr__(self, name):
+    import scipy.special
+    return getattr(scipy.special, name)
+
+
+_sc = _LazyScipySpecial()
 
 __all__ = [
     "AccuracyMode", "Tolerance",
@@ -457,7 +467,7 @@ def cbrt(x, *, accuracy=None):
 # ---------------------------------------------------------------------------
 # Error function, gamma function and Bessel functions (floating only)
 
-erf_p = _unop("erf", _float, _sc.erf)
+erf_p = _unop("erf", _float, lambda x: _sc.erf(x))
 
 
 def erf(x):
@@ -465,7 +475,7 @@ def erf(x):
   return erf_p.bind(x)
 
 
-erfc_p = _unop("erfc", _float, _sc.erfc)
+erfc_p = _unop("erfc", _float, lambda x: _sc.erfc(x))
 
 
 def erfc(x):
@@ -480,7 +490,7 @@ def _odd(fn):
   return kernel
 
 
-erf_inv_p = _unop("erf_inv", _float, _odd(_sc.erfinv))
+erf_inv_p = _unop("erf_inv", _float, _odd(lambda x: _sc.erfinv(x)))
 
 
 def erf_inv(x):
@@ -519,7 +529,7 @@ def digamma(x):
   return digamma_p.bind(x)
 
 
-bessel_i0e_p = _unop("bessel_i0e", _float, _sc.i0e)
+bessel_i0e_p = _unop("bessel_i0e", _float, lambda x: _sc.i0e(x))
 
 
 def bessel_i0e(x):
@@ -528,7 +538,7 @@ def bessel_i0e(x):
   return bessel_i0e_p.bind(x)
 
 
-bessel_i1e_p = _unop("bessel_i1e", _float, _odd(_sc.i1e))
+bessel_i1e_p = _unop("bessel_i1e", _float, _odd(lambda x: _sc.i1e(x)))
 
 
 def bessel_i1e(x):
@@ -648,7 +658,8 @@ def zeta(x, q):
   return zeta_p.bind(x, q)
 
 
-regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta", _sc.betainc)
+regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta",
+                                        lambda a, b, x: _sc.betainc(a, b, x))
 
 
 def betainc(a, b, x):
