@@ -194,17 +194,42 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0, *, device=None):
-  """``num`` evenly spaced values from ``start`` to ``stop`` (``jnp.linspace``)."""
+  """``num`` evenly spaced values from ``start`` to ``stop`` (``jnp.linspace``).
+
+  Computed as JAX computes it, in the result's precision: ``start * (1 - t) + stop * t`` with
+  ``t = iota / div`` (XLA turns the division by the constant ``div`` into a multiplication by its
+  rounded reciprocal), then ``stop`` appended when ``endpoint``."""
   num = core.concrete_or_error(int, num, "The num argument of linspace must be static.")
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
   if dtype is None:
     dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
   dtype = dtypes.canonicalize_dtype(dtype)
-  values = np.linspace(np.asarray(start, np.float64), np.asarray(stop, np.float64), num, endpoint,
-                       retstep=retstep, axis=axis)
+  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
+  real = np.dtype(compute.type(0).real.dtype)
+  start_value = np.asarray(start, compute)
+  stop_value = np.asarray(stop, compute)
+  div = (num - 1) if endpoint else num
+  with np.errstate(all="ignore"):
+    if num > 1:
+      t = (np.arange(div, dtype=real) * (real.type(1) / real.type(div))).astype(compute)
+      shape = [1] * (np.ndim(start_value) + 1)
+      shape[axis if axis >= 0 else len(shape) + axis] = div
+      t = t.reshape(shape)
+      lo = np.expand_dims(start_value, axis)
+      hi = np.expand_dims(stop_value, axis)
+      out = lo * (compute.type(1) - t) + hi * t
+      if endpoint:
+        out = np.concatenate([out, hi], axis=axis)
+    else:
+      out = np.expand_dims(start_value, axis)[: max(num, 0)]
+    if np.issubdtype(dtype, np.integer):
+      out = np.floor(out)
+    values = out.astype(dtype)
   if retstep:
-    values, step = values
-    return Array(values.astype(dtype)), Array(np.asarray(step, dtype))
-  return Array(values.astype(dtype))
+    step = (stop_value - start_value) / div if div > 0 else np.asarray(np.nan, compute)
+    return Array(values), Array(np.asarray(step, compute))
+  return Array(values)
 
 
 def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
