@@ -19,6 +19,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
 from axle._src.core import ShapedArray, Tracer
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
 
 _python_scalar_types = {bool, int, float, complex}
@@ -204,7 +205,7 @@ class StagingTrace(core.Trace):
                       f"problematic value is of type {type(bad)} and was passed to "
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
-    out_aval = primitive.abstract_eval(*avals, **params)
+    out_aval = eval_interpreter.abstract_eval(primitive, avals, params)  # memoised per signature
     source_info = user_source_info()
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
