@@ -20,7 +20,7 @@ from axle._src import ir
 from axle._src import pretty_printer as pp
 from axle._src import tree_util
 from axle._src.array import Array
-from axle._src.config import config, TRACE_FLAGS
+from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
@@ -219,12 +219,17 @@ def _flat_fun(fun, split: _Split, nargs: int):
   return flat
 
 
+def _trace_split(fun, split: "_Split", in_avals, args, kwargs, static_argnums, traced_for):
+  """Traces ``fun`` on the dynamic leaves of one call; returns (ClosedJaxpr, out tree)."""
+  debug = staging.DebugInfo(traced_for, fun)
+  debug.arg_names_fn = lambda: staging.flat_arg_names(fun, args, kwargs, static_argnums)
+  return staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+
+
 def _trace(fun, args, kwargs, static_argnums, static_argnames, traced_for):
   split = _split_args(args, kwargs, static_argnums, static_argnames)
   in_avals = [_leaf_aval(x) for x in split.leaves]
-  debug = staging.DebugInfo(traced_for, fun)
-  debug.arg_names_fn = lambda: staging.flat_arg_names(fun, args, kwargs, static_argnums)
-  closed, out_tree = staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  closed, out_tree = _trace_split(fun, split, in_avals, args, kwargs, static_argnums, traced_for)
   return split, closed, out_tree
 
 
@@ -277,13 +282,11 @@ class JitFunction:
       in_avals = tuple(_leaf_aval(x) for x in split.leaves)
     except TypeError:
       raise self._bad_argument_error(split, args, kwargs) from None
-    key = (split.in_tree, in_avals, split.statics, len(args),
-           tuple(config.read(f) for f in TRACE_FLAGS))
+    key = (split.in_tree, in_avals, split.statics, len(args), config.trace_state)
     entry = self._cache.get(key)
     if entry is None:
-      debug = staging.DebugInfo("jit", self.fun)
-      debug.arg_names_fn = lambda: staging.flat_arg_names(self.fun, args, kwargs, self.static_argnums)
-      closed, out_tree = staging.trace_to_jaxpr(_flat_fun(self.fun, split, len(args)), in_avals, debug)
+      closed, out_tree = _trace_split(self.fun, split, in_avals, args, kwargs,
+                                      self.static_argnums, "jit")
       closed, hoisted = _hoist_tracer_consts(closed)
       entry = (closed, out_tree, hoisted)
       if not hoisted:
@@ -363,6 +366,24 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   if fun is None:
     return lambda f: JitFunction(f, **kwargs)
   return JitFunction(fun, **kwargs)
+
+
+def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
+  """``fun`` staged as its own ``jit`` equation when traced (as JAX's library functions such as
+  ``jnp.where`` or ``lax.dynamic_index_in_dim`` are: jaxprs show ``jit[name=...]``); eagerly it
+  runs directly, which computes the same values without the tracing round trip."""
+
+  def wrap(fun):
+    jitted = jit(fun, **jit_kwargs)
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+      if core._context.trace is core.eval_trace:
+        return fun(*args, **kwargs)
+      return jitted(*args, **kwargs)
+    return wrapper
+
+  return wrap if fun is None else wrap(fun)
 
 
 # ---------------------------------------------------------------------------

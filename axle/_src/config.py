@@ -16,6 +16,11 @@ def _env_bool(name: str, default: bool) -> bool:
   return value.strip().lower() in ("1", "true", "yes", "on", "y", "t")
 
 
+# Flags that change the result of tracing a function; the jit cache keys on them.
+TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
+               "jax_default_matmul_precision", "jax_threefry_partitionable")
+
+
 class Config:
   """Holds axle's flags as attributes; change them with ``update``."""
 
@@ -46,6 +51,10 @@ class Config:
         values[name] = os.environ.get(env, default)
     object.__setattr__(self, "_values", values)
     object.__setattr__(self, "_listeners", [])
+    self._refresh_trace_state()
+
+  def _refresh_trace_state(self) -> None:
+    object.__setattr__(self, "trace_state", tuple(self._values[f] for f in TRACE_FLAGS))
 
   def update(self, name: str, value) -> None:
     """Sets flag ``name`` to ``value`` (``config.update("jax_enable_x64", True)``)."""
@@ -55,6 +64,7 @@ class Config:
     if kind is bool:
       value = bool(value)
     self._values[name] = value
+    self._refresh_trace_state()
     for listener in self._listeners:
       listener(name, value)
 
@@ -65,6 +75,8 @@ class Config:
   def add_listener(self, callback) -> None:
     """Registers ``callback(name, value)``, called after every ``update``."""
     self._listeners.append(callback)
+
+  # trace_state: the values of TRACE_FLAGS, kept up to date by update (the jit cache keys on it).
 
   def __getattr__(self, name):
     values = object.__getattribute__(self, "_values")
@@ -81,11 +93,6 @@ class Config:
 
 
 config = Config()
-
-# Flags that change the result of tracing a function; the jit cache keys on them.
-TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-               "jax_default_matmul_precision", "jax_threefry_partitionable")
-
 
 def x64_enabled() -> bool:
   """Whether 64-bit types are enabled (``jax_enable_x64``)."""

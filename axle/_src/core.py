@@ -77,7 +77,8 @@ class ShapedArray:
   __str__ = str_short
 
 
-_python_scalar_types = {bool, int, float, complex}
+# The Python types that are array operands (weakly typed, except bool).
+python_scalar_types = frozenset({bool, int, float, complex})
 
 
 def get_aval(x) -> ShapedArray:
@@ -85,7 +86,7 @@ def get_aval(x) -> ShapedArray:
   aval = getattr(x, "aval", None)
   if aval is not None:
     return aval
-  if type(x) in _python_scalar_types:
+  if type(x) in python_scalar_types:
     return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)

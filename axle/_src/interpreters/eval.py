@@ -18,7 +18,7 @@ from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import ShapedArray, Tracer
 
-_python_scalar_types = {bool, int, float, complex}
+_python_scalar_types = core.python_scalar_types
 
 # (primitive, *input avals, *params items) -> output aval(s)
 _abstract_eval_cache: dict = {}
@@ -84,6 +84,9 @@ def abstract_eval(primitive: core.Primitive, avals, params):
 
 
 def _wrap(value, aval: ShapedArray) -> Array:
+  """A kernel's output as an Array of ``aval`` (cast if the kernel returned another dtype)."""
+  if type(value) is not np.ndarray and not isinstance(value, np.generic):
+    value = np.asarray(value)
   if value.dtype is not aval.dtype and value.dtype != aval.dtype:
     value = value.astype(aval.dtype)
   return Array(value, False, aval)
@@ -116,16 +119,7 @@ class EvalTrace(core.Trace):
         raise _operand_error(primitive, position, x) from None
       values.append(value)
       avals.append(aval)
-    key = (primitive, *avals, *params.items()) if params else (primitive, *avals)
-    try:
-      out_aval = _abstract_eval_cache[key]
-    except KeyError:
-      out_aval = primitive.abstract_eval(*avals, **params)
-      if len(_abstract_eval_cache) > 20000:
-        _abstract_eval_cache.clear()
-      _abstract_eval_cache[key] = out_aval
-    except TypeError:  # unhashable params
-      out_aval = primitive.abstract_eval(*avals, **params)
+    out_aval = abstract_eval(primitive, avals, params)
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
@@ -134,14 +128,8 @@ class EvalTrace(core.Trace):
     else:
       out = impl(*values, **params)
     if primitive.multiple_results:
-      return [_wrap(o if isinstance(o, (np.ndarray, np.generic)) else np.asarray(o), a)
-              for o, a in zip(out, out_aval)]
-    dtype = out_aval.dtype
-    if type(out) is not np.ndarray and not isinstance(out, np.generic):
-      out = np.asarray(out)
-    if out.dtype is not dtype and out.dtype != dtype:
-      out = out.astype(dtype)
-    return Array(out, False, out_aval)
+      return [_wrap(o, a) for o, a in zip(out, out_aval)]
+    return _wrap(out, out_aval)
 
   def __repr__(self):
     return "EvalTrace"
@@ -165,10 +153,7 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
     if type(x) is Array and context.trace is root and x._value is not None:
       out_aval = cache.get((primitive, x._aval, *param_items))
       if out_aval is not None:
-        out = impl(x._value, **params)
-        if out.dtype is not out_aval.dtype and out.dtype != out_aval.dtype:
-          out = out.astype(out_aval.dtype)
-        return Array(out, False, out_aval)
+        return _wrap(impl(x._value, **params), out_aval)
     return bind(x)
 
   return call

@@ -22,7 +22,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
 
-_python_scalar_types = {bool, int, float, complex}
+_python_scalar_types = core.python_scalar_types
 
 
 class DebugInfo:
@@ -170,8 +170,7 @@ class StagingTrace(core.Trace):
       return x.var
     if isinstance(x, Tracer):
       if isinstance(x, StagingTracer) and x._trace.finished:
-        from axle._src.interpreters.eval import _leaked_tracer_message
-        raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
+        raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(x))
       return self._const_var(x, x.aval)
     if type(x) in _python_scalar_types:
       dtype = dtypes.python_scalar_dtype(x)

@@ -65,7 +65,7 @@ def quiet(ufunc):
     finally:
       _extobj_contextvar.reset(token)
   return call
-_python_scalar_types = (bool, int, float, builtins.complex)
+_python_scalar_types = core.python_scalar_types
 _custom_floats = frozenset({np.dtype(dtypes.bfloat16)})
 
 

@@ -504,19 +504,25 @@ _MONOID_PRIMITIVES = {"sum": reduce_sum, "prod": reduce_prod, "max": reduce_max,
                       "and": reduce_and, "or": reduce_or, "xor": reduce_xor}
 
 
-def _generic_reduce_rule(*avals: ShapedArray, computation, jaxpr, dimensions) -> list[ShapedArray]:
+def split_operands_and_inits(name: str, avals):
+  """The operands and init values of a generic reduction (operands first, then one scalar init
+  value of the same dtype per operand); raises for mismatched shapes or dtypes."""
   n = len(avals) // 2
   operands, inits = avals[:n], avals[n:]
-  shapes = {a.shape for a in operands}
-  if len(shapes) != 1:
-    raise ValueError(f"reduce operands must all have the same shape, got "
+  if len({a.shape for a in operands}) != 1:
+    raise ValueError(f"{name} operands must all have the same shape, got "
                      f"{[a.shape for a in operands]}")
   for op, init in zip(operands, inits):
     if init.shape != ():
-      raise ValueError(f"reduce init values must be scalars, got shape {init.shape}")
+      raise ValueError(f"{name} init values must be scalars, got shape {init.shape}")
     if op.dtype != init.dtype:
-      raise TypeError(f"reduce operand dtype {op.dtype.name} does not match its init value dtype "
+      raise TypeError(f"{name} operand dtype {op.dtype.name} does not match its init value dtype "
                       f"{init.dtype.name}")
+  return operands, inits
+
+
+def _generic_reduce_rule(*avals: ShapedArray, computation, jaxpr, dimensions) -> list[ShapedArray]:
+  operands, _ = split_operands_and_inits("reduce", avals)
   _check_axes(operands[0], dimensions)
   out_shape = _reduced_shape(operands[0].shape, dimensions)
   return [ShapedArray(out_shape, a.dtype) for a in operands]

@@ -855,6 +855,11 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
   return dynamic_slice(operand, start_indices, slice_sizes, allow_negative_indices=allow_negative)
 
 
+def _api():
+  from axle._src import api  # imported late: api sits above lax in the layering
+  return api
+
+
 def _dynamic_index_in_dim(operand, index, axis=0, keepdims=True, allow_negative_indices=True):
   result = dynamic_slice_in_dim(operand, index, 1, axis,
                                 allow_negative_indices=allow_negative_indices)
@@ -885,39 +890,29 @@ def _dynamic_update_index_in_dim(operand, update, index, axis, allow_negative_in
                                      allow_negative_indices=allow_negative_indices)
 
 
-# JAX runs these two under jit (a `jit[name=...]` equation in jaxprs). Eagerly the result is the
-# same without the extra trace, so calls under the eager trace skip it.
+# JAX runs these two under jit (a `jit[name=...]` equation in jaxprs).
 _dynamic_index_in_dim.__name__ = "dynamic_index_in_dim"
 _dynamic_update_index_in_dim.__name__ = "dynamic_update_index_in_dim"
-_jitted: dict = {}
-
-
-def _jit_of(fun, static_argnames):
-  jitted = _jitted.get(fun)
-  if jitted is None:
-    from axle._src import api
-    jitted = _jitted[fun] = api.jit(fun, static_argnames=static_argnames)
-  return jitted
+_dynamic_index_in_dim = _api().jit_when_tracing(
+    _dynamic_index_in_dim, static_argnames=("axis", "keepdims", "allow_negative_indices"))
+_dynamic_update_index_in_dim = _api().jit_when_tracing(
+    _dynamic_update_index_in_dim, static_argnames=("axis", "allow_negative_indices"))
 
 
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
                          allow_negative_indices: bool = True):
   """The slice at (possibly traced) ``index`` along ``axis`` (``lax.dynamic_index_in_dim``);
   ``keepdims=False`` drops the axis. Out-of-range indices clamp, as in ``dynamic_slice``."""
-  if core.current_trace() is core.eval_trace:
-    return _dynamic_index_in_dim(operand, index, axis, keepdims, allow_negative_indices)
-  return _jit_of(_dynamic_index_in_dim, ("axis", "keepdims", "allow_negative_indices"))(
-      operand, index, axis=axis, keepdims=keepdims, allow_negative_indices=allow_negative_indices)
+  return _dynamic_index_in_dim(operand, index, axis=axis, keepdims=keepdims,
+                               allow_negative_indices=allow_negative_indices)
 
 
 def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
                                 allow_negative_indices: bool = True):
   """Writes ``update`` at (possibly traced) position ``index`` along ``axis``
   (``lax.dynamic_update_index_in_dim``); ``update`` may lack that axis."""
-  if core.current_trace() is core.eval_trace:
-    return _dynamic_update_index_in_dim(operand, update, index, axis, allow_negative_indices)
-  return _jit_of(_dynamic_update_index_in_dim, ("axis", "allow_negative_indices"))(
-      operand, update, index, axis=axis, allow_negative_indices=allow_negative_indices)
+  return _dynamic_update_index_in_dim(operand, update, index, axis=axis,
+                                      allow_negative_indices=allow_negative_indices)
 
 
 # ---------------------------------------------------------------------------

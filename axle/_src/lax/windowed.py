@@ -161,17 +161,7 @@ _WINDOW_PRIMITIVES = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
 
 def _generic_window_rule(*avals: ShapedArray, jaxpr, consts, window_dimensions, window_strides,
                          padding, base_dilation, window_dilation) -> list[ShapedArray]:
-  n = len(avals) // 2
-  operands, inits = avals[:n], avals[n:]
-  if len({a.shape for a in operands}) != 1:
-    raise ValueError(f"reduce_window operands must have the same shape, got "
-                     f"{[a.shape for a in operands]}")
-  for op, init in zip(operands, inits):
-    if init.shape != ():
-      raise ValueError(f"reduce_window init values must be scalars, got shape {init.shape}")
-    if op.dtype != init.dtype:
-      raise TypeError(f"reduce_window operand dtype {op.dtype.name} does not match its init value "
-                      f"dtype {init.dtype.name}")
+  operands, _ = reductions.split_operands_and_inits("reduce_window", avals)
   _check_window_params(operands[0], window_dimensions, window_strides, padding, base_dilation,
                        window_dilation)
   shape = window_output_shape(operands[0].shape, window_dimensions, window_strides, padding,

@@ -12,6 +12,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.lax import elementwise as lax
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -31,7 +32,7 @@ def _bool_aval(aval: core.ShapedArray) -> core.ShapedArray:
   return out
 
 
-def _fast_eager_binary(primitive_name: str, slow, kinds: str, comparison: bool = False,
+def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: bool = False,
                        swap: bool = False):
   """An operator with a shortcut for the commonest eager case.
 
@@ -42,7 +43,6 @@ def _fast_eager_binary(primitive_name: str, slow, kinds: str, comparison: bool =
   ``kinds`` lists the dtype kinds for which that is jnp's semantics (not e.g. ``int / int``, which
   promotes to float, or bool arithmetic). Anything else takes the general path ``slow``.
   """
-  primitive = next(p for p in core.all_primitives if p.name == primitive_name)
   impl = primitive.impl
   context = core._context
   eval_trace = core.eval_trace
@@ -71,10 +71,10 @@ def _fast_eager_binary(primitive_name: str, slow, kinds: str, comparison: bool =
 
 
 # operator -> (primitive, dtype kinds where the primitive alone is jnp's semantics)
-_fast_operators = {"add": ("add", "iufc"), "sub": ("sub", "iufc"), "mul": ("mul", "iufc"),
-                   "truediv": ("div", "fc")}
-_fast_comparisons = {"eq": ("eq", "biuf"), "ne": ("ne", "biuf"), "lt": ("lt", "biuf"),
-                     "le": ("le", "biuf"), "gt": ("gt", "biuf"), "ge": ("ge", "biuf")}
+_fast_operators = {"add": (lax.add_p, "iufc"), "sub": (lax.sub_p, "iufc"),
+                   "mul": (lax.mul_p, "iufc"), "truediv": (lax.div_p, "fc")}
+_fast_comparisons = {"eq": (lax.eq_p, "biuf"), "ne": (lax.ne_p, "biuf"), "lt": (lax.lt_p, "biuf"),
+                     "le": (lax.le_p, "biuf"), "gt": (lax.gt_p, "biuf"), "ge": (lax.ge_p, "biuf")}
 
 
 def _defer_to_unrecognized(binary_op, swap: bool = False):
@@ -179,12 +179,12 @@ def _set_methods(cls) -> None:
   for name, fn in _comparisons.items():
     setattr(cls, f"__{name}__", _defer_to_unrecognized(fn))
   if cls is Array:
-    for name, (primitive_name, kinds) in _fast_operators.items():
-      setattr(cls, f"__{name}__", _fast_eager_binary(primitive_name, _operators[name], kinds))
-      setattr(cls, f"__r{name}__", _fast_eager_binary(primitive_name, _operators[name], kinds,
+    for name, (primitive, kinds) in _fast_operators.items():
+      setattr(cls, f"__{name}__", _fast_eager_binary(primitive, _operators[name], kinds))
+      setattr(cls, f"__r{name}__", _fast_eager_binary(primitive, _operators[name], kinds,
                                                       swap=True))
-    for name, (primitive_name, kinds) in _fast_comparisons.items():
-      setattr(cls, f"__{name}__", _fast_eager_binary(primitive_name, _comparisons[name], kinds,
+    for name, (primitive, kinds) in _fast_comparisons.items():
+      setattr(cls, f"__{name}__", _fast_eager_binary(primitive, _comparisons[name], kinds,
                                                      comparison=True))
   for name, fn in _unary.items():
     setattr(cls, f"__{name}__", fn)

@@ -31,29 +31,24 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
   """``a`` with a new shape holding the same data (``jnp.reshape``); one size may be -1."""
   if shape is None:
     shape = newshape
-  if type(a) is Array and type(shape) is tuple and order == "C" and all(type(d) is int for d in shape):
-    # An Array and a tuple of ints: infer a -1 and bind reshape directly.
-    old_shape = a._aval.shape
-    if -1 in shape and shape.count(-1) == 1:
-      known = -math.prod(shape)
-      if known and math.prod(old_shape) % known == 0:
-        shape = tuple(math.prod(old_shape) // known if d == -1 else d for d in shape)
-    if min(shape, default=0) >= 0 and math.prod(shape) == math.prod(old_shape):
-      if shape == old_shape:
-        return a
-      return lax_structural.reshape_p.bind(a, new_sizes=shape, dimensions=None, sharding=None)
   util.check_arraylike("reshape", a)
   a = util.asarray_operand(a)
   if order != "C":
     raise NotImplementedError("jnp.reshape only supports order='C'")
-  shape = _compute_newshape(a, shape)
-  if shape == tuple(np.shape(a)):
-    return asarray(a)
-  return lax_structural.reshape(a, shape)
+  old_shape = _shape(a)
+  shape = _compute_newshape(old_shape, shape)
+  if shape == old_shape:
+    return a if isinstance(a, (Array, Tracer)) else asarray(a)
+  # The shape is already canonical and checked: bind directly.
+  return lax_structural.reshape_p.bind(a, new_sizes=shape, dimensions=None, sharding=None)
 
 
-def _compute_newshape(a, shape) -> tuple[int, ...]:
+def _compute_newshape(old_shape: tuple[int, ...], shape) -> tuple[int, ...]:
+  """The requested shape as a tuple of ints with a -1 inferred; JAX's errors otherwise."""
   requested = shape
+  if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape):
+    if math.prod(shape) == math.prod(old_shape):
+      return shape  # the common case: nothing to infer or convert
   if isinstance(shape, Tracer) or (isinstance(shape, (tuple, list))
                                    and any(isinstance(d, Tracer) for d in shape)):
     core.canonicalize_shape(shape)  # raises JAX's "Shapes must be 1D sequences ..." TypeError
@@ -61,18 +56,18 @@ def _compute_newshape(a, shape) -> tuple[int, ...]:
     shape = (shape,)
   shape = tuple(core.concrete_or_error(operator.index, d, "The shape argument of reshape must be static.")
                 for d in shape)
-  size = math.prod(_shape(a))
+  size = math.prod(old_shape)
   if builtins.sum(1 for d in shape if d == -1) > 1:
     raise ValueError("can only specify one unknown dimension")
   if -1 in shape:
     known = math.prod(d for d in shape if d != -1)
     if known == 0 or size % known:
-      raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape "
+      raise TypeError(f"cannot reshape array of shape {old_shape} (size {size}) into shape "
                       f"{requested} because the product of specified axis sizes ({known}) does "
                       f"not evenly divide {size}")
     shape = tuple(size // known if d == -1 else d for d in shape)
   if math.prod(shape) != size:
-    raise TypeError(f"cannot reshape array of shape {_shape(a)} (size {size}) into shape "
+    raise TypeError(f"cannot reshape array of shape {old_shape} (size {size}) into shape "
                     f"{requested} (size {math.prod(shape)})")
   return shape
 
@@ -84,17 +79,15 @@ def ravel(a, order: str = "C"):
 
 def transpose(a, axes=None):
   """``a`` with its axes permuted (reversed by default) (``jnp.transpose``)."""
-  if type(a) is Array and axes is None:
-    ndim = len(a._aval.shape)
-    if ndim < 2:
-      return a
-    return lax_structural.transpose_p.bind(a, permutation=tuple(range(ndim - 1, -1, -1)))
   util.check_arraylike("transpose", a)
   a = util.asarray_operand(a)
-  ndim = np.ndim(a)
-  axes = tuple(range(ndim)[::-1]) if axes is None else tuple(util.canonicalize_axis(i, ndim) for i in axes)
-  if sorted(axes) != list(range(ndim)):
-    raise ValueError(f"axes {axes} don't match array of dimension {ndim}")
+  ndim = len(_shape(a))
+  if axes is None:
+    axes = tuple(range(ndim - 1, -1, -1))
+  else:
+    axes = tuple(util.canonicalize_axis(i, ndim) for i in axes)
+    if sorted(axes) != list(range(ndim)):
+      raise ValueError(f"axes {axes} don't match array of dimension {ndim}")
   return lax_structural.transpose(a, axes)
 
 
@@ -156,8 +149,10 @@ def expand_dims(a, axis):
 def broadcast_to(array_, shape):
   """``array_`` broadcast to ``shape`` with NumPy's rules (``jnp.broadcast_to``)."""
   a = util.asarray_operand(array_)
-  shape = core.canonicalize_shape(shape)
   a_shape = _shape(a)
+  if a_shape == shape and isinstance(a, (Array, Tracer)):
+    return a  # nothing to broadcast
+  shape = core.canonicalize_shape(shape)
   if a_shape == shape:
     return asarray(a)
   if len(shape) < len(a_shape) or any(d != 1 and d != s for d, s in zip(a_shape[::-1], shape[::-1])):
@@ -224,6 +219,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
   return lax.convert_element_type(x, dtype)
 
 
+@util.jit_when_tracing
 def _where(condition, x, y):
   condition, = util.promote_dtypes(condition)
   if np.dtype(condition.dtype) != np.bool_:
@@ -234,9 +230,6 @@ def _where(condition, x, y):
   return lax.select(condition, x, y)
 
 
-_where_jit = jit(_where)
-
-
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   """``x`` where ``condition`` is true, else ``y`` (``jnp.where``). With one argument, the
   indices of the nonzero elements (needs ``size`` under jit)."""
@@ -245,16 +238,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None or y is None:
     raise ValueError("Either both or neither of the x and y arguments should be provided to "
                      "jax.numpy.where, got {} and {}.".format(x, y))
-  if type(condition) is Array and type(x) is Array and type(y) is Array:
-    # A boolean mask choosing between two Arrays of its shape and one dtype: just select.
-    c_aval, x_aval, y_aval = condition._aval, x._aval, y._aval
-    if (c_aval.dtype == np.bool_ and x_aval == y_aval and c_aval.shape == x_aval.shape
-        and core.current_trace() is core.eval_trace):
-      return lax.select(condition, x, y)
   util.check_arraylike("where", condition, x, y)
-  if core.current_trace() is core.eval_trace:
-    return _where(condition, x, y)  # eagerly the jit wrapper (seen only in jaxprs) adds nothing
-  return _where_jit(condition, x, y)
+  return _where(condition, x, y)
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -333,52 +318,39 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
   """Matrix product with NumPy's broadcasting of batch dimensions (``a @ b``)."""
-  if type(a) is Array and type(b) is Array and preferred_element_type is None:
-    # Matrix/vector products of two Arrays of one dtype: bind dot_general directly.
-    a_aval, b_aval = a._aval, b._aval
-    a_ndim, b_ndim = len(a_aval.shape), len(b_aval.shape)
-    if (a_aval.dtype == b_aval.dtype and a_aval.weak_type == b_aval.weak_type
-        and 1 <= a_ndim <= 2 and 1 <= b_ndim <= 2
-        and a_aval.shape[-1] == b_aval.shape[0 if b_ndim == 1 else -2]):
-      dimension_numbers = (((a_ndim - 1,), (0 if b_ndim == 1 else b_ndim - 2,)), ((), ()))
-      return lax_dot.dot_general_p.bind(
-          a, b, dimension_numbers=dimension_numbers,
-          precision=lax_dot.canonicalize_precision(precision),
-          preferred_element_type=a_aval.dtype, out_sharding=None)
   util.check_arraylike("matmul", a, b)
-  a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+  a, b = util.promote_dtypes(a, b)
+  a_shape, b_shape = _shape(a), _shape(b)
+  a_ndim, b_ndim = len(a_shape), len(b_shape)
   if a_ndim == 0 or b_ndim == 0:
     raise ValueError(f"matmul operand must have at least one dimension, got shapes "
-                     f"{np.shape(a)} and {np.shape(b)}")
-  a, b = util.promote_dtypes(a, b)
+                     f"{a_shape} and {b_shape}")
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
   a_is_vec, b_is_vec = a_ndim == 1, b_ndim == 1
-  a_shape, b_shape = _shape(a), _shape(b)
   if a_shape[-1] != (b_shape[0] if b_is_vec else b_shape[-2]):
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, got "
                     f"{(a_shape[-1],)} and {((b_shape[0] if b_is_vec else b_shape[-2]),)}.")
-  a_batch = a_shape[:-2]
-  b_batch = b_shape[:-2]
+  a_batch, b_batch = a_shape[:-2], b_shape[:-2]
   if not a_batch and not b_batch:
     dimension_numbers = (((a_ndim - 1,), (0 if b_is_vec else b_ndim - 2,)), ((), ()))
-    return lax_dot.dot_general(a, b, dimension_numbers, precision=precision,
-                               preferred_element_type=out_dtype)
-  batch_shape = util.broadcast_shapes(a_batch, b_batch)
-  if not a_is_vec:
-    a = broadcast_to(a, batch_shape + a_shape[-2:])
-  if not b_is_vec:
-    b = broadcast_to(b, batch_shape + b_shape[-2:])
-  nb = len(batch_shape)
-  batch = tuple(range(nb))
-  if a_is_vec:
-    dimension_numbers = (((0,), (nb,)), ((), ()))
-    out = lax_dot.dot_general(a, b, dimension_numbers, precision=precision, preferred_element_type=out_dtype)
-    return out
-  if b_is_vec:
-    dimension_numbers = (((nb + 1,), (0,)), ((), ()))
-    return lax_dot.dot_general(a, b, dimension_numbers, precision=precision, preferred_element_type=out_dtype)
-  dimension_numbers = (((nb + 1,), (nb,)), (batch, batch))
-  return lax_dot.dot_general(a, b, dimension_numbers, precision=precision, preferred_element_type=out_dtype)
+  else:
+    batch_shape = util.broadcast_shapes(a_batch, b_batch)
+    if not a_is_vec:
+      a = broadcast_to(a, batch_shape + a_shape[-2:])
+    if not b_is_vec:
+      b = broadcast_to(b, batch_shape + b_shape[-2:])
+    nb = len(batch_shape)
+    batch = tuple(range(nb))
+    if a_is_vec:
+      dimension_numbers = (((0,), (nb,)), ((), ()))
+    elif b_is_vec:
+      dimension_numbers = (((nb + 1,), (0,)), ((), ()))
+    else:
+      dimension_numbers = (((nb + 1,), (nb,)), (batch, batch))
+  # The dimension numbers are canonical already: bind dot_general directly.
+  return lax_dot.dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
+                                    precision=lax_dot.canonicalize_precision(precision),
+                                    preferred_element_type=out_dtype, out_sharding=None)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):

@@ -110,11 +110,8 @@ def _check_nonempty(name, a, axis, initial):
 
 
 def _to_bool(a):
-  a = util.asarray_operand(a)
-  aval = core.get_aval(a)
-  if aval.dtype == np.bool_:
-    return a
-  return lax.ne(a, lax._convert_element_type(0, aval.dtype, False))
+  from axle._src.numpy import ufuncs
+  return ufuncs._to_bool(util.asarray_operand(a))
 
 
 def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):

@@ -24,12 +24,6 @@ __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_eq
 
 def _binary(name: str, lax_fn, promote=util.promote_args):
   def fn(x1, x2, /):
-    # Two Arrays of one dtype, weak type and rank need no promotion (the common eager case).
-    if type(x1) is Array and type(x2) is Array:
-      a, b = x1._aval, x2._aval
-      if a.dtype == b.dtype and a.weak_type == b.weak_type and len(a.shape) == len(b.shape) \
-          and (promote is util.promote_args or a.dtype.kind in "fc"):
-        return lax_fn(x1, x2)
     x1, x2 = promote(name, x1, x2)
     return lax_fn(x1, x2)
   fn.__name__ = name
@@ -40,9 +34,6 @@ def _binary(name: str, lax_fn, promote=util.promote_args):
 
 def _unary(name: str, lax_fn, promote=util.promote_args):
   def fn(x, /):
-    # An inexact Array is already what every unary function here expects.
-    if type(x) is Array and x._aval.dtype.kind in "fc":
-      return lax_fn(x)
     (x,) = promote(name, x)
     return lax_fn(x)
   fn.__name__ = name
@@ -101,9 +92,11 @@ logical_xor = _binary("logical_xor", lambda a, b: lax.bitwise_xor(_to_bool(a), _
 
 
 def _to_bool(x):
-  if np.dtype(x.dtype) == np.bool_:
+  """``x != 0`` for a non-bool operand (its truth value, as NumPy's logical functions use)."""
+  dtype = core.get_aval(x).dtype
+  if dtype == np.bool_:
     return x
-  return lax.ne(x, lax._convert_element_type(0, x.dtype, False))
+  return lax.ne(x, lax._convert_element_type(0, dtype, False))
 
 
 def logical_not(x, /):
@@ -302,35 +295,34 @@ def reciprocal(x, /):
   return lax.integer_pow(x, -1)
 
 
-def _inexact_unary(name, lax_fn):
-  primitive = getattr(lax_special, f"{lax_fn.__name__}_p", None)
-  if primitive is not None and primitive.impl is not None and not primitive.multiple_results:
-    # The lax functions bind their keyword parameters' defaults (e.g. accuracy=None).
-    defaults = {name: p.default for name, p in inspect.signature(lax_fn).parameters.items()
-                if p.default is not inspect.Parameter.empty}
-    lax_fn = eager_unary(primitive, lax_fn, **defaults)
-  return _unary(name, lax_fn, util.promote_args_inexact)
+def _inexact_unary(name, lax_fn, primitive):
+  """A one-operand inexact function binding ``primitive`` through ``lax_fn``; eagerly it goes
+  straight to the kernel once the input signature has been seen."""
+  # The lax functions bind their keyword parameters' defaults (e.g. accuracy=None).
+  defaults = {key: p.default for key, p in inspect.signature(lax_fn).parameters.items()
+              if p.default is not inspect.Parameter.empty}
+  return _unary(name, eager_unary(primitive, lax_fn, **defaults), util.promote_args_inexact)
 
 
-exp = _inexact_unary("exp", lax_special.exp)
-exp2 = _inexact_unary("exp2", lax_special.exp2)
-log = _inexact_unary("log", lax_special.log)
-log1p = _inexact_unary("log1p", lax_special.log1p)
-expm1 = _inexact_unary("expm1", lax_special.expm1)
-sin = _inexact_unary("sin", lax_special.sin)
-cos = _inexact_unary("cos", lax_special.cos)
-tan = _inexact_unary("tan", lax_special.tan)
-arcsin = _inexact_unary("arcsin", lax_special.asin)
-arccos = _inexact_unary("arccos", lax_special.acos)
-arctan = _inexact_unary("arctan", lax_special.atan)
-sinh = _inexact_unary("sinh", lax_special.sinh)
-cosh = _inexact_unary("cosh", lax_special.cosh)
-tanh = _inexact_unary("tanh", lax_special.tanh)
-arcsinh = _inexact_unary("arcsinh", lax_special.asinh)
-arccosh = _inexact_unary("arccosh", lax_special.acosh)
-arctanh = _inexact_unary("arctanh", lax_special.atanh)
-sqrt = _inexact_unary("sqrt", lax_special.sqrt)
-cbrt = _inexact_unary("cbrt", lax_special.cbrt)
+exp = _inexact_unary("exp", lax_special.exp, lax_special.exp_p)
+exp2 = _inexact_unary("exp2", lax_special.exp2, lax_special.exp2_p)
+log = _inexact_unary("log", lax_special.log, lax_special.log_p)
+log1p = _inexact_unary("log1p", lax_special.log1p, lax_special.log1p_p)
+expm1 = _inexact_unary("expm1", lax_special.expm1, lax_special.expm1_p)
+sin = _inexact_unary("sin", lax_special.sin, lax_special.sin_p)
+cos = _inexact_unary("cos", lax_special.cos, lax_special.cos_p)
+tan = _inexact_unary("tan", lax_special.tan, lax_special.tan_p)
+arcsin = _inexact_unary("arcsin", lax_special.asin, lax_special.asin_p)
+arccos = _inexact_unary("arccos", lax_special.acos, lax_special.acos_p)
+arctan = _inexact_unary("arctan", lax_special.atan, lax_special.atan_p)
+sinh = _inexact_unary("sinh", lax_special.sinh, lax_special.sinh_p)
+cosh = _inexact_unary("cosh", lax_special.cosh, lax_special.cosh_p)
+tanh = _inexact_unary("tanh", lax_special.tanh, lax_special.tanh_p)
+arcsinh = _inexact_unary("arcsinh", lax_special.asinh, lax_special.asinh_p)
+arccosh = _inexact_unary("arccosh", lax_special.acosh, lax_special.acosh_p)
+arctanh = _inexact_unary("arctanh", lax_special.atanh, lax_special.atanh_p)
+sqrt = _inexact_unary("sqrt", lax_special.sqrt, lax_special.sqrt_p)
+cbrt = _inexact_unary("cbrt", lax_special.cbrt, lax_special.cbrt_p)
 
 
 def floor(x, /):

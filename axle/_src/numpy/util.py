@@ -10,6 +10,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src.api import jit_when_tracing  # noqa: F401  (used as util.jit_when_tracing)
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import Tracer
@@ -41,16 +42,38 @@ def asarray_operand(x):
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array type.")
 
 
+def _already_agree(args, kinds: str | None) -> bool:
+  """Whether every operand is an Array or tracer of one dtype and weak type (of a kind in
+  ``kinds`` when given): then promotion has nothing to do."""
+  first = args[0]
+  if type(first) is not Array and not isinstance(first, Tracer):
+    return False
+  aval = first.aval
+  if kinds is not None and aval.dtype.kind not in kinds:
+    return False
+  for x in args[1:]:
+    if type(x) is not Array and not isinstance(x, Tracer):
+      return False
+    other = x.aval
+    if other.dtype != aval.dtype or other.weak_type != aval.weak_type:
+      return False
+  return True
+
+
 def promote_dtypes(*args):
   """Converts operands to their JAX result type (keeping weak types when all are weak)."""
   if len(args) < 2:
     return [asarray_operand(a) for a in args]
+  if _already_agree(args, None):
+    return list(args)
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
   return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
 
 
 def promote_dtypes_inexact(*args):
   """Promotes to a common inexact dtype (ints and bools go to the default float)."""
+  if _already_agree(args, "fc"):
+    return list(args)
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
   dtype = dtypes.to_inexact_dtype(dtype)
   return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
@@ -58,6 +81,8 @@ def promote_dtypes_inexact(*args):
 
 def promote_dtypes_numeric(*args):
   """Promotes to a common numeric dtype (bool goes to the default int)."""
+  if _already_agree(args, "iufc"):
+    return list(args)
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
   if dtype == np.bool_:
     dtype = dtypes.default_int_dtype()
@@ -69,6 +94,8 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
   shapes = [tuple(s) for s in shapes]
   if not shapes:
     return ()
+  if all(s == shapes[0] for s in shapes[1:]):
+    return shapes[0]
   rank = max(len(s) for s in shapes)
   result = []
   for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
@@ -84,7 +111,7 @@ def promote_shapes(fun_name: str, *args):
   size-1 dimensions; lax's own broadcasting does the rest."""
   if len(args) < 2:
     return list(args)
-  shapes = [np.shape(a) for a in args]
+  shapes = [a.shape if isinstance(a, (Array, Tracer)) else np.shape(a) for a in args]
   if all(len(shapes[0]) == len(s) for s in shapes[1:]):
     return list(args)
   nonscalar_ranks = {len(s) for s in shapes if s}
@@ -112,20 +139,35 @@ def broadcast_to_rank(x, rank: int):
   return lax_structural.broadcast(x, (1,) * (rank - ndim))
 
 
+def _settled(args, kinds: str | None) -> bool:
+  """Whether promotion would return ``args`` unchanged: Arrays or tracers of one dtype (of a
+  kind in ``kinds``), weak type and rank."""
+  if not _already_agree(args, kinds):
+    return False
+  ndim = len(args[0].aval.shape)
+  return all(len(x.aval.shape) == ndim for x in args[1:])
+
+
 def promote_args(fun_name: str, *args):
   """dtype promotion then rank promotion: what every NumPy-style binary function does."""
+  if _settled(args, None):
+    return list(args)
   check_arraylike(fun_name, *args)
   return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args):
   """``promote_args`` to a common inexact dtype."""
+  if _settled(args, "fc"):
+    return list(args)
   check_arraylike(fun_name, *args)
   return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args):
   """``promote_args`` to a common numeric (non-bool) dtype."""
+  if _settled(args, "iufc"):
+    return list(args)
   check_arraylike(fun_name, *args)
   return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
@@ -149,23 +191,3 @@ def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
     return axes
   return (canonicalize_axis(axis, ndim),)
 
-
-def jit_when_tracing(fun=None, **jit_kwargs):
-  """``fun`` staged as its own ``jit`` equation when traced (as JAX's jnp does for functions
-  like ``floor_divide``: jaxprs show ``jit[name=floor_divide ...]``); eagerly it runs directly,
-  which computes the same values without the tracing round trip."""
-  import functools
-
-  from axle._src.api import jit
-
-  def wrap(fun):
-    jitted = jit(fun, **jit_kwargs)
-
-    @functools.wraps(fun)
-    def wrapper(*args, **kwargs):
-      if core.current_trace() is core.eval_trace:
-        return fun(*args, **kwargs)
-      return jitted(*args, **kwargs)
-    return wrapper
-
-  return wrap if fun is None else wrap(fun)
