@@ -225,8 +225,10 @@ def _where(condition, x, y):
   if np.dtype(condition.dtype) != np.bool_:
     condition = lax.ne(condition, lax._convert_element_type(0, condition.dtype, False))
   x, y = util.promote_dtypes(x, y)
-  shape = util.broadcast_shapes(_shape(condition), _shape(x), _shape(y))
-  condition, x, y = (broadcast_to(a, shape) for a in (condition, x, y))
+  shapes = (_shape(condition), _shape(x), _shape(y))
+  if not shapes[0] == shapes[1] == shapes[2]:
+    shape = util.broadcast_shapes(*shapes)
+    condition, x, y = (broadcast_to(a, shape) for a in (condition, x, y))
   return lax.select(condition, x, y)
 
 

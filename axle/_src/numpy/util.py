@@ -23,6 +23,8 @@ _scalar_types = (bool, int, float, complex)
 def check_arraylike(fun_name: str, *args) -> None:
   """Raises TypeError for arguments that are not arrays or scalars (e.g. lists), as JAX does."""
   for position, arg in enumerate(args):
+    if type(arg) is Array:
+      continue
     if not (isinstance(arg, (Array, Tracer, np.ndarray, np.generic) + _scalar_types)
             or hasattr(arg, "__jax_array__")):
       raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at "
@@ -32,7 +34,7 @@ def check_arraylike(fun_name: str, *args) -> None:
 def asarray_operand(x):
   """An operand for lax: arrays and tracers pass through; Python scalars stay (lax makes them
   weak); NumPy values are canonicalised."""
-  if isinstance(x, (Array, Tracer) + _scalar_types):
+  if type(x) is Array or isinstance(x, (Array, Tracer) + _scalar_types):
     return x
   if isinstance(x, (np.ndarray, np.generic)):
     target = dtypes.canonicalize_dtype(x.dtype)
@@ -42,22 +44,31 @@ def asarray_operand(x):
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array type.")
 
 
+def _common_aval(args, kinds: str | None, same_rank: bool):
+  """The aval of the first operand when every operand is an Array or tracer of its dtype and
+  weak type (of a kind in ``kinds``; of its rank too when ``same_rank``), else None: then
+  promotion has nothing to do."""
+  avals = []
+  for x in args:
+    if type(x) is Array:
+      avals.append(x._aval)
+    elif isinstance(x, Tracer):
+      avals.append(x.aval)
+    else:
+      return None
+  first = avals[0]
+  if kinds is not None and first.dtype.kind not in kinds:
+    return None
+  ndim = len(first.shape)
+  for aval in avals[1:]:
+    if (aval.dtype != first.dtype or aval.weak_type != first.weak_type
+        or (same_rank and len(aval.shape) != ndim)):
+      return None
+  return first
+
+
 def _already_agree(args, kinds: str | None) -> bool:
-  """Whether every operand is an Array or tracer of one dtype and weak type (of a kind in
-  ``kinds`` when given): then promotion has nothing to do."""
-  first = args[0]
-  if type(first) is not Array and not isinstance(first, Tracer):
-    return False
-  aval = first.aval
-  if kinds is not None and aval.dtype.kind not in kinds:
-    return False
-  for x in args[1:]:
-    if type(x) is not Array and not isinstance(x, Tracer):
-      return False
-    other = x.aval
-    if other.dtype != aval.dtype or other.weak_type != aval.weak_type:
-      return False
-  return True
+  return _common_aval(args, kinds, same_rank=False) is not None
 
 
 def promote_dtypes(*args):
@@ -142,10 +153,20 @@ def broadcast_to_rank(x, rank: int):
 def _settled(args, kinds: str | None) -> bool:
   """Whether promotion would return ``args`` unchanged: Arrays or tracers of one dtype (of a
   kind in ``kinds``), weak type and rank."""
-  if not _already_agree(args, kinds):
-    return False
-  ndim = len(args[0].aval.shape)
-  return all(len(x.aval.shape) == ndim for x in args[1:])
+  first = args[0]
+  if type(first) is Array:  # every eager jnp call: decide without building lists
+    aval = first._aval
+    if kinds is not None and aval.dtype.kind not in kinds:
+      return False
+    for x in args[1:]:
+      if type(x) is not Array:
+        return _common_aval(args, kinds, same_rank=True) is not None
+      other = x._aval
+      if other is not aval and (other.dtype != aval.dtype or other.weak_type != aval.weak_type
+                                or len(other.shape) != len(aval.shape)):
+        return False
+    return True
+  return _common_aval(args, kinds, same_rank=True) is not None
 
 
 def promote_args(fun_name: str, *args):
