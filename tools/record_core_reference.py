@@ -4,34 +4,15 @@
 """
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 import jax  # noqa: E402  (this script runs under real JAX, never under pytest)
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-from jax import lax  # noqa: E402
 
 from core_snippets import SNIPPETS  # noqa: E402
-
-
-def normalize(text: str) -> str:
-  """Masks what legitimately differs between runs: file paths, line numbers, addresses."""
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  text = re.sub(r"0x[0-9a-f]+", "0x?", text)
-  return text
-
-
-def run(source: str) -> dict:
-  namespace = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
-  try:
-    exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:  # recorded, compared by type and message
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
+from snippet_recorder import run_snippet as run  # noqa: E402
 
 
 def main():

@@ -11,14 +11,14 @@ so tests/test_dot_conv.py needs neither JAX nor a matching random generator.
 import itertools
 import json
 import os
-import re
-import warnings
 
 import jax  # noqa: E402  (this script runs under real JAX, never under pytest)
 import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 from jax import lax
+
+from snippet_recorder import run_snippet
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_PATH = os.path.join(HERE, "..", "tests", "data", "dot_conv_reference.json")
@@ -116,22 +116,6 @@ SNIPPETS = {
     "err_conv_preferred_narrow": "out = lax.conv(np.ones((1, 2, 5), np.int32), np.ones((3, 2, 3), np.int32), (1,), 'VALID', preferred_element_type=np.int16)",
     "err_conv_preferred_kind": "out = lax.conv(np.ones((1, 2, 5), np.float32), np.ones((3, 2, 3), np.float32), (1,), 'VALID', preferred_element_type=np.int32)",
 }
-
-
-def normalize(text: str) -> str:
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  return re.sub(r"0x[0-9a-f]+", "0x?", text)
-
-
-def run_snippet(source: str) -> dict:
-  namespace = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
-  try:
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:  # recorded, compared by type and message
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
 
 
 # ---------------------------------------------------------------------------

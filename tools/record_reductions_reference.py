@@ -10,7 +10,6 @@ Writes tests/data/reductions_reference.json with
 """
 import json
 import os
-import re
 import warnings
 
 import jax  # noqa: E402  (this script runs under real JAX, never under pytest)
@@ -18,6 +17,8 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 from jax import lax
+
+from snippet_recorder import run_snippet
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_PATH = os.path.join(HERE, "..", "tests", "data", "reductions_reference.json")
@@ -115,22 +116,6 @@ SNIPPETS = {
     "err_reduce_axes": f"out = lax.reduce({X}, 0., lax.add, (2,))",
     "err_reduce_duplicate": f"out = lax.reduce({X}, 0., lax.add, (0, 0))",
 }
-
-
-def normalize(text: str) -> str:
-  text = re.sub(r"<snippet>:\d+", "<snippet>:N", text)
-  return re.sub(r"0x[0-9a-fA-FX]+", "0x?", text)
-
-
-def run_snippet(source: str) -> dict:
-  namespace = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
-  try:
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      exec(compile(source, "<snippet>", "exec"), namespace)
-  except Exception as e:  # recorded, compared by type and message
-    return {"error": type(e).__name__, "message": normalize(str(e))}
-  return {"out": normalize(str(namespace.get("out")))}
 
 
 # ---------------------------------------------------------------------------
