@@ -22,6 +22,7 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
+from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
 
@@ -43,9 +44,11 @@ def _jit_abstract_eval(*in_avals, jaxpr: ClosedJaxpr, name: str, **_):
 
 
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
-  args = [Array(v, False, a) for v, a in zip(values, jaxpr.in_avals)]
-  outs = ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-  return [_host_value(o, a) for o, a in zip(outs, jaxpr.out_avals)]
+  from axle._src.xla import client, execution
+  executable = execution.executable_for(jaxpr, name)
+  buffers = [client.put(np.asarray(v, a.dtype), a) for v, a in zip(values, jaxpr.in_avals)]
+  outs = executable.execute(buffers)
+  return [client.to_host(o, a) for o, a in zip(outs, jaxpr.out_avals)]
 
 
 def _host_value(x, aval: ShapedArray):
@@ -56,6 +59,13 @@ def _host_value(x, aval: ShapedArray):
 
 jit_p.def_abstract_eval(_jit_abstract_eval)
 jit_p.def_impl(_jit_impl)
+
+
+def _jit_lowering(ctx, *args, jaxpr: ClosedJaxpr, name: str, **_):
+  return lowering.call_jaxpr(ctx, jaxpr, args, name)
+
+
+lowering.register(jit_p, _jit_lowering)
 
 
 def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:

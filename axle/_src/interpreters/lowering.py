@@ -1,5 +1,544 @@
-"""Lowering of jaxprs to StableHLO text (filled in by the jit issue).
+"""Lowering of jaxprs to StableHLO, as MLIR text that XLA compiles.
 
-``lowering_rules[p]`` emits the StableHLO for one equation of primitive ``p``.
+``lowering_rules[p]`` lowers one equation of primitive ``p``:
+
+    def _add_lowering(ctx: RuleContext, x: Value, y: Value, **params) -> Value | list[Value]
+
+``ctx.avals_in``/``ctx.avals_out`` are the equation's abstract values; operands are
+``Value``s (an SSA name and its aval). A rule emits operations with ``op`` (or the small
+helpers below: ``constant``, ``broadcast_to``, ``convert``, ``compare``, ``region``) and
+returns its result(s) -- a list exactly when the primitive has multiple results. Operations
+are written in MLIR's generic syntax (``"stablehlo.add"(%0, %1) : (...) -> ...``), which
+needs no per-op printing knowledge. A composite primitive may be lowered by lowering a
+lax-level implementation with ``lower_fun``. Sub-jaxprs (nested ``jit``) become private
+``func.func``s called with ``func.call`` (``call_jaxpr``).
 """
+from __future__ import annotations
+
+import itertools
+from typing import Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src.core import ShapedArray
+from axle._src.ir import ClosedJaxpr, Jaxpr, Literal
+
+# primitive -> rule(ctx, *operands, **params)
 lowering_rules: dict = {}
+
+
+def register(primitive: core.Primitive, rule: Callable) -> Callable:
+  """Sets ``rule`` as ``primitive``'s lowering rule; returns it."""
+  lowering_rules[primitive] = rule
+  return rule
+
+
+# ---------------------------------------------------------------------------
+# Types
+
+_ELEMENT_TYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "complex<f32>", "complex128": "complex<f64>",
+    "int4": "i4", "uint4": "ui4", "int2": "i2", "uint2": "ui2",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3fnuz": "f8E4M3FNUZ",
+    "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
+    "float8_e3m4": "f8E3M4", "float8_e4m3": "f8E4M3", "float8_e8m0fnu": "f8E8M0FNU",
+    "float4_e2m1fn": "f4E2M1FN",
+}
+
+
+def element_type(dtype) -> str:
+  """The MLIR element type of a dtype (``float32`` -> ``f32``, ``uint8`` -> ``ui8``)."""
+  return _ELEMENT_TYPES[np.dtype(dtype).name]
+
+
+_tensor_types: dict = {}
+
+
+def tensor_type(aval: ShapedArray) -> str:
+  """``tensor<2x3xf32>`` for f32[2,3]; ``tensor<f32>`` for a scalar."""
+  key = (aval.shape, aval.dtype)
+  text = _tensor_types.get(key)
+  if text is None:
+    dims = "".join(f"{d}x" for d in aval.shape)
+    text = _tensor_types[key] = f"tensor<{dims}{element_type(aval.dtype)}>"
+  return text
+
+
+def scalar_aval(dtype) -> ShapedArray:
+  return ShapedArray((), np.dtype(dtype))
+
+
+# ---------------------------------------------------------------------------
+# Values, blocks and functions
+
+
+class Value:
+  """An SSA value of the function being built, with its abstract value."""
+  __slots__ = ("name", "aval")
+
+  def __init__(self, name: str, aval: ShapedArray):
+    self.name = name
+    self.aval = aval
+
+  @property
+  def type(self) -> str:
+    return tensor_type(self.aval)
+
+  def __repr__(self):
+    return f"Value({self.name}: {self.type})"
+
+
+class _Function:
+  """The body being emitted: lines of text and a fresh-name counter shared with nested regions."""
+
+  def __init__(self, module: "ModuleContext"):
+    self.module = module
+    self.counter = itertools.count()
+    self.lines: list[str] = []
+    self.indent = "    "
+
+  def fresh(self) -> str:
+    return f"%{next(self.counter)}"
+
+
+class ModuleContext:
+  """One module being built: its private functions and the sub-jaxprs already lowered."""
+
+  def __init__(self, name: str = "main"):
+    self.name = _symbol_name(name)
+    self.functions: list[str] = []
+    self.symbols: set[str] = {"main"}
+    self.lowered_jaxprs: dict = {}  # id(Jaxpr) -> (symbol, jaxpr kept alive)
+
+  def fresh_symbol(self, base: str) -> str:
+    base = _symbol_name(base)
+    name = base
+    i = 0
+    while name in self.symbols:
+      i += 1
+      name = f"{base}_{i}"
+    self.symbols.add(name)
+    return name
+
+
+def _symbol_name(name: str) -> str:
+  cleaned = "".join(c if c.isalnum() or c in "_." else "_" for c in str(name))
+  if not cleaned or cleaned[0].isdigit():
+    cleaned = "_" + cleaned
+  return cleaned
+
+
+class RuleContext:
+  """What a lowering rule sees: the equation's avals and where to emit operations."""
+  __slots__ = ("function", "primitive", "avals_in", "avals_out")
+
+  def __init__(self, function: _Function, primitive, avals_in, avals_out):
+    self.function = function
+    self.primitive = primitive
+    self.avals_in = avals_in
+    self.avals_out = avals_out
+
+  @property
+  def module(self) -> ModuleContext:
+    return self.function.module
+
+  def replace(self, avals_in=None, avals_out=None, primitive=None) -> "RuleContext":
+    return RuleContext(self.function, primitive or self.primitive,
+                       self.avals_in if avals_in is None else avals_in,
+                       self.avals_out if avals_out is None else avals_out)
+
+
+# ---------------------------------------------------------------------------
+# Emitting operations
+
+
+def _attribute_text(attributes) -> str:
+  if not attributes:
+    return ""
+  if isinstance(attributes, str):
+    return attributes
+  return "{" + ", ".join(f"{k} = {v}" for k, v in attributes.items()) + "}"
+
+
+def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
+       attributes: dict | str | None = None, regions: Sequence[str] = ()):
+  """Emits ``name`` (e.g. ``"stablehlo.add"``) on ``operands``.
+
+  ``results`` is one aval (the op's value is returned) or a list of avals (a list of values is
+  returned). ``attributes`` maps attribute names to MLIR attribute text
+  (``{"dimensions": dense_array([0, 1])}``); ``regions`` are texts made by ``region``.
+  """
+  single = isinstance(results, ShapedArray)
+  result_avals = [results] if single else list(results)
+  function = ctx.function
+  operand_names = ", ".join(v.name for v in operands)
+  operand_types = ", ".join(v.type for v in operands)
+  result_types = ", ".join(tensor_type(a) for a in result_avals)
+  if len(result_avals) != 1:
+    result_types = f"({result_types})"
+  region_text = f" ({', '.join(regions)})" if regions else ""
+  attr_text = _attribute_text(attributes)
+  if attr_text:
+    attr_text = " " + attr_text
+  signature = f" : ({operand_types}) -> {result_types}"
+  body = f'"{name}"({operand_names}){region_text}{attr_text}{signature}'
+  if not result_avals:
+    function.lines.append(function.indent + body)
+    return None if single else []
+  base = function.fresh()
+  if len(result_avals) == 1:
+    function.lines.append(f"{function.indent}{base} = {body}")
+    values = [Value(base, result_avals[0])]
+  else:
+    function.lines.append(f"{function.indent}{base}:{len(result_avals)} = {body}")
+    values = [Value(f"{base}#{i}", a) for i, a in enumerate(result_avals)]
+  return values[0] if single else values
+
+
+def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
+           terminator: str = "stablehlo.return") -> str:
+  """The text of a one-block region whose arguments have ``arg_avals``; ``body(ctx, *args)``
+  emits the block's operations and returns the values to yield."""
+  function = ctx.function
+  saved_lines, saved_indent = function.lines, function.indent
+  args = [Value(function.fresh().replace("%", "%arg_r"), a) for a in arg_avals]
+  function.lines = []
+  function.indent = saved_indent + "  "
+  try:
+    results = body(ctx, *args)
+    if isinstance(results, Value):
+      results = [results]
+    op(ctx, terminator, list(results), [])
+    body_lines = function.lines
+  finally:
+    function.lines, function.indent = saved_lines, saved_indent
+  header = ", ".join(f"{a.name}: {a.type}" for a in args)
+  return "{\n" + f"{saved_indent}^bb0({header}):\n" + "\n".join(body_lines) + f"\n{saved_indent}}}"
+
+
+def dense_array(values: Sequence[int], kind: str = "i64") -> str:
+  """``array<i64: 1, 2>`` (MLIR's DenseArrayAttr)."""
+  values = list(values)
+  if kind == "i1":
+    return "array<i1" + (": " + ", ".join("true" if v else "false" for v in values) if values else "") + ">"
+  return f"array<{kind}" + (": " + ", ".join(str(int(v)) for v in values) if values else "") + ">"
+
+
+def dense_elements(values, shape=None, kind: str = "i64") -> str:
+  """``dense<[[0, 1]]> : tensor<1x2xi64>`` (a DenseIntElementsAttr)."""
+  array = np.asarray(values, dtype=np.int64)
+  if shape is not None:
+    array = array.reshape(shape)
+  dims = "".join(f"{d}x" for d in array.shape)
+  return f"dense<{_nested_list(array)}> : tensor<{dims}{kind}>"
+
+
+def _nested_list(array: np.ndarray) -> str:
+  if array.ndim == 0:
+    return str(int(array))
+  if array.size == 0:
+    return "[]" if array.ndim == 1 else "[" + ", ".join(_nested_list(a) for a in array) + "]"
+  return "[" + ", ".join(_nested_list(a) for a in array) + "]"
+
+
+def _dense_literal(value: np.ndarray) -> str:
+  """The ``dense<...>`` body of a constant, exact for every dtype (raw bytes in hex)."""
+  if value.dtype == np.bool_:
+    flat = value.reshape(-1)
+    if flat.size and (flat == flat[0]).all():
+      return "dense<true>" if flat[0] else "dense<false>"
+    return "dense<[" + ", ".join("true" if v else "false" for v in flat) + "]>" if value.ndim <= 1 \
+        else "dense<" + _bool_nested(value) + ">"
+  flat = np.ascontiguousarray(value).reshape(-1)
+  if flat.size == 0:
+    return "dense<>" if value.ndim == 0 else "dense<" + "[" * 1 + "]" * 1 + ">"
+  if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1) ==
+                        flat[:1].view(np.uint8)).all():
+    flat = flat[:1]  # a splat
+  return f'dense<"0x{flat.tobytes().hex().upper()}">'
+
+
+def _bool_nested(value: np.ndarray) -> str:
+  if value.ndim == 0:
+    return "true" if value else "false"
+  return "[" + ", ".join(_bool_nested(v) for v in value) + "]"
+
+
+def constant(ctx: RuleContext, value, dtype=None) -> Value:
+  """A ``stablehlo.constant`` holding ``value`` (converted to ``dtype`` if given)."""
+  value = np.asarray(value, dtype=dtype)
+  aval = ShapedArray(value.shape, value.dtype)
+  if value.size == 0:
+    zero = constant(ctx, np.zeros((), value.dtype))
+    return broadcast_in_dim(ctx, zero, aval, ())
+  return op(ctx, "stablehlo.constant", [], aval, {"value": f"{_dense_literal(value)} : {tensor_type(aval)}"})
+
+
+def full_like_aval(ctx: RuleContext, value, aval: ShapedArray) -> Value:
+  """A constant of ``aval``'s shape and dtype, every element ``value`` (a splat)."""
+  scalar = constant(ctx, np.asarray(value).astype(aval.dtype))
+  if not aval.shape:
+    return scalar
+  return broadcast_in_dim(ctx, scalar, aval, ())
+
+
+def broadcast_in_dim(ctx: RuleContext, x: Value, out_aval: ShapedArray,
+                     broadcast_dimensions: Sequence[int]) -> Value:
+  """``stablehlo.broadcast_in_dim``: operand dimension i becomes result dimension
+  ``broadcast_dimensions[i]``."""
+  out_aval = ShapedArray(out_aval.shape, x.aval.dtype)
+  return op(ctx, "stablehlo.broadcast_in_dim", [x], out_aval,
+            {"broadcast_dimensions": dense_array(broadcast_dimensions)})
+
+
+def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
+  """``x`` broadcast to ``shape`` the way elementwise lax ops broadcast: a rank-0 operand
+  everywhere, otherwise dimension by dimension (sizes equal or 1)."""
+  shape = tuple(shape)
+  if x.aval.shape == shape:
+    return x
+  if not x.aval.shape:
+    dims = ()
+  else:
+    if x.aval.shape != shape and all(d == 1 or d == s for d, s in zip(x.aval.shape, shape)) \
+        and len(x.aval.shape) == len(shape):
+      dims = tuple(range(len(shape)))
+    else:
+      raise ValueError(f"cannot broadcast {x.aval.shape} to {shape}")
+  return broadcast_in_dim(ctx, x, ShapedArray(shape, x.aval.dtype), dims)
+
+
+def convert(ctx: RuleContext, x: Value, dtype) -> Value:
+  """``stablehlo.convert`` of ``x`` to ``dtype`` (identity when already that dtype)."""
+  dtype = np.dtype(dtype)
+  if x.aval.dtype == dtype:
+    return x
+  return op(ctx, "stablehlo.convert", [x], ShapedArray(x.aval.shape, dtype))
+
+
+def compare_type(dtype) -> str:
+  """The ``comparison_type`` for ``dtype``: FLOAT (total order not used), SIGNED, UNSIGNED."""
+  dtype = np.dtype(dtype)
+  if dtypes.issubdtype(dtype, np.inexact):
+    return "FLOAT"
+  if dtypes.issubdtype(dtype, np.signedinteger):
+    return "SIGNED"
+  return "UNSIGNED"
+
+
+def compare(ctx: RuleContext, x: Value, y: Value, direction: str,
+            comparison_type: str | None = None) -> Value:
+  """``stablehlo.compare`` with ``direction`` in EQ, NE, LT, LE, GT, GE; a bool result."""
+  kind = comparison_type or compare_type(x.aval.dtype)
+  shape = x.aval.shape if x.aval.shape else y.aval.shape
+  return op(ctx, "stablehlo.compare", [x, y], ShapedArray(shape, np.dtype(np.bool_)),
+            {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+             "compare_type": f"#stablehlo<comparison_type {kind}>"})
+
+
+def select(ctx: RuleContext, predicate: Value, on_true: Value, on_false: Value) -> Value:
+  """``stablehlo.select``: elementwise ``on_true`` where ``predicate`` else ``on_false``."""
+  return op(ctx, "stablehlo.select", [predicate, on_true, on_false], on_true.aval)
+
+
+def elementwise(name: str) -> Callable:
+  """The rule of an elementwise primitive that maps onto one op ``name`` (operands broadcast to
+  the result shape first)."""
+
+  def rule(ctx: RuleContext, *operands, **params):
+    out = ctx.avals_out[0]
+    operands = [broadcast_to(ctx, x, out.shape) for x in operands]
+    return op(ctx, name, operands, ShapedArray(out.shape, out.dtype))
+
+  rule.__name__ = f"lower_{name.replace('.', '_')}"
+  return rule
+
+
+# ---------------------------------------------------------------------------
+# Jaxprs
+
+
+def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequence[Value]) -> list[Value]:
+  """Emits ``jaxpr``'s equations into the current function; returns its outputs."""
+  env: dict = {}
+
+  def read(atom):
+    if type(atom) is Literal:
+      return constant(ctx, np.asarray(atom.val, atom.aval.dtype))
+    return env[atom]
+
+  for var, value in zip(jaxpr.constvars, consts):
+    env[var] = value if isinstance(value, Value) else _constant_of(ctx, value, var.aval)
+  for var, value in zip(jaxpr.invars, args):
+    env[var] = value
+  function = ctx.function
+  for eqn in jaxpr.eqns:
+    rule = lowering_rules.get(eqn.primitive)
+    if rule is None:
+      raise NotImplementedError(
+          f"No lowering rule for primitive '{eqn.primitive.name}': it cannot be compiled with "
+          "jit yet.")
+    operands = [read(a) for a in eqn.invars]
+    avals_out = [v.aval for v in eqn.outvars]
+    rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)
+    out = rule(rule_ctx, *operands, **eqn.params)
+    if not eqn.primitive.multiple_results:
+      out = [out]
+    if len(out) != len(eqn.outvars):
+      raise RuntimeError(f"lowering rule of {eqn.primitive.name} returned {len(out)} values for "
+                         f"{len(eqn.outvars)} outputs")
+    for var, value in zip(eqn.outvars, out):
+      if value.aval.shape != var.aval.shape or value.aval.dtype != var.aval.dtype:
+        raise RuntimeError(f"lowering rule of {eqn.primitive.name} produced {value.type} for an "
+                           f"output of type {var.aval.str_short()}")
+      env[var] = value
+  return [read(v) for v in jaxpr.outvars]
+
+
+def _constant_of(ctx: RuleContext, value, aval: ShapedArray) -> Value:
+  host = np.asarray(value.__array__() if hasattr(value, "__array__") else value)
+  if host.dtype != aval.dtype:
+    host = host.astype(aval.dtype)
+  return constant(ctx, host.reshape(aval.shape))
+
+
+def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], name: str = "jaxpr") -> list[Value]:
+  """Lowers ``closed`` to a private function (once per module) and emits a ``func.call``."""
+  module = ctx.module
+  entry = module.lowered_jaxprs.get(id(closed.jaxpr))
+  if entry is None:
+    symbol = module.fresh_symbol(name)
+    module.lowered_jaxprs[id(closed.jaxpr)] = (symbol, closed)
+    module.functions.append(_function_text(module, symbol, closed, private=True))
+  else:
+    symbol = entry[0]
+  return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol}"})
+
+
+def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, private: bool,
+                   arg_attributes: dict | None = None) -> str:
+  function = _Function(module)
+  in_avals = closed.in_avals
+  args = [Value(f"%arg{i}", a) for i, a in enumerate(in_avals)]
+  ctx = RuleContext(function, None, in_avals, closed.out_avals)
+  outs = jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)
+  arg_attributes = arg_attributes or {}
+  params = ", ".join(f"{a.name}: {a.type}" + (f" {arg_attributes[i]}" if i in arg_attributes else "")
+                     for i, a in enumerate(args))
+  result_types = ", ".join(v.type for v in outs)
+  visibility = "private" if private else "public"
+  lines = [f"  func.func {visibility} @{symbol}({params}) -> ({result_types}) {{"]
+  lines.extend(function.lines)
+  if outs:
+    lines.append(f"    func.return {', '.join(v.name for v in outs)} : {result_types}")
+  else:
+    lines.append("    func.return")
+  lines.append("  }")
+  return "\n".join(lines)
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main", donated: Sequence[int] = (),
+                          num_replicas: int = 1, num_partitions: int = 1) -> str:
+  """The StableHLO module text whose public ``@main`` computes ``closed``.
+
+  ``donated`` lists argument positions whose buffers may be reused for an output of the same
+  type (each such output aliases at most one argument)."""
+  module = ModuleContext(name)
+  arg_attributes = {}
+  if donated:
+    free_outputs = list(enumerate(closed.out_avals))
+    for position in donated:
+      aval = closed.in_avals[position]
+      for j, (index, out_aval) in enumerate(free_outputs):
+        if out_aval.shape == aval.shape and out_aval.dtype == aval.dtype:
+          arg_attributes[position] = f"{{tf.aliasing_output = {index} : i32}}"
+          del free_outputs[j]
+          break
+  main = _function_text(module, "main", closed, private=False, arg_attributes=arg_attributes)
+  header = (f"module @{module.name} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
+            f"mhlo.num_replicas = {num_replicas} : i32}} {{")
+  return "\n".join([header, main, *module.functions, "}"]) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# lower_fun: lowering a composite primitive through a lax implementation
+
+_lower_fun_cache: dict = {}
+
+
+def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
+  """A lowering rule that traces ``fun(*operands, **params)`` (written with lax functions) on
+  the equation's avals and emits the resulting jaxpr inline."""
+  from axle._src.interpreters import staging
+
+  def rule(ctx: RuleContext, *operands, **params):
+    try:
+      key = (fun, tuple(ctx.avals_in), tuple(params.items()))
+      hash(key)
+    except TypeError:
+      key = None
+    closed = _lower_fun_cache.get(key) if key is not None else None
+    if closed is None:
+      with core.set_current_trace(core.eval_trace):
+        closed, _ = staging.trace_to_jaxpr(lambda *xs: fun(*xs, **params),
+                                           [a.strip_weak_type() if hasattr(a, "strip_weak_type")
+                                            else a for a in ctx.avals_in])
+      if key is not None:
+        _lower_fun_cache[key] = closed
+    outs = jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, operands)
+    return outs if multiple_results else outs[0]
+
+  rule.__name__ = f"lower_fun_{getattr(fun, '__name__', 'fun')}"
+  return rule
+
+
+# ---------------------------------------------------------------------------
+# Single-primitive executables: eager fallback and reads of bf16/fp8 buffers
+
+_primitive_executables: dict = {}
+
+
+def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArray], params: dict):
+  """A cached executable running one equation of ``primitive`` on arguments of ``avals_in``."""
+  from axle._src.xla import client
+  avals_in = tuple(a.strip_weak_type() for a in avals_in)
+  key = (primitive, avals_in, tuple(params.items()))
+  executable = _primitive_executables.get(key)
+  if executable is None:
+    from axle._src.interpreters import eval as eval_module
+    out = eval_module.abstract_eval(primitive, list(avals_in), params)
+    avals_out = list(out) if primitive.multiple_results else [out]
+    invars = [ir.Var(a) for a in avals_in]
+    outvars = [ir.Var(a) for a in avals_out]
+    jaxpr = Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)])
+    text = lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), primitive.name)
+    executable = client.compile(text, avals_out)
+    _primitive_executables[key] = executable
+  return executable
+
+
+def bitcast_reader(aval: ShapedArray, target: np.dtype):
+  """An executable that reinterprets a buffer of ``aval`` as unsigned integers ``target`` (for
+  dtypes the buffer protocol cannot export)."""
+  from axle._src.xla import client
+  key = ("bitcast_reader", aval.shape, aval.dtype, target)
+  executable = _primitive_executables.get(key)
+  if executable is None:
+    out_aval = ShapedArray(aval.shape, target)
+    source, result = tensor_type(aval), tensor_type(out_aval)
+    kind = "stablehlo.bitcast_convert" if aval.dtype.itemsize == target.itemsize else "stablehlo.convert"
+    if kind == "stablehlo.convert":  # sub-byte types: widen the bit pattern through an integer
+      bits = f"i{aval.dtype.itemsize * 8}"
+      raise NotImplementedError(f"reading {aval.dtype} buffers back to the host")
+    text = (f"module @read {{\n  func.func public @main(%arg0: {source}) -> ({result}) {{\n"
+            f'    %0 = "{kind}"(%arg0) : ({source}) -> {result}\n'
+            f"    func.return %0 : {result}\n  }}\n}}\n")
+    executable = client.compile(text, [out_aval])
+    _primitive_executables[key] = executable
+  return executable

@@ -1,0 +1,284 @@
+"""The XLA backend: the only module in axle that imports jaxlib.
+
+jaxlib is used as XLA's runtime and compiler only, through the calls listed in
+``shared/XLA_NOTES.md`` that do not make jaxlib's C++ side import ``jax``:
+``make_cpu_client``, ``batched_device_put``, ``compile_and_load``,
+``execute_sharded`` + ``consume_with_handlers``, ``np.asarray(memoryview(a))``,
+``block_until_ready``, ``serialize_executable``/``deserialize_executable``.
+Everything else in axle talks to the small API below: ``devices()``,
+``put``, ``to_host``, ``compile``, ``Executable``, ``serialize``/``deserialize``.
+The client is created lazily, on first use, so eager NumPy work never pays for
+importing jaxlib.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Sequence
+
+import numpy as np
+
+_lock = threading.Lock()
+_state: dict = {}
+
+JAXLIB_VERSION = "0.10.2"
+
+
+def _xc():
+  """jaxlib.xla_client, imported and checked on first use."""
+  xc = _state.get("xc")
+  if xc is None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    from jaxlib import utils as jaxlib_utils
+    jaxlib_utils.absl_set_min_log_level(1)  # silence the "PjRt-IFRT device count" INFO lines
+    import jaxlib.version
+    import jaxlib.xla_client as xc
+    if jaxlib.version.__version__ != JAXLIB_VERSION or xc._version != 467:
+      raise ImportError(f"axle needs jaxlib=={JAXLIB_VERSION} (found {jaxlib.version.__version__}); "
+                        f"reinstall with `pip install jaxlib=={JAXLIB_VERSION}`")
+    _state["xc"] = xc
+  return xc
+
+
+def get_client():
+  """The PJRT CPU client (created once; its device count follows
+  ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` as in JAX)."""
+  client = _state.get("client")
+  if client is None:
+    with _lock:
+      client = _state.get("client")
+      if client is None:
+        xc = _xc()
+        client = xc.make_cpu_client()
+        _state["client"] = client
+        _state["devices"] = tuple(client.local_devices())
+  return client
+
+
+def devices() -> tuple:
+  """The CPU devices, printed as ``CpuDevice(id=0)``."""
+  if "devices" not in _state:
+    get_client()
+  return _state["devices"]
+
+
+def default_device():
+  return devices()[0]
+
+
+def platform_version() -> str:
+  return get_client().platform_version
+
+
+# ---------------------------------------------------------------------------
+# Shardings: the small shim jaxlib's C++ expects (see XLA_NOTES)
+
+_shardings: dict = {}
+
+
+def sharding_for(device):
+  """The single-device sharding object for ``device`` (cached)."""
+  sharding = _shardings.get(device)
+  if sharding is None:
+    xc = _xc()
+
+    class _SingleDeviceSharding(xc.SingleDeviceSharding):
+      def _to_xla_hlo_sharding(self, ndim):
+        return _xc().HloSharding.replicate()
+
+      @property
+      def _device_assignment(self):
+        return (device,)
+
+      @property
+      def is_fully_replicated(self):
+        return True
+
+      @property
+      def num_devices(self):
+        return 1
+
+      @property
+      def memory_kind(self):
+        return None
+
+    sharding = _shardings[device] = _SingleDeviceSharding(device)
+  return sharding
+
+
+# ---------------------------------------------------------------------------
+# Transfers
+
+# dtypes the buffer protocol cannot export: read as a same-width unsigned integer, then view.
+_BITCAST_FOR_READ = {"bfloat16": np.uint16}
+
+
+def _needs_bitcast_read(dtype: np.dtype):
+  if dtype.name in _BITCAST_FOR_READ:
+    return _BITCAST_FOR_READ[dtype.name]
+  if dtype.name.startswith("float8") or dtype.name in ("int4", "uint4", "float4_e2m1fn"):
+    return np.uint8
+  return None
+
+
+def put(value: np.ndarray, aval, device=None):
+  """A device buffer holding ``value`` (whose dtype is already canonical: jaxlib is told
+  ``enable_x64=True`` so it never narrows; axle canonicalises before it gets here)."""
+  xc = _xc()
+  if device is None:
+    device = default_device()
+  return xc.batched_device_put(aval, sharding_for(device), [value], [device], True, False,
+                               xc.HostBufferSemantics.ZERO_COPY, enable_x64=True)
+
+
+def to_host(buffer, aval) -> np.ndarray:
+  """The buffer's value as a read-only NumPy array (zero-copy on the CPU where possible);
+  waits for the computation producing it."""
+  try:
+    view = np.asarray(memoryview(buffer))
+  except (BufferError, TypeError, ValueError) as exc:
+    if buffer.is_deleted():
+      raise RuntimeError(f"Array has been deleted with shape={aval.str_short(False)}.") from None
+    if _needs_bitcast_read(aval.dtype) is None:
+      raise
+    return _read_by_bitcast(buffer, aval)
+  except Exception as exc:  # XLA runtime errors surface here for asynchronous computations
+    if "deleted" in str(exc) or "donated" in str(exc):
+      raise RuntimeError(f"Array has been deleted with shape={aval.str_short(False)}.") from None
+    raise
+  if view.dtype != aval.dtype:
+    view = view.view(aval.dtype) if view.dtype.itemsize == aval.dtype.itemsize else view.astype(aval.dtype)
+  return view.reshape(aval.shape)
+
+
+def _read_by_bitcast(buffer, aval) -> np.ndarray:
+  """Reads a dtype the buffer protocol refuses (bf16, fp8, int4) by running a cached bitcast
+  to an unsigned integer of the same width on the device."""
+  from axle._src.interpreters import lowering
+  target = np.dtype(_needs_bitcast_read(aval.dtype))
+  executable = lowering.bitcast_reader(aval, target)
+  (out,) = executable.execute([buffer])
+  raw = np.asarray(memoryview(out)).reshape(aval.shape)
+  if aval.dtype.itemsize == target.itemsize:
+    return raw.view(aval.dtype)
+  return raw.astype(aval.dtype)  # sub-byte types: the integer value is the bit pattern
+
+
+def block_until_ready(buffers: Sequence) -> None:
+  if buffers:
+    _xc().batched_block_until_ready(list(buffers))
+
+
+# ---------------------------------------------------------------------------
+# Compilation and execution
+
+
+class CompileOptions:
+  """What axle passes to XLA besides the module (part of the compile cache key)."""
+  __slots__ = ("num_replicas", "num_partitions", "fast_math")
+
+  def __init__(self, num_replicas: int = 1, num_partitions: int = 1):
+    self.num_replicas = num_replicas
+    self.num_partitions = num_partitions
+
+  def key(self) -> str:
+    return f"replicas={self.num_replicas};partitions={self.num_partitions}"
+
+  def to_xla(self, device_list):
+    xc = _xc()
+    options = xc.CompileOptions()
+    options.num_replicas = self.num_replicas
+    options.num_partitions = self.num_partitions
+    if self.num_replicas * self.num_partitions > 1:
+      assignment = np.array([d.id for d in device_list], dtype=np.int64).reshape(
+          self.num_replicas, self.num_partitions)
+      options.device_assignment = xc.DeviceAssignment.create(assignment)
+    return options
+
+
+class XlaError(RuntimeError):
+  """An error reported by XLA while compiling or running a program."""
+
+
+def _xla_runtime_error():
+  return _xc().XlaRuntimeError
+
+
+class Executable:
+  """A loaded XLA executable with its output handlers; ``execute`` takes and returns device
+  buffers (asynchronously: results may not be ready yet)."""
+  __slots__ = ("loaded", "out_avals", "devices", "_handlers", "__weakref__")
+
+  def __init__(self, loaded, out_avals, devices_):
+    self.loaded = loaded
+    self.out_avals = tuple(out_avals)
+    self.devices = tuple(devices_)
+    sharding = sharding_for(self.devices[0])
+    xc = _xc()
+    self._handlers = [xc.array_result_handler(a, sharding, True, _skip_checks=True)
+                      for a in self.out_avals]
+
+  def execute(self, buffers: list) -> list:
+    return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+
+  def hlo_text(self) -> str:
+    return self.loaded.get_hlo_text()
+
+  def cost_analysis(self) -> dict:
+    return dict(self.loaded.cost_analysis())
+
+  def memory_analysis(self):
+    return self.loaded.get_compiled_memory_stats()
+
+
+def compile(mlir_text: str, out_avals, options: CompileOptions | None = None,
+            devices_: Sequence | None = None) -> Executable:
+  """Compiles a StableHLO module (MLIR text with a public ``@main``)."""
+  xc = _xc()
+  options = options or CompileOptions()
+  devices_ = tuple(devices_) if devices_ else (default_device(),)
+  device_list = xc.DeviceList(devices_)
+  try:
+    loaded = get_client().compile_and_load(mlir_text, device_list, options.to_xla(devices_))
+  except xc.XlaRuntimeError as exc:
+    raise XlaError(f"XLA could not compile the lowered program: {exc}") from None
+  return Executable(loaded, out_avals, devices_)
+
+
+def serialize(executable: Executable) -> bytes:
+  return get_client().serialize_executable(executable.loaded)
+
+
+def deserialize(blob: bytes, out_avals, options: CompileOptions | None = None,
+                devices_: Sequence | None = None) -> Executable:
+  xc = _xc()
+  options = options or CompileOptions()
+  devices_ = tuple(devices_) if devices_ else (default_device(),)
+  loaded = get_client().deserialize_executable(blob, xc.DeviceList(devices_), options.to_xla(devices_))
+  return Executable(loaded, out_avals, devices_)
+
+
+def is_runtime_error(exc: BaseException) -> bool:
+  """Whether ``exc`` was raised by XLA's runtime."""
+  return "xc" in _state and isinstance(exc, _state["xc"].XlaRuntimeError)
+
+
+def pretty_mlir(text: str) -> str:
+  """``text`` parsed and printed back in MLIR's pretty (custom) syntax, as ``Lowered.as_text``
+  shows it; the text itself if the MLIR bindings cannot parse it."""
+  try:
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import chlo, stablehlo
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    context = ir.Context()
+    context.append_dialect_registry(registry)
+    context.load_all_available_dialects()
+    stablehlo.register_dialect(context)
+    chlo.register_dialect(context)
+    with context:
+      module = ir.Module.parse(text)
+      return module.operation.get_asm(enable_debug_info=False)
+  except Exception:
+    return text
