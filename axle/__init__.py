@@ -9,7 +9,21 @@ from axle._src.api import (
     eval_shape as eval_shape,
     ShapeDtypeStruct as ShapeDtypeStruct,
 )
-from axle._src.devices import default_device as _default_device
+from axle._src.api import (
+    disable_jit as disable_jit,
+)
+from axle._src.devices import (
+    block_until_ready as block_until_ready,
+    default_backend as default_backend,
+    device_count as device_count,
+    device_get as device_get,
+    device_put as device_put,
+    devices as devices,
+    local_device_count as local_device_count,
+    local_devices as local_devices,
+    process_count as process_count,
+    process_index as process_index,
+)
 from axle._src.tree_util import (
     tree_flatten as tree_flatten,
     tree_leaves as tree_leaves,
@@ -25,42 +39,3 @@ from axle import tree as tree
 from axle import tree_util as tree_util
 
 __version__ = "0.1.0"
-
-
-def devices(backend=None):
-  """The list of devices (one CPU device until the XLA client lands)."""
-  return [_default_device()]
-
-
-def local_devices(process_index=None, backend=None, host_id=None):
-  """The devices attached to this process."""
-  return [_default_device()]
-
-
-def device_count(backend=None) -> int:
-  """How many devices there are."""
-  return 1
-
-
-def local_device_count(backend=None) -> int:
-  """How many devices this process has."""
-  return 1
-
-
-def default_backend() -> str:
-  """The name of the default backend: ``'cpu'``."""
-  return "cpu"
-
-
-def block_until_ready(x):
-  """Waits until every array in the pytree ``x`` is computed; returns ``x``."""
-  for leaf in tree_leaves(x):
-    if hasattr(leaf, "block_until_ready"):
-      leaf.block_until_ready()
-  return x
-
-
-def device_get(x):
-  """The pytree ``x`` with every Array turned into a NumPy array."""
-  import numpy as _np
-  return tree_map(lambda leaf: _np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)

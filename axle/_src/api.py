@@ -8,6 +8,7 @@ already hold.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from typing import Any, Callable, Sequence
@@ -22,8 +23,10 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
+from axle._src import cache_misses
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
+from axle._src.xla import execution
 from axle._src.ir import ClosedJaxpr
 
 
@@ -44,11 +47,9 @@ def _jit_abstract_eval(*in_avals, jaxpr: ClosedJaxpr, name: str, **_):
 
 
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
-  from axle._src.xla import client, execution
-  executable = execution.executable_for(jaxpr, name)
-  buffers = [client.put(np.asarray(v, a.dtype), a) for v, a in zip(values, jaxpr.in_avals)]
-  outs = executable.execute(buffers)
-  return [client.to_host(o, a) for o, a in zip(outs, jaxpr.out_avals)]
+  """A jit equation evaluated eagerly (e.g. by eval_jaxpr) runs its compiled program."""
+  outs = execution.call_for(jaxpr, name).run(list(values))
+  return [o._host_value() for o in outs]
 
 
 def _host_value(x, aval: ShapedArray):
@@ -264,8 +265,22 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
   return ClosedJaxpr(new, keep_vals), hoisted_vals
 
 
+class _CacheEntry:
+  """One traced signature: the jaxpr, the output tree, hoisted outer tracers, and (once called
+  at top level) the compiled executable."""
+  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "single_output")
+
+  def __init__(self, closed, out_tree, hoisted):
+    self.closed = closed
+    self.out_tree = out_tree
+    self.hoisted = hoisted
+    self.compiled = None
+    self.single_output = out_tree.num_leaves == 1 and tree_util.treedef_is_leaf(out_tree)
+
+
 class JitFunction:
-  """A function compiled with ``jit``: traced once per input signature, then cached."""
+  """A function compiled with ``jit``: traced once per input signature, then compiled by XLA
+  and cached; calls with a known signature go straight to the executable."""
 
   def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
                donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
@@ -280,28 +295,69 @@ class JitFunction:
     self.static_argnums = self.static_argnums + tuple(
         i for i in _argnames_to_argnums(fun, self.static_argnames) if i not in self.static_argnums)
     self.donate_argnums = _normalize_argnums(donate_argnums, fun, "donate_argnums")
+    if isinstance(donate_argnames, str):
+      donate_argnames = (donate_argnames,)
+    self.donate_argnames = tuple(donate_argnames or ())
+    self.donate_argnums = self.donate_argnums + tuple(
+        i for i in _argnames_to_argnums(fun, self.donate_argnames) if i not in self.donate_argnums)
+    overlap = set(self.donate_argnums) & set(self.static_argnums)
+    if overlap:
+      raise ValueError(f"jit: static arguments cannot be donated (argument {sorted(overlap)[0]} is "
+                       "in both static_argnums and donate_argnums)")
+    self.keep_unused = keep_unused
     self.inline = inline
+    if backend is not None and backend != "cpu":
+      raise RuntimeError(f"Unknown backend {backend}. Available backends: ['cpu']")
     self.name = staging._function_name(fun)
     self._cache: dict = {}
+    self._fast_cache: dict = {}  # (trace flags, *avals) -> entry, for calls with Array args only
+    self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums)
+    self._traces = cache_misses.TraceCounter()
     functools.update_wrapper(self, fun, updated=())
 
-  def _get_jaxpr(self, args, kwargs):
+  # -- tracing -------------------------------------------------------------------
+  def _entry(self, args, kwargs):
+    """(split arguments, cache entry) for a call, tracing on a miss."""
     args, kwargs = _resolve_kwargs(self.fun, args, kwargs, self.static_argnames)
     split = _split_args(args, kwargs, self.static_argnums, self.static_argnames)
     try:
       in_avals = tuple(_leaf_aval(x) for x in split.leaves)
     except TypeError:
       raise self._bad_argument_error(split, args, kwargs) from None
-    key = (split.in_tree, in_avals, split.statics, len(args), config.trace_state)
+    trace_state = config.trace_state
+    key = (split.in_tree, in_avals, split.statics, len(args), trace_state)
     entry = self._cache.get(key)
     if entry is None:
       closed, out_tree = _trace_split(self.fun, split, in_avals, args, kwargs,
                                       self.static_argnums, "jit")
       closed, hoisted = _hoist_tracer_consts(closed)
-      entry = (closed, out_tree, hoisted)
+      entry = _CacheEntry(closed, out_tree, hoisted)
       if not hoisted:
         self._cache[key] = entry
-    return split, entry
+        self._traces.record(self.name, lambda: cache_misses.Signature(
+            staging.flat_arg_names(self.fun, args, kwargs, self.static_argnums), in_avals,
+            split.in_tree, split.statics, trace_state))
+    return args, kwargs, split, entry
+
+  def _donated_leaves(self, args, kwargs, split) -> tuple[int, ...]:
+    if not self.donate_argnums:
+      return ()
+    nargs = len(args)
+    donated = {i % nargs if i < 0 else i for i in self.donate_argnums if -nargs <= i < nargs}
+    positions, start = [], 0
+    for position in split.dynamic_positions:
+      count = len(tree_util.tree_leaves(args[position]))
+      if position in donated:
+        positions.extend(range(start, start + count))
+      start += count
+    return tuple(positions)
+
+  def _compiled(self, entry: _CacheEntry, donated=()):
+    compiled = entry.compiled
+    if compiled is None:
+      from axle._src.xla import execution
+      compiled = entry.compiled = execution.CompiledCall(entry.closed, self.name, donated)
+    return compiled
 
   def _bad_argument_error(self, split, args, kwargs) -> TypeError:
     position = next(i for i, x in enumerate(split.leaves) if not _is_valid_argument(x))
@@ -315,25 +371,60 @@ class JitFunction:
         "and this argument was not marked as static using the static_argnums or static_argnames "
         "parameters of jax.jit.")
 
+  # -- calling ----------------------------------------------------------------------
   def __call__(self, *args, **kwargs):
+    if core._context.trace is not core.eval_trace:
+      return self._call_traced(args, kwargs)
+    if self._simple and not kwargs:
+      # The short path: every argument an Array whose signature has been seen.
+      key = [config.trace_state]
+      for a in args:
+        if type(a) is not Array:
+          break
+        key.append(a._aval)
+      else:
+        entry = self._fast_cache.get(tuple(key))
+        if entry is not None:
+          outs = entry.compiled.run(args)
+          return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
     if config.jax_disable_jit:
       return self.fun(*args, **kwargs)
-    split, (closed, out_tree, hoisted) = self._get_jaxpr(args, kwargs)
-    outs = jit_p.bind(*hoisted, *split.leaves, jaxpr=closed, name=self.name)
-    return tree_util.tree_unflatten(out_tree, outs)
+    args, kwargs, split, entry = self._entry(args, kwargs)
+    compiled = self._compiled(entry, self._donated_leaves(args, kwargs, split))
+    if self._simple and not kwargs and all(type(a) is Array for a in args) \
+        and split.in_tree == _plain_args_tree(len(args)):
+      self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
+    outs = compiled.run(split.leaves)
+    return tree_util.tree_unflatten(entry.out_tree, outs)
 
+  def _call_traced(self, args, kwargs):
+    if config.jax_disable_jit or self.inline:
+      return self.fun(*args, **kwargs)
+    args, kwargs, split, entry = self._entry(args, kwargs)
+    outs = jit_p.bind(*entry.hoisted, *split.leaves, jaxpr=entry.closed, name=self.name)
+    return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  # -- ahead of time ------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":
     """Traces the function for these arguments without running it (``jit(f).trace(x)``)."""
-    split, (closed, out_tree, hoisted) = self._get_jaxpr(args, kwargs)
-    return Traced(closed, out_tree)
+    args, kwargs, split, entry = self._entry(args, kwargs)
+    return Traced(entry.closed, entry.out_tree, self, split, self._donated_leaves(args, kwargs, split))
+
+  def lower(self, *args, **kwargs) -> "Lowered":
+    """Traces and lowers the function for these arguments (arrays or ShapeDtypeStructs);
+    ``.as_text()`` shows the StableHLO, ``.compile()`` compiles it."""
+    return self.trace(*args, **kwargs).lower()
 
   def eval_shape(self, *args, **kwargs):
-    split, (closed, out_tree, hoisted) = self._get_jaxpr(args, kwargs)
-    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                                               for a in closed.out_avals])
+    """The output shapes and dtypes for these arguments, as ShapeDtypeStructs."""
+    args, kwargs, split, entry = self._entry(args, kwargs)
+    return tree_util.tree_unflatten(entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                                     for a in entry.closed.out_avals])
 
   def clear_cache(self):
+    """Forgets every traced and compiled signature."""
     self._cache.clear()
+    self._fast_cache.clear()
 
   def _cache_size(self) -> int:
     return len(self._cache)
@@ -347,14 +438,113 @@ class JitFunction:
     return f"<PjitFunction of {self.fun!r}>"
 
 
-class Traced:
-  """The result of ``jit(f).trace(...)``: the jaxpr and output structure."""
+@functools.lru_cache(maxsize=64)
+def _plain_args_tree(nargs: int):
+  return tree_util.tree_structure((tuple(range(nargs)), {}))
 
-  def __init__(self, jaxpr: ClosedJaxpr, out_tree):
+
+def _out_structs(avals, out_tree):
+  return tree_util.tree_unflatten(
+      out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals])
+
+
+class Traced:
+  """The result of ``jit(f).trace(...)``: the jaxpr and output structure; ``.lower()``."""
+
+  def __init__(self, jaxpr: ClosedJaxpr, out_tree, jitted=None, split=None, donated=()):
     self.jaxpr = jaxpr
     self.out_tree = out_tree
-    self.out_info = tree_util.tree_unflatten(
-        out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals])
+    self.out_info = _out_structs(jaxpr.out_avals, out_tree)
+    self._jitted = jitted
+    self._split = split
+    self._donated = donated
+
+  def lower(self) -> "Lowered":
+    return Lowered(self.jaxpr, self.out_tree, self._jitted, self._split, self._donated)
+
+
+class Lowered:
+  """A traced function lowered to StableHLO (``jit(f).lower(*args)``)."""
+
+  def __init__(self, jaxpr: ClosedJaxpr, out_tree, jitted, split, donated):
+    self._jaxpr = jaxpr
+    self._jitted = jitted
+    self._split = split
+    self._donated = donated
+    self.out_tree = out_tree
+    self.in_tree = split.in_tree
+    self.out_info = _out_structs(jaxpr.out_avals, out_tree)
+    self.args_info = tree_util.tree_unflatten(split.in_tree, [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.in_avals])
+    self._text = None
+
+  def _module_text(self) -> str:
+    if self._text is None:
+      from axle._src.xla import execution
+      lowered, _ = execution._hoist_large_consts(self._jaxpr)
+      shift = len(lowered.jaxpr.invars) - len(self._jaxpr.jaxpr.invars)
+      self._text = lowering.lower_jaxpr_to_module(lowered, f"jit_{self._jitted.name}",
+                                                  [shift + i for i in self._donated])
+    return self._text
+
+  def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+    """The StableHLO module as MLIR text."""
+    from axle._src.xla import client
+    return client.pretty_mlir(self._module_text())
+
+  def compiler_ir(self, dialect: str | None = None) -> str:
+    """The StableHLO module (as text: axle keeps no MLIR objects)."""
+    return self.as_text()
+
+  def compile(self, compiler_options=None) -> "Compiled":
+    """Compiles the module with XLA."""
+    from axle._src.xla import execution
+    compiled = execution.CompiledCall(self._jaxpr, self._jitted.name, self._donated)
+    return Compiled(compiled, self.in_tree, self.out_tree, self._split)
+
+  def cost_analysis(self):
+    return self.compile().cost_analysis()
+
+
+class Compiled:
+  """An XLA executable for one signature (``jit(f).lower(*args).compile()``); callable."""
+
+  def __init__(self, compiled, in_tree, out_tree, split):
+    self._compiled = compiled
+    self.in_tree = in_tree
+    self.out_tree = out_tree
+    self._statics = split.statics
+    self.out_info = _out_structs(compiled.out_avals, out_tree)
+    self.args_info = tree_util.tree_unflatten(in_tree, [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in compiled.in_avals])
+
+  def as_text(self) -> str:
+    """XLA's optimised HLO for the program."""
+    return self._compiled.executable.hlo_text()
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost estimate: flops, transcendentals, bytes accessed."""
+    return self._compiled.executable.cost_analysis()
+
+  def memory_analysis(self):
+    """XLA's memory statistics: argument, output, temporary and code sizes in bytes."""
+    return self._compiled.executable.memory_analysis()
+
+  def __call__(self, *args, **kwargs):
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    expected = self._compiled.in_avals
+    if in_tree != self.in_tree:
+      raise TypeError(f"Function compiled with input pytree does not match the input pytree it "
+                      f"was called with: expected {self.in_tree}, got {in_tree}")
+    for i, (leaf, aval) in enumerate(zip(leaves, expected)):
+      got = _leaf_aval(leaf)
+      if got.shape != aval.shape or got.dtype != aval.dtype:
+        raise TypeError(
+            "Argument types differ from the types for which this computation was compiled. "
+            f"The mismatches are:\nArgument {i} compiled with {aval.str_short()} and called "
+            f"with {got.str_short()}")
+    outs = self._compiled.run(leaves)
+    return tree_util.tree_unflatten(self.out_tree, outs)
 
 
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
@@ -376,6 +566,18 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   if fun is None:
     return lambda f: JitFunction(f, **kwargs)
   return JitFunction(fun, **kwargs)
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+  """Context manager under which jitted functions run their Python op by op (eagerly), so
+  values can be printed and inspected; for debugging."""
+  previous = config.jax_disable_jit
+  config.update("jax_disable_jit", disable)
+  try:
+    yield
+  finally:
+    config.update("jax_disable_jit", previous)
 
 
 def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):

@@ -59,13 +59,37 @@ class Array:
   def weak_type(self) -> bool:
     return self.aval.weak_type
 
-  # -- host value --------------------------------------------------------------
+  @classmethod
+  def _from_buffer(cls, buffer, aval: ShapedArray) -> "Array":
+    """A device-backed Array (an output of compiled code); its host value is read lazily."""
+    array = object.__new__(cls)
+    array._value = None
+    array._aval = aval
+    array._buffer = buffer
+    return array
+
+  # -- host value and device buffer ---------------------------------------------
   def _host_value(self):
     value = self._value
     if value is None:
-      from axle._src.xla import transfers  # device-backed arrays arrive with the jit issue
-      value = self._value = transfers.to_host(self._buffer, self._aval)
+      if self._buffer is None:
+        raise RuntimeError(f"Array has been deleted with shape={self._aval.str_short(False)}.")
+      from axle._src.xla import client
+      value = self._value = client.to_host(self._buffer, self._aval)
     return value
+
+  def _device_buffer(self, device=None):
+    """The device buffer holding this array's value, transferred (once) if needed."""
+    buffer = self._buffer
+    if buffer is None:
+      if self._value is None:
+        raise RuntimeError(f"Array has been deleted with shape={self._aval.str_short(False)}.")
+      from axle._src.xla import client
+      value = self._value
+      if type(value) is not np.ndarray:
+        value = np.asarray(value)
+      buffer = self._buffer = client.put(value, self._aval, device)
+    return buffer
 
   def __array__(self, dtype=None, copy=None):
     value = np.asarray(self._host_value())
@@ -159,13 +183,26 @@ class Array:
     return np.asarray(self._host_value()).tolist()
 
   def block_until_ready(self):
-    """Waits until the array's value has been computed; returns the array."""
+    """Waits until the array's value has been computed; returns the array. An error raised
+    while computing it surfaces here."""
     if self._buffer is not None:
       self._buffer.block_until_ready()
+    elif self._value is None:
+      raise RuntimeError(f"Array has been deleted with shape={self._aval.str_short(False)}.")
     return self
 
   def copy_to_host_async(self):
-    """Starts copying the value to the host (a no-op for host-backed arrays)."""
+    """Starts copying the value to the host (on the CPU the host value is a view: a no-op)."""
+
+  @property
+  def sharding(self):
+    """How the array is laid out over devices: whole, on one device."""
+    from axle._src import devices
+    return devices.SingleDeviceSharding(devices.default_device())
+
+  @property
+  def committed(self) -> bool:
+    return True
 
   def is_fully_addressable(self) -> bool:
     return True
@@ -175,9 +212,13 @@ class Array:
     return True
 
   def is_deleted(self) -> bool:
-    return False
+    """Whether the array's storage has been freed (``delete()``, or donated to a computation)."""
+    return self._value is None and self._buffer is None
 
   def delete(self) -> None:
+    """Frees the array's storage; using the array afterwards raises RuntimeError."""
+    if self._buffer is not None:
+      self._buffer.delete()
     self._value = None
     self._buffer = None
 

@@ -40,6 +40,11 @@ class Config:
       "jax_enable_checks": (bool, "JAX_ENABLE_CHECKS", False),
       "jax_traceback_filtering": (str, "JAX_TRACEBACK_FILTERING", "auto"),
       "jax_log_compiles": (bool, "JAX_LOG_COMPILES", False),
+      "jax_enable_compilation_cache": (bool, "JAX_ENABLE_COMPILATION_CACHE", True),
+      "jax_compilation_cache_dir": (str, "JAX_COMPILATION_CACHE_DIR", None),
+      "jax_persistent_cache_min_compile_time_secs": (float, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", 0.5),
+      "jax_compilation_cache_max_size": (int, "JAX_COMPILATION_CACHE_MAX_SIZE", 1 << 30),
+      "axle_retrace_warning_threshold": (int, "AXLE_RETRACE_WARNING_THRESHOLD", 8),
   }
 
   def __init__(self):
@@ -47,6 +52,8 @@ class Config:
     for name, (kind, env, default) in self._defaults.items():
       if kind is bool:
         values[name] = _env_bool(env, default)
+      elif kind in (int, float) and env in os.environ:
+        values[name] = kind(os.environ[env])
       else:
         values[name] = os.environ.get(env, default)
     object.__setattr__(self, "_values", values)
@@ -63,6 +70,8 @@ class Config:
     kind = self._defaults[name][0]
     if kind is bool:
       value = bool(value)
+    elif kind in (int, float):
+      value = kind(value)
     self._values[name] = value
     self._refresh_trace_state()
     for listener in self._listeners:

@@ -1,29 +1,166 @@
-"""Device objects. Until the XLA client lands (jit issue), axle has one host device."""
+"""Devices, shardings and moving data between host and device (``axle.devices()``,
+``axle.device_put``, ``axle.device_get``, ``axle.block_until_ready``).
+
+The devices are XLA's CPU devices (``CpuDevice(id=0)``); how many there are follows
+``XLA_FLAGS=--xla_force_host_platform_device_count=N``, as in JAX. The client starts on first
+use, so importing axle and eager NumPy work never start XLA.
+"""
 from __future__ import annotations
 
+import numpy as np
 
-class CpuDevice:
-  """A CPU device, printed as JAX prints it: ``CpuDevice(id=0)``."""
-  platform = "cpu"
-  device_kind = "cpu"
+from axle._src import core
+from axle._src import dtypes
+from axle._src import tree_util
 
-  def __init__(self, id: int = 0):
-    self.id = id
-    self.process_index = 0
+
+def _client():
+  from axle._src.xla import client
+  return client
+
+
+def devices(backend: str | None = None) -> list:
+  """All devices of the backend (``[CpuDevice(id=0)]`` by default)."""
+  _check_backend(backend)
+  return list(_client().devices())
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list:
+  """The devices attached to this process."""
+  return devices(backend)
+
+
+def device_count(backend: str | None = None) -> int:
+  """The number of devices."""
+  return len(devices(backend))
+
+
+def local_device_count(backend: str | None = None) -> int:
+  """The number of devices attached to this process."""
+  return len(devices(backend))
+
+
+def process_count(backend: str | None = None) -> int:
+  """The number of processes (always 1)."""
+  return 1
+
+
+def process_index(backend: str | None = None) -> int:
+  """This process's index (always 0)."""
+  return 0
+
+
+def default_backend() -> str:
+  """The name of the default backend: ``'cpu'``."""
+  return "cpu"
+
+
+def _check_backend(backend):
+  if backend is not None and backend != "cpu":
+    raise RuntimeError(f"Unknown backend {backend}. Available backends: ['cpu']")
+
+
+def default_device():
+  """The device arrays are placed on by default."""
+  return _client().default_device()
+
+
+class SingleDeviceSharding:
+  """The sharding of an array that lives whole on one device."""
+
+  def __init__(self, device, *, memory_kind: str | None = None):
+    self._device = device
+    self._memory_kind = memory_kind
+
+  @property
+  def device_set(self) -> set:
+    return {self._device}
+
+  @property
+  def memory_kind(self) -> str:
+    return self._memory_kind or "device"
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return True
+
+  @property
+  def is_fully_addressable(self) -> bool:
+    return True
+
+  @property
+  def num_devices(self) -> int:
+    return 1
 
   def __repr__(self):
-    return f"CpuDevice(id={self.id})"
+    return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
   def __eq__(self, other):
-    return isinstance(other, CpuDevice) and other.id == self.id
+    return isinstance(other, SingleDeviceSharding) and other._device == self._device
 
   def __hash__(self):
-    return hash(("cpu", self.id))
+    return hash(("SingleDeviceSharding", self._device))
 
 
-_default = CpuDevice(0)
+def _target_device(device):
+  if device is None:
+    return default_device()
+  if isinstance(device, SingleDeviceSharding):
+    return device._device
+  if hasattr(device, "device_set") and len(device.device_set) == 1:
+    return next(iter(device.device_set))
+  if hasattr(device, "platform") and hasattr(device, "id"):
+    return device
+  raise TypeError(f"device_put: expected a device or a single-device sharding, got {device!r}")
 
 
-def default_device() -> CpuDevice:
-  """The device arrays live on by default."""
-  return _default
+def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
+  """Places every array leaf of the pytree ``x`` on ``device`` (the default device if None)
+  and returns axle Arrays. NumPy arrays and Python scalars are copied to the device."""
+  from axle._src.array import Array, from_numpy
+  target = _target_device(device)
+
+  def put(leaf):
+    if isinstance(leaf, Array):
+      array = leaf
+    elif isinstance(leaf, core.Tracer):
+      return leaf
+    else:
+      if not core.valid_jaxtype(leaf) and not hasattr(leaf, "__jax_array__"):
+        raise TypeError(f"device_put: argument {leaf!r} of type {type(leaf)} is not a valid "
+                        "JAX type")
+      if hasattr(leaf, "__jax_array__"):
+        leaf = leaf.__jax_array__()
+      weak = type(leaf) in core.python_scalar_types
+      value = np.asarray(leaf, dtypes.python_scalar_dtype(leaf) if weak else None)
+      array = from_numpy(np.array(value, copy=True), weak)
+    array._device_buffer(target)
+    return array
+
+  return tree_util.tree_map(put, x)
+
+
+def device_get(x):
+  """The pytree ``x`` with every Array replaced by a NumPy array holding its value."""
+  from axle._src.array import Array
+
+  def get(leaf):
+    if isinstance(leaf, Array):
+      return np.asarray(leaf._host_value())
+    return leaf
+
+  return tree_util.tree_map(get, x)
+
+
+def block_until_ready(x):
+  """Waits until every Array in the pytree ``x`` has been computed; returns ``x``."""
+  from axle._src.array import Array
+  buffers = [leaf._buffer for leaf in tree_util.tree_leaves(x)
+             if isinstance(leaf, Array) and leaf._buffer is not None]
+  if buffers:
+    _client().block_until_ready(buffers)
+  for leaf in tree_util.tree_leaves(x):
+    if not isinstance(leaf, Array) and hasattr(leaf, "block_until_ready"):
+      leaf.block_until_ready()
+  return x

@@ -1,31 +1,186 @@
-"""Running jaxprs on XLA: compiling (with the executable caches), transferring arguments,
-executing, and the eager fallback that runs one primitive as a cached executable."""
+"""Running jaxprs on XLA: compiling (through the in-memory and on-disk executable caches),
+turning arguments into device buffers, executing, and the eager fallback that runs one
+primitive as a cached single-primitive executable."""
 from __future__ import annotations
 
+import logging
+import time
 import weakref
 
 import numpy as np
 
+from axle._src import core
+from axle._src import dtypes
+from axle._src import errors
+from axle._src.array import Array
+from axle._src.config import config
 from axle._src.core import ShapedArray
 from axle._src.interpreters import lowering
 from axle._src.ir import ClosedJaxpr
+from axle._src.xla import cache as disk_cache
 from axle._src.xla import client
 
-# ClosedJaxpr -> Executable, for jit equations evaluated eagerly (e.g. inside eval_jaxpr).
-_jaxpr_executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+logger = logging.getLogger("axle")
+
+# Module text -> Executable: identical programs (from any function) compile once per process.
+_executables: dict = {}
+
+# Closed-over arrays bigger than this many elements are passed as arguments instead of being
+# written into the module text as constants (large constants make compiles slow).
+_MAX_INLINE_CONSTANT_SIZE = 4096
 
 
-def compile_jaxpr(closed: ClosedJaxpr, name: str = "main", donated=()) -> client.Executable:
-  """Lowers and compiles ``closed``."""
-  text = lowering.lower_jaxpr_to_module(closed, name, donated)
-  return client.compile(text, closed.out_avals)
-
-
-def executable_for(closed: ClosedJaxpr, name: str = "main") -> client.Executable:
-  executable = _jaxpr_executables.get(closed)
+def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
+  """The executable for a StableHLO module: from memory, from the on-disk cache, or compiled."""
+  executable = _executables.get(text)
+  if executable is not None:
+    return executable
+  options = client.CompileOptions()
+  executable = disk_cache.load(text, options, out_avals)
   if executable is None:
-    executable = _jaxpr_executables[closed] = compile_jaxpr(closed, name)
+    start = time.perf_counter()
+    executable = client.compile(text, out_avals, options)
+    seconds = time.perf_counter() - start
+    if config.jax_log_compiles:
+      logger.warning("Finished XLA compilation of jit(%s) in %.3f seconds", name, seconds)
+    disk_cache.store(text, options, executable, seconds)
+  _executables[text] = executable
   return executable
+
+
+class CompiledCall:
+  """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
+  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed",
+               "in_avals", "name", "_arg_count")
+
+  def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
+    self.closed = closed
+    self.name = name
+    self.in_avals = tuple(closed.in_avals)
+    lowered, big_consts = _hoist_large_consts(closed)
+    shift = len(big_consts)
+    self.text = lowering.lower_jaxpr_to_module(lowered, f"jit_{name}",
+                                               [shift + i for i in donated_leaves])
+    self.out_avals = tuple(closed.out_avals)
+    self.executable = compile_text(self.text, self.out_avals, name)
+    self.const_buffers = [_const_buffer(c) for c in big_consts]
+    self.donated = _aliased_positions(closed, donated_leaves)
+    self._arg_count = len(self.in_avals)
+
+  def run(self, leaves) -> list:
+    """Executes on the flat argument leaves (Arrays, NumPy values or Python scalars); returns
+    device-backed Arrays (possibly still being computed)."""
+    buffers = list(self.const_buffers)
+    append = buffers.append
+    for leaf, aval in zip(leaves, self.in_avals):
+      # Inline the common case (an Array already on the device) of leaf_buffer.
+      if type(leaf) is Array and leaf._buffer is not None:
+        append(leaf._buffer)
+      else:
+        append(leaf_buffer(leaf, aval))
+    outs = self.executable.execute(buffers)
+    if self.donated:
+      for position in self.donated:
+        leaf = leaves[position]
+        if isinstance(leaf, Array):
+          leaf._value = None
+          leaf._buffer = None
+    results = []
+    new = object.__new__
+    for buffer, aval in zip(outs, self.out_avals):
+      array = new(Array)
+      array._value = None
+      array._aval = aval
+      array._buffer = buffer
+      results.append(array)
+    return results
+
+
+def _aliased_positions(closed: ClosedJaxpr, donated_leaves) -> tuple[int, ...]:
+  """The donated leaves that an output can reuse (same shape and dtype), as lowering pairs them."""
+  free = list(closed.out_avals)
+  used = []
+  for position in donated_leaves:
+    aval = closed.in_avals[position]
+    for j, out in enumerate(free):
+      if out.shape == aval.shape and out.dtype == aval.dtype:
+        used.append(position)
+        del free[j]
+        break
+  return tuple(used)
+
+
+def _hoist_large_consts(closed: ClosedJaxpr):
+  jaxpr = closed.jaxpr
+  keep_vars, keep_vals, big_vars, big_vals = [], [], [], []
+  for var, val in zip(jaxpr.constvars, closed.consts):
+    if var.aval.size > _MAX_INLINE_CONSTANT_SIZE:
+      big_vars.append(var)
+      big_vals.append(val)
+    else:
+      keep_vars.append(var)
+      keep_vals.append(val)
+  if not big_vars:
+    return closed, []
+  new = jaxpr.replace(constvars=keep_vars, invars=big_vars + list(jaxpr.invars))
+  return ClosedJaxpr(new, keep_vals), big_vals
+
+
+def _const_buffer(value):
+  if isinstance(value, Array):
+    return value._device_buffer()
+  host = np.asarray(value)
+  target = dtypes.canonicalize_dtype(host.dtype)
+  host = np.array(host, dtype=target, copy=True)
+  return client.put(host, ShapedArray(host.shape, target))
+
+
+# (type, value) -> device buffer for Python scalars passed to jitted functions (step sizes,
+# flags, loop counters): transferring one costs more than the lookup.
+_scalar_buffers: dict = {}
+
+
+def leaf_buffer(leaf, aval: ShapedArray):
+  """The device buffer for one argument leaf of type ``aval``."""
+  if type(leaf) is Array:
+    buffer = leaf._buffer
+    return buffer if buffer is not None else leaf._device_buffer()
+  if isinstance(leaf, Array):
+    return leaf._device_buffer()
+  kind = type(leaf)
+  if kind in core.python_scalar_types:
+    key = (kind, leaf, aval.dtype)
+    buffer = _scalar_buffers.get(key)
+    if buffer is None:
+      if len(_scalar_buffers) > 4096:
+        _scalar_buffers.clear()
+      buffer = _scalar_buffers[key] = client.put(np.array(leaf, aval.dtype), aval)
+    return buffer
+  if isinstance(leaf, core.Tracer):
+    from axle._src.interpreters import eval as eval_module
+    raise errors.UnexpectedTracerError(eval_module._leaked_tracer_message(leaf))
+  if hasattr(leaf, "__jax_array__"):
+    leaf = leaf.__jax_array__()
+    if isinstance(leaf, Array):
+      return leaf._device_buffer()
+  value = np.asarray(leaf)
+  if value.dtype != aval.dtype:
+    value = value.astype(aval.dtype)
+  return client.put(value, aval)
+
+
+# ---------------------------------------------------------------------------
+# jit equations evaluated eagerly, and the single-primitive fallback
+
+_jaxpr_calls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def call_for(closed: ClosedJaxpr, name: str = "main") -> CompiledCall:
+  """The compiled call for a ClosedJaxpr (cached while the jaxpr lives)."""
+  call = _jaxpr_calls.get(closed)
+  if call is None:
+    call = _jaxpr_calls[closed] = CompiledCall(closed, name)
+  return call
 
 
 def run_primitive(primitive, values, avals, params):
@@ -36,3 +191,11 @@ def run_primitive(primitive, values, avals, params):
   outs = executable.execute(buffers)
   results = [client.to_host(o, a) for o, a in zip(outs, executable.out_avals)]
   return results if primitive.multiple_results else results[0]
+
+
+def _install_fallback():
+  from axle._src.interpreters import eval as eval_module
+  eval_module.fallback_impl = run_primitive
+
+
+_install_fallback()

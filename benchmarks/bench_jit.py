@@ -1,0 +1,162 @@
+"""jit call overhead, first-call (trace + compile) time and steady-state compiled workloads:
+axle, and JAX when it is installed in another interpreter.
+
+    python benchmarks/bench_jit.py [--jax-python /path/to/venv-with-jax/bin/python] [--rounds 5]
+
+Every round runs one fresh worker process per library, alternating (axle, JAX, axle, ...), so
+first-call times are measured in a fresh process and neither library's process sees the other.
+The persistent compilation cache is off in the workers (first calls compile); a separate
+workload measures axle's first call with the on-disk cache warm. The table shows the median
+over rounds and JAX/axle (above 1: axle is faster). Results are checked to agree.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def _timeit(fn, min_time=0.3, max_calls=100000):
+  fn()
+  calls, start = 0, time.perf_counter()
+  while True:
+    fn()
+    calls += 1
+    elapsed = time.perf_counter() - start
+    if elapsed > min_time or calls >= max_calls:
+      return elapsed / calls
+
+
+def _stupid_fn(jnp):
+  def stupid_fn(x):
+    y = x
+    for _ in range(1000):
+      y = y * 1.0001
+    return x
+  return stupid_fn
+
+
+def worker(library: str) -> dict:
+  if library == "jax":
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_platforms", "cpu")
+  else:
+    import axle as jax
+    import axle.numpy as jnp
+  results, checks = {}, {}
+
+  # first call of the seeds' stupid_fn: trace + lower + compile + run, in a fresh process
+  stupid = jax.jit(_stupid_fn(jnp))
+  x4 = jnp.arange(4.0)
+  start = time.perf_counter()
+  stupid(x4).block_until_ready()
+  results["first call of stupid_fn (1000 muls)"] = time.perf_counter() - start
+
+  # a tiny jitted call
+  add_one = jax.jit(lambda x: x + 1.0)
+  results["tiny call: x + 1.0 on f32[4]"] = _timeit(lambda: add_one(x4).block_until_ready())
+  checks["tiny"] = np.asarray(add_one(x4)).tolist()
+
+  # a dict of 100 small arrays in and out
+  scale = jax.jit(lambda d: {k: v * 2.0 for k, v in d.items()})
+  params = {f"p{i}": jnp.full((3,), float(i)) for i in range(100)}
+  results["dict of 100 arrays in and out"] = _timeit(lambda: jax.block_until_ready(scale(params)))
+  checks["dict"] = float(sum(np.asarray(v).sum() for v in scale(params).values()))
+
+  # elementwise chain on 8M floats
+  @jax.jit
+  def chain(x):
+    for _ in range(10):
+      x = jnp.sin(x) * 0.5 + x * 0.25 - 0.125
+    return x
+  big = jnp.asarray(np.random.default_rng(0).standard_normal(8 * 1024 * 1024).astype(np.float32))
+  results["elementwise chain (10x4 ops), f32[8M]"] = _timeit(
+      lambda: chain(big).block_until_ready(), min_time=1.0)
+  checks["chain"] = float(np.asarray(chain(big))[:1000].astype(np.float64).sum())
+
+  # 1024x1024 matmul
+  matmul = jax.jit(lambda a, b: a @ b)
+  a = jnp.asarray(np.random.default_rng(1).standard_normal((1024, 1024)).astype(np.float32))
+  results["matmul f32[1024,1024]"] = _timeit(lambda: matmul(a, a).block_until_ready(), min_time=1.0)
+  checks["matmul"] = float(np.asarray(matmul(a, a))[:4, :4].astype(np.float64).sum())
+  return {"times": results, "checks": checks}
+
+
+def _run_worker(python: str, library: str, env: dict) -> dict:
+  out = subprocess.run([python, os.path.abspath(__file__), "--worker", library],
+                       capture_output=True, text=True, env=env)
+  if out.returncode != 0:
+    raise RuntimeError(f"{library} worker failed:\n{out.stderr[-3000:]}")
+  return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _warm_cache_first_call(python: str, env: dict) -> float:
+  """axle's first call of stupid_fn in a fresh process whose on-disk cache already holds it."""
+  code = ("import time, axle as jax, axle.numpy as jnp\n"
+          "from benchmarks.bench_jit import _stupid_fn\n"
+          "f = jax.jit(_stupid_fn(jnp)); x = jnp.arange(4.0)\n"
+          "t = time.perf_counter(); f(x).block_until_ready(); print(time.perf_counter() - t)\n")
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(env, PYTHONPATH=root + os.pathsep + env.get("PYTHONPATH", ""))
+  subprocess.run([python, "-c", code], env=env, check=True, capture_output=True)  # fills the cache
+  out = subprocess.run([python, "-c", code], env=env, check=True, capture_output=True, text=True)
+  return float(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser.add_argument("--jax-python", default=None, help="an interpreter with JAX installed")
+  parser.add_argument("--rounds", type=int, default=5)
+  parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+  args = parser.parse_args()
+  if args.worker:
+    print(json.dumps(worker(args.worker)))
+    return
+  env = dict(os.environ, JAX_ENABLE_COMPILATION_CACHE="false", TF_CPP_MIN_LOG_LEVEL="1")
+  samples = {"axle": {}, "jax": {}}
+  checks = {}
+  for _ in range(args.rounds):
+    for library in ("axle", "jax") if args.jax_python else ("axle",):
+      result = _run_worker(args.jax_python if library == "jax" else sys.executable, library, env)
+      for name, t in result["times"].items():
+        samples[library].setdefault(name, []).append(t)
+      checks[library] = result["checks"]
+  with tempfile.TemporaryDirectory() as cache:
+    warm_env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=cache,
+                    JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0", TF_CPP_MIN_LOG_LEVEL="1")
+    warm = [_warm_cache_first_call(sys.executable, warm_env) for _ in range(args.rounds)]
+  samples["axle"]["first call of stupid_fn, disk cache warm"] = warm
+  header = f"{'workload':44s} {'axle':>12s}"
+  if args.jax_python:
+    header += f" {'jax':>12s} {'jax/axle':>9s}"
+  print(header)
+  for name, times in samples["axle"].items():
+    axle_t = statistics.median(times)
+    line = f"{name:44s} {_fmt(axle_t):>12s}"
+    if args.jax_python and name in samples["jax"]:
+      jax_t = statistics.median(samples["jax"][name])
+      line += f" {_fmt(jax_t):>12s} {jax_t / axle_t:9.2f}"
+    print(line)
+  if args.jax_python:
+    for key, value in checks["axle"].items():
+      other = checks["jax"][key]
+      ok = np.allclose(np.asarray(value, np.float64), np.asarray(other, np.float64), rtol=1e-4)
+      print(f"check {key}: {'same result' if ok else f'DIFFERENT: axle {value} jax {other}'}")
+
+
+def _fmt(seconds: float) -> str:
+  if seconds >= 1e-3:
+    return f"{seconds * 1e3:.2f} ms"
+  return f"{seconds * 1e6:.1f} us"
+
+
+if __name__ == "__main__":
+  main()
