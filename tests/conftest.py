@@ -1,7 +1,14 @@
 """Fixtures shared by the test modules."""
-import pytest
+import os
+import tempfile
 
-from axle._src.config import config
+# The persistent compilation cache of the test session lives in a temporary directory, never in
+# the user's cache directory.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", tempfile.mkdtemp(prefix="axle-test-cache-"))
+
+import pytest  # noqa: E402
+
+from axle._src.config import config  # noqa: E402
 
 
 @pytest.fixture

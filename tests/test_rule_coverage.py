@@ -1,6 +1,7 @@
-"""The matrix of primitives x rules. Fails when a primitive lacks a shape rule or an eager kernel.
+"""The matrix of primitives x rules. Fails when a primitive lacks a shape rule, an eager
+implementation (a NumPy kernel, or a lowering that the eager XLA fallback runs) or a lowering.
 
-Run with ``-s`` to see the matrix. jvp/transpose/batching/lowering columns fill in with later issues.
+Run with ``-s`` to see the matrix. jvp/transpose/batching columns fill in with later issues.
 """
 import axle  # noqa: F401  (registers every primitive)
 import axle.lax  # noqa: F401
@@ -47,10 +48,15 @@ def test_every_required_primitive_exists():
   assert not missing, f"primitives missing: {missing}"
 
 
-def test_every_primitive_has_shape_rule_and_eager_kernel():
-  missing = [(name, "shape rule" if not shape else "eager kernel")
-             for name, shape, eager, *_ in _matrix() if not (shape and eager)]
+def test_every_primitive_has_shape_rule_and_eager_implementation():
+  missing = [(name, "shape rule" if not shape else "eager kernel or lowering")
+             for name, shape, eager, _, _, _, lower in _matrix() if not (shape and (eager or lower))]
   assert not missing, f"primitives without a rule: {missing}"
+
+
+def test_every_primitive_has_a_lowering_rule():
+  missing = [name for name, *_, lower in _matrix() if not lower]
+  assert not missing, f"primitives without a lowering rule (jit cannot compile them): {missing}"
 
 
 def test_primitive_names_unique():
