@@ -226,7 +226,9 @@ def test_dot_general_random_dimension_numbers(data):
   rhs = rng.integers(-4, 5, rhs_shape).astype(dtype)
   dims = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
   out = lax.dot_general(lhs, rhs, dims)
-  assert_same(out, reference_dot_general(lhs, rhs, dims, np.dtype(dtype)), str(dims))
+  expected = reference_dot_general(lhs, rhs, dims, np.dtype(dtype))
+  assert_same(out, expected, str(dims))
+  assert_same(axle.jit(lambda a, b: lax.dot_general(a, b, dims))(lhs, rhs), expected, f"jit {dims}")
 
 
 @settings(max_examples=30, deadline=None)
@@ -264,3 +266,77 @@ def test_conv_random_configurations(data):
   else:
     out = lax.conv_general_dilated(lhs, rhs, **kwargs)
   assert_same(out, expected, str(kwargs))
+  jitted = axle.jit(lambda a, b: lax.conv_general_dilated(a, b, **kwargs))(lhs, rhs)
+  assert_same(jitted, expected, f"jit {kwargs}")
+
+
+# ---------------------------------------------------------------------------
+# Lowering (jit on XLA)
+
+
+def test_matmul_compiles_to_a_single_dot():
+  a = np.ones((1024, 1024), np.float32)
+  hlo = axle.jit(lambda x, y: lax.dot(x, y)).lower(a, a).compile().as_text()
+  assert len(re.findall(r"\bdot\(", hlo)) == 1, hlo
+  assert "convert(" not in hlo and "transpose(" not in hlo, hlo
+
+
+def test_mixed_operand_types_convert_to_the_result_type():
+  text = axle.jit(lambda x, y: lax.dot(x, y)).lower(np.ones((2, 3), np.int8),
+                                                    np.ones((3, 2), np.float32)).as_text()
+  assert "stablehlo.convert %arg0 : (tensor<2x3xi8>) -> tensor<2x3xf32>" in text
+  assert "(tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>" in text
+
+
+def test_preset_lowers_with_algorithm_and_storage_conversions():
+  text = axle.jit(lambda x, y: lax.dot(x, y, precision="BF16_BF16_F32")).lower(
+      np.ones((2, 3), np.float16), np.ones((3, 2), np.float16)).as_text()
+  assert "(tensor<2x3xf16>) -> tensor<2x3xbf16>" in text
+  assert "lhs_precision_type = bf16" in text and "accumulation_type = f32" in text
+  assert "(tensor<2x2xf32>) -> tensor<2x2xf16>" in text
+
+
+def test_f16_preset_rounds_float32_operands_like_jax():
+  # JAX 0.10.2 on CPU: 1.0001 is stored as float16 1.0, so each product sums to exactly 2.
+  lhs = np.full((4, 2), 1.0001, np.float32)
+  rhs = np.ones((2, 3), np.float32)
+  fun = lambda a, b: lax.dot(a, b, precision="F16_F16_F16")
+  for mode, f in [("eager", fun), ("jit", axle.jit(fun))]:
+    assert_same(f(lhs, rhs), np.full((4, 3), 2.0, np.float32), mode)
+
+
+def test_dot_preset_unsupported_on_cpu_raises_under_jit():
+  with pytest.raises(ValueError, match="'TF32_TF32_F32' is not supported by dot_general on CPU"):
+    axle.jit(lambda a: lax.dot(a, a, precision="TF32_TF32_F32"))(np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("preset", ["TF32_TF32_F32", "F16_F16_F32", "ANY_F8_ANY_F8_F32"])
+def test_conv_accepts_every_preset_like_jax(preset):
+  # JAX 0.10.2 on CPU ignores the algorithm of a convolution: all of these give [4, 4, 4, 4].
+  lhs, rhs = np.ones((1, 2, 5), np.float32), np.ones((3, 2, 2), np.float32)
+  fun = lambda a, b: lax.conv_general_dilated(a, b, (1,), "VALID", precision=preset)
+  for mode, f in [("eager", fun), ("jit", axle.jit(fun))]:
+    assert_same(np.asarray(f(lhs, rhs))[0, 0], np.full(4, 4.0, np.float32), f"{preset} {mode}")
+
+
+@pytest.mark.parametrize("padding", [(-2, 1), (-2, 0), (1, -1), (-1, 2), (-3, -2)])
+@pytest.mark.parametrize("lhs_dilation", [1, 2])
+def test_conv_negative_padding_under_jit(padding, lhs_dilation):
+  # XLA:CPU's convolution reads out of bounds for (-2, 1) (JAX 0.10.2 returns garbage there);
+  # the lowering applies negative padding as a stablehlo.pad, exact for every case.
+  rng = np.random.default_rng(0)
+  lhs = rng.integers(-3, 4, (2, 3, 9)).astype(np.float32)
+  rhs = rng.integers(-3, 4, (4, 3, 3)).astype(np.float32)
+  kwargs = dict(window_strides=(1,), padding=(padding,), lhs_dilation=(lhs_dilation,))
+  expected = reference_conv(lhs, rhs, **kwargs)
+  out = axle.jit(lambda a, b: lax.conv_general_dilated(a, b, **kwargs))(lhs, rhs)
+  assert_same(out, expected, str(kwargs))
+
+
+def test_complex_conv_under_jit_matches_reference():
+  rng = np.random.default_rng(1)
+  lhs = (rng.integers(-3, 4, (2, 4, 6)) + 1j * rng.integers(-3, 4, (2, 4, 6))).astype(np.complex64)
+  rhs = (rng.integers(-3, 4, (6, 2, 3)) + 1j * rng.integers(-3, 4, (6, 2, 3))).astype(np.complex64)
+  kwargs = dict(window_strides=(2,), padding=((1, -1),), feature_group_count=2)
+  out = axle.jit(lambda a, b: lax.conv_general_dilated(a, b, **kwargs))(lhs, rhs)
+  assert_same(out, reference_conv(lhs, rhs, **kwargs), "complex conv")

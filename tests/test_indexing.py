@@ -9,6 +9,7 @@ for in-bounds indices) for reads and updates.
 import json
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -152,6 +153,85 @@ def test_lax_gather_scatter_jit_matches_eager(case):
   eager = eval(case["code"], ns)
   jitted = axle.jit(lambda: eval(case["code"], ns))()
   np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))
+
+
+# ---------------------------------------------------------------------------
+# Under jit (XLA): the recorded .at[] and lax cases with their arrays as traced jit arguments
+
+
+def _jit_with_array_args(code):
+  """Evaluates ``code`` under ``axle.jit`` with the named arrays it uses passed as arguments.
+
+  A boolean mask must be concrete under jit (JAX raises too), so a mask expression such as
+  ``F > 12`` is computed eagerly and closed over."""
+  ns = namespace()
+  for k, mask in enumerate(re.findall(r"\w+ [<>]=? [\d.]+", code)):
+    ns[f"MASK{k}"] = eval(mask, ns)
+    code = code.replace(mask, f"MASK{k}")
+  names = [n for n in ARRAYS if re.search(rf"\b{n}\b", code)]
+
+  def fun(*arrays):
+    return eval(code, {**ns, **dict(zip(names, arrays))})
+
+  return axle.jit(fun)(*(ns[n] for n in names))
+
+
+AT_VALUES = [c for c in AT if "error" not in c]
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("case", AT_VALUES, ids=[c["code"] for c in AT_VALUES])
+def test_at_under_jit_matches_jax(case):
+  _check_result(_jit_with_array_args(case["code"]), case, f"jit: {case['code']}")
+
+
+LAX_VALUES = [c for c in LAX if "error" not in c]
+
+
+@pytest.mark.parametrize("case", LAX_VALUES, ids=[c["code"][:120] for c in LAX_VALUES])
+def test_lax_gather_scatter_under_jit_matches_jax(case):
+  _check_result(_jit_with_array_args(case["code"]), case, f"jit: {case['code']}")
+
+
+# A traced scalar index (dynamic_slice / scatter with traced starts), in and out of bounds.
+# Expected values are JAX 0.10.2's under jit: reads clamp, `get(mode='fill')` fills, updates of
+# out-of-bounds positions are dropped; negative indices count from the end first.
+_SCALAR_INDEX_CASES = [
+    # i, x[i], x.at[i].get(fill -1), x.at[i].set(9) position or None, x2[i, 1:3], x2[:, i] column
+    (-7, 0.0, -1.0, None, (1.0, 2.0), 0),
+    (-5, 0.0, 0.0, 0, (1.0, 2.0), 0),
+    (-1, 4.0, 4.0, 4, (16.0, 17.0), 4),
+    (0, 0.0, 0.0, 0, (1.0, 2.0), 0),
+    (4, 4.0, 4.0, 4, (16.0, 17.0), 4),
+    (5, 4.0, -1.0, None, (16.0, 17.0), 4),
+    (7, 4.0, -1.0, None, (16.0, 17.0), 4),
+]
+
+
+@pytest.mark.parametrize("case", _SCALAR_INDEX_CASES, ids=[str(c[0]) for c in _SCALAR_INDEX_CASES])
+def test_traced_scalar_index_matches_jax(case):
+  i, read, filled, set_at, row, column = case
+  x_np = np.arange(5, dtype=np.float32)
+  x2_np = np.arange(20, dtype=np.float32).reshape(4, 5)
+  x, x2 = Array(x_np), Array(x2_np)
+  expected_set = x_np.copy()
+  expected_add = x_np.copy()
+  if set_at is not None:
+    expected_set[set_at] = 9.0
+    expected_add[set_at] += 9.0
+  funs = {
+      "read": (lambda a, i: getitem(a, i), x, read),
+      "fill": (lambda a, i: _IndexUpdateHelper(a)[i].get(mode="fill", fill_value=-1.0), x, filled),
+      "set": (lambda a, i: _IndexUpdateHelper(a)[i].set(9.0), x, expected_set),
+      "add": (lambda a, i: _IndexUpdateHelper(a)[i].add(9.0), x, expected_add),
+      "row": (lambda a, i: getitem(a, (i, slice(1, 3))), x2, np.array(row, np.float32)),
+      "column": (lambda a, i: getitem(a, (slice(None), i)), x2, x2_np[:, column]),
+  }
+  for what, (fun, operand, expected) in funs.items():
+    jitted = axle.jit(fun)(operand, i)
+    eager = fun(operand, Array(np.int32(i)))
+    np.testing.assert_array_equal(np.asarray(jitted), expected, err_msg=f"jit {what} at {i}")
+    np.testing.assert_array_equal(np.asarray(eager), expected, err_msg=f"eager {what} at {i}")
 
 
 # ---------------------------------------------------------------------------

@@ -163,3 +163,110 @@ def test_top_k_matches_sorted_descending_with_index_ties():
   np.testing.assert_array_equal(np.asarray(indices), order)
   np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, order, -1))
   assert np.asarray(indices).dtype == np.int32
+
+
+# ---------------------------------------------------------------------------
+# Lowering (jit on XLA)
+
+
+def _lowered(fun, *args) -> str:
+  return axle.jit(fun).lower(*args).as_text()
+
+
+def test_reductions_lower_to_stablehlo_reduce_with_identity_init():
+  text = _lowered(lambda x: lax.reduce_max(x, (0,)), np.ones((3, 4), np.float32))
+  assert text.count("stablehlo.reduce") == 1 and "stablehlo.maximum" in text
+  assert "0xFF800000" in text  # -inf as init value
+  text = _lowered(lambda x: lax.reduce_and(x, (1,)), np.ones((3, 4), np.int8))
+  assert "dense<-1> : tensor<i8>" in text and "stablehlo.and" in text
+
+
+@pytest.mark.parametrize("reverse, padding", [(False, "[[4, 0]]"), (True, "[[0, 4]]")])
+def test_cumulative_ops_lower_to_one_full_axis_reduce_window(reverse, padding):
+  # XLA:CPU's (and JAX's) form: a window spanning the axis, padded with n - 1 identities.
+  text = _lowered(lambda x: lax.cumsum(x, 0, reverse=reverse), np.ones(5, np.float32))
+  assert text.count("stablehlo.reduce_window") == 1
+  assert f"padding = dense<{padding}>" in text and "window_dimensions = array<i64: 5>" in text
+
+
+@pytest.mark.parametrize("values, expected_max, expected_min", [
+    # What JAX 0.10.2 computes on CPU (jax.jit(lax.reduce_max) / reduce_min over axis 0): XLA's
+    # lexicographic complex comparison is false both ways for NaN, so a NaN is replaced by the next
+    # element combined with it and survives only as the last one.
+    ([5, np.nan, 1], 1, 1),
+    ([1, np.nan, 5], 5, 5),
+    ([5, 1, np.nan], np.nan, np.nan),
+    ([np.nan, 5, 1], 5, 1),
+    ([5, complex(5, np.nan), 1], complex(5, np.nan), 1),
+])
+def test_complex_max_min_with_nan_match_xla(values, expected_max, expected_min):
+  x = np.array(values, np.complex64)
+  for name, fun, expected in [("max", lax.reduce_max, expected_max),
+                              ("min", lax.reduce_min, expected_min)]:
+    expected = np.asarray(expected, np.complex64)
+    for mode, f in [("eager", fun), ("jit", axle.jit(fun, static_argnums=1))]:
+      assert_same(f(x, (0,)), expected, f"{name} {mode} {values}")
+
+
+def test_argmax_first_nan_wins_under_jit_on_large_inputs():
+  x = np.arange(5000, dtype=np.float32)
+  x[[37, 4000, 2500]] = np.nan
+  for fun in (lax.argmax, lax.argmin):
+    assert int(axle.jit(lambda v: fun(v, 0, np.int32))(x)) == 37  # JAX 0.10.2 gives 37 too
+    rows = axle.jit(lambda v: fun(v, 1, np.int32))(np.tile(x, (3, 1)))
+    np.testing.assert_array_equal(np.asarray(rows), [37, 37, 37])
+
+
+def test_generic_reduce_with_captured_constant_under_jit():
+  scale = np.array(0.5, np.float32)
+  x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+  fun = lambda v: lax.reduce(v, np.float32(1), lambda a, b: a * scale + b, (1,))
+  assert_same(axle.jit(fun)(x), np.asarray(fun(x)), "captured constant")
+
+
+_RANDOM_DTYPES = [np.int8, np.uint16, np.int32, np.float32, np.bool_]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_jit_matches_eager_on_random_reductions(data):
+  rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+  shape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=1, max_size=3)))
+  axes = tuple(sorted(data.draw(st.sets(st.integers(0, len(shape) - 1)))))
+  dtype = np.dtype(data.draw(st.sampled_from(_RANDOM_DTYPES)))
+  if dtype == np.bool_:
+    x = rng.random(shape) < 0.5
+  elif dtype.kind == "f":
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    x[rng.random(shape) < 0.1] = np.nan
+  else:
+    x = rng.integers(0 if dtype.kind == "u" else -100, 100, shape).astype(dtype)
+  funs = [lax.reduce_max, lax.reduce_min]
+  if dtype != np.bool_:
+    funs += [lax.reduce_sum, lax.reduce_prod]
+  if dtype.kind in "biu":
+    funs += [lax.reduce_and, lax.reduce_or, lax.reduce_xor]
+  for fun in funs:
+    assert_same(axle.jit(fun, static_argnums=1)(x, axes), np.asarray(fun(x, axes)),
+                f"{fun.__name__} {dtype} {shape} {axes}")
+  axis = data.draw(st.integers(0, len(shape) - 1))
+  reverse = data.draw(st.booleans())
+  if dtype != np.bool_:
+    for fun in (lax.cumsum, lax.cummax, lax.cummin):
+      assert_same(axle.jit(fun, static_argnums=(1, 2))(x, axis, reverse),
+                  np.asarray(fun(x, axis, reverse)), f"{fun.__name__} {dtype} {shape} {axis}")
+  if x.shape[axis]:
+    for fun in (lax.argmax, lax.argmin):
+      assert_same(axle.jit(lambda v: fun(v, axis, np.int32))(x), np.asarray(fun(x, axis, np.int32)),
+                  f"{fun.__name__} {dtype} {shape} {axis}")
+
+
+@pytest.mark.parametrize("fun", [
+    lambda v: lax.cummax(v, 1), lambda v: lax.cummin(v, 1, reverse=True),
+    lambda v: lax.reduce_window(v, np.complex64(-np.inf), lax.max, (1, 2), (1, 1), "SAME"),
+    lambda v: lax.reduce_window(v, np.complex64(np.inf), lax.min, (1, 3), (1, 1), "VALID")],
+    ids=["cummax", "cummin_reverse", "window_max", "window_min"])
+def test_complex_nan_windowed_eager_matches_xla(fun):
+  # Eager runs these on XLA when a NaN is present (see reductions.complex_nan_on_xla).
+  x = np.array([[5, np.nan, 1, 2], [1, 2, complex(2, np.nan), 0]], np.complex64)
+  assert_same(fun(x), np.asarray(axle.jit(fun)(x)), "eager vs jit")

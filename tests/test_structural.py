@@ -1,5 +1,6 @@
 """Structural lax primitives against what real JAX 0.10.2 printed, raised and computed, plus
-property tests of the kernels (pad, dynamic slices) against independent NumPy references.
+property tests of the kernels and of their lowerings under jit (pad, dynamic slices) against
+independent NumPy references.
 
 tests/data/structural_reference.json was recorded by tools/record_structural_reference.py under
 real JAX; it holds each snippet's source and JAX's output (printed jaxprs, eval_shape results with
@@ -197,7 +198,11 @@ def test_pad_matches_reference(case, seed):
       lax.pad(x, np.int32(-99), config)
     return
   out = lax.pad(x, np.int32(-99), config)
-  np.testing.assert_array_equal(np.asarray(out), ref_pad(x, np.int32(-99), config))
+  expected = ref_pad(x, np.int32(-99), config)
+  np.testing.assert_array_equal(np.asarray(out), expected)
+  # Under jit: stablehlo.pad with the same negative edges and interior padding.
+  jitted = axle.jit(lambda x, v: lax.pad(x, v, config))(x, np.int32(-99))
+  np.testing.assert_array_equal(np.asarray(jitted), expected)
 
 
 @settings(max_examples=150, deadline=None)
@@ -214,6 +219,9 @@ def test_dynamic_slices_match_reference(shape, data):
   update = -np.ones(sizes, np.int32)
   expected = ref_dynamic_update_slice(x, update, starts)
   np.testing.assert_array_equal(np.asarray(lax.dynamic_update_slice(x, update, starts)), expected)
+  traced = axle.jit(lambda x, u, *s: lax.dynamic_update_slice(x, u, s))(
+      x, update, *[np.int32(s) for s in starts])
+  np.testing.assert_array_equal(np.asarray(traced), expected)
 
 
 def test_results_do_not_alias_caller_numpy_arrays():

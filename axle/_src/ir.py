@@ -116,7 +116,7 @@ class Jaxpr:
 
 class ClosedJaxpr:
   """A jaxpr together with the values of its constvars (what ``make_jaxpr`` returns)."""
-  __slots__ = ("jaxpr", "consts")
+  __slots__ = ("jaxpr", "consts", "__weakref__")
 
   def __init__(self, jaxpr: Jaxpr, consts: Sequence[Any]):
     assert len(consts) == len(jaxpr.constvars)

@@ -105,7 +105,7 @@ def reference_conv(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dil
 # ---------------------------------------------------------------------------
 # Records
 
-DOT_DTYPES = [np.float32, np.float16, bfloat16, np.int8, np.int16, np.int32, np.uint8, np.uint32,
+DOT_DTYPES = [np.float32, np.float16, bfloat16, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32,
               np.bool_, np.complex64]
 DOT_SHAPES = [
     ("vv", (5,), (5,), (((0,), (0,)), ((), ()))),
@@ -120,7 +120,10 @@ DOT_SHAPES = [
 ]
 
 
-def _dot_record(name, lhs_shape, rhs_shape, dims, dtype, preferred=None, values=None):
+def _dot_record(name, lhs_shape, rhs_shape, dims, dtype, preferred=None, values=None, precision=None,
+                storage=None):
+  """A dot_general record. ``storage``: (operand dtype, product dtype) an algorithm preset rounds
+  to before the result is converted to the output dtype (XLA converts exactly these)."""
   out_dtype = np.dtype(preferred or dtype)
 
   def make_args(rng):
@@ -129,11 +132,20 @@ def _dot_record(name, lhs_shape, rhs_shape, dims, dtype, preferred=None, values=
       return [rng.choice(pool, lhs_shape), rng.choice(pool, rhs_shape)]
     return [random_array(rng, lhs_shape, dtype, -4, 4), random_array(rng, rhs_shape, dtype, -4, 4)]
 
+  def reference(a, b):
+    if storage is None:
+      return reference_dot_general(a, b, dims, out_dtype)
+    operand_dtype, product_dtype = storage
+    product = reference_dot_general(a.astype(operand_dtype), b.astype(operand_dtype), dims,
+                                    product_dtype)
+    return product.astype(out_dtype)
+
   inexact = out_dtype.kind in "fc" or out_dtype == bfloat16
   return OpRecord(
       name=name, primitive="dot_general",
-      fun=lambda a, b: lax.dot_general(a, b, dims, preferred_element_type=preferred),
-      reference=lambda a, b: reference_dot_general(a, b, dims, out_dtype),
+      fun=lambda a, b: lax.dot_general(a, b, dims, precision=precision,
+                                       preferred_element_type=preferred),
+      reference=reference,
       make_args=make_args,
       rtol=2e-2 if out_dtype in (np.dtype(np.float16), bfloat16) else 1e-5,
       atol=0 if not inexact else 1e-5)
@@ -159,12 +171,22 @@ RECORDS += [
                 np.int32),
     _dot_record("dot_general_f32_edge_values", (2, 1), (1, 3), (((1,), (0,)), ((), ())), np.float32,
                 values=edge_values),
+    # Algorithm presets: XLA stores the operands in the preset's type (F16_F16_F16 rounds float32
+    # operands and the product to float16; BF16_BF16_F32 stores float16 operands as bfloat16).
+    _dot_record("dot_general_preset_f16_f16_f16_on_float32", (3, 6), (6, 2), (((1,), (0,)), ((), ())),
+                np.float32, precision="F16_F16_F16", storage=(np.float16, np.float16)),
+    _dot_record("dot_general_preset_bf16_bf16_f32_on_float16", (3, 6), (6, 2), (((1,), (0,)), ((), ())),
+                np.float16, precision="BF16_BF16_F32", storage=(bfloat16, np.float32)),
+    _dot_record("dot_general_preset_f32_f32_f32_on_bfloat16", (3, 6), (6, 2), (((1,), (0,)), ((), ())),
+                bfloat16, precision=lax.DotAlgorithmPreset.F32_F32_F32, storage=(np.float32, np.float32)),
 ]
 
 # (name, lhs shape, rhs shape, kwargs) in the default NC.../OI... layout unless dimension_numbers says.
 CONV_CONFIGS = [
     ("1d_valid", (2, 3, 9), (4, 3, 3), dict(window_strides=(1,), padding=((0, 0),))),
     ("1d_stride_pad", (2, 3, 9), (4, 3, 3), dict(window_strides=(2,), padding=((2, 1),))),
+    # (-2, 1): XLA:CPU's convolution reads out of bounds here (JAX 0.10.2 returns garbage); axle's
+    # lowering applies negative padding with a stablehlo.pad first.
     ("1d_negative_pad", (2, 3, 9), (4, 3, 3), dict(window_strides=(1,), padding=((-2, 1),))),
     ("1d_lhs_dilation", (1, 2, 5), (3, 2, 3), dict(window_strides=(1,), padding=((2, 2),), lhs_dilation=(2,))),
     ("1d_rhs_dilation", (1, 2, 9), (3, 2, 3), dict(window_strides=(1,), padding=((1, 1),), rhs_dilation=(3,))),
@@ -178,8 +200,11 @@ CONV_CONFIGS = [
                                                 lhs_dilation=(2, 1), rhs_dilation=(1, 2), feature_group_count=2)),
     ("3d", (1, 2, 4, 3, 5), (2, 2, 2, 2, 3), dict(window_strides=(1, 1, 2), padding=((1, 0), (0, 0), (1, 1)))),
     ("0d", (3, 4), (5, 4), dict(window_strides=(), padding=())),
+    ("1d_dilated_negative_pad", (1, 2, 5), (3, 2, 3), dict(window_strides=(1,), padding=((-3, 1),),
+                                                             lhs_dilation=(2,))),
 ]
-CONV_DTYPES = [np.float32, np.float16, bfloat16, np.int8, np.int32, np.uint8, np.bool_, np.complex64]
+CONV_DTYPES = [np.float32, np.float16, bfloat16, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32,
+               np.bool_, np.complex64]
 
 
 def _canonical_dnums(kwargs, ndim):
@@ -212,6 +237,8 @@ for _name, _lhs, _rhs, _kwargs in CONV_CONFIGS:
 for _dtype in CONV_DTYPES[1:]:
   for _name, _lhs, _rhs, _kwargs in CONV_CONFIGS[:1] + CONV_CONFIGS[5:6] + CONV_CONFIGS[8:11]:
     RECORDS.append(_conv_record(f"conv_{_name}_{np.dtype(_dtype).name}", _lhs, _rhs, _kwargs, _dtype))
+for _dtype in (np.int32, np.complex64):
+  RECORDS.append(_conv_record(f"conv_1d_negative_pad_{np.dtype(_dtype).name}", *CONV_CONFIGS[2][1:], _dtype))
 RECORDS += [
     _conv_record("conv_int8_pref_int32", (2, 3, 9), (4, 3, 3), CONV_CONFIGS[1][3], np.int8, np.int32),
     _conv_record("conv_int8_pref_float32", (2, 3, 9), (4, 3, 3), CONV_CONFIGS[1][3], np.int8, np.float32),

@@ -1,9 +1,24 @@
 """Op records for the non-transcendental elementwise lax primitives.
 
-References are plain NumPy code for what XLA computes. Edge-value semantics (integer division by
-zero, shifts past the width, saturating conversions, NaN handling, ...) are checked against real
-JAX outputs in tests/test_elementwise.py; these records cover shapes, dtypes and broadcasting.
+Every primitive is covered with every dtype it accepts (64-bit dtypes are covered under x64 by
+tests/test_elementwise_lowering.py, which runs JAX's recorded edge cases under jit), on random
+values plus ``edge_values(dtype)`` (0, -0, +-1, +-inf, NaN, the extremes, the smallest normal).
+References are plain NumPy (or per-element Python for integer C semantics) written from XLA's
+definitions; the same tolerance bounds eager vs reference and jit vs eager.
+
+Tolerances:
+- EXACT (rtol 0, atol 1.2e-38): bitwise agreement, except that XLA's CPU runtime flushes
+  float32/bfloat16 subnormal results to zero while NumPy keeps them (every subnormal is below
+  1.2e-38). Booleans and integers are always compared exactly by the driver.
+- ULP (rtol 2e-6 for float32, 1e-3 for float16, 8e-3 for bfloat16): ops that XLA and NumPy
+  compute with different (correctly-rounded-ish) libm algorithms: pow, complex multiply/divide/
+  square/abs/sign. Where NumPy and XLA use different formulas for complex numbers with infinite
+  or NaN parts, those records use finite values only (JAX's answers on non-finite complex
+  values are checked in test_elementwise.py / test_elementwise_lowering.py).
 """
+import itertools
+import warnings
+
 import ml_dtypes
 import numpy as np
 
@@ -11,18 +26,58 @@ from axle._src.lax import elementwise as lax
 from tests.op_record import OpRecord, edge_values, random_array
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
-INTS = [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32]
-SIGNED = [np.int8, np.int16, np.int32]
-FLOATS = [np.float16, bf16, np.float32]
-NUMS = INTS + FLOATS + [np.complex64]
-SHAPES = [(), (3,), (2, 3), (1, 3)]  # (1, 3) broadcasts against (2, 3)
+BOOL = [np.dtype(np.bool_)]
+SIGNED = [np.dtype(t) for t in (np.int8, np.int16, np.int32)]
+UNSIGNED = [np.dtype(t) for t in (np.uint8, np.uint16, np.uint32)]
+INTS = SIGNED + UNSIGNED
+FLOATS = [np.dtype(np.float16), bf16, np.dtype(np.float32)]
+COMPLEX = [np.dtype(np.complex64)]
+NUMS = INTS + FLOATS + COMPLEX
+ALL = BOOL + NUMS
+
+EXACT = dict(rtol=0.0, atol=1.2e-38)
+_ULP = {np.dtype(np.float16): 1e-3, bf16: 8e-3, np.dtype(np.float32): 2e-6,
+        np.dtype(np.complex64): 2e-6}
+
+
+def ulp(dtype):
+  """A few units in the last place of ``dtype`` (for libm-level differences)."""
+  return dict(rtol=_ULP[np.dtype(dtype)], atol=1.2e-38)
 
 
 def _name(dtype):
   return np.dtype(dtype).name
 
 
-def _binary_args(dtype, shape_a=(2, 3), shape_b=(2, 3), low=-5, high=5, nonzero=False):
+def _finite_complex_edges(dtype):
+  parts = np.array([0.0, -0.0, 1.0, -2.5, 0.5, 3.5], np.float32)
+  return (parts[:, None] + 1j * parts[None, :]).ravel().astype(dtype)
+
+
+def _edges(dtype, finite_complex=False):
+  dtype = np.dtype(dtype)
+  if dtype.kind == "c":
+    if finite_complex:
+      return _finite_complex_edges(dtype)
+    real = np.array([0.0, -0.0, 1.0, -2.5, np.inf, np.nan], np.float32)
+    out = np.zeros((real.size, real.size), dtype)
+    out.real, out.imag = real[:, None], real[None, :]
+    return out.ravel()
+  return edge_values(dtype)
+
+
+def unary(dtype, shape=(2, 3), low=-5, high=5, edges=True, finite_complex=False):
+  """Random values of ``shape``; with ``edges``, flattened and followed by the edge values."""
+  def make(rng):
+    x = random_array(rng, shape, dtype, low, high)
+    if edges:
+      x = np.concatenate([x.ravel(), _edges(dtype, finite_complex)])
+    return [x]
+  return make
+
+
+def binary(dtype, shape_a=(2, 3), shape_b=(2, 3), low=-5, high=5, nonzero=False):
+  """Random operands of the given shapes (broadcasting), no edge values."""
   def make(rng):
     a = random_array(rng, shape_a, dtype, low, high)
     b = random_array(rng, shape_b, dtype, low, high)
@@ -32,24 +87,69 @@ def _binary_args(dtype, shape_a=(2, 3), shape_b=(2, 3), low=-5, high=5, nonzero=
   return make
 
 
-def _unary_args(dtype, shape=(2, 3), low=-5, high=5, with_edges=True):
+def edge_pairs(dtype, finite_complex=False, nonzero=False, low=-5, high=5):
+  """Every pair of edge values, then random pairs: two flat operands."""
   def make(rng):
-    x = random_array(rng, shape, dtype, low, high)
-    if with_edges and np.dtype(dtype).kind in "biu":
-      x = np.concatenate([x.ravel(), edge_values(dtype)])
-    return [x]
+    edges = _edges(dtype, finite_complex)
+    if nonzero:
+      edges = edges[edges != 0]
+    a, b = (np.array(v, dtype) for v in zip(*itertools.product(edges, edges)))
+    ra = random_array(rng, (24,), dtype, low, high)
+    rb = random_array(rng, (24,), dtype, low, high)
+    if nonzero:
+      rb = np.where(rb == 0, np.ones((), dtype), rb).astype(dtype)
+    return [np.concatenate([a, ra]), np.concatenate([b, rb])]
   return make
 
 
 def _in_dtype(fn):
-  """A reference computed in float32 and rounded back (for float16/bfloat16 inputs)."""
+  """A reference computed in float32 and rounded once to float16/bfloat16 (as XLA and NumPy do)."""
   def reference(*args):
     dtype = args[0].dtype
-    if dtype in (np.float16, bf16):
-      return np.asarray(fn(*[a.astype(np.float32) for a in args])).astype(dtype)
     with np.errstate(all="ignore"):
+      if dtype in (np.float16, bf16):
+        return np.asarray(fn(*[a.astype(np.float32) for a in args])).astype(dtype)
       return np.asarray(fn(*args)).astype(dtype)
   return reference
+
+
+def _quiet(fn):
+  """``fn`` with NumPy's floating-point warnings silenced (NaN comparisons, overflow)."""
+  def reference(*args):
+    with np.errstate(all="ignore"):
+      return fn(*args)
+  return reference
+
+
+def _divide_by_broadcast(x, y):
+  """XLA rewrites x / broadcast(y) as x * broadcast(1 / y) (float16/32/64; one rounding each)."""
+  with np.errstate(all="ignore"):
+    if x.dtype.kind == "f" and np.broadcast_shapes(x.shape, y.shape) != y.shape:
+      return np.multiply(x, np.true_divide(np.ones((), y.dtype), y))
+    return _in_dtype(np.true_divide)(x, y)
+
+
+def _per_element(fn, out_dtype=None):
+  """A reference applying ``fn`` to Python numbers element by element (broadcasting the args)."""
+  def reference(*args):
+    args = np.broadcast_arrays(*args)
+    dtype = np.dtype(out_dtype or args[0].dtype)
+    flat = [fn(*(v.item() for v in vals)) for vals in zip(*(a.ravel() for a in args))]
+    return _wrap(flat, dtype).reshape(args[0].shape)
+  return reference
+
+
+def _wrap(values, dtype):
+  """Python numbers to ``dtype``; integers wrap around modulo 2**bits (as XLA's integers do)."""
+  dtype = np.dtype(dtype)
+  if dtype.kind in "iu":
+    bits = 8 * dtype.itemsize
+    return np.array([int(v) % (1 << bits) for v in values], np.uint64).astype(dtype)
+  return np.array(values, dtype)
+
+
+def _bits(dtype):
+  return 8 * np.dtype(dtype).itemsize
 
 
 RECORDS = []
@@ -59,133 +159,417 @@ def _add(name, primitive, fun, reference, make_args, **kw):
   RECORDS.append(OpRecord(name, primitive, fun, reference, make_args, **kw))
 
 
+# ---------------------------------------------------------------------------
+# Arithmetic
+
+def _c_div(x, y):  # C's truncating division; x / 0 is -1 (all bits set); INT_MIN / -1 wraps
+  if y == 0:
+    return -1
+  q = abs(x) // abs(y)
+  return q if (x < 0) == (y < 0) else -q
+
+
+def _c_rem(x, y):  # the sign of the dividend; x % 0 is x
+  if y == 0:
+    return x
+  return x - _c_div(x, y) * y
+
+
 for dtype in NUMS:
   n = _name(dtype)
-  tol = dict(rtol=1e-2, atol=1e-2) if dtype in (np.float16, bf16) else {}
+  kind = dtype.kind
+  finite = kind == "c"  # NumPy's and XLA's complex formulas differ on infinite/NaN parts
   for op, ref in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply)]:
+    tol = ulp(dtype) if (op == "mul" and kind == "c") else EXACT
     for sa, sb in [((2, 3), (2, 3)), ((2, 3), (1, 3)), ((), (3,))]:
-      _add(f"ew_{op}_{n}_{sa}_{sb}", op, getattr(lax, op), _in_dtype(ref),
-           _binary_args(dtype, sa, sb), **tol)
-  _add(f"ew_square_{n}", "square", lax.square, _in_dtype(np.square), _unary_args(dtype), **tol)
-  _add(f"ew_integer_pow3_{n}", "integer_pow", lambda x: lax.integer_pow(x, 3),
-       _in_dtype(lambda x: x * x * x), _unary_args(dtype, low=-3, high=3), **tol)
-  _add(f"ew_neg_{n}", "neg", lax.neg, _in_dtype(np.negative), _unary_args(dtype), **tol)
-  _add(f"ew_sign_{n}", "sign", lax.sign, _in_dtype(np.sign), _unary_args(dtype, with_edges=False),
-       **tol)
-  _add(f"ew_eq_{n}", "eq", lax.eq, np.equal, _binary_args(dtype, low=-2, high=2))
-  _add(f"ew_ne_{n}", "ne", lax.ne, np.not_equal, _binary_args(dtype, low=-2, high=2))
-  _add(f"ew_div_{n}", "div", lax.div,
-       _in_dtype(np.true_divide) if np.dtype(dtype).kind in "fcV" else
-       (lambda x, y: (np.trunc(x.astype(np.float64) / y)).astype(x.dtype)),
-       _binary_args(dtype, nonzero=True, low=-20 if np.dtype(dtype).kind == "i" else 0, high=20),
-       **({"rtol": 2e-2, "atol": 2e-2} if dtype in (np.float16, bf16) else {"rtol": 1e-5}))
+      _add(f"ew_{op}_{n}_{sa}_{sb}", op, getattr(lax, op), _in_dtype(ref), binary(dtype, sa, sb),
+           **tol)
+    _add(f"ew_{op}_{n}_edges", op, getattr(lax, op), _in_dtype(ref),
+         edge_pairs(dtype, finite_complex=finite and op == "mul"), **tol)
+  if kind in "iu":
+    _add(f"ew_div_{n}_edges", "div", lax.div, _per_element(_c_div), edge_pairs(dtype), **EXACT)
+    _add(f"ew_div_{n}_broadcast", "div", lax.div, _per_element(_c_div),
+         binary(dtype, (2, 3), (1, 3), low=-20, high=20), **EXACT)
+  else:
+    tol = ulp(dtype) if kind == "c" else EXACT
+    _add(f"ew_div_{n}_edges", "div", lax.div, _in_dtype(np.true_divide),
+         edge_pairs(dtype, finite_complex=finite, nonzero=finite), **tol)
+    for sa, sb in [((2, 3), (1, 3)), ((2, 3), ()), ((1, 3), (2, 3))]:
+      _add(f"ew_div_{n}_{sa}_{sb}", "div", lax.div, _divide_by_broadcast,
+           binary(dtype, sa, sb, nonzero=True), **tol)
+  _add(f"ew_square_{n}", "square", lax.square, _in_dtype(np.square),
+       unary(dtype, finite_complex=finite), **(ulp(dtype) if kind == "c" else EXACT))
+  _add(f"ew_neg_{n}", "neg", lax.neg, _in_dtype(np.negative), unary(dtype), **EXACT)
+  if kind == "c":
+    _add(f"ew_sign_{n}", "sign", lax.sign, _quiet(lambda x: np.where(x == 0, x, x / np.abs(x))),
+         unary(dtype, finite_complex=True), **ulp(dtype))
+  else:
+    _add(f"ew_sign_{n}", "sign", lax.sign, _in_dtype(np.sign), unary(dtype), **EXACT)
+  # integer_pow: the multiplies JAX emits (binary exponentiation, one rounding per multiply).
+  for y in ([0, 1, 2, 3, 5, 8] if kind in "iu" else [-3, -1, 0, 1, 2, 3, 7]):
+    _add(f"ew_integer_pow{y}_{n}", "integer_pow", lambda x, y=y: lax.integer_pow(x, y),
+         lambda x, y=y: _integer_pow_reference(x, y),
+         unary(dtype, low=-3, high=3, finite_complex=finite),
+         **(ulp(dtype) if kind == "c" else EXACT))
+
+def _integer_pow_reference(x, y):
+  """x ** y by binary exponentiation: x**7 = (x * x**2) * (x**2)**2; 1 / x**-y for y < 0."""
+  with np.errstate(all="ignore"):
+    if y == 0:
+      return np.ones_like(x)
+    acc, power, n = None, x, abs(y)
+    while n:
+      if n & 1:
+        acc = power if acc is None else np.multiply(acc, power)
+      n >>= 1
+      if n:
+        power = np.multiply(power, power)
+    return np.true_divide(np.ones((), x.dtype), acc) if y < 0 else acc
+
+
+for dtype in SIGNED + FLOATS + COMPLEX:
+  n = _name(dtype)
+  if dtype.kind == "c":
+    _add(f"ew_abs_{n}", "abs", lax.abs, np.abs, unary(dtype, finite_complex=True), **ulp(dtype))
+  else:
+    _add(f"ew_abs_{n}", "abs", lax.abs, np.abs, unary(dtype), **EXACT)
 
 for dtype in INTS + FLOATS:
   n = _name(dtype)
-  tol = dict(rtol=1e-2, atol=1e-2) if dtype in (np.float16, bf16) else {}
-  for op, ref in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
-                  ("ge", np.greater_equal)]:
-    _add(f"ew_{op}_{n}", op, getattr(lax, op), ref, _binary_args(dtype, (2, 3), (1, 3), -2, 2))
-  _add(f"ew_max_{n}", "max", lax.max, _in_dtype(np.maximum), _binary_args(dtype))
-  _add(f"ew_min_{n}", "min", lax.min, _in_dtype(np.minimum), _binary_args(dtype, (), (2, 3)))
-  _add(f"ew_rem_{n}", "rem", lax.rem, _in_dtype(np.fmod), _binary_args(dtype, nonzero=True), **tol)
-  _add(f"ew_clamp_{n}", "clamp", lambda x: lax.clamp(np.array(0, x.dtype), x, np.array(3, x.dtype)),
-       lambda x: np.clip(x, np.array(0, x.dtype), np.array(3, x.dtype)).astype(x.dtype),
-       _unary_args(dtype))
+  if dtype.kind in "iu":
+    _add(f"ew_rem_{n}_edges", "rem", lax.rem, _per_element(_c_rem), edge_pairs(dtype), **EXACT)
+  else:
+    _add(f"ew_rem_{n}_edges", "rem", lax.rem, _in_dtype(np.fmod), edge_pairs(dtype), **EXACT)
+  _add(f"ew_rem_{n}_broadcast", "rem", lax.rem, _in_dtype(np.fmod) if dtype.kind == "f" or
+       dtype == bf16 else _per_element(_c_rem), binary(dtype, (), (2, 3), nonzero=True), **EXACT)
 
-for dtype in SIGNED + [np.float32, np.complex64]:
-  _add(f"ew_abs_{_name(dtype)}", "abs", lax.abs, np.abs, _unary_args(dtype, with_edges=False))
+# pow: NumPy's and XLA's pow are different libm-quality algorithms (ULP). XLA computes complex
+# powers as exp(y * log(x)) (the eager kernel runs complex pow on XLA): no edge values (0 ** z is
+# NaN there, 0 in NumPy) and a looser tolerance, the error growing with the exponent.
+for dtype in FLOATS:
+  n = _name(dtype)
+  _add(f"ew_pow_{n}_edges", "pow", lax.pow, _in_dtype(np.power),
+       edge_pairs(dtype, low=0, high=3), **ulp(dtype))
+  for exponent_dtype in [np.int8, np.int32, np.uint8]:
+    def make(rng, dtype=dtype, exponent_dtype=exponent_dtype):
+      base = np.concatenate([random_array(rng, (8,), dtype, 0, 3), _edges(dtype)])
+      exponents = np.array([0, 1, 2, 3, 7, 100] + ([-1, -2, -128] if exponent_dtype != np.uint8
+                                                   else [255]), exponent_dtype)
+      x, e = (np.array(v) for v in zip(*itertools.product(base, exponents)))
+      return [x.astype(dtype), e.astype(exponent_dtype)]
+    _add(f"ew_pow_{n}_{_name(exponent_dtype)}_exponent", "pow", lax.pow,
+         lambda x, y: _in_dtype(np.power)(x, y.astype(np.float64).astype(x.dtype)), make,
+         **ulp(dtype))
+for dtype in COMPLEX:
+  n = _name(dtype)
+  _add(f"ew_pow_{n}", "pow", lax.pow, np.power, binary(dtype, (2, 3), (1, 3), low=0.5, high=2),
+       rtol=1e-5, atol=1e-6)
+  for exponent_dtype in [np.int8, np.int32, np.uint8]:
+    _add(f"ew_pow_{n}_{_name(exponent_dtype)}_exponent", "pow", lax.pow,
+         lambda x, y: np.power(x, y.astype(x.dtype)),
+         lambda rng, dtype=dtype, exponent_dtype=exponent_dtype: [
+             random_array(rng, (3, 4), dtype, 0.5, 2), random_array(rng, (3, 4), exponent_dtype, -3, 7)],
+         rtol=1e-5, atol=1e-6)
+
+# ---------------------------------------------------------------------------
+# max / min / clamp (NaN propagates; complex numbers compare lexicographically)
+
+
+def _complex_pick(better):
+  def reference(x, y):
+    x, y = np.broadcast_arrays(x, y)
+    with np.errstate(invalid="ignore"):
+      pick_x = better(x.real, y.real) | ((x.real == y.real) & better(x.imag, y.imag))
+    return np.where(pick_x, x, y)
+  return reference
+
+
+def _complex_clamp(lo, x, hi):
+  """XLA's clamp of complex numbers compares real parts only (not lexicographically)."""
+  with np.errstate(invalid="ignore"):
+    low = np.where(x.real <= lo.real, lo, x)
+    return np.where(low.real <= hi.real, low, hi).astype(x.dtype)
+
+
+for dtype in ALL:
+  n = _name(dtype)
+  if dtype.kind == "c":
+    max_ref, min_ref = _complex_pick(np.greater), _complex_pick(np.less)
+  else:
+    max_ref, min_ref = _in_dtype(np.maximum), _in_dtype(np.minimum)
+  _add(f"ew_max_{n}_edges", "max", lax.max, max_ref, edge_pairs(dtype), **EXACT)
+  _add(f"ew_min_{n}_broadcast", "min", lax.min, min_ref, binary(dtype, (), (2, 3)), **EXACT)
+  _add(f"ew_min_{n}_edges", "min", lax.min, min_ref, edge_pairs(dtype), **EXACT)
+  lo, hi = (np.array(v).astype(dtype) for v in ((0, 3) if dtype != np.bool_ else (False, True)))
+  if dtype.kind == "c":
+    clamp_ref = _complex_clamp
+  else:
+    clamp_ref = lambda a, x, b, max_ref=max_ref, min_ref=min_ref: min_ref(max_ref(x, a), b)
+  _add(f"ew_clamp_{n}", "clamp", lambda x, lo=lo, hi=hi: lax.clamp(lo, x, hi),
+       lambda x, lo=lo, hi=hi, clamp_ref=clamp_ref: clamp_ref(lo, x, hi), unary(dtype), **EXACT)
+  _add(f"ew_clamp_{n}_array_bounds", "clamp", lax.clamp, clamp_ref,
+       lambda rng, dtype=dtype: [random_array(rng, (2, 3), dtype, -3, 0), random_array(rng, (2, 3), dtype),
+                                 random_array(rng, (2, 3), dtype, 0, 3)], **EXACT)
+for dtype in FLOATS:  # NaN bounds propagate
+  nan = np.array(np.nan, dtype)
+  _add(f"ew_clamp_{_name(dtype)}_nan_bound", "clamp", lambda x, nan=nan: lax.clamp(nan, x, nan),
+       lambda x: np.full_like(x, np.nan), unary(dtype), **EXACT)
+
+# ---------------------------------------------------------------------------
+# Floating-point functions
+
+
+def _round_away(x):
+  x = x.astype(np.float64)
+  return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
 
 for dtype in FLOATS:
   n = _name(dtype)
-  for op, ref in [("floor", np.floor), ("ceil", np.ceil), ("is_finite", np.isfinite)]:
-    _add(f"ew_{op}_{n}", op, getattr(lax, op),
-         (lambda r: lambda x: r(x.astype(np.float32)).astype(
-             np.bool_ if r is np.isfinite else x.dtype))(ref), _unary_args(dtype))
+  wide = lambda r: lambda x: r(x.astype(np.float64)).astype(x.dtype)  # exact in float64
+  _add(f"ew_floor_{n}", "floor", lax.floor, wide(np.floor), unary(dtype), **EXACT)
+  _add(f"ew_ceil_{n}", "ceil", lax.ceil, wide(np.ceil), unary(dtype), **EXACT)
+  _add(f"ew_is_finite_{n}", "is_finite", lax.is_finite, lambda x: np.isfinite(x.astype(np.float32)),
+       unary(dtype))
   _add(f"ew_round_even_{n}", "round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
-       lambda x: np.rint(x.astype(np.float32)).astype(x.dtype), _unary_args(dtype))
-  _add(f"ew_round_away_{n}", "round", lax.round,
-       lambda x: (np.sign(x.astype(np.float32)) * np.floor(np.abs(x.astype(np.float32)) + 0.5)
-                  ).astype(x.dtype), _unary_args(dtype))
+       wide(np.rint), unary(dtype), **EXACT)
+  _add(f"ew_round_away_{n}", "round", lax.round, lambda x: _round_away(x).astype(x.dtype),
+       unary(dtype), **EXACT)
   _add(f"ew_nextafter_{n}", "nextafter", lax.nextafter,
-       lambda x, y: x, _binary_args(dtype), rtol=1e-2, atol=0)  # one ulp away
-  _add(f"ew_pow_{n}", "pow", lax.pow,
-       lambda x, y: np.power(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype),
-       _binary_args(dtype, low=0, high=3), rtol=2e-2 if dtype != np.float32 else 1e-5)
-  _add(f"ew_pow_int_exponent_{n}", "pow", lax.pow,
-       lambda x, y: np.power(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype),
-       lambda rng, dtype=dtype: [random_array(rng, (2, 3), dtype, 1, 3),
-                                 random_array(rng, (2, 3), np.int32, -2, 3)],
-       rtol=2e-2 if dtype != np.float32 else 1e-5)
-  _add(f"ew_reduce_precision_{n}", "reduce_precision", lambda x: lax.reduce_precision(x, 5, 3),
-       lambda x: x, _unary_args(dtype, low=1, high=4), rtol=0.07, atol=0)
+       _quiet(lambda x, y: np.nextafter(x, y) if x.dtype == np.float32
+              else _nextafter_reference(x, y)), edge_pairs(dtype), **EXACT)
 
-for dtype in INTS + [np.bool_]:
+
+def _nextafter_reference(x, y):
+  """nextafter for 16-bit floats by stepping the bit pattern (C's definition)."""
+  uint = np.uint16
+  out = []
+  for a, b in zip(x.ravel(), y.ravel()):
+    fa, fb = float(a), float(b)
+    if np.isnan(fa) or np.isnan(fb):
+      out.append(np.array(np.nan, x.dtype))
+    elif fa == fb:
+      out.append(np.array(b, x.dtype))
+    elif fa == 0:
+      bits = np.array(1 if fb > 0 else 0x8001, uint)
+      out.append(bits.view(x.dtype))
+    else:
+      bits = np.array(a, x.dtype).view(uint)
+      up = (fb > fa) == (fa > 0)
+      out.append(np.array(int(bits) + (1 if up else -1), uint).view(x.dtype))
+  return np.array(out, x.dtype).reshape(x.shape)
+
+
+# reduce_precision as a cast to the narrower format and back, its subnormals flushed to zero.
+_FORMATS = {(8, 7): bf16, (5, 10): np.dtype(np.float16), (5, 2): np.dtype(ml_dtypes.float8_e5m2)}
+
+
+def _reduce_precision_reference(x, exponent_bits, mantissa_bits):
+  target = _FORMATS[(exponent_bits, mantissa_bits)]
+  with np.errstate(all="ignore"):
+    narrow = x.astype(np.float32).astype(target).astype(np.float32)
+    tiny = float(ml_dtypes.finfo(target).tiny)
+    narrow = np.where(np.abs(narrow) < tiny, np.copysign(np.float32(0), narrow), narrow)
+    return narrow.astype(x.dtype)
+
+
+for dtype in FLOATS:
+  for bits in [(8, 7), (5, 10), (5, 2)]:
+    _add(f"ew_reduce_precision_{bits[0]}_{bits[1]}_{_name(dtype)}", "reduce_precision",
+         lambda x, bits=bits: lax.reduce_precision(x, *bits),
+         lambda x, bits=bits: _reduce_precision_reference(x, *bits),
+         unary(dtype, low=-60000, high=60000), **EXACT)
+
+# ---------------------------------------------------------------------------
+# Complex numbers
+
+for dtype in [np.dtype(np.float32)]:
+  _add("ew_complex_f32", "complex", lax.complex, lambda x, y: x + 1j * y.astype(np.complex64),
+       binary(dtype, (2, 3), (1, 3)), **EXACT)
+  _add("ew_complex_f32_edges", "complex", lax.complex,
+       lambda x, y: _complex_of(x, y), edge_pairs(dtype), **EXACT)
+  _add("ew_conj_f32", "conj", lax.conj, lambda x: x.astype(np.complex64), unary(dtype), **EXACT)
+
+
+def _complex_of(x, y):
+  out = np.empty(x.shape, np.complex64)
+  out.real, out.imag = x, y
+  return out
+
+
+for dtype in COMPLEX:
+  _add("ew_real_c64", "real", lax.real, np.real, unary(dtype), **EXACT)
+  _add("ew_imag_c64", "imag", lax.imag, np.imag, unary(dtype), **EXACT)
+  _add("ew_conj_c64", "conj", lax.conj, np.conj, unary(dtype), **EXACT)
+
+# ---------------------------------------------------------------------------
+# Comparisons (FLOAT / SIGNED / UNSIGNED compare types; complex: EQ and NE only)
+
+for dtype in ALL:
   n = _name(dtype)
-  for op, ref in [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
-                  ("bitwise_xor", np.bitwise_xor)]:
-    _add(f"ew_{op}_{n}", {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}[op],
-         getattr(lax, op), ref, _binary_args(dtype, low=-100, high=100))
-  _add(f"ew_not_{n}", "not", lax.bitwise_not, np.invert, _unary_args(dtype))
+  ops = [("eq", np.equal), ("ne", np.not_equal)]
+  if dtype.kind != "c":
+    ops += [("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)]
+  for op, ref in ops:
+    _add(f"ew_{op}_{n}_edges", op, getattr(lax, op), _quiet(ref),
+         edge_pairs(dtype))
+    _add(f"ew_{op}_{n}_broadcast", op, getattr(lax, op), lambda x, y, ref=ref: ref(x, y),
+         binary(dtype, (2, 3), (1, 3), -2, 2))
+
+# ---------------------------------------------------------------------------
+# Bitwise operations
+
+
+def _shift_left(x, s, bits):
+  s %= 1 << bits  # the amount as unsigned: a negative amount is huge
+  return 0 if s >= bits else x << s
+
+
+def _shift_right_logical(x, s, bits):
+  s %= 1 << bits
+  return 0 if s >= bits else (x % (1 << bits)) >> s
+
+
+def _shift_right_arithmetic(x, s, bits):
+  s %= 1 << bits
+  signed = x % (1 << bits)
+  if signed >= 1 << (bits - 1):  # the bit pattern read as a signed number, for any dtype
+    signed -= 1 << bits
+  return signed >> min(s, bits - 1)
+
+
+for dtype in INTS + BOOL:
+  n = _name(dtype)
+  for op, prim, ref in [("bitwise_and", "and", np.bitwise_and), ("bitwise_or", "or", np.bitwise_or),
+                        ("bitwise_xor", "xor", np.bitwise_xor)]:
+    _add(f"ew_{op}_{n}_edges", prim, getattr(lax, op), ref, edge_pairs(dtype, low=-100, high=100))
+    _add(f"ew_{op}_{n}_broadcast", prim, getattr(lax, op), ref, binary(dtype, (), (2, 3)))
+  _add(f"ew_not_{n}", "not", lax.bitwise_not, np.invert, unary(dtype))
 
 for dtype in INTS:
   n = _name(dtype)
-  bits = np.dtype(dtype).itemsize * 8
-  amounts = lambda rng, dtype=dtype, bits=bits: [random_array(rng, (2, 3), dtype, -100, 100),
-                                                 random_array(rng, (2, 3), dtype, 0, bits - 1)]
-  _add(f"ew_shift_left_{n}", "shift_left", lax.shift_left, np.left_shift, amounts)
-  _add(f"ew_shift_right_arithmetic_{n}", "shift_right_arithmetic", lax.shift_right_arithmetic,
-       lambda x, y: np.right_shift(x.astype(f"i{x.dtype.itemsize}"), y.astype(f"i{x.dtype.itemsize}")
-                                   ).astype(x.dtype), amounts)
-  _add(f"ew_shift_right_logical_{n}", "shift_right_logical", lax.shift_right_logical,
-       lambda x, y: np.right_shift(x.astype(f"u{x.dtype.itemsize}"), y.astype(f"u{x.dtype.itemsize}")
-                                   ).astype(x.dtype), amounts)
+  bits = _bits(dtype)
+
+  def shift_args(rng, dtype=dtype, bits=bits):
+    amounts = [0, 1, 2, bits - 1, bits, bits + 1, 2 * bits, 100, -1, -bits]
+    values = np.concatenate([random_array(rng, (6,), dtype, -100, 100), edge_values(dtype)])
+    x, s = zip(*itertools.product(values.tolist(), amounts))
+    return [_wrap(x, dtype), _wrap(s, dtype)]
+
+  for op, fn in [("shift_left", _shift_left), ("shift_right_logical", _shift_right_logical),
+                 ("shift_right_arithmetic", _shift_right_arithmetic)]:
+    _add(f"ew_{op}_{n}", op, getattr(lax, op),
+         _per_element(lambda x, s, fn=fn, bits=bits: fn(x, s, bits)), shift_args)
+    _add(f"ew_{op}_{n}_broadcast", op, getattr(lax, op),
+         _per_element(lambda x, s, fn=fn, bits=bits: fn(x, s, bits)),
+         lambda rng, dtype=dtype, bits=bits: [random_array(rng, (2, 3), dtype, -100, 100),
+                                              random_array(rng, (1, 3), dtype, 0, bits - 1)])
   _add(f"ew_population_count_{n}", "population_count", lax.population_count,
-       lambda x: np.array([bin(int(v) & ((1 << 8 * x.dtype.itemsize) - 1)).count("1") for v in x.ravel()],
-                          x.dtype).reshape(x.shape), _unary_args(dtype, low=-100, high=100))
+       _per_element(lambda x, bits=bits: bin(x % (1 << bits)).count("1")),
+       unary(dtype, low=-100, high=100))
   _add(f"ew_clz_{n}", "clz", lax.clz,
-       lambda x: np.array([8 * x.dtype.itemsize - (int(v) & ((1 << 8 * x.dtype.itemsize) - 1)).bit_length()
-                           for v in x.ravel()], x.dtype).reshape(x.shape),
-       _unary_args(dtype, low=-100, high=100))
+       _per_element(lambda x, bits=bits: bits - (x % (1 << bits)).bit_length()),
+       unary(dtype, low=-100, high=100))
 
-for dtype in [np.float32]:
-  _add("ew_complex_f32", "complex", lax.complex, lambda x, y: x + 1j * y.astype(np.complex64),
-       _binary_args(dtype, (2, 3), (1, 3)))
-  _add("ew_conj_f32", "conj", lax.conj, lambda x: x.astype(np.complex64), _unary_args(dtype))
-for dtype in [np.complex64]:
-  _add("ew_real_c64", "real", lax.real, np.real, _unary_args(dtype))
-  _add("ew_imag_c64", "imag", lax.imag, np.imag, _unary_args(dtype))
-  _add("ew_conj_c64", "conj", lax.conj, np.conj, _unary_args(dtype))
+# ---------------------------------------------------------------------------
+# Selection
 
-for dtype in [np.int32, np.float32, bf16, np.bool_]:
+for dtype in ALL:
   n = _name(dtype)
-  _add(f"ew_select_{n}", "select_n", lax.select,
-       lambda p, x, y: np.where(p, x, y),
+  _add(f"ew_select_{n}", "select_n", lax.select, lambda p, x, y: np.where(p, x, y),
        lambda rng, dtype=dtype: [random_array(rng, (2, 3), np.bool_), random_array(rng, (2, 3), dtype),
                                  random_array(rng, (2, 3), dtype)])
-  _add(f"ew_select_n3_{n}", "select_n", lambda w, a, b, c: lax.select_n(w, a, b, c),
-       lambda w, a, b, c: np.choose(w, [a, b, c]),
-       lambda rng, dtype=dtype: [random_array(rng, (2, 3), np.int32, 0, 2)] +
+  _add(f"ew_copy_{n}", "copy", lambda x: lax.copy_p.bind(x), np.copy, unary(dtype))
+for dtype in [np.dtype(np.int32), np.dtype(np.float32), bf16, np.dtype(np.bool_),
+              np.dtype(np.complex64)]:
+  n = _name(dtype)
+  _add(f"ew_select_scalar_pred_{n}", "select_n", lax.select, lambda p, x, y: np.where(p, x, y),
+       lambda rng, dtype=dtype: [np.bool_(rng.random() < 0.5), random_array(rng, (2, 3), dtype),
+                                 random_array(rng, (2, 3), dtype)])
+  for which_dtype in [np.int32, np.uint8]:
+    for ncases in [1, 2, 3, 5]:
+      # indices past either end pick the nearest case (XLA's nested selects)
+      _add(f"ew_select_n{ncases}_{_name(which_dtype)}_{n}", "select_n",
+           lambda w, *cases: lax.select_n(w, *cases),
+           lambda w, *cases: np.choose(np.clip(w.astype(np.int64), 0, len(cases) - 1), cases),
+           lambda rng, dtype=dtype, which_dtype=which_dtype, ncases=ncases:
+           [random_array(rng, (2, 3), which_dtype, -2 if which_dtype == np.int32 else 0, ncases + 1)]
+           + [random_array(rng, (2, 3), dtype) for _ in range(ncases)])
+  _add(f"ew_select_n3_scalar_{n}", "select_n", lambda w, *cases: lax.select_n(w, *cases),
+       lambda w, *cases: cases[int(np.clip(w, 0, 2))],
+       lambda rng, dtype=dtype: [np.int32(rng.integers(-1, 4))] +
        [random_array(rng, (2, 3), dtype) for _ in range(3)])
-  _add(f"ew_copy_{n}", "copy", lambda x: lax.copy_p.bind(x), np.copy, _unary_args(dtype))
 
-_CONVERT_DTYPES = [np.bool_, np.int8, np.int32, np.uint8, np.uint32, np.float16, bf16, np.float32,
-                   np.complex64]
+# ---------------------------------------------------------------------------
+# Conversions
+
+
+def _convert_reference(x, dst):
+  """XLA's convert: float -> integer truncates and saturates (NaN -> 0); anything -> bool is
+  ``x != 0``; complex -> real keeps the real part; integer -> integer wraps."""
+  dst = np.dtype(dst)
+  if x.dtype.kind == "c" and dst.kind != "c":
+    x = x.real
+  if dst == np.bool_:
+    return x.astype(np.float64) != 0 if x.dtype == bf16 else x != 0
+  if (x.dtype.kind == "f" or x.dtype == bf16) and dst.kind in "iu":
+    info = np.iinfo(dst)
+    out = []
+    for v in x.astype(np.float64).ravel():
+      out.append(0 if np.isnan(v) else int(np.clip(np.trunc(v), info.min, info.max)))
+    return np.array(out, dst).reshape(x.shape)
+  with np.errstate(all="ignore"):
+    if x.dtype == bf16:
+      x = x.astype(np.float32)  # exact
+    return x.astype(dst)
+
+
+def _convert(dst):
+  def fun(x):
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+      return lax.convert_element_type(x, dst)
+  return fun
+
+
+_CONVERT_DTYPES = ALL
+_FLOAT_EXTRAS = np.array([1e10, -1e10, 3e9, -3e9, 70000.0, -70000.0, 255.5, 256.0, -129.0,
+                          4294967295.0, 2147483648.0, -2147483904.0, 0.9, -0.9, 16777217.0])
+
+
+def _convert_args(src):
+  def make(rng):
+    x = np.concatenate([random_array(rng, (8,), src, -100, 100), _edges(src)])
+    if src.kind == "f" or src == bf16:
+      with np.errstate(over="ignore"):
+        x = np.concatenate([x, _FLOAT_EXTRAS.astype(src)])
+    return [x]
+  return make
+
+
 for src in _CONVERT_DTYPES:
   for dst in _CONVERT_DTYPES:
-    if np.dtype(src).kind == "c" and np.dtype(dst).kind != "c":
-      continue  # complex -> real warns; covered in test_elementwise.py
-    # In-range values, where XLA's conversion is NumPy's astype.
-    _add(f"ew_convert_{_name(src)}_to_{_name(dst)}", "convert_element_type",
-         lambda x, dst=dst: lax.convert_element_type(x, dst),
-         lambda x, dst=dst: x.astype(np.float32).astype(dst) if x.dtype == bf16 else x.astype(dst),
-         _unary_args(src, low=0, high=100, with_edges=False))
+    # In-range and out-of-range values, infinities and NaN for every pair of dtypes.
+    _add(f"ew_convert_{_name(src)}_to_{_name(dst)}", "convert_element_type", _convert(dst),
+         lambda x, dst=dst: _convert_reference(x, dst), _convert_args(src), **EXACT)
 
-for src, dst in [(np.float32, np.int32), (np.float32, np.uint8), (np.int32, np.float32),
-                 (np.uint16, np.float16), (np.int16, bf16), (np.float32, np.int16)]:
+_SAME_WIDTH = [np.int8, np.uint8, np.int16, np.uint16, np.float16, bf16, np.int32, np.uint32,
+               np.float32]
+for src in _SAME_WIDTH:
+  for dst in _SAME_WIDTH:
+    if np.dtype(src).itemsize != np.dtype(dst).itemsize:
+      continue
+    _add(f"ew_bitcast_{_name(src)}_to_{_name(dst)}", "bitcast_convert_type",
+         lambda x, dst=dst: lax.bitcast_convert_type(x, dst),
+         lambda x, dst=dst: x.view(dst), unary(np.dtype(src), shape=(3, 2)), **EXACT)
+for src, dst in [(np.float32, np.uint8), (np.float32, np.int16), (np.int32, bf16),
+                 (np.uint16, np.int8), (np.int8, np.float32), (np.uint8, np.uint32),
+                 (np.int16, np.float32), (bf16, np.int32), (np.bool_, np.bool_),
+                 (np.complex64, np.complex64)]:
   _add(f"ew_bitcast_{_name(src)}_to_{_name(dst)}", "bitcast_convert_type",
        lambda x, dst=dst: lax.bitcast_convert_type(x, dst),
        lambda x, dst=dst: (x.reshape(x.shape + (1,)).view(dst) if np.dtype(dst).itemsize < x.dtype.itemsize
                            else x.view(dst).reshape(x.shape[:-1]) if np.dtype(dst).itemsize > x.dtype.itemsize
                            else x.view(dst)),
-       _unary_args(src, shape=(3, 2), with_edges=False))
+       lambda rng, src=np.dtype(src), dst=np.dtype(dst): [random_array(
+           rng, (3, max(1, dst.itemsize // src.itemsize)), src, -100, 100)], **EXACT)

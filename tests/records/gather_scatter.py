@@ -3,6 +3,13 @@
 The references are deliberately naive: a Python loop over index vectors and window elements
 that follows XLA's definition of Gather/Scatter (clamped or filled/dropped windows), so they
 check the vectorised NumPy kernels independently.
+
+Tolerances: everything agrees bitwise (rtol = atol = 0; XLA applies repeated indices in index
+order, like the kernels), except scatter-mul: on float32/bfloat16/complex64 it allows atol = the
+smallest normal number, because XLA:CPU flushes subnormal products to zero (the NumPy kernel and
+reference do not), and on complex64 rtol 1e-5, because XLA's complex product (which the eager
+kernel runs) differs from NumPy's, the reference's, in the last bit. jit vs eager is bitwise
+for complex64 scatter-mul (both run XLA).
 """
 import itertools
 
@@ -17,19 +24,22 @@ SD = lax.ScatterDimensionNumbers
 CLIP, FILL, PROMISE = (lax.GatherScatterMode.CLIP, lax.GatherScatterMode.FILL_OR_DROP,
                        lax.GatherScatterMode.PROMISE_IN_BOUNDS)
 
-ALL_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int8, np.uint8, np.bool_,
-              np.complex64]
-ORDERED_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int8, np.uint8]
+ALL_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int16, np.int8, np.uint32,
+              np.uint16, np.uint8, np.bool_, np.complex64]
+ORDERED_DTYPES = [d for d in ALL_DTYPES if d not in (np.bool_, np.complex64)]
 
 
 def _name(dtype):
   return np.dtype(dtype).name
 
 
-def _values(rng, shape, dtype):
-  """Random values with edge values sprinkled in."""
+def _values(rng, shape, dtype, finite=False):
+  """Random values with edge values sprinkled in (only finite, moderate ones if ``finite``)."""
   values = random_array(rng, shape, dtype)
   edges = edge_values(dtype)
+  if finite:
+    with np.errstate(invalid="ignore"):
+      edges = edges[np.isfinite(edges) & (np.abs(edges) <= 100)]
   flat = values.reshape(-1)
   if flat.size:
     picks = rng.integers(0, flat.size, size=min(len(edges), flat.size))
@@ -157,18 +167,22 @@ def _gather_record(case, dtype, mode):
 
 def _scatter_record(prim, case, dtype, mode):
   name, shape, indices, dn, updates_shape = case
+  # XLA's scatter multiplies complex numbers its own way where products overflow (inf vs nan);
+  # the kernel runs it on XLA, the NumPy reference cannot follow, so keep those values finite.
+  finite = prim == "scatter-mul" and np.dtype(dtype).kind == "c"
 
   def make_args(rng):
-    return [_values(rng, shape, dtype), indices.astype(np.int32),
+    return [_values(rng, shape, dtype, finite), indices.astype(np.int32),
             random_array(rng, updates_shape, dtype, low=-3, high=3)]
 
-  inexact = np.dtype(dtype).kind in "fcV"
+  flushes = prim == "scatter-mul" and np.dtype(dtype) in (np.float32, ml_dtypes.bfloat16,
+                                                           np.complex64)
   return OpRecord(
       name=f"{prim}_{name}_{_name(dtype)}_{mode.name.lower()}", primitive=prim,
       fun=lambda x, i, u: _SCATTERS[prim](x, i, u, dn, mode=mode),
       reference=lambda x, i, u: scatter_reference(prim, x, i, u, dn, mode), make_args=make_args,
-      trials=2, rtol=1e-2 if inexact and prim in ("scatter-add", "scatter-sub", "scatter-mul") else 0,
-      atol=0)
+      trials=2, rtol=1e-5 if finite else 0,
+      atol=float(ml_dtypes.finfo(dtype).tiny) if flushes else 0)
 
 
 RECORDS = []
@@ -185,5 +199,118 @@ for _prim in _SCATTERS:
     _dtypes = [d for d in ALL_DTYPES if d is not np.bool_]
   for _case in SCATTER_CASES:
     for _dtype in _dtypes:
-      for _mode in (CLIP, FILL):
+      for _mode in (CLIP, FILL, PROMISE):
         RECORDS.append(_scatter_record(_prim, _case, _dtype, _mode))
+
+
+# Narrow and unsigned index dtypes on a dimension of 300: the window bound (300 - 3) does not fit
+# in int8/uint8, and uint32 values past 2**31 must stay out of bounds (not wrap to negative).
+_WIDE_GD = GD((1,), (), (0,))
+_WIDE_SD = SD((1,), (), (0,))
+_NARROW_INDICES = {
+    np.int8: [[100], [127], [-1], [-128], [0], [5]],
+    np.uint8: [[255], [200], [0], [3], [255], [254]],
+    np.int16: [[299], [297], [298], [-1], [-300], [150]],
+    np.uint32: [[2**31 + 5], [298], [2**32 - 1], [297], [7], [0]],
+    np.int32: [[2**31 - 1], [298], [-2**31], [297], [-1], [0]],
+}
+
+
+def _narrow_index_records(index_dtype, rows):
+  """Several index vectors as a jit argument, and each single one closed over (a constant:
+  XLA rewrites a one-window gather/scatter into a dynamic slice/update slice and folds it)."""
+  tag = np.dtype(index_dtype).name
+  variants = [("", np.array(rows, np.int64).astype(index_dtype))]
+  variants += [(f"_const{k}", np.array([row], np.int64).astype(index_dtype))
+               for k, row in enumerate(rows)]
+  for suffix, indices in variants:
+    const = bool(suffix)
+    for mode in (CLIP, FILL, PROMISE):
+      RECORDS.append(OpRecord(
+          name=f"gather_index_{tag}{suffix}_{mode.name.lower()}", primitive="gather",
+          fun=(lambda x, mode=mode, indices=indices: lax.gather(x, indices, _WIDE_GD, (3,),
+                                                                 mode=mode)) if const else
+              (lambda x, i, mode=mode: lax.gather(x, i, _WIDE_GD, (3,), mode=mode)),
+          reference=(lambda x, mode=mode, indices=indices: gather_reference(
+              x, indices, _WIDE_GD, (3,), mode)) if const else
+              (lambda x, i, mode=mode: gather_reference(x, i, _WIDE_GD, (3,), mode)),
+          make_args=lambda rng, indices=indices, const=const: [
+              _values(rng, (300,), np.float32)] + ([] if const else [indices]),
+          trials=1, rtol=0, atol=0))
+      for prim in ("scatter", "scatter-add"):
+        RECORDS.append(OpRecord(
+            name=f"{prim}_index_{tag}{suffix}_{mode.name.lower()}", primitive=prim,
+            fun=(lambda x, u, mode=mode, prim=prim, indices=indices: _SCATTERS[prim](
+                x, indices, u, _WIDE_SD, mode=mode)) if const else
+                (lambda x, i, u, mode=mode, prim=prim: _SCATTERS[prim](x, i, u, _WIDE_SD,
+                                                                       mode=mode)),
+            reference=(lambda x, u, mode=mode, prim=prim, indices=indices: scatter_reference(
+                prim, x, indices, u, _WIDE_SD, mode)) if const else
+                (lambda x, i, u, mode=mode, prim=prim: scatter_reference(
+                    prim, x, i, u, _WIDE_SD, mode)),
+            make_args=lambda rng, indices=indices, const=const: [
+                _values(rng, (300,), np.int32)] + ([] if const else [indices]) +
+                [random_array(rng, (len(indices), 3), np.int32)],
+            trials=1, rtol=0, atol=0))
+
+
+for _index_dtype, _rows in _NARROW_INDICES.items():
+  _narrow_index_records(_index_dtype, _rows)
+
+
+# An explicit fill_value for out-of-bounds gathers (converted to the operand dtype).
+for _dtype, _fill in [(np.float32, -7.5), (np.int8, 42), (np.uint16, 7), (np.bool_, False),
+                      (np.complex64, 2 - 1j), (ml_dtypes.bfloat16, np.inf)]:
+  _case = GATHER_CASES[1]
+  RECORDS.append(OpRecord(
+      name=f"gather_fill_value_{_name(_dtype)}", primitive="gather",
+      fun=lambda x, i, fill=_fill, case=_case: lax.gather(x, i, case[3], case[4], mode=FILL,
+                                                           fill_value=fill),
+      reference=lambda x, i, fill=_fill, case=_case: gather_reference(
+          x, i, case[3], case[4], FILL, fill_value=fill),
+      make_args=lambda rng, dtype=_dtype, case=_case: [_values(rng, case[1], dtype),
+                                                        case[2].astype(np.int32)],
+      trials=1, rtol=0, atol=0))
+
+
+# indices_are_sorted / unique_indices promises kept (the indices are sorted and unique).
+_SORTED = np.array([[0], [2], [3]], np.int32)
+for _mode in (CLIP, FILL):
+  RECORDS.append(OpRecord(
+      name=f"gather_sorted_unique_{_mode.name.lower()}", primitive="gather",
+      fun=lambda x, i, mode=_mode: lax.gather(x, i, GD((1,), (0,), (0,)), (1, 4), mode=mode,
+                                              indices_are_sorted=True, unique_indices=True),
+      reference=lambda x, i, mode=_mode: gather_reference(x, i, GD((1,), (0,), (0,)), (1, 4),
+                                                          mode),
+      make_args=lambda rng: [_values(rng, (5, 4), np.float32), _SORTED], trials=1, rtol=0, atol=0))
+  for _prim in ("scatter", "scatter-add", "scatter-max"):
+    RECORDS.append(OpRecord(
+        name=f"{_prim}_sorted_unique_{_mode.name.lower()}", primitive=_prim,
+        fun=lambda x, i, u, mode=_mode, prim=_prim: _SCATTERS[prim](
+            x, i, u, SD((1,), (0,), (0,)), mode=mode, indices_are_sorted=True,
+            unique_indices=True),
+        reference=lambda x, i, u, mode=_mode, prim=_prim: scatter_reference(
+            prim, x, i, u, SD((1,), (0,), (0,)), mode),
+        make_args=lambda rng: [_values(rng, (5, 4), np.float32), _SORTED,
+                               random_array(rng, (3, 4), np.float32)],
+        trials=1, rtol=0, atol=0))
+
+
+# scatter_apply: a scatter whose update computation ignores the updates; repeated indices
+# apply the function repeatedly.
+def _apply_reference(x, i):
+  out = x.copy()
+  for (k,) in i:
+    if 0 <= k < x.shape[0]:
+      out[k] = out[k] * np.float32(2) + np.float32(1)
+  return out
+
+
+RECORDS.append(OpRecord(
+    name="scatter_apply_float32", primitive="scatter",
+    fun=lambda x, i: lax.scatter_apply(x, i, lambda v: v * np.float32(2) + np.float32(1),
+                                       SD((), (0,), (0,)), update_shape=(6,)),
+    reference=_apply_reference,
+    make_args=lambda rng: [random_array(rng, (6,), np.float32),
+                           np.array([[1], [4], [1], [9], [-1], [1]], np.int32)],
+    trials=2, rtol=0, atol=0))

@@ -14,7 +14,7 @@ from axle import lax
 from tests.op_record import OpRecord, edge_values, random_array
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
-INTS = [np.dtype(d) for d in ("int8", "int32", "uint8", "uint32")]
+INTS = [np.dtype(d) for d in ("int8", "int16", "int32", "uint8", "uint16", "uint32")]
 FLOATS = [np.dtype(np.float16), bfloat16, np.dtype(np.float32)]
 NUMBERS = INTS + FLOATS + [np.dtype(np.complex64)]
 ALL = [np.dtype(bool)] + NUMBERS
@@ -48,8 +48,10 @@ def _args(shape, dtype, edges=False):
     x = random_array(rng, shape, dtype, low=-3, high=3)
     if edges and x.size and np.dtype(dtype).kind != "b":
       edge = edge_values(dtype)
-      if np.dtype(dtype).kind in "f" or np.dtype(dtype) == bfloat16:
-        edge = edge[~np.isnan(edge.astype(np.float32))]  # NaN placement is covered by recorded cases
+      if np.dtype(dtype).kind in "fc" or np.dtype(dtype) == bfloat16:
+        # NaN placement is covered by recorded cases (complex max/min keep or drop a NaN depending
+        # on XLA's combining order, which no NumPy reference reproduces).
+        edge = edge[~np.isnan(edge.astype(np.complex64 if np.dtype(dtype).kind == "c" else np.float32))]
       flat = x.reshape(-1).copy()
       picks = rng.integers(0, len(edge), size=min(flat.size, 3))
       flat[rng.choice(flat.size, size=len(picks), replace=False)] = edge[picks]
@@ -157,8 +159,8 @@ def _ref_cumulative(kind):
 
 
 for prim, fun, kind, dtypes_ in [("cumsum", lax.cumsum, "sum", NUMBERS), ("cumprod", lax.cumprod, "prod", NUMBERS),
-                                 ("cummax", lax.cummax, "max", INTS + FLOATS),
-                                 ("cummin", lax.cummin, "min", INTS + FLOATS),
+                                 ("cummax", lax.cummax, "max", NUMBERS),
+                                 ("cummin", lax.cummin, "min", NUMBERS),
                                  ("cumlogsumexp", lax.cumlogsumexp, "logsumexp", FLOATS + [np.dtype(np.complex64)])]:
   for dtype in dtypes_:
     for shape, axis, reverse in [((5,), 0, False), ((3, 4), 1, True), ((3, 4), 0, False), ((0, 3), 0, False),
@@ -204,15 +206,15 @@ for prim, combine, identity_of, dtypes_ in [
     ("reduce_window_sum", np.add, lambda d: 0, INTS + FLOATS + [np.dtype(np.complex64)]),
     ("reduce_window_max", np.maximum,
      lambda d: np.iinfo(d).min if np.dtype(d).kind in "iu" else (False if d == np.bool_ else -np.inf),
-     [np.dtype(bool)] + INTS + FLOATS),
+     ALL),
     ("reduce_window_min", np.minimum,
      lambda d: np.iinfo(d).max if np.dtype(d).kind in "iu" else (True if d == np.bool_ else np.inf),
-     [np.dtype(bool)] + INTS + FLOATS)]:
+     ALL)]:
   computation = {"reduce_window_sum": lax.add, "reduce_window_max": lax.max,
                  "reduce_window_min": lax.min}[prim]
   for dtype in dtypes_:
     for cname, shape, window, strides, padding, base, wdil in _WINDOW_CONFIGS:
-      init = np.array(identity_of(dtype)).astype(dtype) if dtype.kind != "c" else np.complex64(0)
+      init = np.array(identity_of(dtype)).astype(dtype)
       RECORDS.append(OpRecord(
           name=f"{prim}_{_name(dtype)}_{cname}", primitive=prim,
           fun=lambda x, c=computation, i=init, w=window, s=strides, p=padding, b=base, d=wdil:
@@ -236,13 +238,42 @@ for axes in [(0,), (1,), (0, 1)]:
       make_args=_args((3, 4), np.float32), rtol=1e-5, atol=1e-5))
 
 
-def _ref_fold(x, axes):
+def _ref_fold(x, axes, init=1.0, step=lambda acc, v: acc * 0.5 + v):
+  """XLA's fold acc = step(acc, element) in row-major order of the reduced dimensions (float32
+  folds run in float64, integer folds wrap in the operand's dtype)."""
   kept = [d for d in range(x.ndim) if d not in axes]
-  moved = np.transpose(x, kept + list(axes)).reshape([x.shape[d] for d in kept] + [-1]).astype(np.float64)
-  acc = np.ones(moved.shape[:-1])
-  for i in range(moved.shape[-1]):
-    acc = acc * 0.5 + moved[..., i]
-  return acc.astype(np.float32)
+  work = np.float64 if x.dtype.kind == "f" else x.dtype
+  moved = np.transpose(x, kept + list(axes)).reshape([x.shape[d] for d in kept] + [-1]).astype(work)
+  acc = np.full(moved.shape[:-1], init, work)
+  with np.errstate(over="ignore"):
+    for i in range(moved.shape[-1]):
+      acc = step(acc, moved[..., i])
+  return acc.astype(x.dtype)
+
+
+RECORDS.append(OpRecord(
+    name="reduce_generic_int32_wraps", primitive="reduce",
+    fun=lambda x: lax.reduce(x, np.int32(3), lambda u, v: u * 1000003 + v, (1,)),
+    reference=lambda x: _ref_fold(x, (1,), 3, lambda acc, v: acc * np.int32(1000003) + v),
+    make_args=_args((3, 4), np.int32)))
+RECORDS.append(OpRecord(
+    name="reduce_generic_pair_float32_int32", primitive="reduce",
+    fun=lambda x, y: lax.reduce((x, y), (np.float32(0), np.int32(0)),
+                                lambda a, b: (a[0] + b[0], lax.max(a[1], b[1])), (0,)),
+    reference=lambda x, y: [x.astype(np.float64).sum(0).astype(np.float32),
+                            np.maximum(y.max(0), 0).astype(np.int32)],
+    make_args=lambda rng: [random_array(rng, (4, 3), np.float32), random_array(rng, (4, 3), np.int32)],
+    rtol=1e-5, atol=1e-5))
+RECORDS.append(OpRecord(
+    name="reduce_window_generic_pair_float32_int32", primitive="reduce_window",
+    fun=lambda x, y: lax.reduce_window((x, y), (np.float32(0), np.int32(0)),
+                                       lambda a, b: (a[0] + b[0], lax.max(a[1], b[1])),
+                                       (2, 2), (1, 2), ((1, 0), (0, 1))),
+    reference=lambda x, y: [
+        _ref_window(x, np.float32(0), np.add, (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1)),
+        _ref_window(y, np.int32(0), np.maximum, (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1))],
+    make_args=lambda rng: [random_array(rng, (4, 5), np.float32), random_array(rng, (4, 5), np.int32)],
+    rtol=1e-5, atol=1e-5))
 
 
 def _distinct_args(shape, dtype):

@@ -16,9 +16,9 @@ import numpy as np
 from axle import lax
 from tests.op_record import OpRecord, edge_values, random_array
 
-DTYPES = [np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.uint32),
-          np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
-          np.dtype(np.complex64)]
+DTYPES = [np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32),
+          np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.float16),
+          np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32), np.dtype(np.complex64)]
 
 
 def _name(dtype) -> str:
@@ -71,9 +71,10 @@ def ref_pad(x, value, config):
 
 
 def _wrap_and_clamp(index, dim, size):
+  dtype = np.asarray(index).dtype
   index = int(index)
-  if index < 0:
-    index += dim
+  if index < 0:  # the lax functions add dim in the index dtype: a narrow type wraps, as in JAX
+    index = int(np.array(index + dim).astype(dtype))
   return min(max(index, 0), dim - size)
 
 
@@ -105,6 +106,10 @@ RECORDS: list[OpRecord] = []
 
 
 def _add(name, primitive, fun, reference, make_args, **kw):
+  # Structural ops move values without arithmetic: eager, jit and reference agree bitwise
+  # (NaNs positionally), so the tolerance is zero for every primitive of the family.
+  kw.setdefault("rtol", 0)
+  kw.setdefault("atol", 0)
   RECORDS.append(OpRecord(name=f"structural.{name}", primitive=primitive, fun=fun,
                           reference=reference, make_args=make_args, **kw))
 
@@ -191,7 +196,7 @@ for dtype in DTYPES:
       _add(f"iota.{n}.{k}", "iota",
            lambda shape=shape, dimension=dimension, dtype=dtype: lax.broadcasted_iota(dtype, shape, dimension),
            lambda shape=shape, dimension=dimension, dtype=dtype: ref_iota(dtype, shape, dimension),
-           lambda rng: [], trials=1, rtol=0, atol=0)
+           lambda rng: [], trials=1)
 
 # Unsigned start indices: never wrapped, only clamped.
 for index_dtype in (np.uint32, np.uint8):
@@ -202,3 +207,33 @@ for index_dtype in (np.uint32, np.uint8):
            data(rng, (4, 5), np.float32),
            *[np.array(v).astype(index_dtype)[()] for v in rng.integers(-7 if np.dtype(index_dtype).kind == "i" else 0, 9, 2)]],
        trials=8)
+
+# Index dtypes on a dimension they cannot span: the clamp bound (300 - size) does not fit in
+# int8/uint8, negative int8 indices wrap when the dimension is added (JAX's arithmetic), uint32
+# values past 2**31 must not read as negative. One record per index value, so the jit check (one
+# draw) sees each; the index is a jit argument (runtime) or closed over (a constant XLA folds).
+for index_dtype in (np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.int32):
+  info = np.iinfo(index_dtype)
+  for value in sorted({int(info.min), int(info.max), 0, 1, min(int(info.max), 127), -1,
+                       min(int(info.max), 298), -300, int(info.max) - 1}):
+    if not info.min <= value <= info.max:
+      continue
+    index = np.array(value).astype(index_dtype)[()]
+    tag = f"index_{np.dtype(index_dtype).name}.{value}"
+    _add(f"dynamic_slice.{tag}", "dynamic_slice",
+         lambda x, i: lax.dynamic_slice(x, (i,), (3,)),
+         lambda x, i: ref_dynamic_slice(x, (i,), (3,)),
+         lambda rng, index=index: [data(rng, (300,), np.float32), index], trials=1)
+    _add(f"dynamic_slice.{tag}.const", "dynamic_slice",
+         lambda x, index=index: lax.dynamic_slice(x, (index,), (3,)),
+         lambda x, index=index: ref_dynamic_slice(x, (index,), (3,)),
+         lambda rng: [data(rng, (300,), np.float32)], trials=1)
+    _add(f"dynamic_update_slice.{tag}", "dynamic_update_slice",
+         lambda x, u, i: lax.dynamic_update_slice(x, u, (i,)),
+         lambda x, u, i: ref_dynamic_update_slice(x, u, (i,)),
+         lambda rng, index=index: [data(rng, (300,), np.int32), data(rng, (3,), np.int32), index],
+         trials=1)
+    _add(f"dynamic_update_slice.{tag}.const", "dynamic_update_slice",
+         lambda x, u, index=index: lax.dynamic_update_slice(x, u, (index,)),
+         lambda x, u, index=index: ref_dynamic_update_slice(x, u, (index,)),
+         lambda rng: [data(rng, (300,), np.int32), data(rng, (3,), np.int32)], trials=1)

@@ -80,11 +80,12 @@ def scalar_aval(dtype) -> ShapedArray:
 
 class Value:
   """An SSA value of the function being built, with its abstract value."""
-  __slots__ = ("name", "aval")
+  __slots__ = ("name", "aval", "splat")
 
-  def __init__(self, name: str, aval: ShapedArray):
+  def __init__(self, name: str, aval: ShapedArray, splat=None):
     self.name = name
     self.aval = aval
+    self.splat = splat  # for a constant whose elements are all equal: that element (NumPy scalar)
 
   @property
   def type(self) -> str:
@@ -102,6 +103,7 @@ class _Function:
     self.counter = itertools.count()
     self.lines: list[str] = []
     self.indent = "    "
+    self.constants: dict = {}  # constants of the current block: (dtype, shape, bytes) -> Value
 
   def fresh(self) -> str:
     return f"%{next(self.counter)}"
@@ -128,7 +130,7 @@ class ModuleContext:
 
 
 def _symbol_name(name: str) -> str:
-  cleaned = "".join(c if c.isalnum() or c in "_." else "_" for c in str(name))
+  cleaned = "".join(c if c.isalnum() or c in "_." else "_" for c in str(name) if c not in "<>")
   if not cleaned or cleaned[0].isdigit():
     cleaned = "_" + cleaned
   return cleaned
@@ -206,10 +208,11 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
   """The text of a one-block region whose arguments have ``arg_avals``; ``body(ctx, *args)``
   emits the block's operations and returns the values to yield."""
   function = ctx.function
-  saved_lines, saved_indent = function.lines, function.indent
+  saved_lines, saved_indent, saved_constants = function.lines, function.indent, function.constants
   args = [Value(function.fresh().replace("%", "%arg_r"), a) for a in arg_avals]
   function.lines = []
   function.indent = saved_indent + "  "
+  function.constants = {}  # a region's constants are not visible outside it
   try:
     results = body(ctx, *args)
     if isinstance(results, Value):
@@ -218,6 +221,7 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
     body_lines = function.lines
   finally:
     function.lines, function.indent = saved_lines, saved_indent
+    function.constants = saved_constants
   header = ", ".join(f"{a.name}: {a.type}" for a in args)
   return "{\n" + f"{saved_indent}^bb0({header}):\n" + "\n".join(body_lines) + f"\n{saved_indent}}}"
 
@@ -271,13 +275,28 @@ def _bool_nested(value: np.ndarray) -> str:
 
 
 def constant(ctx: RuleContext, value, dtype=None) -> Value:
-  """A ``stablehlo.constant`` holding ``value`` (converted to ``dtype`` if given)."""
+  """A ``stablehlo.constant`` holding ``value`` (converted to ``dtype`` if given). Equal
+  constants in one block are emitted once."""
   value = np.asarray(value, dtype=dtype)
   aval = ShapedArray(value.shape, value.dtype)
   if value.size == 0:
     zero = constant(ctx, np.zeros((), value.dtype))
     return broadcast_in_dim(ctx, zero, aval, ())
-  return op(ctx, "stablehlo.constant", [], aval, {"value": f"{_dense_literal(value)} : {tensor_type(aval)}"})
+  function = ctx.function
+  small = value.size <= 16
+  key = (value.dtype, value.shape, value.tobytes()) if small else None
+  if key is not None:
+    cached = function.constants.get(key)
+    if cached is not None:
+      return cached
+  flat = value.reshape(-1)
+  splat = flat[0] if value.size == 1 or (flat == flat[0]).all() and not np.isnan(flat[:1].astype(np.complex128)).any() else None
+  result = op(ctx, "stablehlo.constant", [], aval,
+              {"value": f"{_dense_literal(value)} : {tensor_type(aval)}"})
+  result.splat = splat
+  if key is not None:
+    function.constants[key] = result
+  return result
 
 
 def full_like_aval(ctx: RuleContext, value, aval: ShapedArray) -> Value:
@@ -303,6 +322,9 @@ def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
   shape = tuple(shape)
   if x.aval.shape == shape:
     return x
+  if x.splat is not None:  # a constant: emit it at the full shape (a splat) instead
+    return constant(ctx, np.full(shape, x.splat, x.aval.dtype)) if np.prod(shape) <= 16 else \
+        _splat_constant(ctx, x.splat, ShapedArray(shape, x.aval.dtype))
   if not x.aval.shape:
     dims = ()
   else:
@@ -312,6 +334,14 @@ def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
     else:
       raise ValueError(f"cannot broadcast {x.aval.shape} to {shape}")
   return broadcast_in_dim(ctx, x, ShapedArray(shape, x.aval.dtype), dims)
+
+
+def _splat_constant(ctx: RuleContext, element, aval: ShapedArray) -> Value:
+  single = np.asarray(element, aval.dtype).reshape(1)
+  result = op(ctx, "stablehlo.constant", [], aval,
+              {"value": f"{_dense_literal(single)} : {tensor_type(aval)}"})
+  result.splat = single[0]
+  return result
 
 
 def convert(ctx: RuleContext, x: Value, dtype) -> Value:

@@ -12,6 +12,12 @@ Eager kernel: transpose the lhs to channels-last ``(N, spatial..., C)`` and the
 rhs to ``(O, I, spatial...)``, dilate and pad the lhs into one zero buffer, view
 every (strided, dilated) window with ``as_strided``, copy the windows once into
 an im2col matrix and contract with one batched ``np.matmul`` over the groups.
+
+Lowering: one ``stablehlo.convolution`` (precision presets lower as DEFAULT: XLA:CPU convolutions
+take no algorithm). Complex convolutions become three real ones (Gauss's trick), as JAX emits on
+CPU. Spatial dimensions with a negative pad get their dilation and padding from a
+``stablehlo.pad`` first, because XLA:CPU's convolution reads out of bounds for some negative
+paddings (e.g. ``(-2, 1)``, where JAX 0.10.2 itself returns garbage).
 """
 from __future__ import annotations
 
@@ -24,10 +30,12 @@ import numpy as np
 
 from axle._src import core
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
+from axle._src.lax.reductions import imag_part, padding_attribute, real_part
 from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
                                canonicalize_preferred_element_type, cast_result,
-                               check_cpu_precision, check_no_out_sharding, prepare_operand,
-                               validate_preferred_element_type)
+                               check_no_out_sharding, precision_config,
+                               prepare_operand, validate_preferred_element_type)
 
 __all__ = ["conv", "conv_with_general_padding", "conv_general_dilated", "conv_dimension_numbers",
            "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_transpose",
@@ -306,8 +314,8 @@ def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
 def _conv_general_dilated_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                                dimension_numbers, feature_group_count, batch_group_count, precision,
                                preferred_element_type, out_sharding):
-  if precision is not None:
-    check_cpu_precision(precision, "conv_general_dilated")
+  # XLA:CPU convolutions ignore ``precision`` (JAX accepts every algorithm preset here, unlike
+  # for dot_general).
   lhs = np.asarray(lhs)
   rhs = np.asarray(rhs)
   out_dtype = _conv_result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
@@ -359,6 +367,81 @@ def _conv_general_dilated_impl(lhs, rhs, *, window_strides, padding, lhs_dilatio
 
 
 conv_general_dilated_p.def_impl(_conv_general_dilated_impl)
+
+
+def _conv_layout(spec, first: str, second: str) -> str:
+  """``[b, 0, 1, f]``: the role of each dimension of an operand or the output."""
+  roles = [""] * len(spec)
+  roles[spec[0]], roles[spec[1]] = first, second
+  for i, d in enumerate(spec[2:]):
+    roles[d] = str(i)
+  return "[" + ", ".join(roles) + "]"
+
+
+def _convolution(ctx, lhs, rhs, out_aval: ShapedArray, params) -> "mlir.Value":
+  lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+  n_spatial = len(lhs_spec) - 2
+  layout = (f"#stablehlo.conv<{_conv_layout(lhs_spec, 'b', 'f')}x{_conv_layout(rhs_spec, 'o', 'i')}"
+            f"->{_conv_layout(out_spec, 'b', 'f')}>")
+  attributes = {
+      "window_strides": mlir.dense_array(params["window_strides"]),
+      "padding": padding_attribute(params["padding"]),
+      "lhs_dilation": mlir.dense_array(params["lhs_dilation"]),
+      "rhs_dilation": mlir.dense_array(params["rhs_dilation"]),
+      "window_reversal": mlir.dense_array([False] * n_spatial, "i1"),
+      "dimension_numbers": layout,
+      "feature_group_count": f"{params['feature_group_count']} : i64",
+      "batch_group_count": f"{params['batch_group_count']} : i64",
+      # XLA:CPU convolutions take no algorithm: a preset lowers as DEFAULT precision.
+      "precision_config": precision_config(params["precision"]),
+  }
+  return mlir.op(ctx, "stablehlo.convolution", [lhs, rhs], out_aval, attributes)
+
+
+def _pad_negative_padding(ctx, lhs, params):
+  """Applies the lhs dilation and padding of every spatial dimension with a negative pad as a
+  ``stablehlo.pad`` of the lhs (XLA:CPU's convolution reads out of bounds for some negative
+  paddings, e.g. (-2, 1)); the convolution then gets no padding or dilation there."""
+  padding, lhs_dilation = list(params["padding"]), list(params["lhs_dilation"])
+  if all(lo >= 0 and hi >= 0 for lo, hi in padding):
+    return lhs, params
+  lhs_spec = params["dimension_numbers"][0]
+  ndim = lhs.aval.ndim
+  low, high, interior = [0] * ndim, [0] * ndim, [0] * ndim
+  shape = list(lhs.aval.shape)
+  for i, (lo, hi) in enumerate(padding):
+    if lo < 0 or hi < 0:
+      d = lhs_spec[2 + i]
+      low[d], high[d], interior[d] = lo, hi, lhs_dilation[i] - 1
+      shape[d] = _dilate_dim(shape[d], lhs_dilation[i]) + lo + hi
+      padding[i], lhs_dilation[i] = (0, 0), 1
+  zero = mlir.constant(ctx, np.zeros((), lhs.aval.dtype))
+  padded = mlir.op(ctx, "stablehlo.pad", [lhs, zero], ShapedArray(tuple(shape), lhs.aval.dtype),
+                   {"edge_padding_low": mlir.dense_array(low),
+                    "edge_padding_high": mlir.dense_array(high),
+                    "interior_padding": mlir.dense_array(interior)})
+  return padded, dict(params, padding=tuple(padding), lhs_dilation=tuple(lhs_dilation))
+
+
+def _conv_general_dilated_lowering(ctx, lhs, rhs, **params):
+  out_aval = ctx.avals_out[0]
+  lhs, params = _pad_negative_padding(ctx, lhs, params)
+  if out_aval.dtype.kind != "c":
+    return _convolution(ctx, lhs, rhs, ShapedArray(out_aval.shape, out_aval.dtype), params)
+  # As JAX does on CPU: a complex convolution as three real ones (Gauss's trick).
+  part = np.dtype(np.float32 if out_aval.dtype == np.complex64 else np.float64)
+  part_aval = ShapedArray(out_aval.shape, part)
+  lhs_re, lhs_im = real_part(ctx, lhs), imag_part(ctx, lhs)
+  rhs_re, rhs_im = real_part(ctx, rhs), imag_part(ctx, rhs)
+  add = lambda a, b: mlir.op(ctx, "stablehlo.add", [a, b], a.aval)
+  sub = lambda a, b: mlir.op(ctx, "stablehlo.subtract", [a, b], a.aval)
+  k1 = _convolution(ctx, add(lhs_re, lhs_im), rhs_re, part_aval, params)
+  k2 = _convolution(ctx, lhs_re, sub(rhs_im, rhs_re), part_aval, params)
+  k3 = _convolution(ctx, lhs_im, add(rhs_re, rhs_im), part_aval, params)
+  return mlir.op(ctx, "stablehlo.complex", [sub(k1, k3), add(k1, k2)], out_aval)
+
+
+mlir.register(conv_general_dilated_p, _conv_general_dilated_lowering)
 
 
 def _shape_of(x) -> tuple[int, ...]:

@@ -10,6 +10,11 @@ Eager kernel: the operands are transposed to ``(batch, free, contract)`` /
 accumulation dtype (float16/bfloat16 accumulate in float32 and round once at the
 end, as XLA on CPU; integers wrap modulo 2**bits).
 
+Lowering: one ``stablehlo.dot_general``. Operands of different dtypes are first
+converted to the result dtype; an algorithm preset adds its ``algorithm``
+attribute and converts operands (and the product) to the types it supports,
+exactly as JAX emits.
+
 This module also defines ``Precision``, ``DotAlgorithmPreset`` and
 ``canonicalize_precision``, shared with ``conv.py``.
 """
@@ -29,6 +34,8 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.config import config
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
+from axle._src.lax.elementwise_convert import convert_value
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision", "DotAlgorithmPreset",
            "DotDimensionNumbers", "PrecisionLike", "dot_general_p"]
@@ -244,8 +251,9 @@ def check_cpu_precision(precision, name: str = "dot_general") -> None:
 
 
 def prepare_operand(x: np.ndarray, acc: np.dtype, precision) -> np.ndarray:
-  """``x`` converted to the accumulation dtype. XLA on CPU ignores ``precision`` (even an
-  algorithm preset such as BF16_BF16_F32 does not round the operands), so the kernel does too."""
+  """``x`` converted to the accumulation dtype. XLA on CPU computes in full precision whatever
+  ``precision`` says (BF16_BF16_F32 on float32 operands does not round them); the only effect of
+  an algorithm preset is the operand/result type conversions ``_preset_types`` describes."""
   del precision
   if x.dtype != acc:
     with np.errstate(all="ignore"):
@@ -358,6 +366,31 @@ def _dot_plan(lhs_shape, rhs_shape, dimension_numbers):
           batch_shape + lhs_free_shape + rhs_free_shape)
 
 
+# An algorithm preset fixes the operand storage types XLA multiplies in (operands of
+# another type are converted to the first), the types the dot may produce directly (otherwise it
+# produces the accumulation type and the result is converted), the accumulation type and the
+# number of primitive operations.
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_PRESET_TYPES = {
+    # preset: (operand types, direct output types, storage type, accumulation type, operations)
+    DotAlgorithmPreset.F16_F16_F16: ((_F16,), (_F16,), _F16, _F16, 1),
+    DotAlgorithmPreset.F32_F32_F32: ((_F32,), (_F32,), _F32, _F32, 1),
+    DotAlgorithmPreset.F64_F64_F64: ((_F64,), (_F64,), _F64, _F64, 1),
+    DotAlgorithmPreset.BF16_BF16_F32: ((_BFLOAT16, _F32), (_BFLOAT16, _F32), _BFLOAT16, _F32, 1),
+    DotAlgorithmPreset.BF16_BF16_F32_X3: ((_F32,), (_F32,), _BFLOAT16, _F32, 3),
+    DotAlgorithmPreset.BF16_BF16_F32_X6: ((_F32,), (_F32,), _BFLOAT16, _F32, 6),
+}
+
+
+def _preset_types(preset: DotAlgorithmPreset, lhs_dtype, rhs_dtype, out_dtype):
+  """(lhs storage type, rhs storage type, type the dot produces) under an algorithm preset."""
+  operand_types, output_types, _, accumulation, _ = _PRESET_TYPES[preset]
+  lhs_type, rhs_type = (np.dtype(d) if np.dtype(d) in operand_types else operand_types[0]
+                        for d in (lhs_dtype, rhs_dtype))
+  return lhs_type, rhs_type, (np.dtype(out_dtype) if np.dtype(out_dtype) in output_types
+                              else accumulation)
+
+
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                       out_sharding):
   if precision is not None:
@@ -365,7 +398,13 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
   lhs = np.asarray(lhs)
   rhs = np.asarray(rhs)
   out_dtype = _dot_general_result_dtype(lhs.dtype, rhs.dtype, precision, preferred_element_type)
-  acc = accumulation_dtype(out_dtype, lhs.dtype, rhs.dtype)
+  dot_dtype = out_dtype
+  if isinstance(precision, DotAlgorithmPreset) and precision in _PRESET_TYPES:
+    # The operands are stored in the preset's type and the product rounded to a type it can
+    # produce, as XLA does (see _dot_general_lowering).
+    lhs_type, rhs_type, dot_dtype = _preset_types(precision, lhs.dtype, rhs.dtype, out_dtype)
+    lhs, rhs = convert_value(lhs, lhs_type), convert_value(rhs, rhs_type)
+  acc = accumulation_dtype(dot_dtype, lhs.dtype, rhs.dtype)
   lhs_perm, lhs_3d, rhs_perm, rhs_3d, out_shape = _dot_plan(lhs.shape, rhs.shape, dimension_numbers)
   if lhs_perm is not None:
     lhs = lhs.transpose(lhs_perm)
@@ -375,10 +414,65 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
   rhs3 = prepare_operand(rhs, acc, precision).reshape(rhs_3d)
   with np.errstate(all="ignore"):
     out = np.matmul(lhs3, rhs3)
-  return cast_result(out.reshape(out_shape), out_dtype)
+  out = cast_result(out.reshape(out_shape), dot_dtype)
+  return convert_value(out, out_dtype) if dot_dtype != out_dtype else out
 
 
 dot_general_p.def_impl(_dot_general_impl)
+
+
+def precision_config(precision) -> str:
+  """``[#stablehlo<precision P>, #stablehlo<precision Q>]`` for a canonical ``precision`` param
+  (None and algorithm presets: DEFAULT)."""
+  if isinstance(precision, tuple):
+    lhs, rhs = (p.name for p in precision)
+  else:
+    lhs = rhs = "DEFAULT"
+  return f"[#stablehlo<precision {lhs}>, #stablehlo<precision {rhs}>]"
+
+
+def _algorithm_attribute(preset: DotAlgorithmPreset) -> str:
+  _, _, storage, accumulation, operations = _PRESET_TYPES[preset]
+  storage, accumulation = mlir.element_type(storage), mlir.element_type(accumulation)
+  return (f"#stablehlo.dot_algorithm<lhs_precision_type = {storage}, rhs_precision_type = "
+          f"{storage}, accumulation_type = {accumulation}, lhs_component_count = 1, "
+          f"rhs_component_count = 1, num_primitive_operations = {operations}, "
+          "allow_imprecise_accumulation = false>")
+
+
+def _dot_dimension_numbers(dimension_numbers) -> str:
+  (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+  fields = []
+  for name, dims in (("lhs_batching_dimensions", lhs_batch),
+                     ("rhs_batching_dimensions", rhs_batch),
+                     ("lhs_contracting_dimensions", lhs_contracting),
+                     ("rhs_contracting_dimensions", rhs_contracting)):
+    if dims:
+      fields.append(f"{name} = [{', '.join(str(int(d)) for d in dims)}]")
+  return f"#stablehlo.dot<{', '.join(fields)}>"
+
+
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                          out_sharding):
+  out_aval = ctx.avals_out[0]
+  attributes = {"dot_dimension_numbers": _dot_dimension_numbers(dimension_numbers),
+                "precision_config": precision_config(precision)}
+  dot_dtype = out_aval.dtype
+  if isinstance(precision, DotAlgorithmPreset) and precision != DotAlgorithmPreset.DEFAULT:
+    check_cpu_precision(precision)
+    lhs_type, rhs_type, dot_dtype = _preset_types(precision, lhs.aval.dtype, rhs.aval.dtype,
+                                                  out_aval.dtype)
+    lhs, rhs = mlir.convert(ctx, lhs, lhs_type), mlir.convert(ctx, rhs, rhs_type)
+    attributes["algorithm"] = _algorithm_attribute(precision)
+  elif lhs.aval.dtype != rhs.aval.dtype:
+    # Operands of different types are both converted to the result type first.
+    lhs, rhs = mlir.convert(ctx, lhs, out_aval.dtype), mlir.convert(ctx, rhs, out_aval.dtype)
+  out = mlir.op(ctx, "stablehlo.dot_general", [lhs, rhs], ShapedArray(out_aval.shape, dot_dtype),
+                attributes)
+  return mlir.convert(ctx, out, out_aval.dtype)
+
+
+mlir.register(dot_general_p, _dot_general_lowering)
 
 
 def _dot_general_pp_params(params: dict) -> dict:

@@ -7,8 +7,14 @@ Conversions (``convert_element_type``, ``bitcast_convert_type``, ``reduce_precis
 Each primitive's eager kernel is a NumPy function reproducing what XLA computes on the CPU:
 integer division truncates toward zero with ``x / 0 == -1`` and ``x % 0 == x``, shifts by at
 least the bit width give 0 (or the sign fill), ``max``/``min`` propagate NaN and order
-``-0.0 < 0.0``, ``sign(-0.0) == -0.0``. One difference is accepted: XLA's CPU runtime flushes
-float32/float64/bfloat16 subnormals to zero, the NumPy kernels keep them (IEEE results).
+``-0.0 < 0.0``, ``sign(-0.0) == -0.0``, a float divided by a broadcast divisor is multiplied by
+its reciprocal (XLA's rewrite: JAX's ``x / 6`` is ``x * (1 / 6)``), complex ``clamp`` compares
+real parts only. Complex ``pow`` runs on XLA (its exp(y log x) is not NumPy's). One difference
+is accepted: XLA's CPU runtime flushes float32/float64/bfloat16 subnormals to zero, the NumPy
+kernels keep them (IEEE results); complex multiply/divide/abs/sign use NumPy's formulas (last-bit
+differences; other infinities and NaNs where a part is infinite or NaN).
+
+Each primitive's block also registers its lowering to StableHLO (what JAX emits).
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ from axle._src import dtypes
 from axle._src import errors
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
 
@@ -155,14 +162,25 @@ def _unsigned_view_dtype(dtype: np.dtype) -> np.dtype:
 # Arithmetic
 
 add_p = _binop("add", _num, _exact(np.add))
+mlir.register(add_p, mlir.elementwise("stablehlo.add"))
 sub_p = _binop("sub", _num, _exact(np.subtract))
+mlir.register(sub_p, mlir.elementwise("stablehlo.subtract"))
 mul_p = _binop("mul", _num, _exact(np.multiply))
+mlir.register(mul_p, mlir.elementwise("stablehlo.multiply"))
 
 
 def _div_impl(x, y):
   kind = x.dtype.kind
   if kind not in "iu":
     with _ignore_fp():
+      if kind == "f":
+        y_shape = np.shape(y)
+        if y_shape != np.shape(x) and np.broadcast_shapes(np.shape(x), y_shape) != y_shape:
+          # XLA rewrites a division by a broadcast divisor (a scalar included) as a multiplication
+          # by its reciprocal, so JAX's x / 6 is x * (1 / 6), not the correctly rounded quotient.
+          # (bfloat16 rounds to the same value either way; complex division is another algorithm.)
+          one = np.ones((), x.dtype)
+          return np.multiply(x, np.true_divide(one, y if hasattr(y, "dtype") else x.dtype.type(y)))
       return np.true_divide(x, y)
   # XLA: truncation toward zero; x / 0 is -1 (all bits set); INT_MIN / -1 wraps to INT_MIN.
   zero = y == 0
@@ -182,6 +200,8 @@ def _div_impl(x, y):
 
 
 div_p = _binop("div", _num, _div_impl)
+# XLA's divide already has the semantics above (C truncation, x / 0 == -1, INT_MIN / -1 wraps).
+mlir.register(div_p, mlir.elementwise("stablehlo.divide"))
 
 
 def _rem_impl(x, y):
@@ -199,6 +219,7 @@ def _rem_impl(x, y):
 
 
 rem_p = _primitive("rem", _naryop_rule("rem", [(np.integer, np.floating)] * 2), _rem_impl)
+mlir.register(rem_p, mlir.elementwise("stablehlo.remainder"))
 
 
 def _pow_result_dtype(x, y):
@@ -212,6 +233,12 @@ def _pow_result_dtype(x, y):
 
 
 def _pow_impl(x, y):
+  if x.dtype.kind == "c":
+    # XLA computes complex powers as exp(y * log(x)): other values than NumPy's (0 ** z is NaN,
+    # results with large exponents differ by ~1e-5 relative), so they run on XLA.
+    from axle._src.xla import execution
+    return execution.run_primitive(pow_p, [x, y], [ShapedArray(np.shape(x), x.dtype),
+                                                   ShapedArray(np.shape(y), y.dtype)], {})
   if y.dtype != x.dtype:
     y = y.astype(x.dtype)  # as XLA: the integer exponent is converted to the base's dtype
   with _ignore_fp():
@@ -221,6 +248,16 @@ def _pow_impl(x, y):
 pow_p = _primitive("pow", _naryop_rule("pow", [(np.floating, np.complexfloating),
                                                (np.integer, np.floating, np.complexfloating)],
                                        _pow_result_dtype, require_same=False), _pow_impl)
+
+
+def _pow_lowering(ctx, x, y):
+  out = ctx.avals_out[0]
+  y = mlir.convert(ctx, y, out.dtype)  # an integer exponent becomes the base's dtype, as in JAX
+  return mlir.op(ctx, "stablehlo.power", [mlir.broadcast_to(ctx, x, out.shape),
+                                          mlir.broadcast_to(ctx, y, out.shape)], out)
+
+
+mlir.register(pow_p, _pow_lowering)
 
 
 def _integer_pow_rule(x: ShapedArray, *, y: int) -> ShapedArray:
@@ -250,10 +287,48 @@ def _integer_pow_impl(x, *, y: int):
 
 
 integer_pow_p = _primitive("integer_pow", _integer_pow_rule, _integer_pow_impl)
+
+
+def _integer_pow_lowering(ctx, x, *, y: int):
+  # Binary exponentiation, the multiplies JAX emits; a negative power is 1 / x**-y.
+  out = ctx.avals_out[0]
+  if y == 0:
+    return mlir.full_like_aval(ctx, 1, out)
+  if y == 3:  # JAX emits (x * x) * x here; the operand order matters for complex products
+    return mlir.op(ctx, "stablehlo.multiply", [mlir.op(ctx, "stablehlo.multiply", [x, x], out), x],
+                   out)
+  acc = None
+  power = x
+  n = -y if y < 0 else y
+  while n:
+    if n & 1:
+      acc = power if acc is None else mlir.op(ctx, "stablehlo.multiply", [acc, power], out)
+    n >>= 1
+    if n:
+      power = mlir.op(ctx, "stablehlo.multiply", [power, power], out)
+  if y < 0:
+    acc = mlir.op(ctx, "stablehlo.divide", [mlir.full_like_aval(ctx, 1, out), acc], out)
+  return acc
+
+
+mlir.register(integer_pow_p, _integer_pow_lowering)
+
 square_p = _unop("square", _num, _exact(np.square))
 
 
+def _square_lowering(ctx, x):
+  # JAX: chlo.square for inexact dtypes, a multiply for integers.
+  out = ctx.avals_out[0]
+  if out.dtype.kind in "iu":
+    return mlir.op(ctx, "stablehlo.multiply", [x, x], out)
+  return mlir.op(ctx, "chlo.square", [x], out)
+
+
+mlir.register(square_p, _square_lowering)
+
+
 neg_p = _unop("neg", _num, np.negative)
+mlir.register(neg_p, mlir.elementwise("stablehlo.negate"))
 
 
 def _sign_impl(x):
@@ -275,6 +350,18 @@ def _sign_impl(x):
 sign_p = _unop("sign", _num, _sign_impl)
 
 
+def _sign_lowering(ctx, x):
+  out = ctx.avals_out[0]
+  if out.dtype.kind == "u":  # stablehlo.sign takes no unsigned operand: x == 0 ? 0 : 1
+    is_zero = mlir.compare(ctx, x, mlir.full_like_aval(ctx, 0, out), "EQ")
+    return mlir.select(ctx, is_zero, mlir.full_like_aval(ctx, 0, out),
+                       mlir.full_like_aval(ctx, 1, out))
+  return mlir.op(ctx, "stablehlo.sign", [x], out)
+
+
+mlir.register(sign_p, _sign_lowering)
+
+
 def _abs_impl(x):
   with _ignore_fp():
     out = np.abs(x)
@@ -285,6 +372,7 @@ def _abs_impl(x):
 
 abs_p = _unop("abs", (np.floating, np.complexfloating, np.signedinteger), _abs_impl,
               utils.real_dtype_of)
+mlir.register(abs_p, mlir.elementwise("stablehlo.abs"))
 
 
 def _zero_signs_fixed(out, x, y, combine):
@@ -331,6 +419,30 @@ max_p = _binop("max", _any, _max_impl)
 min_p = _binop("min", _any, _min_impl)
 
 
+def _extremum_lowering(op_name: str, direction: str):
+  """stablehlo.maximum/minimum (NaN-propagating); for complex operands the lexicographic
+  comparison on (real, imag) that picks one operand whole, as JAX lowers it."""
+  def rule(ctx, x, y):
+    out = ctx.avals_out[0]
+    x = mlir.broadcast_to(ctx, x, out.shape)
+    y = mlir.broadcast_to(ctx, y, out.shape)
+    if out.dtype.kind != "c":
+      return mlir.op(ctx, op_name, [x, y], out)
+    part = ShapedArray(out.shape, utils.real_dtype_of(out.dtype))
+    xr, yr = (mlir.op(ctx, "stablehlo.real", [v], part) for v in (x, y))
+    real_equal = mlir.compare(ctx, xr, yr, "EQ")
+    real_better = mlir.compare(ctx, xr, yr, direction)
+    xi, yi = (mlir.op(ctx, "stablehlo.imag", [v], part) for v in (x, y))
+    imag_better = mlir.compare(ctx, xi, yi, direction)
+    pick_x = mlir.select(ctx, real_equal, imag_better, real_better)
+    return mlir.select(ctx, pick_x, x, y)
+  return rule
+
+
+mlir.register(max_p, _extremum_lowering("stablehlo.maximum", "GT"))
+mlir.register(min_p, _extremum_lowering("stablehlo.minimum", "LT"))
+
+
 def _nextafter_impl(x, y):
   if x.dtype == dtypes.bfloat16:
     return _nextafter_bits(x, y)
@@ -360,6 +472,7 @@ def _nextafter_bits(x, y):
 
 
 nextafter_p = _binop("nextafter", _float, _nextafter_impl)
+mlir.register(nextafter_p, mlir.elementwise("chlo.next_after"))
 
 # ---------------------------------------------------------------------------
 # Rounding
@@ -384,7 +497,9 @@ def _ceil_impl(x):
 
 
 floor_p = _unop("floor", _float, _floor_impl)
+mlir.register(floor_p, mlir.elementwise("stablehlo.floor"))
 ceil_p = _unop("ceil", _float, _ceil_impl)
+mlir.register(ceil_p, mlir.elementwise("stablehlo.ceil"))
 
 
 def _round_impl(x, *, rounding_method):
@@ -405,6 +520,15 @@ round_p = _unop("round", _float, _round_impl)
 ir.pp_param_rules[round_p] = lambda params: {"rounding_method": str(int(params["rounding_method"]))}
 
 
+def _round_lowering(ctx, x, *, rounding_method):
+  name = ("stablehlo.round_nearest_even" if rounding_method == RoundingMethod.TO_NEAREST_EVEN
+          else "stablehlo.round_nearest_afz")
+  return mlir.op(ctx, name, [x], ctx.avals_out[0])
+
+
+mlir.register(round_p, _round_lowering)
+
+
 def _is_finite_impl(x):
   if x.dtype == dtypes.bfloat16:
     x = x.astype(np.float32)
@@ -412,6 +536,7 @@ def _is_finite_impl(x):
 
 
 is_finite_p = _unop("is_finite", _float, _is_finite_impl, _bool_dtype)
+mlir.register(is_finite_p, mlir.elementwise("stablehlo.is_finite"))
 
 # ---------------------------------------------------------------------------
 # Complex numbers
@@ -430,7 +555,9 @@ def _imag_impl(x):
 
 
 real_p = _unop("real", _complex, _real_impl, utils.real_dtype_of)
+mlir.register(real_p, mlir.elementwise("stablehlo.real"))
 imag_p = _unop("imag", _complex, _imag_impl, utils.real_dtype_of)
+mlir.register(imag_p, mlir.elementwise("stablehlo.imag"))
 
 
 def _complex_impl(x, y):
@@ -443,6 +570,7 @@ def _complex_impl(x, y):
 
 complex_p = _primitive("complex", _naryop_rule("complex", [_complex_elem, _complex_elem],
                                                lambda x, y: _complex_dtype(x)), _complex_impl)
+mlir.register(complex_p, mlir.elementwise("stablehlo.complex"))
 
 
 def _conj_rule(x: ShapedArray, *, input_dtype) -> ShapedArray:
@@ -458,23 +586,59 @@ def _conj_impl(x, *, input_dtype):
 
 conj_p = _primitive("conj", _conj_rule, _conj_impl)
 
+
+def _conj_lowering(ctx, x, *, input_dtype):
+  out = ctx.avals_out[0]
+  part = ShapedArray(out.shape, utils.real_dtype_of(out.dtype))
+  if x.aval.dtype.kind == "c":
+    real = mlir.op(ctx, "stablehlo.real", [x], part)
+    imag = mlir.op(ctx, "stablehlo.negate", [mlir.op(ctx, "stablehlo.imag", [x], part)], part)
+  else:
+    real = mlir.convert(ctx, x, part.dtype)
+    imag = mlir.full_like_aval(ctx, 0, part)
+  return mlir.op(ctx, "stablehlo.complex", [real, imag], out)
+
+
+mlir.register(conj_p, _conj_lowering)
+
 # ---------------------------------------------------------------------------
 # Comparisons
 
+def _compare_lowering(direction: str):
+  """stablehlo.compare: FLOAT for inexact operands (complex: EQ/NE only), SIGNED for signed
+  integers, UNSIGNED for unsigned integers and booleans."""
+  def rule(ctx, x, y):
+    shape = ctx.avals_out[0].shape
+    return mlir.compare(ctx, mlir.broadcast_to(ctx, x, shape), mlir.broadcast_to(ctx, y, shape),
+                        direction)
+  rule.__name__ = f"_compare_{direction.lower()}_lowering"
+  return rule
+
+
 eq_p = _binop("eq", _any, _exact(np.equal), _bool_dtype)
+mlir.register(eq_p, _compare_lowering("EQ"))
 ne_p = _binop("ne", _any, _exact(np.not_equal), _bool_dtype)
+mlir.register(ne_p, _compare_lowering("NE"))
 lt_p = _binop("lt", _ordered, _exact(np.less), _bool_dtype)
+mlir.register(lt_p, _compare_lowering("LT"))
 le_p = _binop("le", _ordered, _exact(np.less_equal), _bool_dtype)
+mlir.register(le_p, _compare_lowering("LE"))
 gt_p = _binop("gt", _ordered, _exact(np.greater), _bool_dtype)
+mlir.register(gt_p, _compare_lowering("GT"))
 ge_p = _binop("ge", _ordered, _exact(np.greater_equal), _bool_dtype)
+mlir.register(ge_p, _compare_lowering("GE"))
 
 # ---------------------------------------------------------------------------
 # Bitwise operations
 
 and_p = _binop("and", _bool_or_int, np.bitwise_and)
+mlir.register(and_p, mlir.elementwise("stablehlo.and"))
 or_p = _binop("or", _bool_or_int, np.bitwise_or)
+mlir.register(or_p, mlir.elementwise("stablehlo.or"))
 xor_p = _binop("xor", _bool_or_int, np.bitwise_xor)
+mlir.register(xor_p, mlir.elementwise("stablehlo.xor"))
 not_p = _unop("not", _bool_or_int, np.invert)
+mlir.register(not_p, mlir.elementwise("stablehlo.not"))
 
 
 def _shift_amounts(x, y):
@@ -506,9 +670,14 @@ def _shift_right_arithmetic_impl(x, y):
   return np.right_shift(x.astype(signed), clipped.astype(signed)).astype(x.dtype)
 
 
+# XLA's shifts are defined for every amount (an amount of at least the width, or a negative one
+# read as unsigned, gives 0 or the sign fill: the kernels' results); JAX emits the plain ops.
 shift_left_p = _binop("shift_left", _int, _shift_left_impl)
+mlir.register(shift_left_p, mlir.elementwise("stablehlo.shift_left"))
 shift_right_logical_p = _binop("shift_right_logical", _int, _shift_right_logical_impl)
+mlir.register(shift_right_logical_p, mlir.elementwise("stablehlo.shift_right_logical"))
 shift_right_arithmetic_p = _binop("shift_right_arithmetic", _int, _shift_right_arithmetic_impl)
+mlir.register(shift_right_arithmetic_p, mlir.elementwise("stablehlo.shift_right_arithmetic"))
 
 
 def _population_count_impl(x):
@@ -528,7 +697,9 @@ def _clz_impl(x):
 
 
 population_count_p = _unop("population_count", _int, _population_count_impl)
+mlir.register(population_count_p, mlir.elementwise("stablehlo.popcnt"))
 clz_p = _unop("clz", _int, _clz_impl)
+mlir.register(clz_p, mlir.elementwise("stablehlo.count_leading_zeros"))
 
 # ---------------------------------------------------------------------------
 # Selection
@@ -565,6 +736,29 @@ def _select_n_impl(which, *cases):
 select_n_p = _primitive("select_n", _select_n_rule, _select_n_impl)
 
 
+def _select_n_lowering(ctx, which, *cases):
+  """Nested stablehlo.select: a boolean ``which`` picks between two cases directly; an integer
+  one splits the cases in halves with ``which < mid`` (so out-of-range indices pick the first or
+  last case, as in JAX)."""
+  if len(cases) == 1:
+    return cases[0]
+  if which.aval.dtype == np.bool_:
+    return mlir.select(ctx, which, cases[1], cases[0])
+
+  def tree(offset, group):
+    if len(group) == 1:
+      return group[0]
+    mid = len(group) // 2
+    bound = mlir.full_like_aval(ctx, offset + mid, which.aval)
+    below = mlir.compare(ctx, which, bound, "LT")
+    return mlir.select(ctx, below, tree(offset, group[:mid]), tree(offset + mid, group[mid:]))
+
+  return tree(0, list(cases))
+
+
+mlir.register(select_n_p, _select_n_lowering)
+
+
 def _clamp_rule(min: ShapedArray, x: ShapedArray, max: ShapedArray) -> ShapedArray:
   _check_naryop_dtypes("clamp", (min, x, max), [_any] * 3)
   _check_same_dtypes("clamp", min, x, max)
@@ -578,14 +772,30 @@ def _clamp_rule(min: ShapedArray, x: ShapedArray, max: ShapedArray) -> ShapedArr
 
 
 def _clamp_impl(lo, x, hi):
-  # XLA: min(max(x, lo), hi), each step NaN-propagating.
-  out = _min_impl(_max_impl(x, lo), hi)
+  if x.dtype.kind == "c":
+    # XLA's clamp of complex numbers compares real parts only: lo where x.real <= lo.real, then
+    # hi unless that value's real part is <= hi.real (so a NaN real part gives hi).
+    with _ignore_fp():
+      low = np.where(x.real <= lo.real, lo, x)
+      out = np.where(low.real <= hi.real, low, hi)
+  else:
+    # XLA: min(max(x, lo), hi), each step NaN-propagating.
+    out = _min_impl(_max_impl(x, lo), hi)
   if np.shape(out) != np.shape(x):
     out = np.broadcast_to(out, np.shape(x)).copy()
   return out
 
 
 clamp_p = _primitive("clamp", _clamp_rule, _clamp_impl)
+
+
+def _clamp_lowering(ctx, lo, x, hi):
+  shape = ctx.avals_out[0].shape
+  return mlir.op(ctx, "stablehlo.clamp", [mlir.broadcast_to(ctx, lo, shape), x,
+                                          mlir.broadcast_to(ctx, hi, shape)], ctx.avals_out[0])
+
+
+mlir.register(clamp_p, _clamp_lowering)
 
 # ---------------------------------------------------------------------------
 # The lax functions

@@ -18,6 +18,7 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.array import Array
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable
@@ -132,6 +133,22 @@ ir.pp_param_rules[convert_element_type_p] = lambda params: {
     k: v for k, v in params.items() if k != "sharding"}
 
 
+def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type, sharding):
+  # XLA's convert already saturates float -> integer (NaN -> 0) and wraps integer -> integer.
+  # As in JAX: complex -> real takes the real part first; anything -> bool is ``x != 0``.
+  old_dtype = x.aval.dtype
+  if old_dtype == new_dtype:
+    return x
+  if old_dtype.kind == "c" and new_dtype.kind != "c":
+    x = mlir.op(ctx, "stablehlo.real", [x], ShapedArray(x.aval.shape, utils.real_dtype_of(old_dtype)))
+  if new_dtype == np.bool_ and x.aval.dtype != np.bool_:
+    return mlir.compare(ctx, x, mlir.full_like_aval(ctx, 0, x.aval), "NE")
+  return mlir.convert(ctx, x, new_dtype)
+
+
+mlir.register(convert_element_type_p, _convert_element_type_lowering)
+
+
 def _fold_scalar(operand, old_dtype, new_dtype, weak_type):
   """A Python or NumPy scalar converted right away (no equation is staged, as in JAX)."""
   value = np.asarray(operand)
@@ -241,6 +258,9 @@ def _bitcast_convert_type_impl(x, *, new_dtype):
 bitcast_convert_type_p = core.Primitive("bitcast_convert_type")
 bitcast_convert_type_p.def_abstract_eval(_bitcast_convert_type_rule)
 bitcast_convert_type_p.def_impl(_bitcast_convert_type_impl)
+# A narrower new_dtype adds a trailing dimension, a wider one removes it: the result aval says which.
+mlir.register(bitcast_convert_type_p, lambda ctx, x, *, new_dtype: mlir.op(
+    ctx, "stablehlo.bitcast_convert", [x], ctx.avals_out[0]))
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -310,6 +330,15 @@ reduce_precision_p.def_abstract_eval(_reduce_precision_rule)
 reduce_precision_p.def_impl(_reduce_precision_impl)
 
 
+def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
+  return mlir.op(ctx, "stablehlo.reduce_precision", [x], ctx.avals_out[0],
+                 {"exponent_bits": f"{int(exponent_bits)} : i32",
+                  "mantissa_bits": f"{int(mantissa_bits)} : i32"})
+
+
+mlir.register(reduce_precision_p, _reduce_precision_lowering)
+
+
 def reduce_precision(operand, exponent_bits, mantissa_bits):
   """Rounds ``operand`` to a float format with ``exponent_bits`` exponent bits and
   ``mantissa_bits`` mantissa bits, keeping its dtype (``lax.reduce_precision``): values beyond
@@ -336,3 +365,5 @@ def _copy_impl(x):
 copy_p = core.Primitive("copy")
 copy_p.def_abstract_eval(_copy_rule)
 copy_p.def_impl(_copy_impl)
+# A copy is the identity in XLA (every result gets its own buffer); JAX emits no operation.
+mlir.register(copy_p, lambda ctx, x: x)

@@ -13,6 +13,13 @@ XLA semantics reproduced by the NumPy kernels:
 - cumulative ops (params ``axis``, ``reverse``) keep the operand's shape; cummax/cummin propagate
   NaN from where it first appears.
 
+Lowering (what JAX emits on CPU): ``stablehlo.reduce`` with the monoid's identity as init value
+(complex max/min compare lexicographically in the region); argmax/argmin a variadic reduce over
+(value, iota index) whose comparator lets NaN win and ties keep the smaller index; the cumulative
+ops one ``stablehlo.reduce_window`` whose window spans the axis, padded with ``n - 1`` identities.
+Complex max/min-like reductions of operands holding NaN run on XLA even eagerly: whether the NaN
+survives depends on XLA's combining order.
+
 ``lax.reduce`` binds the specific primitive when the computation is a known monoid
 (``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min``, ``lax.bitwise_and/or/xor``) and the init value
 is that monoid's identity, as JAX does; any other computation becomes the generic ``reduce``
@@ -29,6 +36,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
 
 __all__ = [
@@ -108,6 +116,135 @@ def _empty_result(x: np.ndarray, axes, identity) -> np.ndarray | None:
 
 
 # ---------------------------------------------------------------------------
+# Lowering helpers (shared with windowed.py)
+
+
+def scalar_aval(dtype) -> ShapedArray:
+  return ShapedArray((), np.dtype(dtype))
+
+
+def identity_constant(ctx, kind: str, dtype: np.dtype) -> "mlir.Value":
+  """The scalar identity of a monoid as a constant: 0 (sum), 1 (prod), -inf / the minimum (max),
+  +inf / the maximum (min), all ones (and), 0 (or, xor). Complex max/min use (-+inf, 0)."""
+  dtype = np.dtype(dtype)
+  if kind in ("sum", "or", "xor"):
+    value = 0
+  elif kind == "prod":
+    value = 1
+  elif kind == "and":
+    value = _all_ones(dtype)
+  elif kind in ("max", "min"):
+    value = (_lowest if kind == "max" else _highest)(dtype)
+  elif kind == "logsumexp":
+    value = -np.inf
+  else:
+    raise ValueError(kind)
+  with np.errstate(all="ignore"):
+    return mlir.constant(ctx, np.asarray(value).astype(dtype))
+
+
+def _component_aval(aval: ShapedArray) -> ShapedArray:
+  return ShapedArray(aval.shape, np.dtype(np.float32 if aval.dtype == np.complex64 else np.float64))
+
+
+def real_part(ctx, x):
+  return mlir.op(ctx, "stablehlo.real", [x], _component_aval(x.aval))
+
+
+def imag_part(ctx, x):
+  return mlir.op(ctx, "stablehlo.imag", [x], _component_aval(x.aval))
+
+
+def complex_extremum(ctx, x, y, direction: str):
+  """Lexicographic max (direction GT) or min (LT) of complex values, as lax.max/lax.min order
+  them: by real part, then by imaginary part; ``y`` where the comparison is false (NaN)."""
+  rx, ry = real_part(ctx, x), real_part(ctx, y)
+  real_equal = mlir.compare(ctx, rx, ry, "EQ")
+  real_wins = mlir.compare(ctx, rx, ry, direction)
+  imag_wins = mlir.compare(ctx, imag_part(ctx, x), imag_part(ctx, y), direction)
+  pick_x = mlir.select(ctx, real_equal, imag_wins, real_wins)
+  return mlir.select(ctx, pick_x, x, y)
+
+
+def _logaddexp_real(ctx, x, y):
+  """log(exp(x) + exp(y)) as max + log1p(exp(-|x - y|)), with x + y where x - y is NaN (equal
+  infinities or a NaN operand)."""
+  aval = x.aval
+  amax = mlir.op(ctx, "stablehlo.maximum", [x, y], aval)
+  delta = mlir.op(ctx, "stablehlo.subtract", [x, y], aval)
+  is_nan = mlir.compare(ctx, delta, delta, "NE")
+  total = mlir.op(ctx, "stablehlo.add", [x, y], aval)
+  magnitude = mlir.op(ctx, "stablehlo.abs", [delta], aval)
+  negated = mlir.op(ctx, "stablehlo.negate", [magnitude], aval)
+  exp = mlir.op(ctx, "stablehlo.exponential", [negated], aval)
+  log1p = mlir.op(ctx, "stablehlo.log_plus_one", [exp], aval)
+  stable = mlir.op(ctx, "stablehlo.add", [amax, log1p], aval)
+  return mlir.select(ctx, is_nan, total, stable)
+
+
+def _logaddexp_complex(ctx, x, y):
+  """Complex log(exp(x) + exp(y)) as amax + log1p(exp(x + y - 2 amax)) (amax: the lexicographic
+  max), with the imaginary part wrapped into [-pi, pi)."""
+  aval = x.aval
+  part = _component_aval(aval)
+  amax = complex_extremum(ctx, x, y, "GT")
+  total = mlir.op(ctx, "stablehlo.add", [x, y], aval)
+  two = mlir.constant(ctx, np.asarray(2, aval.dtype))
+  delta = mlir.op(ctx, "stablehlo.subtract",
+                  [total, mlir.op(ctx, "stablehlo.multiply", [amax, two], aval)], aval)
+  exp = mlir.op(ctx, "stablehlo.exponential", [delta], aval)
+  out = mlir.op(ctx, "stablehlo.add", [amax, mlir.op(ctx, "stablehlo.log_plus_one", [exp], aval)],
+                aval)
+  real, imag = real_part(ctx, out), imag_part(ctx, out)
+  pi = mlir.constant(ctx, np.asarray(np.pi, part.dtype))
+  two_pi = mlir.constant(ctx, np.asarray(2 * np.pi, part.dtype))
+  shifted = mlir.op(ctx, "stablehlo.remainder",
+                    [mlir.op(ctx, "stablehlo.add", [imag, pi], part), two_pi], part)
+  negative = mlir.compare(ctx, shifted, mlir.constant(ctx, np.zeros((), part.dtype)), "LT")
+  wrapped = mlir.select(ctx, negative, mlir.op(ctx, "stablehlo.add", [shifted, two_pi], part),
+                        shifted)
+  imag = mlir.op(ctx, "stablehlo.subtract", [wrapped, pi], part)
+  return mlir.op(ctx, "stablehlo.complex", [real, imag], aval)
+
+
+_MONOID_OPS = {"sum": "stablehlo.add", "prod": "stablehlo.multiply", "max": "stablehlo.maximum",
+               "min": "stablehlo.minimum", "and": "stablehlo.and", "or": "stablehlo.or",
+               "xor": "stablehlo.xor"}
+
+
+def monoid_body(kind: str, dtype: np.dtype) -> Callable:
+  """The body ``(ctx, acc, x) -> value`` of a reduction region combining two scalars of
+  ``dtype`` with the monoid ``kind``."""
+  dtype = np.dtype(dtype)
+  if kind in ("max", "min") and dtype.kind == "c":
+    direction = "GT" if kind == "max" else "LT"
+    return lambda ctx, a, b: complex_extremum(ctx, a, b, direction)
+  if kind == "logsumexp":
+    return _logaddexp_complex if dtype.kind == "c" else _logaddexp_real
+  name = _MONOID_OPS[kind]
+  return lambda ctx, a, b: mlir.op(ctx, name, [a, b], a.aval)
+
+
+def padding_attribute(padding) -> str:
+  """``dense<[[lo, hi], ...]> : tensor<Nx2xi64>`` (``dense<>`` with no dimensions)."""
+  if not padding:
+    return "dense<> : tensor<0x2xi64>"
+  return mlir.dense_elements([list(p) for p in padding], (len(padding), 2))
+
+
+def _monoid_reduce_lowering(kind: str) -> Callable:
+  def rule(ctx, operand, *, axes, **_):
+    dtype = operand.aval.dtype
+    init = identity_constant(ctx, kind, dtype)
+    body = mlir.region(ctx, [scalar_aval(dtype)] * 2, monoid_body(kind, dtype))
+    out, = mlir.op(ctx, "stablehlo.reduce", [operand, init], [ctx.avals_out[0]],
+                   {"dimensions": mlir.dense_array(axes)}, regions=[body])
+    return out
+  rule.__name__ = f"_reduce_{kind}_lowering"
+  return rule
+
+
+# ---------------------------------------------------------------------------
 # reduce_sum / reduce_prod
 
 
@@ -131,10 +268,12 @@ def _make_arith_impl(ufunc: np.ufunc, identity):
 reduce_sum_p = core.Primitive("reduce_sum")
 reduce_sum_p.def_abstract_eval(_reduce_rule("reduce_sum", utils._num, _number_message("reduce_sum")))
 reduce_sum_p.def_impl(_make_arith_impl(np.add, 0))
+mlir.register(reduce_sum_p, _monoid_reduce_lowering("sum"))
 
 reduce_prod_p = core.Primitive("reduce_prod")
 reduce_prod_p.def_abstract_eval(_reduce_rule("reduce_prod", utils._num, _number_message("reduce_prod")))
 reduce_prod_p.def_impl(_make_arith_impl(np.multiply, 1))
+mlir.register(reduce_prod_p, _monoid_reduce_lowering("prod"))
 
 
 def _canonical_axes(axes) -> tuple[int, ...]:
@@ -175,12 +314,25 @@ def _fix_signed_zeros(result, x, axes, want_positive: bool):
   return np.where(zero & has, -np.zeros((), x.dtype), result)
 
 
+def complex_nan_on_xla(primitive_name: str, x: np.ndarray, **params):
+  """The result of XLA itself for a complex max/min-like primitive on an operand holding NaN.
+
+  XLA orders complex numbers lexicographically with a comparison that is false both ways for NaN,
+  so whether a NaN survives depends on the order XLA combines elements in (sequential for small
+  inputs, blocked for large ones). JAX's answer is XLA's, so such calls run on XLA."""
+  from axle._src.xla import execution
+  primitive = next(p for p in core.all_primitives if p.name == primitive_name)
+  return execution.run_primitive(primitive, [x], [ShapedArray(x.shape, x.dtype)], params)
+
+
 def _make_extremum_impl(ufunc: np.ufunc, identity_of: Callable, is_max: bool):
   def impl(operand, *, axes):
     x = np.asarray(operand)
     if not axes:
       return x.copy()
     dtype = x.dtype
+    if dtype.kind == "c" and np.isnan(x).any():
+      return complex_nan_on_xla("reduce_max" if is_max else "reduce_min", x, axes=axes)
     if dtype.kind == "c" and any(x.shape[a] == 0 for a in axes):
       return np.full(_reduced_shape(x.shape, axes), complex(identity_of(dtype), 0), dtype)
     empty = _empty_result(x, axes, identity_of(dtype))
@@ -197,10 +349,12 @@ def _make_extremum_impl(ufunc: np.ufunc, identity_of: Callable, is_max: bool):
 reduce_max_p = core.Primitive("reduce_max")
 reduce_max_p.def_abstract_eval(_reduce_rule("reduce_max", utils._any))
 reduce_max_p.def_impl(_make_extremum_impl(np.maximum, _lowest, True))
+mlir.register(reduce_max_p, _monoid_reduce_lowering("max"))
 
 reduce_min_p = core.Primitive("reduce_min")
 reduce_min_p.def_abstract_eval(_reduce_rule("reduce_min", utils._any))
 reduce_min_p.def_impl(_make_extremum_impl(np.minimum, _highest, False))
+mlir.register(reduce_min_p, _monoid_reduce_lowering("min"))
 
 
 def reduce_max(operand, axes: Sequence[int]):
@@ -237,14 +391,17 @@ def _make_logical_impl(bool_ufunc: np.ufunc, int_ufunc: np.ufunc, identity_of: C
 reduce_and_p = core.Primitive("reduce_and")
 reduce_and_p.def_abstract_eval(_reduce_rule("reduce_and", utils._bool_or_int, _logical_message))
 reduce_and_p.def_impl(_make_logical_impl(np.logical_and, np.bitwise_and, _all_ones))
+mlir.register(reduce_and_p, _monoid_reduce_lowering("and"))
 
 reduce_or_p = core.Primitive("reduce_or")
 reduce_or_p.def_abstract_eval(_reduce_rule("reduce_or", utils._bool_or_int, _logical_message))
 reduce_or_p.def_impl(_make_logical_impl(np.logical_or, np.bitwise_or, lambda d: 0))
+mlir.register(reduce_or_p, _monoid_reduce_lowering("or"))
 
 reduce_xor_p = core.Primitive("reduce_xor")
 reduce_xor_p.def_abstract_eval(_reduce_rule("reduce_xor", utils._bool_or_int, _logical_message))
 reduce_xor_p.def_impl(_make_logical_impl(np.logical_xor, np.bitwise_xor, lambda d: 0))
+mlir.register(reduce_xor_p, _monoid_reduce_lowering("xor"))
 
 
 def reduce_and(operand, axes: Sequence[int]):
@@ -294,13 +451,53 @@ def _make_arg_impl(np_fun: Callable):
   return impl
 
 
+def _make_arg_lowering(is_max: bool) -> Callable:
+  """A variadic reduce over (value, index): the running extremum wins, NaN counts as the
+  extremum, and ties keep the smaller index."""
+  direction = "GT" if is_max else "LT"
+
+  def body(ctx, value_acc, index_acc, value, index):
+    better = mlir.compare(ctx, value_acc, value, direction)
+    is_nan = mlir.compare(ctx, value_acc, value_acc, "NE")
+    pick_acc = mlir.op(ctx, "stablehlo.or", [better, is_nan], better.aval)
+    tie = mlir.compare(ctx, value_acc, value, "EQ")
+    earlier = mlir.compare(ctx, index_acc, index, "LT")
+    tie_earlier = mlir.op(ctx, "stablehlo.and", [tie, earlier], tie.aval)
+    pick_index = mlir.op(ctx, "stablehlo.or", [pick_acc, tie_earlier], tie.aval)
+    return [mlir.select(ctx, pick_acc, value_acc, value),
+            mlir.select(ctx, pick_index, index_acc, index)]
+
+  def rule(ctx, operand, *, axes, index_dtype):
+    aval = operand.aval
+    if aval.dtype.kind == "c":
+      raise TypeError(f"{'argmax' if is_max else 'argmin'} does not accept complex operands "
+                      f"(dtype {aval.dtype.name}).")
+    axis, = axes
+    index_dtype = np.dtype(index_dtype)
+    indices = mlir.op(ctx, "stablehlo.iota", [], ShapedArray(aval.shape, index_dtype),
+                      {"iota_dimension": f"{axis} : i64"})
+    value_init = identity_constant(ctx, "max" if is_max else "min", aval.dtype)
+    index_init = mlir.constant(ctx, np.zeros((), index_dtype))
+    region = mlir.region(ctx, [scalar_aval(aval.dtype), scalar_aval(index_dtype)] * 2, body)
+    out_shape = ctx.avals_out[0].shape
+    _, index = mlir.op(ctx, "stablehlo.reduce", [operand, indices, value_init, index_init],
+                       [ShapedArray(out_shape, aval.dtype), ShapedArray(out_shape, index_dtype)],
+                       {"dimensions": mlir.dense_array(axes)}, regions=[region])
+    return index
+
+  rule.__name__ = f"_{'argmax' if is_max else 'argmin'}_lowering"
+  return rule
+
+
 argmax_p = core.Primitive("argmax")
 argmax_p.def_abstract_eval(_arg_rule)
 argmax_p.def_impl(_make_arg_impl(np.argmax))
+mlir.register(argmax_p, _make_arg_lowering(True))
 
 argmin_p = core.Primitive("argmin")
 argmin_p.def_abstract_eval(_arg_rule)
 argmin_p.def_impl(_make_arg_impl(np.argmin))
+mlir.register(argmin_p, _make_arg_lowering(False))
 
 
 def _index_dtype(index_dtype, name: str) -> np.dtype:
@@ -368,6 +565,8 @@ def _make_cumulative_impl(kind: str):
     if x.size == 0:
       return x.copy()
     dtype = x.dtype
+    if kind in ("max", "min") and dtype.kind == "c" and np.isnan(x).any():
+      return complex_nan_on_xla(f"cum{kind}", x, axis=axis, reverse=reverse)
     if reverse:
       x = np.flip(x, axis)
     work = x.astype(np.float32) if dtype in _narrow_floats else x
@@ -393,10 +592,37 @@ def _make_cumulative_impl(kind: str):
   return impl
 
 
+def _make_cumulative_lowering(kind: str) -> Callable:
+  """XLA:CPU's form of a cumulative reduction (JAX's too): a reduce_window whose window spans the
+  whole axis, padded by ``n - 1`` identity elements in front (at the back for ``reverse``)."""
+  def rule(ctx, operand, *, axis, reverse):
+    aval = operand.aval
+    n = aval.shape[axis]
+    if n == 0:
+      return operand
+    ones = [1] * aval.ndim
+    window = list(ones)
+    window[axis] = n
+    padding = [(0, 0)] * aval.ndim
+    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    init = identity_constant(ctx, kind, aval.dtype)
+    region = mlir.region(ctx, [scalar_aval(aval.dtype)] * 2, monoid_body(kind, aval.dtype))
+    out, = mlir.op(ctx, "stablehlo.reduce_window", [operand, init], [ctx.avals_out[0]],
+                   {"window_dimensions": mlir.dense_array(window),
+                    "window_strides": mlir.dense_array(ones),
+                    "base_dilations": mlir.dense_array(ones),
+                    "window_dilations": mlir.dense_array(ones),
+                    "padding": padding_attribute(padding)}, regions=[region])
+    return out
+  rule.__name__ = f"_cum{kind}_lowering"
+  return rule
+
+
 def _cumulative_primitive(name: str, kind: str, accepted) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_cumulative_rule(name, accepted))
   primitive.def_impl(_make_cumulative_impl(kind))
+  mlir.register(primitive, _make_cumulative_lowering(kind))
   return primitive
 
 
@@ -551,10 +777,25 @@ def _generic_reduce_impl(*values, computation, jaxpr, dimensions):
   return [np.asarray(a, dtype=op.dtype).reshape(out_shape) for a, op in zip(accs, operands)]
 
 
+def computation_region(ctx, jaxpr: ir.Jaxpr, consts, dtypes_: Sequence[np.dtype]) -> str:
+  """The region of a generic reduction: block arguments are the accumulators then the elements
+  (one scalar of each operand dtype each), the body is ``jaxpr`` lowered inline."""
+  avals = [scalar_aval(d) for d in dtypes_] * 2
+  return mlir.region(ctx, avals, lambda c, *args: mlir.jaxpr_subcomp(c, jaxpr, consts, args))
+
+
+def _generic_reduce_lowering(ctx, *values, computation, jaxpr, dimensions):
+  n = len(values) // 2
+  region = computation_region(ctx, jaxpr.jaxpr, jaxpr.consts, [v.aval.dtype for v in values[:n]])
+  return mlir.op(ctx, "stablehlo.reduce", list(values), list(ctx.avals_out),
+                 {"dimensions": mlir.dense_array(dimensions)}, regions=[region])
+
+
 reduce_p = core.Primitive("reduce")
 reduce_p.multiple_results = True
 reduce_p.def_abstract_eval(_generic_reduce_rule)
 reduce_p.def_impl(_generic_reduce_impl)
+mlir.register(reduce_p, _generic_reduce_lowering)
 
 
 def pp_callable(fun) -> str:

@@ -32,6 +32,8 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
+from axle._src.lax import structural as lax_structural
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
@@ -354,6 +356,71 @@ gather_p.def_impl(_gather_impl)
 ir.pp_param_rules[gather_p] = _pp_mode_params
 
 
+def _dims_text(name: str, dims) -> str:
+  return f"{name} = [{', '.join(str(int(d)) for d in dims)}]"
+
+
+def _gather_dnums_text(dn: GatherDimensionNumbers, index_vector_dim: int) -> str:
+  fields = [_dims_text(k, getattr(dn, k)) for k in
+            ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+             "start_indices_batching_dims", "start_index_map")]
+  fields.append(f"index_vector_dim = {index_vector_dim}")
+  return f"#stablehlo.gather<{', '.join(fields)}>"
+
+
+def _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval):
+  return mlir.op(ctx, "stablehlo.gather", [operand, indices], out_aval, {
+      "dimension_numbers": _gather_dnums_text(dn, indices.aval.ndim - 1),
+      "slice_sizes": mlir.dense_array(slice_sizes),
+      "indices_are_sorted": "true" if indices_are_sorted else "false"})
+
+
+def _and_reduce_last(ctx, mask):
+  """``all`` over the last dimension of a boolean ``mask``."""
+  bool_scalar = ShapedArray((), np.dtype(np.bool_))
+  true = mlir.constant(ctx, np.array(True))
+  body = mlir.region(ctx, [bool_scalar, bool_scalar],
+                     lambda ctx, a, b: mlir.op(ctx, "stablehlo.and", [a, b], bool_scalar))
+  out_aval = ShapedArray(mask.aval.shape[:-1], np.dtype(np.bool_))
+  return mlir.op(ctx, "stablehlo.reduce", [mask, true], out_aval,
+                 {"dimensions": mlir.dense_array([mask.aval.ndim - 1])}, regions=[body])
+
+
+def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
+                     indices_are_sorted, unique_indices, mode, fill_value):
+  dn = dimension_numbers
+  out_aval = ctx.avals_out[0]
+  # Indices of exact wide types (XLA gets bounds wrong in narrow index types, see
+  # structural.exact_index_dtype); every bound and in-bounds test below is then exact.
+  indices = lax_structural.exact_indices(ctx, indices)
+  if mode != GatherScatterMode.FILL_OR_DROP:
+    # CLIP, PROMISE_IN_BOUNDS (and ONE_HOT, evaluated alike): XLA's gather clamps natively.
+    return _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
+  # FILL_OR_DROP: gather (clamped), then replace the windows that were not entirely in bounds.
+  gathered = _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
+  if not dn.start_index_map or 0 in out_aval.shape:
+    return gathered
+  index_aval = indices.aval
+  bounds = np.array([operand.aval.shape[d] - slice_sizes[d] for d in dn.start_index_map],
+                    index_aval.dtype)
+  upper = mlir.broadcast_in_dim(ctx, mlir.constant(ctx, bounds), index_aval, [index_aval.ndim - 1])
+  zero = mlir.full_like_aval(ctx, 0, index_aval)
+  in_bounds = mlir.op(ctx, "stablehlo.and", [mlir.compare(ctx, indices, zero, "GE"),
+                                            mlir.compare(ctx, indices, upper, "LE")],
+                      ShapedArray(index_aval.shape, np.dtype(np.bool_)))
+  window_in_bounds = _and_reduce_last(ctx, in_bounds)
+  batch_dims = [d for d in range(out_aval.ndim) if d not in dn.offset_dims]
+  mask = mlir.broadcast_in_dim(ctx, window_in_bounds, ShapedArray(out_aval.shape, np.bool_),
+                               batch_dims)
+  fill = _default_fill_value(operand.aval.dtype) if fill_value is None else fill_value
+  with np.errstate(invalid="ignore", over="ignore"):
+    fill = np.array(fill).astype(operand.aval.dtype)
+  return mlir.select(ctx, mask, gathered, mlir.full_like_aval(ctx, fill, out_aval))
+
+
+mlir.register(gather_p, _gather_lowering)
+
+
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, slice_sizes, *,
            unique_indices: bool = False, indices_are_sorted: bool = False, mode=None,
            fill_value=None):
@@ -389,7 +456,6 @@ def index_take(src, idxs, axes):
   """Takes ``src`` at the integer arrays ``idxs`` (one per axis in ``axes``, broadcast together);
   negative and out-of-range indices wrap modulo the axis size (``lax.index_take``)."""
   from axle._src.lax import elementwise as lax_elementwise
-  from axle._src.lax import structural as lax_structural
   axes = tuple(int(a) for a in axes)
   if len(idxs) != len(axes):
     raise ValueError(f"index_take: got {len(idxs)} index arrays for {len(axes)} axes")
@@ -543,6 +609,13 @@ def _make_scatter_impl(name: str):
     out = np.array(operand, copy=True)
     if out.size == 0 or np.size(updates) == 0:
       return out
+    if name == "scatter-mul" and operand.dtype.kind == "c":
+      # XLA's scatter combines complex products differently from NumPy's complex multiply
+      # (results at overflow differ: inf vs nan, and in the last bit); run JAX's computation.
+      return _run_on_xla(scatter_mul_p, [operand, indices, updates], dict(
+          dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+          unique_indices=unique_indices, mode=mode, update_jaxpr=update_jaxpr,
+          update_consts=update_consts))
     flat_out = out.reshape(-1)
     positions, values = _scatter_targets(operand.shape, np.asarray(indices), np.asarray(updates),
                                          dimension_numbers, mode)
@@ -559,6 +632,14 @@ def _make_scatter_impl(name: str):
     return out
 
   return impl
+
+
+def _run_on_xla(primitive, values, params):
+  """Evaluates one equation of ``primitive`` as a compiled XLA executable (the eager fallback)."""
+  from axle._src.xla import execution  # imported late: the XLA backend sits above lax
+  values = [np.asarray(v) for v in values]
+  avals = [ShapedArray(v.shape, v.dtype) for v in values]
+  return execution.run_primitive(primitive, values, avals, params)
 
 
 def _apply_update_jaxpr(flat_out, positions, values, jaxpr, consts):
@@ -595,6 +676,60 @@ scatter_sub_p = _define_scatter("scatter-sub")
 scatter_mul_p = _define_scatter("scatter-mul")
 scatter_min_p = _define_scatter("scatter-min")
 scatter_max_p = _define_scatter("scatter-max")
+
+
+def _scatter_dnums_text(dn: ScatterDimensionNumbers, index_vector_dim: int) -> str:
+  fields = [_dims_text("update_window_dims", dn.update_window_dims),
+            _dims_text("inserted_window_dims", dn.inserted_window_dims),
+            _dims_text("input_batching_dims", dn.operand_batching_dims),
+            _dims_text("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+            _dims_text("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
+            f"index_vector_dim = {index_vector_dim}"]
+  return f"#stablehlo.scatter<{', '.join(fields)}>"
+
+
+def _clip_scatter_indices(ctx, operand, indices, updates, dn):
+  """CLIP: clamp every start index to [0, operand dim - window size] (in the index dtype; a bound
+  the index dtype cannot hold is capped at its maximum, which every index satisfies)."""
+  rank = operand.aval.ndim
+  dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+  window_operand_dims = [d for d in range(rank) if d not in dropped]
+  window = [1] * rank
+  for i, d in enumerate(dn.update_window_dims):
+    window[window_operand_dims[i]] = updates.aval.shape[d]
+  index_aval = indices.aval
+  cap = int(np.iinfo(index_aval.dtype).max)
+  bounds = np.array([min(operand.aval.shape[d] - window[d], cap)
+                     for d in dn.scatter_dims_to_operand_dims], index_aval.dtype)
+  upper = mlir.broadcast_in_dim(ctx, mlir.constant(ctx, bounds), index_aval, [index_aval.ndim - 1])
+  zero = mlir.full_like_aval(ctx, 0, index_aval)
+  return mlir.op(ctx, "stablehlo.clamp", [zero, indices, upper], index_aval)
+
+
+def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                      unique_indices, mode, update_jaxpr, update_consts):
+  dn = dimension_numbers
+  indices = lax_structural.exact_indices(ctx, indices)  # see structural.exact_index_dtype
+  if mode == GatherScatterMode.CLIP and indices.aval.size:
+    indices = _clip_scatter_indices(ctx, operand, indices, updates, dn)
+  # FILL_OR_DROP and PROMISE_IN_BOUNDS: XLA's scatter skips windows that are out of bounds.
+  scalar = ShapedArray((), operand.aval.dtype)
+
+  def combine(ctx, old, new):
+    if update_jaxpr is None:  # plain scatter: the update replaces
+      return new
+    return mlir.jaxpr_subcomp(ctx, update_jaxpr, list(update_consts), [old, new])
+
+  body = mlir.region(ctx, [scalar, scalar], combine)
+  return mlir.op(ctx, "stablehlo.scatter", [operand, indices, updates], ctx.avals_out[0], {
+      "scatter_dimension_numbers": _scatter_dnums_text(dn, indices.aval.ndim - 1),
+      "indices_are_sorted": "true" if indices_are_sorted else "false",
+      "unique_indices": "true" if unique_indices else "false"}, regions=[body])
+
+
+for _primitive in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+                   scatter_max_p):
+  mlir.register(_primitive, _scatter_lowering)
 
 
 # (combiner name or function, aval) -> (jaxpr, consts): one jaxpr per signature, so the eager
@@ -726,7 +861,6 @@ def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers:
   """Applies the unary ``func`` to the windows of ``operand`` addressed by ``scatter_indices``
   (``lax.scatter_apply``); a repeated index applies ``func`` repeatedly. ``update_shape`` is the
   shape the updates of an equivalent scatter would have."""
-  from axle._src.lax import structural as lax_structural
   dimension_numbers = _canonical_scatter_dnums(dimension_numbers)
   aval = core.get_aval(operand)
   unused = lax_structural.full(core.canonicalize_shape(update_shape), 0, aval.dtype)

@@ -33,6 +33,7 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.array import Array
 from axle._src.core import ShapedArray, Tracer
+from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
 
 __all__ = [
@@ -181,6 +182,13 @@ def _broadcast_in_dim_impl(operand, *, shape, broadcast_dimensions, sharding):
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
 
 
+def _broadcast_in_dim_lowering(ctx, operand, *, shape, broadcast_dimensions, sharding):
+  return mlir.broadcast_in_dim(ctx, operand, ctx.avals_out[0], broadcast_dimensions)
+
+
+mlir.register(broadcast_in_dim_p, _broadcast_in_dim_lowering)
+
+
 def _broadcast_in_dim_pp_params(params: dict) -> dict:
   # JAX shows only non-empty broadcast_dimensions: the shape is in the binder's type.
   dims = params["broadcast_dimensions"]
@@ -273,6 +281,15 @@ def _reshape_impl(operand, *, new_sizes, dimensions, sharding):
 reshape_p.def_impl(_reshape_impl)
 
 
+def _reshape_lowering(ctx, operand, *, new_sizes, dimensions, sharding):
+  if dimensions is not None:  # XLA's Reshape-with-transpose: transpose first
+    operand = _transpose_lowering(ctx, operand, permutation=dimensions)
+  return mlir.op(ctx, "stablehlo.reshape", [operand], ctx.avals_out[0])
+
+
+mlir.register(reshape_p, _reshape_lowering)
+
+
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
   """Reshapes ``operand`` to ``new_sizes`` in row-major order (``lax.reshape``).
 
@@ -336,6 +353,9 @@ def _squeeze_impl(operand, *, dimensions):
 
 squeeze_p.def_impl(_squeeze_impl)
 
+mlir.register(squeeze_p, lambda ctx, operand, *, dimensions: mlir.op(
+    ctx, "stablehlo.reshape", [operand], ctx.avals_out[0]))
+
 
 def squeeze(array, dimensions):
   """Removes the size-1 dimensions ``dimensions`` (negative counts from the end) from ``array``
@@ -386,6 +406,15 @@ transpose_p.def_abstract_eval(_transpose_abstract_eval)
 transpose_p.def_impl(lambda operand, *, permutation: np.transpose(operand, permutation))
 
 
+def _transpose_lowering(ctx, operand, *, permutation):
+  shape = tuple(operand.aval.shape[i] for i in permutation)
+  return mlir.op(ctx, "stablehlo.transpose", [operand], ShapedArray(shape, operand.aval.dtype),
+                 {"permutation": mlir.dense_array(permutation)})
+
+
+mlir.register(transpose_p, _transpose_lowering)
+
+
 def transpose(operand, permutation):
   """Permutes the dimensions of ``operand``: result dimension ``i`` is operand dimension
   ``permutation[i]`` (``lax.transpose``)."""
@@ -410,6 +439,10 @@ def _rev_abstract_eval(operand: ShapedArray, *, dimensions) -> ShapedArray:
 
 rev_p.def_abstract_eval(_rev_abstract_eval)
 rev_p.def_impl(lambda operand, *, dimensions: np.flip(operand, dimensions) if dimensions else operand)
+
+mlir.register(rev_p, lambda ctx, operand, *, dimensions: mlir.op(
+    ctx, "stablehlo.reverse", [operand], ctx.avals_out[0],
+    {"dimensions": mlir.dense_array(dimensions)}))
 
 
 def rev(operand, dimensions):
@@ -446,6 +479,10 @@ def _concatenate_abstract_eval(*operands: ShapedArray, dimension) -> ShapedArray
 
 concatenate_p.def_abstract_eval(_concatenate_abstract_eval)
 concatenate_p.def_impl(lambda *operands, dimension: np.concatenate(operands, axis=dimension))
+
+mlir.register(concatenate_p, lambda ctx, *operands, dimension: mlir.op(
+    ctx, "stablehlo.concatenate", list(operands), ctx.avals_out[0],
+    {"dimension": f"{int(dimension)} : i64"}))
 
 
 def concatenate(operands, dimension: int):
@@ -491,6 +528,22 @@ def _split_impl(operand, *, sizes, axis):
 
 
 split_p.def_impl(_split_impl)
+
+
+def _split_lowering(ctx, operand, *, sizes, axis):
+  # One static slice per piece (what JAX emits).
+  outs = []
+  start = 0
+  for size, aval in zip(sizes, ctx.avals_out):
+    starts = [0] * operand.aval.ndim
+    limits = list(operand.aval.shape)
+    starts[axis], limits[axis] = start, start + size
+    outs.append(_static_slice(ctx, operand, starts, limits, None, aval))
+    start += size
+  return outs
+
+
+mlir.register(split_p, _split_lowering)
 
 
 def split(operand, sizes: Sequence[int], axis: int = 0):
@@ -552,6 +605,18 @@ def _pad_impl(operand, padding_value, *, padding_config):
 
 
 pad_p.def_impl(_pad_impl)
+
+
+def _pad_lowering(ctx, operand, padding_value, *, padding_config):
+  # stablehlo.pad takes negative edge padding (it crops), like lax.pad.
+  low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+  return mlir.op(ctx, "stablehlo.pad", [operand, padding_value], ctx.avals_out[0],
+                 {"edge_padding_low": mlir.dense_array(low),
+                  "edge_padding_high": mlir.dense_array(high),
+                  "interior_padding": mlir.dense_array(interior)})
+
+
+mlir.register(pad_p, _pad_lowering)
 
 
 def pad(operand, padding_value, padding_config):
@@ -617,6 +682,18 @@ def _slice_impl(operand, *, start_indices, limit_indices, strides):
 
 
 slice_p.def_impl(_slice_impl)
+
+
+def _static_slice(ctx, operand, start_indices, limit_indices, strides, aval):
+  strides = (1,) * len(start_indices) if strides is None else strides
+  return mlir.op(ctx, "stablehlo.slice", [operand], aval,
+                 {"start_indices": mlir.dense_array(start_indices),
+                  "limit_indices": mlir.dense_array(limit_indices),
+                  "strides": mlir.dense_array(strides)})
+
+
+mlir.register(slice_p, lambda ctx, operand, *, start_indices, limit_indices, strides: _static_slice(
+    ctx, operand, start_indices, limit_indices, strides, ctx.avals_out[0]))
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001  (lax's name)
@@ -722,6 +799,38 @@ def _dynamic_slice_impl(operand, *start_indices, slice_sizes):
 dynamic_slice_p.def_impl(_dynamic_slice_impl)
 
 
+def exact_index_dtype(dtype: np.dtype) -> np.dtype:
+  """The index type the lowerings hand XLA for indices of ``dtype``: int32 for 8/16-bit
+  indices, int64 for uint32, others unchanged (all conversions exact).
+
+  XLA:CPU computes clamp bounds and in-bounds tests in the index type. Where a bound does not
+  fit (dimension 300 with an int8/uint8 index) or unsigned values are read as signed (uint32
+  constants past 2**31), XLA's dynamic-slice/update-slice, and the scatters and gathers it
+  rewrites into them, give wrong answers -- differently for constant and runtime indices
+  (JAX shows the same inconsistencies). Exact wider indices give the kernels' answers."""
+  dtype = np.dtype(dtype)
+  if dtype.itemsize < 4:
+    return np.dtype(np.int32)
+  if dtype == np.uint32:
+    return np.dtype(np.int64)
+  return dtype
+
+
+def exact_indices(ctx, indices):
+  """``indices`` (an mlir.Value) converted to ``exact_index_dtype``."""
+  return mlir.convert(ctx, indices, exact_index_dtype(indices.aval.dtype))
+
+
+def _dynamic_slice_lowering(ctx, operand, *start_indices, slice_sizes):
+  # XLA clamps each start to [0, dim - size], as the kernel does.
+  start_indices = [exact_indices(ctx, i) for i in start_indices]
+  return mlir.op(ctx, "stablehlo.dynamic_slice", [operand, *start_indices], ctx.avals_out[0],
+                 {"slice_sizes": mlir.dense_array(slice_sizes)})
+
+
+mlir.register(dynamic_slice_p, _dynamic_slice_lowering)
+
+
 dynamic_update_slice_p = core.Primitive("dynamic_update_slice")
 
 
@@ -761,6 +870,16 @@ def _dynamic_update_slice_impl(operand, update, *start_indices):
 
 
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
+
+
+def _dynamic_update_slice_lowering(ctx, operand, update, *start_indices):
+  # Exact wide indices: with a uint8 index 200 into a dimension of 300, XLA would write at 41.
+  start_indices = [exact_indices(ctx, i) for i in start_indices]
+  return mlir.op(ctx, "stablehlo.dynamic_update_slice", [operand, update, *start_indices],
+                 ctx.avals_out[0])
+
+
+mlir.register(dynamic_update_slice_p, _dynamic_update_slice_lowering)
 
 
 def _index_dtype(i) -> np.dtype:
@@ -943,6 +1062,9 @@ def _iota_impl(*, dtype, shape, dimension, sharding):
 
 
 iota_p.def_impl(_iota_impl)
+
+mlir.register(iota_p, lambda ctx, *, dtype, shape, dimension, sharding: mlir.op(
+    ctx, "stablehlo.iota", [], ctx.avals_out[0], {"iota_dimension": f"{int(dimension)} : i64"}))
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):

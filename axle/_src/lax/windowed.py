@@ -19,6 +19,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
 from axle._src.lax import reductions
 
@@ -118,6 +119,11 @@ def _make_window_impl(kind: str):
   def impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
     x = np.asarray(operand)
     dtype = x.dtype
+    if kind != "sum" and dtype.kind == "c" and np.isnan(x).any():
+      return reductions.complex_nan_on_xla(
+          f"reduce_window_{kind}", x, window_dimensions=window_dimensions,
+          window_strides=window_strides, padding=padding, base_dilation=base_dilation,
+          window_dilation=window_dilation)
     out_shape = window_output_shape(x.shape, window_dimensions, window_strides, padding,
                                     base_dilation, window_dilation)
     work = x.astype(np.float32) if dtype in _narrow_floats else x
@@ -141,10 +147,33 @@ def _make_window_impl(kind: str):
   return impl
 
 
+def _window_attributes(window_dimensions, window_strides, padding, base_dilation,
+                       window_dilation) -> dict:
+  return {"window_dimensions": mlir.dense_array(window_dimensions),
+          "window_strides": mlir.dense_array(window_strides),
+          "base_dilations": mlir.dense_array(base_dilation),
+          "window_dilations": mlir.dense_array(window_dilation),
+          "padding": reductions.padding_attribute(padding)}
+
+
+def _make_window_lowering(kind: str):
+  def rule(ctx, operand, **params):
+    dtype = operand.aval.dtype
+    init = reductions.identity_constant(ctx, kind, dtype)
+    region = mlir.region(ctx, [reductions.scalar_aval(dtype)] * 2,
+                         reductions.monoid_body(kind, dtype))
+    out, = mlir.op(ctx, "stablehlo.reduce_window", [operand, init], [ctx.avals_out[0]],
+                   _window_attributes(**params), regions=[region])
+    return out
+  rule.__name__ = f"_reduce_window_{kind}_lowering"
+  return rule
+
+
 def _window_primitive(name: str, kind: str, number_only: bool) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_specific_window_rule(name, number_only))
   primitive.def_impl(_make_window_impl(kind))
+  mlir.register(primitive, _make_window_lowering(kind))
   return primitive
 
 
@@ -193,10 +222,18 @@ def _generic_window_impl(*values, jaxpr, consts, window_dimensions, window_strid
   return [np.asarray(a, dtype=op.dtype).reshape(out_shape) for a, op in zip(accs, operands)]
 
 
+def _generic_window_lowering(ctx, *values, jaxpr, consts, **params):
+  n = len(values) // 2
+  region = reductions.computation_region(ctx, jaxpr, consts, [v.aval.dtype for v in values[:n]])
+  return mlir.op(ctx, "stablehlo.reduce_window", list(values), list(ctx.avals_out),
+                 _window_attributes(**params), regions=[region])
+
+
 reduce_window_p = core.Primitive("reduce_window")
 reduce_window_p.multiple_results = True
 reduce_window_p.def_abstract_eval(_generic_window_rule)
 reduce_window_p.def_impl(_generic_window_impl)
+mlir.register(reduce_window_p, _generic_window_lowering)
 
 
 def _int_tuple(values, what: str) -> tuple[int, ...]:
