@@ -440,3 +440,25 @@ def test_persistent_cache_skips_fast_compiles(tmp_path):
   directory = tmp_path / "cache"
   _run_cache_script(directory, min_time="1000")
   assert not directory.exists() or not any(p.suffix == ".axlexc" for p in directory.iterdir())
+
+
+def test_numpy_argument_mutated_after_the_call_does_not_change_the_result():
+  host = np.zeros(1 << 16, np.float32)
+  out = axle.jit(lambda x: x + 1.0)(host)
+  host[:] = 100.0
+  assert float(np.asarray(out).max()) == 1.0
+
+
+def test_jit_equation_evaluated_eagerly_runs_compiled():
+  from axle._src import ir
+  inner = axle.jit(lambda x: x * 3.0)
+  closed = axle.make_jaxpr(lambda x: inner(x) + 1.0)(jnp.ones(2))
+  (out,) = ir.eval_jaxpr(closed.jaxpr, closed.consts, jnp.ones(2))
+  np.testing.assert_array_equal(out, [4.0, 4.0])
+
+
+def test_asarray_of_a_numpy_array_does_not_alias_it():
+  host = np.zeros(4, np.float32)
+  array = jnp.asarray(host)
+  host[:] = 5.0
+  np.testing.assert_array_equal(array, np.zeros(4))

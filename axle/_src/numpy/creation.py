@@ -73,7 +73,10 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
                         "type. Only arrays of numeric types are supported by JAX.")
       src_dtype = dtypes.canonicalize_dtype(value.dtype)
     target = dtype if dtype is not None else src_dtype
-    np_value = np.array(value, dtype=target, copy=True) if copy else np.asarray(value, dtype=target)
+    # Arrays are immutable, so only an Array's own value may be shared; a caller's NumPy array
+    # is copied (as JAX copies it to the device), or mutating it would change the Array.
+    must_copy = copy or not isinstance(object, Array)
+    np_value = np.array(value, dtype=target, copy=True) if must_copy else np.asarray(value, dtype=target)
     out = Array(np_value, weak_type)
   if ndmin > np.ndim(out):
     out = lax_structural.reshape(out, (1,) * (ndmin - np.ndim(out)) + tuple(np.shape(out)))

@@ -121,14 +121,19 @@ def _needs_bitcast_read(dtype: np.dtype):
   return None
 
 
-def put(value: np.ndarray, aval, device=None):
+def put(value: np.ndarray, aval, device=None, owned: bool = True):
   """A device buffer holding ``value`` (whose dtype is already canonical: jaxlib is told
-  ``enable_x64=True`` so it never narrows; axle canonicalises before it gets here)."""
+  ``enable_x64=True`` so it never narrows; axle canonicalises before it gets here).
+
+  ``owned`` says the value is axle's own immutable array, which the buffer may alias (zero
+  copy); a caller's NumPy array (which they may mutate later) is copied during the call."""
   xc = _xc()
   if device is None:
     device = default_device()
+  semantics = (xc.HostBufferSemantics.ZERO_COPY if owned
+               else xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL)
   return xc.batched_device_put(aval, sharding_for(device), [value], [device], True, False,
-                               xc.HostBufferSemantics.ZERO_COPY, enable_x64=True)
+                               semantics, enable_x64=True)
 
 
 def to_host(buffer, aval) -> np.ndarray:

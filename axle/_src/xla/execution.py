@@ -165,8 +165,8 @@ def leaf_buffer(leaf, aval: ShapedArray):
       return leaf._device_buffer()
   value = np.asarray(leaf)
   if value.dtype != aval.dtype:
-    value = value.astype(aval.dtype)
-  return client.put(value, aval)
+    return client.put(value.astype(aval.dtype), aval)  # a fresh copy: may be aliased
+  return client.put(value, aval, owned=False)
 
 
 # ---------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def run_primitive(primitive, values, avals, params):
   """Eager fallback: runs one primitive as a cached single-primitive executable (host values in,
   host values out)."""
   executable = lowering.primitive_executable(primitive, avals, params)
-  buffers = [client.put(np.asarray(v), a) for v, a in zip(values, avals)]
+  buffers = [client.put(np.asarray(v), a, owned=False) for v, a in zip(values, avals)]
   outs = executable.execute(buffers)
   results = [client.to_host(o, a) for o, a in zip(outs, executable.out_avals)]
   return results if primitive.multiple_results else results[0]
