@@ -1,7 +1,7 @@
-"""axle demo (placeholder until jit-on-XLA and autodiff land).
+"""axle demo (a placeholder until autodiff lands: the gradient is written by hand).
 
-Fits a linear model with a hand-written gradient, using axle's eager arrays and a jit-staged
-update step, and prints the jaxpr of the step.
+Fits a linear model with an update step compiled by XLA through ``jax.jit``, using axle's eager
+arrays around it, and prints the jaxpr of the step.
 """
 import numpy as np
 
