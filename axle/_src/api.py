@@ -320,10 +320,13 @@ class JitFunction:
     """(split arguments, cache entry) for a call, tracing on a miss."""
     args, kwargs = _resolve_kwargs(self.fun, args, kwargs, self.static_argnames)
     split = _split_args(args, kwargs, self.static_argnums, self.static_argnames)
+    in_avals = []
     try:
-      in_avals = tuple(_leaf_aval(x) for x in split.leaves)
+      for x in split.leaves:
+        in_avals.append(x._aval if type(x) is Array else _leaf_aval(x))
     except TypeError:
       raise self._bad_argument_error(split, args, kwargs) from None
+    in_avals = tuple(in_avals)
     trace_state = config.trace_state
     key = (split.in_tree, in_avals, split.statics, len(args), trace_state)
     entry = self._cache.get(key)

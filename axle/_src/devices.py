@@ -156,11 +156,15 @@ def device_get(x):
 def block_until_ready(x):
   """Waits until every Array in the pytree ``x`` has been computed; returns ``x``."""
   from axle._src.array import Array
-  buffers = [leaf._buffer for leaf in tree_util.tree_leaves(x)
-             if isinstance(leaf, Array) and leaf._buffer is not None]
+  buffers = []
+  for leaf in tree_util.tree_leaves(x):
+    if type(leaf) is Array or isinstance(leaf, Array):
+      if leaf._buffer is not None:
+        buffers.append(leaf._buffer)
+      elif leaf._value is None:
+        leaf.block_until_ready()  # raises: deleted
+    elif hasattr(leaf, "block_until_ready"):
+      leaf.block_until_ready()
   if buffers:
     _client().block_until_ready(buffers)
-  for leaf in tree_util.tree_leaves(x):
-    if not isinstance(leaf, Array) and hasattr(leaf, "block_until_ready"):
-      leaf.block_until_ready()
   return x
