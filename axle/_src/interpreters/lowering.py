@@ -179,6 +179,8 @@ def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
   single = isinstance(results, ShapedArray)
   result_avals = [results] if single else list(results)
   function = ctx.function
+  if any(v.name is None for v in operands):
+    operands = [materialize(ctx, v) for v in operands]
   operand_names = ", ".join(v.name for v in operands)
   operand_types = ", ".join(v.type for v in operands)
   result_types = ", ".join(tensor_type(a) for a in result_avals)
@@ -299,6 +301,14 @@ def constant(ctx: RuleContext, value, dtype=None) -> Value:
   return result
 
 
+def materialize(ctx: RuleContext, x: Value) -> Value:
+  """``x`` as an emitted value: a literal of the jaxpr is only written out (as a constant in the
+  current block) when an operation uses it, so literals that get broadcast cost one splat."""
+  if x.name is not None:
+    return x
+  return constant(ctx, np.asarray(x.splat, x.aval.dtype).reshape(x.aval.shape))
+
+
 def full_like_aval(ctx: RuleContext, value, aval: ShapedArray) -> Value:
   """A constant of ``aval``'s shape and dtype, every element ``value`` (a splat)."""
   scalar = constant(ctx, np.asarray(value).astype(aval.dtype))
@@ -338,9 +348,14 @@ def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
 
 def _splat_constant(ctx: RuleContext, element, aval: ShapedArray) -> Value:
   single = np.asarray(element, aval.dtype).reshape(1)
+  key = ("splat", aval.dtype, aval.shape, single.tobytes())
+  cached = ctx.function.constants.get(key)
+  if cached is not None:
+    return cached
   result = op(ctx, "stablehlo.constant", [], aval,
               {"value": f"{_dense_literal(single)} : {tensor_type(aval)}"})
   result.splat = single[0]
+  ctx.function.constants[key] = result
   return result
 
 
@@ -400,7 +415,10 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
 
   def read(atom):
     if type(atom) is Literal:
-      return constant(ctx, np.asarray(atom.val, atom.aval.dtype))
+      value = np.asarray(atom.val, atom.aval.dtype)
+      if value.ndim == 0:
+        return Value(None, ShapedArray((), value.dtype), splat=value[()])  # emitted when used
+      return constant(ctx, value)
     return env[atom]
 
   for var, value in zip(jaxpr.constvars, consts):
@@ -457,7 +475,7 @@ def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, priv
   in_avals = closed.in_avals
   args = [Value(f"%arg{i}", a) for i, a in enumerate(in_avals)]
   ctx = RuleContext(function, None, in_avals, closed.out_avals)
-  outs = jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)
+  outs = [materialize(ctx, v) for v in jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)]
   arg_attributes = arg_attributes or {}
   params = ", ".join(f"{a.name}: {a.type}" + (f" {arg_attributes[i]}" if i in arg_attributes else "")
                      for i, a in enumerate(args))
