@@ -388,7 +388,7 @@ class JitFunction:
       else:
         entry = self._fast_cache.get(tuple(key))
         if entry is not None:
-          outs = entry.compiled.run(args)
+          outs = entry.compiled.run_arrays(args)
           return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
     if config.jax_disable_jit:
       return self.fun(*args, **kwargs)
