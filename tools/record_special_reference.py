@@ -48,7 +48,7 @@ def real_points(name):
   dtype = np_dtype(name)
   info = ml_dtypes.finfo(dtype)
   vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 1.5, -1.5, -2.5, 10.0, -10.0,
-          20.0, -20.0, 88.0, 89.0, -88.0, -104.0, 100.0, -100.0, 710.0, -745.0, 1e-3, -1e-3, 1e-8,
+          20.0, -20.0, 88.0, 89.0, -88.0, -104.0, 100.0, -100.0, 710.0, -745.0, 1e-3, -1e-3, 1e-8, 3.5,
           1e4, 1e10, -1e10, 1e30, np.pi, -np.pi, np.pi / 2, 0.999, -0.999, 1.001, 0.25, 4.5,
           np.inf, -np.inf, np.nan, float(info.max), float(info.min), float(info.tiny),
           -float(info.tiny), float(info.smallest_subnormal), 1.0 - float(info.epsneg),
@@ -63,8 +63,10 @@ def real_points(name):
 def complex_points(name):
   dtype = np_dtype(name)
   real_dtype = np.float32 if dtype == np.complex64 else np.float64
-  parts = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 20.0, -20.0, 100.0, 1e-20, 1e20,
-                    np.inf, -np.inf, np.nan], real_dtype)
+  info = np.finfo(real_dtype)
+  parts = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 3.5, 20.0, -20.0, 100.0, 1e-3, 1e-20,
+                    1e20, np.inf, -np.inf, np.nan, info.max, info.min, info.tiny, -info.tiny],
+                   real_dtype)
   grid = np.zeros((len(parts), len(parts)), dtype)
   grid.real, grid.imag = parts[:, None], parts[None, :]
   rng = np.random.default_rng(1)
@@ -81,8 +83,9 @@ def unit_interval_points(name):
 def binary_grid(name):
   dtype = np_dtype(name)
   info = ml_dtypes.finfo(dtype)
-  parts = [0.0, -0.0, 0.5, 1.0, 2.0, 3.0, -1.0, -2.0, -2.5, 10.0, 30.0, 1e-3, np.inf, -np.inf,
-           np.nan]
+  # Every value of tests/op_record.py's edge_values(dtype) is among these.
+  parts = [0.0, -0.0, 0.5, 1.0, 2.0, 3.0, 3.5, -1.0, -2.0, -2.5, 10.0, 30.0, 100.0, 1e-3, np.inf,
+           -np.inf, np.nan, float(info.min), -float(info.tiny)]
   if dtype != np.float64:  # XLA's float64 igamma loops (practically) forever on some of these
     parts += [float(info.max), float(info.tiny)]
   parts = np.array(parts, np.float64)
@@ -97,13 +100,18 @@ def binary_grid(name):
 
 def ternary_grid(name):
   dtype = np_dtype(name)
-  parts = np.array([0.0, 0.5, 1.0, 2.5, -1.0, np.inf, np.nan], np.float64)
-  xs = np.array([0.0, 0.3, 0.5, 1.0, -0.1, 1.5, np.nan], np.float64)
+  info = ml_dtypes.finfo(dtype)
+  # Every value of tests/op_record.py's edge_values(dtype) for each operand.
+  edges = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, np.inf, -np.inf, np.nan, float(info.max),
+           float(info.min), float(info.tiny), -float(info.tiny), 1e-3, 100.0]
+  parts = np.array(edges + [2.5], np.float64)
+  xs = np.array(edges + [0.3, -0.1, 1.5], np.float64)
   a, b, x = np.array(list(itertools.product(parts, parts, xs))).T
   rng = np.random.default_rng(4)
   ra, rb, rx = rng.uniform(0.1, 8, 32), rng.uniform(0.1, 8, 32), rng.uniform(0, 1, 32)
-  return [np.concatenate([a, ra]).astype(dtype), np.concatenate([b, rb]).astype(dtype),
-          np.concatenate([x, rx]).astype(dtype)]
+  with np.errstate(over="ignore"):
+    return [np.concatenate([a, ra]).astype(dtype), np.concatenate([b, rb]).astype(dtype),
+            np.concatenate([x, rx]).astype(dtype)]
 
 
 def value_entries(float_names, complex_names):

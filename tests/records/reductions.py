@@ -329,3 +329,82 @@ RECORDS.append(OpRecord(
     fun=lambda a, b: lax.sort((a, b), num_keys=2),
     reference=lambda a, b: [np.take_along_axis(x, np.lexsort((b, a), axis=-1), -1) for x in (a, b)],
     make_args=lambda rng: [rng.integers(0, 3, (2, 8)).astype(np.int32), rng.integers(-5, 5, (2, 8)).astype(np.int32)]))
+
+
+# Sorting on edge values (ties, +-0, inf, NaN, integer extremes), with the permutation carried
+# along as an int32 payload so stability and the order of -0.0/+0.0 are checked exactly.
+def _edge_sort_args(shape, dtype, payload=True):
+  def make(rng):
+    values = np.resize(edge_values(dtype), int(np.prod(shape)))  # repeats: ties
+    keys = rng.permutation(values).reshape(shape)
+    if not payload:
+      return [keys]
+    return [keys, np.arange(keys.size, dtype=np.int32).reshape(shape)]
+  return make
+
+
+def _sort_order_keys(x):
+  """Keys for np.lexsort (primary last) giving XLA's sort order: -0.0 == +0.0, NaN last (all NaNs
+  equal), complex by real then imaginary part."""
+  if x.dtype.kind == "c":
+    return _sort_order_keys(x.imag) + _sort_order_keys(x.real)
+  if x.dtype.kind in "biu":
+    return [x.astype(np.int64)]
+  w = x.astype(np.float64)
+  nan = np.isnan(w)
+  return [np.where(nan, 0.0, w), nan]
+
+
+def _ref_edge_sort(keys, payload, dimension):
+  moved_keys, moved_payload = np.moveaxis(keys, dimension, -1), np.moveaxis(payload, dimension, -1)
+  order = np.lexsort(_sort_order_keys(moved_keys), axis=-1)  # stable
+  return [np.moveaxis(np.take_along_axis(a, order, -1), -1, dimension)
+          for a in (moved_keys, moved_payload)]
+
+
+def _ref_edge_top_k(x, k, axis):
+  """IEEE total order, largest first (NaN above +inf, +0.0 above -0.0), lower index first on ties."""
+  moved = np.moveaxis(x, axis, -1)
+  if moved.dtype.kind in "biu":
+    keys = [-moved.astype(np.int64)]
+  else:
+    w = moved.astype(np.float64)
+    nan = np.isnan(w)
+    keys = [np.signbit(w) & ~nan, -np.where(nan, 0.0, w), ~nan]
+  order = np.lexsort(keys, axis=-1)[..., :k]
+  values = np.take_along_axis(moved, order, -1)
+  return [np.moveaxis(values, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
+
+
+for dtype in ALL:
+  for shape, dimension in [((40,), 0), ((3, 20), 1), ((20, 3), 0)]:
+    RECORDS.append(OpRecord(
+        name=f"sort_edges_{_name(dtype)}_{'x'.join(map(str, shape))}_dim{dimension}",
+        primitive="sort",
+        fun=lambda k, v, d=dimension: lax.sort((k, v), dimension=d, num_keys=1),
+        reference=lambda k, v, d=dimension: _ref_edge_sort(k, v, d),
+        make_args=_edge_sort_args(shape, dtype), rtol=0, atol=0))
+  if dtype.kind != "c":
+    for shape, k, axis in [((40,), 40, -1), ((3, 20), 7, -1), ((20, 3), 5, 0)]:
+      RECORDS.append(OpRecord(
+          name=f"top_k_edges_{_name(dtype)}_{'x'.join(map(str, shape))}_k{k}_axis{axis}",
+          primitive="top_k", fun=lambda x, k=k, axis=axis: lax.top_k(x, k, axis=axis),
+          reference=lambda x, k=k, axis=axis: _ref_edge_top_k(x, k, axis % x.ndim),
+          make_args=_edge_sort_args(shape, dtype, payload=False), rtol=0, atol=0))
+
+
+def _two_float_keys_args(rng):
+  first = np.resize(edge_values(np.float32), 48)
+  second = rng.integers(-2, 2, 48).astype(np.float32)
+  second[::7] = np.nan
+  return [rng.permutation(first).reshape(2, 24), second.reshape(2, 24),
+          np.arange(48, dtype=np.int32).reshape(2, 24)]
+
+
+RECORDS.append(OpRecord(
+    name="sort_edges_two_float_keys_float32", primitive="sort",
+    fun=lambda a, b, c: lax.sort((a, b, c), num_keys=2),
+    reference=lambda a, b, c: [
+        np.take_along_axis(x, np.lexsort(_sort_order_keys(b) + _sort_order_keys(a), axis=-1), -1)
+        for x in (a, b, c)],
+    make_args=_two_float_keys_args, rtol=0, atol=0))

@@ -23,7 +23,8 @@ _python_scalar_types = core.python_scalar_types
 # (primitive, *input avals, *params items) -> output aval(s)
 _abstract_eval_cache: dict = {}
 
-# Set by the jit issue: a function(primitive, values, avals, params) running the primitive via XLA.
+# Set by axle._src.xla.execution: a function(primitive, values, avals, params) running the
+# primitive as a cached single-primitive XLA executable.
 fallback_impl = None
 
 
@@ -144,6 +145,8 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   with the cached output aval -- exactly what ``process_primitive`` would do, minus the
   dispatch."""
   impl = primitive.impl
+  if impl is None:  # no NumPy kernel: the primitive runs on XLA, through bind
+    return bind
   context = core._context
   root = core.eval_trace
   cache = _abstract_eval_cache

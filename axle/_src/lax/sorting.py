@@ -3,9 +3,14 @@
 XLA's orders, reproduced by the NumPy kernels:
 - ``sort`` compares floats with -0.0 equal to +0.0 and every NaN (either sign) after +inf;
   complex numbers compare by real part, then imaginary part, each in that order; with
-  ``is_stable`` equal keys keep their input order (the kernel is always stable).
+  ``is_stable`` equal keys keep their input order (without it, eager sorting runs XLA, whose
+  unstable sort orders ties its own way).
 - ``top_k`` uses the IEEE total order (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN) and
   puts the lower index first among equal values.
+
+Lowerings, as JAX's: ``stablehlo.sort`` whose comparator canonicalises zeros and NaNs and then
+compares in total order, lexicographically over the keys; ``chlo.top_k`` on the last dimension
+(other axes are transposed there and back).
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
 
 __all__ = ["sort", "sort_key_val", "top_k"]
 
@@ -68,6 +74,14 @@ def _sort_rule(*operands: ShapedArray, dimension, is_stable, num_keys) -> list[S
 
 
 def _sort_impl(*operands, dimension, is_stable, num_keys):
+  if not is_stable:
+    # XLA's unstable sort leaves equal keys in an order of its own (not the input order), and
+    # that order is JAX's answer: run it.
+    from axle._src.interpreters import eval as eval_module
+    avals = [ShapedArray(np.shape(x), np.asarray(x).dtype) for x in operands]
+    return eval_module.fallback_impl(sort_p, list(operands), avals,
+                                     {"dimension": dimension, "is_stable": is_stable,
+                                      "num_keys": num_keys})
   first = np.asarray(operands[0])
   if num_keys == 1 and first.dtype.kind in "biuf":
     # NumPy's stable sort already orders real numbers as XLA does: -0.0 == +0.0, NaNs last.
@@ -90,6 +104,56 @@ sort_p = core.Primitive("sort")
 sort_p.multiple_results = True
 sort_p.def_abstract_eval(_sort_rule)
 sort_p.def_impl(_sort_impl)
+
+
+def _comparator_keys(ctx, x: mlir.Value) -> list[tuple[mlir.Value, str]]:
+  """The scalar keys (and comparison types) that order one operand's element ``x``: floats with
+  -0.0 made +0.0 and every NaN the positive quiet NaN, then compared in IEEE total order (so
+  NaNs sort last); complex numbers by real part, then imaginary part."""
+  dtype = x.aval.dtype
+  if dtype.kind == "c":
+    part = ShapedArray((), np.dtype(dtype.type(0).real.dtype))
+    parts = [mlir.op(ctx, "stablehlo.real", [x], part), mlir.op(ctx, "stablehlo.imag", [x], part)]
+    return [key for p in parts for key in _comparator_keys(ctx, p)]
+  kind = mlir.compare_type(dtype)
+  if kind != "FLOAT":
+    return [(x, kind)]
+  is_zero = mlir.compare(ctx, x, mlir.constant(ctx, np.zeros((), dtype)), "EQ")
+  x = mlir.select(ctx, is_zero, mlir.constant(ctx, np.zeros((), dtype)), x)
+  is_nan = mlir.compare(ctx, x, x, "NE")
+  x = mlir.select(ctx, is_nan, mlir.constant(ctx, np.array(np.nan, dtype)), x)
+  return [(x, "TOTALORDER")]
+
+
+def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
+  scalar_avals = [ShapedArray((), a.dtype) for a in ctx.avals_in]
+
+  def comparator(ctx, *args):
+    # Lexicographic "less than" over the keys of the first num_keys operands.
+    pairs = []
+    for i in range(num_keys):
+      lhs_keys = _comparator_keys(ctx, args[2 * i])
+      rhs_keys = _comparator_keys(ctx, args[2 * i + 1])
+      pairs.extend((l, r, kind) for (l, kind), (r, _) in zip(lhs_keys, rhs_keys))
+    boolean = ShapedArray((), np.dtype(np.bool_))
+    result = None
+    for lhs, rhs, kind in reversed(pairs):
+      less = mlir.compare(ctx, lhs, rhs, "LT", kind)
+      if result is None:
+        result = less
+      else:
+        equal = mlir.compare(ctx, lhs, rhs, "EQ", kind)
+        result = mlir.op(ctx, "stablehlo.or",
+                         [less, mlir.op(ctx, "stablehlo.and", [equal, result], boolean)], boolean)
+    return result
+
+  arg_avals = [a for a in scalar_avals for _ in range(2)]
+  return mlir.op(ctx, "stablehlo.sort", list(operands), list(ctx.avals_out),
+                 {"dimension": f"{dimension} : i64", "is_stable": "true" if is_stable else "false"},
+                 regions=[mlir.region(ctx, arg_avals, comparator)])
+
+
+mlir.register(sort_p, _sort_lowering)
 
 
 def _canonical_dimension(dimension, ndim: int) -> int:
@@ -165,6 +229,32 @@ top_k_p = core.Primitive("top_k")
 top_k_p.multiple_results = True
 top_k_p.def_abstract_eval(_top_k_rule)
 top_k_p.def_impl(_top_k_impl)
+
+
+def _transpose(ctx, x: mlir.Value, permutation) -> mlir.Value:
+  shape = tuple(x.aval.shape[p] for p in permutation)
+  return mlir.op(ctx, "stablehlo.transpose", [x], ShapedArray(shape, x.aval.dtype),
+                 {"permutation": mlir.dense_array(permutation)})
+
+
+def _top_k_lowering(ctx, x, *, k, axis):
+  # chlo.top_k works on the last dimension: swap ``axis`` with it and back.
+  last = len(ctx.avals_in[0].shape) - 1
+  permutation = list(range(last + 1))
+  permutation[axis], permutation[last] = last, axis
+  if axis != last:
+    x = _transpose(ctx, x, permutation)
+  shape = list(x.aval.shape)
+  shape[-1] = k
+  values, indices = mlir.op(ctx, "chlo.top_k", [x],
+                            [ShapedArray(shape, x.aval.dtype), ShapedArray(shape, np.int32)],
+                            {"k": f"{k} : i64"})
+  if axis != last:
+    values, indices = _transpose(ctx, values, permutation), _transpose(ctx, indices, permutation)
+  return [values, indices]
+
+
+mlir.register(top_k_p, _top_k_lowering)
 
 
 def top_k(operand, k: int, *, axis: int = -1):

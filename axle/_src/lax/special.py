@@ -1,11 +1,17 @@
 """Transcendental and special-function elementwise lax primitives (JAX's ``lax.exp``,
 ``lax.sin``, ``lax.erf_inv``, ``lax.igamma``, ...).
 
-Each eager kernel is a NumPy ufunc or a ``scipy.special`` function on the operand's dtype;
-float16 and bfloat16 are computed in float32 and rounded back, as XLA does on the CPU. Where
-NumPy/SciPy and XLA disagree on special inputs (poles of lgamma/digamma, the edges of the
-incomplete gamma functions, complex infinities), the kernel follows XLA's result, recorded
-from real JAX in ``tests/data/special_reference.json``.
+Each real-valued eager kernel is a NumPy ufunc or a ``scipy.special`` function on the operand's
+dtype; float16 and bfloat16 are computed in float32 and rounded back, as XLA does on the CPU.
+Where NumPy/SciPy and XLA disagree on special inputs (poles of lgamma/digamma, ...), the kernel
+follows XLA's result, recorded from real JAX in ``tests/data/special_reference.json``.
+
+XLA is the spec where a kernel cannot follow it: complex operands run on XLA eagerly (its complex
+formulas differ from NumPy's C99 functions on infinities and in overflow/underflow), and igamma,
+igammac, igamma_grad_a, polygamma, zeta and regularized_incomplete_beta have no NumPy kernel at
+all (XLA's float32/float64 series, continued fractions and expansions differ from SciPy's far
+beyond rounding for small ``a``, large arguments, negative ``x``...). Lowerings: one StableHLO or
+CHLO op each, as JAX emits, or the compositions in ``special_lowering``.
 """
 from __future__ import annotations
 
@@ -17,7 +23,9 @@ import numpy as np
 from axle._src import core
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
+from axle._src.lax import special_lowering
 from axle._src.lax import utils
 
 
@@ -121,12 +129,24 @@ _F64 = np.dtype(np.float64)
 _WIDE_MAX_SIZE = 4096
 
 
-def _kernel(fn, narrow=None, wide=False):
+def _on_xla(primitive, args, params):
+  """``primitive`` run eagerly as a cached single-primitive XLA executable (the eager fallback of
+  primitives without a kernel)."""
+  from axle._src.interpreters import eval as eval_module
+  avals = [ShapedArray(np.shape(a), np.asarray(a).dtype) for a in args]
+  return eval_module.fallback_impl(primitive, list(args), avals, params)
+
+
+def _kernel(primitive, fn, narrow=None, wide=False):
   """An eager kernel computing ``fn`` with FP warnings silenced. float16/bfloat16 operands are
   computed in float32 and the result rounded back (XLA's CPU behaviour), or by ``narrow`` where
-  XLA does part of the arithmetic in the narrow type."""
+  XLA does part of the arithmetic in the narrow type. Complex operands run on XLA: its complex
+  formulas (overflow and underflow of intermediate terms, infinite and NaN parts, a few
+  inaccurate ones such as sinh) are JAX's answers and NumPy's C99 functions differ from them."""
   def impl(*args, **params):
     dtype = args[0].dtype
+    if dtype.kind == "c":
+      return _on_xla(primitive, args, params)
     with _ignore_fp():
       if dtype in _NARROW:
         if narrow is not None:
@@ -145,10 +165,10 @@ def _kernel(fn, narrow=None, wide=False):
   return impl
 
 
-def _unary_kernel(fn, narrow=None, wide=False):
+def _unary_kernel(primitive, fn, narrow=None, wide=False):
   """``_kernel`` for one operand, with float32 -- every eager ``jnp.exp(x)`` -- handled first and
   without the generic argument plumbing (it is most of the cost on small arrays)."""
-  generic = _kernel(fn, narrow, wide)
+  generic = _kernel(primitive, fn, narrow, wide)
   extobj = elementwise_convert._extobj_contextvar
   ignore_all = elementwise_convert._IGNORE_ALL
   if extobj is None:  # pragma: no cover (NumPy without the error-state context variable)
@@ -171,64 +191,26 @@ def _unary_kernel(fn, narrow=None, wide=False):
 def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_unop_rule(name, accepted))
-  primitive.def_impl(_unary_kernel(fn, narrow, wide))
+  primitive.def_impl(_unary_kernel(primitive, fn, narrow, wide))
   if accuracy:
     ir.pp_param_rules[primitive] = _hide_default_accuracy
   return primitive
 
 
 def _naryop(name, fn, wide=False) -> core.Primitive:
+  """An n-ary floating primitive; ``fn=None`` leaves it without a kernel (eager runs XLA)."""
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_naryop_rule(name, _float_complex if name == "atan2" else _float))
-  primitive.def_impl(_kernel(fn, wide=wide))
+  if fn is not None:
+    primitive.def_impl(_kernel(primitive, fn, wide=wide))
   return primitive
-
-
-def _where_complex(fn_real, fn_complex):
-  def fn(x):
-    return fn_complex(x) if x.dtype.kind == "c" else fn_real(x)
-  return fn
-
-
-def _complex_from_parts(real, imag):
-  out = np.empty(np.shape(real), np.result_type(real.dtype, np.complex64))
-  out.real, out.imag = real, imag
-  return out
-
-
-def _unsigned_zero_imag(fn):
-  """``fn`` on complex operands whose imaginary zeros are +0 (XLA puts ``x - 0j`` with x beyond
-  a branch point on the upper side of the cut)."""
-  def kernel(x):
-    if x.dtype.kind == "c":
-      return fn(_complex_from_parts(x.real, x.imag + x.real.dtype.type(0)))
-    return fn(x)
-  return kernel
-
-
-def _unsigned_zero_real(fn):
-  """``fn`` on complex operands whose real zeros are +0."""
-  def kernel(x):
-    if x.dtype.kind == "c":
-      return fn(_complex_from_parts(x.real + x.real.dtype.type(0), x.imag))
-    return fn(x)
-  return kernel
-
-
-def _unsigned_zero_parts(fn):
-  """``fn`` on complex operands whose zero parts are +0: XLA's formulas for these functions
-  give the result for +0 on a -0 real or imaginary part (``sqrt(-1-0j) == 1j``)."""
-  def kernel(x):
-    if x.dtype.kind == "c":
-      return fn(x + x.dtype.type(0))
-    return fn(x)
-  return kernel
 
 
 # ---------------------------------------------------------------------------
 # Exponentials and logarithms
 
-exp_p = _unop("exp", _float_complex, _unsigned_zero_parts(np.exp), accuracy=True, wide=True)
+exp_p = _unop("exp", _float_complex, np.exp, accuracy=True, wide=True)
+mlir.register(exp_p, special_lowering.unary("stablehlo.exponential", accuracy=True))
 
 
 def exp(x, *, accuracy=None):
@@ -239,14 +221,19 @@ def exp(x, *, accuracy=None):
 _LN2 = float(np.log(2.0))
 
 
-def _exp2_narrow(x):
-  # XLA computes exp2(x) as exp(x * ln 2) with the product rounded to the narrow type.
-  return np.exp((x * x.dtype.type(_LN2)).astype(_F32))
+def _exp2(x):
+  # XLA computes exp2(x) as exp(x * ln 2) with the product rounded to the operand's dtype (off
+  # from 2**x by up to a few hundred ulps for large |x|); the exponential itself is computed
+  # in float64 for float32 operands, as accurate as XLA's.
+  product = x * x.dtype.type(_LN2)
+  if product.dtype == _F64:
+    return np.exp(product)
+  return np.exp(product.astype(_F64)).astype(x.dtype)
 
 
-exp2_p = _unop("exp2", _float_complex,
-               _where_complex(np.exp2, lambda z: np.exp(z * z.real.dtype.type(_LN2))),
-               accuracy=True, narrow=_exp2_narrow)
+exp2_p = _unop("exp2", _float_complex, _exp2, accuracy=True,
+               narrow=lambda x: np.exp((x * x.dtype.type(_LN2)).astype(_F32)))
+mlir.register(exp2_p, special_lowering.exp2_rule)
 
 
 def exp2(x, *, accuracy=None):
@@ -255,6 +242,7 @@ def exp2(x, *, accuracy=None):
 
 
 log_p = _unop("log", _float_complex, np.log, accuracy=True, wide=True)
+mlir.register(log_p, special_lowering.unary("stablehlo.log", accuracy=True))
 
 
 def log(x, *, accuracy=None):
@@ -263,6 +251,7 @@ def log(x, *, accuracy=None):
 
 
 log1p_p = _unop("log1p", _float_complex, np.log1p, accuracy=True)
+mlir.register(log1p_p, special_lowering.unary("stablehlo.log_plus_one", accuracy=True))
 
 
 def log1p(x, *, accuracy=None):
@@ -270,28 +259,13 @@ def log1p(x, *, accuracy=None):
   return log1p_p.bind(x, accuracy=accuracy)
 
 
-def _expm1(x):
-  out = np.expm1(x)
-  if x.dtype.kind == "c" and not np.all(x.imag):  # XLA: a real operand gives a real result
-    out = np.where(x.imag == 0, _complex_from_parts(np.expm1(x.real), x.imag), out)
-  return out
-
-
-expm1_p = _unop("expm1", _float_complex, _unsigned_zero_parts(_expm1), accuracy=True)
+expm1_p = _unop("expm1", _float_complex, np.expm1, accuracy=True)
+mlir.register(expm1_p, special_lowering.unary("stablehlo.exponential_minus_one", accuracy=True))
 
 
 def expm1(x, *, accuracy=None):
   """Elementwise ``exp(x) - 1``, accurate for small ``x`` (``lax.expm1``)."""
   return expm1_p.bind(x, accuracy=accuracy)
-
-
-def _logistic_real(x):
-  return _sc.expit(x)
-
-
-def _logistic_complex(z):
-  one = z.dtype.type(1)
-  return one / (one + np.exp(-z))
 
 
 def _logistic_narrow(x):
@@ -300,8 +274,9 @@ def _logistic_narrow(x):
   return one / (one + np.exp(-x.astype(_F32)).astype(x.dtype))
 
 
-logistic_p = _unop("logistic", _float_complex, _where_complex(_logistic_real, _logistic_complex),
-                   accuracy=True, narrow=_logistic_narrow)
+logistic_p = _unop("logistic", _float_complex, lambda x: _sc.expit(x), accuracy=True,
+                   narrow=_logistic_narrow)
+mlir.register(logistic_p, special_lowering.logistic_rule)
 
 
 def logistic(x, *, accuracy=None):
@@ -313,6 +288,7 @@ def logistic(x, *, accuracy=None):
 # Trigonometric and hyperbolic functions
 
 sin_p = _unop("sin", _float_complex, np.sin, accuracy=True, wide=True)
+mlir.register(sin_p, special_lowering.sin_rule)
 
 
 def sin(x, *, accuracy=None):
@@ -321,6 +297,7 @@ def sin(x, *, accuracy=None):
 
 
 cos_p = _unop("cos", _float_complex, np.cos, accuracy=True, wide=True)
+mlir.register(cos_p, special_lowering.cos_rule)
 
 
 def cos(x, *, accuracy=None):
@@ -328,7 +305,8 @@ def cos(x, *, accuracy=None):
   return cos_p.bind(x, accuracy=accuracy)
 
 
-tan_p = _unop("tan", _float_complex, _unsigned_zero_parts(np.tan), accuracy=True, wide=True)
+tan_p = _unop("tan", _float_complex, np.tan, accuracy=True, wide=True)
+mlir.register(tan_p, special_lowering.unary("stablehlo.tan", accuracy=True))
 
 
 def tan(x, *, accuracy=None):
@@ -336,7 +314,8 @@ def tan(x, *, accuracy=None):
   return tan_p.bind(x, accuracy=accuracy)
 
 
-asin_p = _unop("asin", _float_complex, _unsigned_zero_imag(np.arcsin))
+asin_p = _unop("asin", _float_complex, np.arcsin)
+mlir.register(asin_p, special_lowering.unary("chlo.asin"))
 
 
 def asin(x):
@@ -344,7 +323,8 @@ def asin(x):
   return asin_p.bind(x)
 
 
-acos_p = _unop("acos", _float_complex, _unsigned_zero_parts(np.arccos), wide=True)
+acos_p = _unop("acos", _float_complex, np.arccos, wide=True)
+mlir.register(acos_p, special_lowering.unary("chlo.acos"))
 
 
 def acos(x):
@@ -353,6 +333,7 @@ def acos(x):
 
 
 atan_p = _unop("atan", _float_complex, np.arctan, wide=True)
+mlir.register(atan_p, special_lowering.unary("chlo.atan"))
 
 
 def atan(x):
@@ -360,19 +341,8 @@ def atan(x):
   return atan_p.bind(x)
 
 
-def _atan2_complex(x, y):
-  # XLA's complex atan2: -i * log((y + i x) / sqrt(x**2 + y**2)) with (x, y) = (numerator, denominator).
-  numerator = y + 1j * x
-  return -1j * np.log(numerator / np.sqrt(x * x + y * y))
-
-
-def _atan2(x, y):
-  if x.dtype.kind == "c":
-    return np.asarray(_atan2_complex(x, y)).astype(x.dtype)
-  return np.arctan2(x, y)
-
-
-atan2_p = _naryop("atan2", _atan2, wide=True)
+atan2_p = _naryop("atan2", np.arctan2, wide=True)
+mlir.register(atan2_p, mlir.elementwise("stablehlo.atan2"))
 
 
 def atan2(x, y):
@@ -381,7 +351,8 @@ def atan2(x, y):
   return atan2_p.bind(x, y)
 
 
-sinh_p = _unop("sinh", _float_complex, _unsigned_zero_parts(np.sinh))
+sinh_p = _unop("sinh", _float_complex, np.sinh)
+mlir.register(sinh_p, special_lowering.unary("chlo.sinh"))
 
 
 def sinh(x):
@@ -389,7 +360,8 @@ def sinh(x):
   return sinh_p.bind(x)
 
 
-cosh_p = _unop("cosh", _float_complex, _unsigned_zero_parts(np.cosh), wide=True)
+cosh_p = _unop("cosh", _float_complex, np.cosh, wide=True)
+mlir.register(cosh_p, special_lowering.unary("chlo.cosh"))
 
 
 def cosh(x):
@@ -397,7 +369,8 @@ def cosh(x):
   return cosh_p.bind(x)
 
 
-tanh_p = _unop("tanh", _float_complex, _unsigned_zero_parts(np.tanh), accuracy=True)
+tanh_p = _unop("tanh", _float_complex, np.tanh, accuracy=True)
+mlir.register(tanh_p, special_lowering.unary("stablehlo.tanh", accuracy=True))
 
 
 def tanh(x, *, accuracy=None):
@@ -405,7 +378,8 @@ def tanh(x, *, accuracy=None):
   return tanh_p.bind(x, accuracy=accuracy)
 
 
-asinh_p = _unop("asinh", _float_complex, _unsigned_zero_real(np.arcsinh))
+asinh_p = _unop("asinh", _float_complex, np.arcsinh)
+mlir.register(asinh_p, special_lowering.unary("chlo.asinh"))
 
 
 def asinh(x):
@@ -413,7 +387,8 @@ def asinh(x):
   return asinh_p.bind(x)
 
 
-acosh_p = _unop("acosh", _float_complex, _unsigned_zero_parts(np.arccosh))
+acosh_p = _unop("acosh", _float_complex, np.arccosh)
+mlir.register(acosh_p, special_lowering.unary("chlo.acosh"))
 
 
 def acosh(x):
@@ -422,6 +397,7 @@ def acosh(x):
 
 
 atanh_p = _unop("atanh", _float_complex, np.arctanh)
+mlir.register(atanh_p, special_lowering.unary("chlo.atanh"))
 
 
 def atanh(x):
@@ -433,7 +409,8 @@ def atanh(x):
 # ---------------------------------------------------------------------------
 # Roots
 
-sqrt_p = _unop("sqrt", _float_complex, _unsigned_zero_parts(np.sqrt), accuracy=True)
+sqrt_p = _unop("sqrt", _float_complex, np.sqrt, accuracy=True)
+mlir.register(sqrt_p, special_lowering.unary("stablehlo.sqrt", accuracy=True))
 
 
 def sqrt(x, *, accuracy=None):
@@ -441,14 +418,9 @@ def sqrt(x, *, accuracy=None):
   return sqrt_p.bind(x, accuracy=accuracy)
 
 
-def _rsqrt(x):
-  out = np.reciprocal(np.sqrt(x))
-  if x.dtype.kind == "c" and not np.all(x):
-    out = np.where(x == 0, _complex_from_parts(np.array(np.inf, x.real.dtype), np.nan), out)
-  return out
-
-
-rsqrt_p = _unop("rsqrt", _float_complex, _rsqrt, accuracy=True, wide=True)
+rsqrt_p = _unop("rsqrt", _float_complex, lambda x: np.reciprocal(np.sqrt(x)), accuracy=True,
+                wide=True)
+mlir.register(rsqrt_p, special_lowering.unary("stablehlo.rsqrt", accuracy=True))
 
 
 def rsqrt(x, *, accuracy=None):
@@ -457,6 +429,7 @@ def rsqrt(x, *, accuracy=None):
 
 
 cbrt_p = _unop("cbrt", _float, np.cbrt, accuracy=True, wide=True)
+mlir.register(cbrt_p, special_lowering.unary("stablehlo.cbrt", accuracy=True))
 
 
 def cbrt(x, *, accuracy=None):
@@ -468,6 +441,7 @@ def cbrt(x, *, accuracy=None):
 # Error function, gamma function and Bessel functions (floating only)
 
 erf_p = _unop("erf", _float, lambda x: _sc.erf(x))
+mlir.register(erf_p, special_lowering.unary("chlo.erf"))
 
 
 def erf(x):
@@ -476,6 +450,7 @@ def erf(x):
 
 
 erfc_p = _unop("erfc", _float, lambda x: _sc.erfc(x))
+mlir.register(erfc_p, special_lowering.unary("chlo.erfc"))
 
 
 def erfc(x):
@@ -491,6 +466,7 @@ def _odd(fn):
 
 
 erf_inv_p = _unop("erf_inv", _float, _odd(lambda x: _sc.erfinv(x)))
+mlir.register(erf_inv_p, special_lowering.unary("chlo.erf_inv"))
 
 
 def erf_inv(x):
@@ -507,6 +483,7 @@ def _lgamma(x):
 
 
 lgamma_p = _unop("lgamma", _float, _lgamma)
+mlir.register(lgamma_p, special_lowering.unary("chlo.lgamma"))
 
 
 def lgamma(x):
@@ -522,6 +499,7 @@ def _digamma(x):
 
 
 digamma_p = _unop("digamma", _float, _digamma)
+mlir.register(digamma_p, special_lowering.unary("chlo.digamma"))
 
 
 def digamma(x):
@@ -530,6 +508,7 @@ def digamma(x):
 
 
 bessel_i0e_p = _unop("bessel_i0e", _float, lambda x: _sc.i0e(x))
+mlir.register(bessel_i0e_p, special_lowering.bessel_i0e_rule)
 
 
 def bessel_i0e(x):
@@ -539,6 +518,7 @@ def bessel_i0e(x):
 
 
 bessel_i1e_p = _unop("bessel_i1e", _float, _odd(lambda x: _sc.i1e(x)))
+mlir.register(bessel_i1e_p, special_lowering.unary("chlo.bessel_i1e"))
 
 
 def bessel_i1e(x):
@@ -550,24 +530,11 @@ def bessel_i1e(x):
 # ---------------------------------------------------------------------------
 # Incomplete gamma and beta functions, polygamma, Hurwitz zeta (floating only)
 
-def _igamma_underflow_nan(a, x):
-  """Where XLA's ``a * log(x) - x - lgamma(a)`` (computed in the operand dtype) is NaN, its
-  incomplete gamma functions are NaN (e.g. ``a == inf`` with ``x >= 1``)."""
-  return np.isnan(a * np.log(x) - x - _sc.gammaln(a).astype(a.dtype))
+# The incomplete gamma functions, polygamma, zeta and the incomplete beta function have no NumPy
+# kernel: eager evaluation runs XLA (see the module docstring).
 
-
-def _igamma(a, x):
-  out = _sc.gammainc(a, x)
-  special = (a == 0) | np.isinf(a) | np.isinf(x)
-  if not special.any() and not (a > 1e30).any():
-    return out
-  out = np.where(_igamma_underflow_nan(a, x), np.nan, out)
-  out = np.where((x == 0) & (a > 0), 0, out)
-  out = np.where((x == np.inf) & (a >= 0), 1, out)
-  return np.where(a == 0, np.where(x >= 1, 1, np.nan), out)
-
-
-igamma_p = _naryop("igamma", _igamma)
+igamma_p = _naryop("igamma", None)
+mlir.register(igamma_p, special_lowering.igamma_rule)
 
 
 def igamma(a, x):
@@ -575,18 +542,8 @@ def igamma(a, x):
   return igamma_p.bind(a, x)
 
 
-def _igammac(a, x):
-  out = _sc.gammaincc(a, x)
-  special = (a == 0) | np.isinf(a) | np.isinf(x)
-  if not special.any() and not (a > 1e30).any():
-    return out
-  out = np.where(_igamma_underflow_nan(a, x), np.nan, out)
-  out = np.where((x == 0) & (a > 0), 1, out)
-  out = np.where((x == np.inf) & (a >= 0), 0, out)
-  return np.where(a == 0, np.where(x > 0, 0, np.nan), out)
-
-
-igammac_p = _naryop("igammac", _igammac)
+igammac_p = _naryop("igammac", None)
+mlir.register(igammac_p, special_lowering.igammac_rule)
 
 
 def igammac(a, x):
@@ -594,20 +551,8 @@ def igammac(a, x):
   return igammac_p.bind(a, x)
 
 
-def _igamma_grad_a(a, x):
-  # d/da P(a, x) by a fourth-order central difference of scipy's gammainc in float64 (SciPy has
-  # no closed form); accurate to about 1e-10 relative, plenty for float32.
-  a64 = np.asarray(a, np.float64)
-  x64 = np.asarray(x, np.float64)
-  h = np.abs(a64) * 1e-3
-  p = lambda d: _sc.gammainc(a64 + d * h, x64)
-  out = (8 * (p(1) - p(-1)) - (p(2) - p(-2))) / (12 * h)
-  out = np.where(x64 == 0, 0.0, out)
-  bad = ~(a64 > 0) | ~(x64 >= 0) | np.isinf(x64) | (np.isinf(a64) & (x64 > 0))
-  return np.where(bad, np.nan, out)
-
-
-igamma_grad_a_p = _naryop("igamma_grad_a", _igamma_grad_a)
+igamma_grad_a_p = _naryop("igamma_grad_a", None)
+mlir.register(igamma_grad_a_p, special_lowering.igamma_grad_a_rule)
 
 
 def igamma_grad_a(a, x):
@@ -615,21 +560,8 @@ def igamma_grad_a(a, x):
   return igamma_grad_a_p.bind(a, x)
 
 
-def _polygamma(m, x):
-  # XLA: m must be a non-negative integer; order 0 is digamma; for m >= 1 the poles (x a
-  # non-positive integer, or -inf) give inf for odd m and NaN for even m, and x == inf gives NaN.
-  m_ok = (m >= 0) & (m == np.floor(m)) & (m < np.inf)
-  with np.errstate(all="ignore"):
-    out = _sc.polygamma(np.where(m_ok, m, 0), x)
-  out = np.where(m == 0, _digamma(np.broadcast_to(x, out.shape)), out)
-  pole = (x <= 0) & (x == np.floor(x))
-  odd = np.fmod(m, 2) == 1
-  out = np.where((m >= 1) & pole, np.where(odd, np.inf, np.nan), out)
-  out = np.where((m >= 1) & (x == np.inf), np.nan, out)
-  return np.where(m_ok, out, np.nan)
-
-
-polygamma_p = _naryop("polygamma", _polygamma)
+polygamma_p = _naryop("polygamma", None)
+mlir.register(polygamma_p, mlir.elementwise("chlo.polygamma"))
 
 
 def polygamma(m, x):
@@ -638,19 +570,8 @@ def polygamma(m, x):
   return polygamma_p.bind(m, x)
 
 
-def _zeta(x, q):
-  # XLA's Hurwitz zeta: NaN for x < 1 and for infinite or NaN operands, except at the poles of q
-  # (a non-positive integer or -inf), where an even integer x gives inf; x == 1 gives inf.
-  out = _sc.zeta(x, q)
-  out = np.where((x < 1) | np.isnan(x) | (x == np.inf) | ~(q < np.inf), np.nan, out)
-  pole = (q <= 0) & (q == np.floor(q))
-  if pole.any():
-    even = np.isfinite(x) & (x == 2 * np.floor(x / 2))
-    out = np.where(pole, np.where(even, np.inf, np.nan), out)
-  return np.where(x == 1, np.inf, out)
-
-
-zeta_p = _naryop("zeta", _zeta)
+zeta_p = _naryop("zeta", None)
+mlir.register(zeta_p, mlir.elementwise("chlo.zeta"))
 
 
 def zeta(x, q):
@@ -658,8 +579,8 @@ def zeta(x, q):
   return zeta_p.bind(x, q)
 
 
-regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta",
-                                        lambda a, b, x: _sc.betainc(a, b, x))
+regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta", None)
+mlir.register(regularized_incomplete_beta_p, special_lowering.regularized_incomplete_beta_rule)
 
 
 def betainc(a, b, x):
