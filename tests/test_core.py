@@ -205,3 +205,16 @@ def test_jit_keyword_arguments_after_a_defaulted_parameter():
   assert float(jitted(jnp.float32(1), a=3.0)) == 5.0
   assert float(jitted(x=jnp.float32(1), b=5.0, a=2.0)) == 7.0
   assert float(axle.jit(f, static_argnames="b")(jnp.float32(1), b=4.0)) == 5.0
+
+
+def test_array_of_traced_scalars_stages_as_jax_does():
+  # JAX 0.10.2's printed jaxpr (recorded): each element converted to the common strong dtype,
+  # then given its leading axis, then concatenated.
+  expected = """{ lambda ; a:i32[] b:f32[]. let
+    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a
+    d:f32[1] = broadcast_in_dim c
+    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+    f:f32[1] = broadcast_in_dim e
+    g:f32[2] = concatenate[dimension=0] d f
+  in (g,) }"""
+  assert str(axle.make_jaxpr(lambda x, y: jnp.array([x, y]))(1, 2.0)) == expected

@@ -46,6 +46,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
   elif isinstance(object, (list, tuple)):
     leaves = _leaves_of_sequence(object, [])
     if any(isinstance(leaf, Tracer) for leaf in leaves):
+      if dtype is None:  # every element becomes the (strongly typed) common dtype first
+        dtype = dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves else None
       out = _stack_traced(object, dtype)
     else:
       if dtype is None:
@@ -97,10 +99,17 @@ def _to_numpy_nested(x):
 def _stack_traced(object, dtype):
   from axle._src.numpy import lax_numpy
   if isinstance(object, (list, tuple)):
-    parts = [_stack_traced(x, dtype) for x in object]
-    if not parts:
+    if not object:
       return array(np.zeros((0,), dtype or dtypes.default_float_dtype()))
-    return lax_numpy.stack(parts)
+    # element by element: converted, then given its new leading axis (the order JAX stages)
+    parts = [lax_numpy.expand_dims(_stack_traced(x, dtype), 0) for x in object]
+    shapes = {tuple(np.shape(p)) for p in parts}
+    if len(shapes) != 1:
+      raise ValueError("All input arrays must have the same shape.")
+    return lax_numpy.concatenate(parts, 0)
+  if isinstance(object, Tracer) and dtype is not None and (
+      object.aval.weak_type or object.aval.dtype != dtype):
+    return lax_elementwise._convert_element_type(object, dtype, False)
   return array(object, dtype=dtype)
 
 
