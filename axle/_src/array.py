@@ -59,15 +59,6 @@ class Array:
   def weak_type(self) -> bool:
     return self.aval.weak_type
 
-  @classmethod
-  def _from_buffer(cls, buffer, aval: ShapedArray) -> "Array":
-    """A device-backed Array (an output of compiled code); its host value is read lazily."""
-    array = object.__new__(cls)
-    array._value = None
-    array._aval = aval
-    array._buffer = buffer
-    return array
-
   # -- host value and device buffer ---------------------------------------------
   def _host_value(self):
     value = self._value

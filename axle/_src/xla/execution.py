@@ -86,15 +86,20 @@ class CompiledCall:
         if isinstance(leaf, Array):
           leaf._value = None
           leaf._buffer = None
-    results = []
-    new = object.__new__
-    for buffer, aval in zip(outs, self.out_avals):
-      array = new(Array)
-      array._value = None
-      array._aval = aval
-      array._buffer = buffer
-      results.append(array)
-    return results
+    return _device_arrays(outs, self.out_avals)
+
+
+def _device_arrays(buffers, avals) -> list:
+  """Device-backed Arrays (host value read lazily) for the output buffers of one call."""
+  results = []
+  new = object.__new__
+  for buffer, aval in zip(buffers, avals):
+    array = new(Array)
+    array._value = None
+    array._aval = aval
+    array._buffer = buffer
+    results.append(array)
+  return results
 
 
 def _array_runner(call: CompiledCall):
@@ -104,21 +109,13 @@ def _array_runner(call: CompiledCall):
   handlers = call.executable._handlers
   consts = call.const_buffers
   out_avals = call.out_avals
-  new = object.__new__
 
   def run(arrays):
     buffers = list(consts)
     for array in arrays:
       buffer = array._buffer
       buffers.append(buffer if buffer is not None else array._device_buffer())
-    results = []
-    for buffer, aval in zip(execute(buffers).consume_with_handlers(handlers), out_avals):
-      out = new(Array)
-      out._value = None
-      out._aval = aval
-      out._buffer = buffer
-      results.append(out)
-    return results
+    return _device_arrays(execute(buffers).consume_with_handlers(handlers), out_avals)
 
   return run
 
