@@ -17,8 +17,9 @@ def _env_bool(name: str, default: bool) -> bool:
 
 
 # Flags that change the result of tracing a function; the jit cache keys on them.
+# jax_disable_jit is here so that jit's call-path cache never hits while jit is disabled.
 TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-               "jax_default_matmul_precision", "jax_threefry_partitionable")
+               "jax_default_matmul_precision", "jax_threefry_partitionable", "jax_disable_jit")
 
 
 class Config:
