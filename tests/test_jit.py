@@ -466,3 +466,12 @@ def test_asarray_of_a_numpy_array_does_not_alias_it():
   array = jnp.asarray(host)
   host[:] = 5.0
   np.testing.assert_array_equal(array, np.zeros(4))
+
+
+def test_large_closed_over_arrays_are_passed_not_inlined():
+  table = jnp.arange(100_000, dtype=np.float32)
+  f = axle.jit(lambda i: table[i] * 2.0)
+  assert float(f(jnp.int32(99_999))) == 199_998.0
+  text = f.lower(jnp.int32(0)).as_text()
+  assert len(text) < 5_000  # the 400 kB constant is an argument of @main, not text
+  assert "tensor<100000xf32>" in text
