@@ -1,10 +1,10 @@
 """User-facing transformations: jit, make_jaxpr, eval_shape (more arrive with later issues).
 
 ``jit`` is itself a primitive, ``jit_p``, carrying the traced ClosedJaxpr; it
-prints as ``jit[name=f jaxpr={...}]`` inside another jaxpr. Until the XLA
-backend lands, a jit-compiled call evaluates its cached jaxpr with the eager
-NumPy kernels, so tracing-once-per-signature, caching and staging semantics
-already hold.
+prints as ``jit[name=f jaxpr={...}]`` inside another jaxpr and lowers to a
+``func.call`` of a private function. A jitted function called outside any trace
+looks up its compiled program (``axle._src.xla.execution.CompiledCall``) by the
+call's signature and runs it; a miss traces, lowers and compiles first.
 """
 from __future__ import annotations
 
@@ -50,12 +50,6 @@ def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
   """A jit equation evaluated eagerly (e.g. by eval_jaxpr) runs its compiled program."""
   outs = execution.call_for(jaxpr, name).run(list(values))
   return [o._host_value() for o in outs]
-
-
-def _host_value(x, aval: ShapedArray):
-  if isinstance(x, Array):
-    return x._host_value()
-  return np.asarray(x, dtype=aval.dtype)
 
 
 jit_p.def_abstract_eval(_jit_abstract_eval)
@@ -358,7 +352,6 @@ class JitFunction:
   def _compiled(self, entry: _CacheEntry, donated=()):
     compiled = entry.compiled
     if compiled is None:
-      from axle._src.xla import execution
       compiled = entry.compiled = execution.CompiledCall(entry.closed, self.name, donated)
     return compiled
 
@@ -483,7 +476,6 @@ class Lowered:
 
   def _module_text(self) -> str:
     if self._text is None:
-      from axle._src.xla import execution
       lowered, _ = execution._hoist_large_consts(self._jaxpr)
       shift = len(lowered.jaxpr.invars) - len(self._jaxpr.jaxpr.invars)
       self._text = lowering.lower_jaxpr_to_module(lowered, f"jit_{self._jitted.name}",
@@ -501,7 +493,6 @@ class Lowered:
 
   def compile(self, compiler_options=None) -> "Compiled":
     """Compiles the module with XLA."""
-    from axle._src.xla import execution
     compiled = execution.CompiledCall(self._jaxpr, self._jitted.name, self._donated)
     return Compiled(compiled, self.in_tree, self.out_tree, self._split)
 
