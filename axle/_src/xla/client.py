@@ -157,16 +157,13 @@ def to_host(buffer, aval) -> np.ndarray:
 
 
 def _read_by_bitcast(buffer, aval) -> np.ndarray:
-  """Reads a dtype the buffer protocol refuses (bf16, fp8, int4) by running a cached bitcast
-  to an unsigned integer of the same width on the device."""
+  """Reads a dtype the buffer protocol refuses (bf16, fp8) by running a cached bitcast to an
+  unsigned integer of the same width on the device."""
   from axle._src.interpreters import lowering
   target = np.dtype(_needs_bitcast_read(aval.dtype))
   executable = lowering.bitcast_reader(aval, target)
   (out,) = executable.execute([buffer])
-  raw = np.asarray(memoryview(out)).reshape(aval.shape)
-  if aval.dtype.itemsize == target.itemsize:
-    return raw.view(aval.dtype)
-  return raw.astype(aval.dtype)  # sub-byte types: the integer value is the bit pattern
+  return np.asarray(memoryview(out)).reshape(aval.shape).view(aval.dtype)
 
 
 def block_until_ready(buffers: Sequence) -> None:
