@@ -475,3 +475,11 @@ def test_large_closed_over_arrays_are_passed_not_inlined():
   text = f.lower(jnp.int32(0)).as_text()
   assert len(text) < 5_000  # the 400 kB constant is an argument of @main, not text
   assert "tensor<100000xf32>" in text
+
+
+def test_library_jits_and_inner_traces_never_warn_about_retracing():
+  inner = axle.jit(lambda x: jnp.where(x > 0, x, 0.0))
+  with warnings.catch_warnings():
+    warnings.simplefilter("error", cache_misses.RetraceWarning)
+    for n in range(1, 12):  # jnp.where's own jit sees 11 shapes; `inner` is traced 11 times
+      axle.make_jaxpr(lambda x: inner(x) + 1.0)(jnp.ones(n))

@@ -306,7 +306,11 @@ class JitFunction:
     self._cache: dict = {}
     self._fast_cache: dict = {}  # (trace flags, *avals) -> entry, for calls with Array args only
     self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums)
+    # Retraces are reported for functions the user jitted, when called outside any trace (a
+    # function jitted inside library code, or called inside an outer trace, is traced again
+    # whenever its caller is: the caller's report says why).
     self._traces = cache_misses.TraceCounter()
+    self._report_retraces = True
     functools.update_wrapper(self, fun, updated=())
 
   # -- tracing -------------------------------------------------------------------
@@ -331,6 +335,7 @@ class JitFunction:
       entry = _CacheEntry(closed, out_tree, hoisted)
       if not hoisted:
         self._cache[key] = entry
+      if self._report_retraces and core._context.trace is core.eval_trace:
         self._traces.record(self.name, lambda: cache_misses.Signature(
             staging.flat_arg_names(self.fun, args, kwargs, self.static_argnums), in_avals,
             split.in_tree, split.statics, trace_state))
@@ -581,6 +586,7 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
 
   def wrap(fun):
     jitted = jit(fun, **jit_kwargs)
+    jitted._report_retraces = False  # library code: its retraces follow its callers'
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
