@@ -483,3 +483,11 @@ def test_library_jits_and_inner_traces_never_warn_about_retracing():
     warnings.simplefilter("error", cache_misses.RetraceWarning)
     for n in range(1, 12):  # jnp.where's own jit sees 11 shapes; `inner` is traced 11 times
       axle.make_jaxpr(lambda x: inner(x) + 1.0)(jnp.ones(n))
+
+
+def test_constants_keep_signed_zeros_and_bool_patterns():
+  signed = np.array([0.0, -0.0], np.float32)  # equal as numbers, not a splat
+  out = np.asarray(axle.jit(lambda x: x + signed)(np.array([-0.0, -0.0], np.float32)))
+  np.testing.assert_array_equal(np.signbit(out), [False, True])
+  mask = np.array([[True, False], [True, True]])
+  np.testing.assert_array_equal(axle.jit(lambda x: x & mask)(np.ones((2, 2), bool)), mask)

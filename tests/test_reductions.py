@@ -267,6 +267,6 @@ def test_jit_matches_eager_on_random_reductions(data):
     lambda v: lax.reduce_window(v, np.complex64(np.inf), lax.min, (1, 3), (1, 1), "VALID")],
     ids=["cummax", "cummin_reverse", "window_max", "window_min"])
 def test_complex_nan_windowed_eager_matches_xla(fun):
-  # Eager runs these on XLA when a NaN is present (see reductions.complex_nan_on_xla).
+  # Eager runs these on XLA when a NaN is present (eval.run_on_xla, from the kernels).
   x = np.array([[5, np.nan, 1, 2], [1, 2, complex(2, np.nan), 0]], np.complex64)
   assert_same(fun(x), np.asarray(axle.jit(fun)(x)), "eager vs jit")

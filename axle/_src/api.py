@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
@@ -354,11 +354,6 @@ class JitFunction:
       start += count
     return tuple(positions)
 
-  def _compiled(self, entry: _CacheEntry, donated=()):
-    compiled = entry.compiled
-    if compiled is None:
-      compiled = entry.compiled = execution.CompiledCall(entry.closed, self.name, donated)
-    return compiled
 
   def _bad_argument_error(self, split, args, kwargs) -> TypeError:
     position = next(i for i, x in enumerate(split.leaves) if not _is_valid_argument(x))
@@ -391,7 +386,10 @@ class JitFunction:
     if config.jax_disable_jit:
       return self.fun(*args, **kwargs)
     args, kwargs, split, entry = self._entry(args, kwargs)
-    compiled = self._compiled(entry, self._donated_leaves(args, kwargs, split))
+    compiled = entry.compiled
+    if compiled is None:  # the first call of this signature at top level
+      compiled = entry.compiled = execution.CompiledCall(
+          entry.closed, self.name, self._donated_leaves(args, kwargs, split))
     if self._simple and not kwargs and all(type(a) is Array for a in args) \
         and split.in_tree == _plain_args_tree(len(args)):
       self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
@@ -481,10 +479,7 @@ class Lowered:
 
   def _module_text(self) -> str:
     if self._text is None:
-      lowered, _ = execution._hoist_large_consts(self._jaxpr)
-      shift = len(lowered.jaxpr.invars) - len(self._jaxpr.jaxpr.invars)
-      self._text = lowering.lower_jaxpr_to_module(lowered, f"jit_{self._jitted.name}",
-                                                  [shift + i for i in self._donated])
+      self._text, _, _ = execution.lower_call(self._jaxpr, self._jitted.name, self._donated)
     return self._text
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
 from axle._src.core import ShapedArray

@@ -71,6 +71,7 @@ def tensor_type(aval: ShapedArray) -> str:
 
 
 def scalar_aval(dtype) -> ShapedArray:
+  """The aval of a scalar of ``dtype`` (e.g. the arguments of a reduction region)."""
   return ShapedArray((), np.dtype(dtype))
 
 
@@ -253,25 +254,27 @@ def _nested_list(array: np.ndarray) -> str:
   return "[" + ", ".join(_nested_list(a) for a in array) + "]"
 
 
-def _dense_literal(value: np.ndarray) -> str:
-  """The ``dense<...>`` body of a constant, exact for every dtype (raw bytes in hex)."""
-  if value.dtype == np.bool_:
-    flat = value.reshape(-1)
-    if flat.size and (flat == flat[0]).all():
-      return "dense<true>" if flat[0] else "dense<false>"
-    return "dense<[" + ", ".join("true" if v else "false" for v in flat) + "]>" if value.ndim <= 1 \
-        else "dense<" + _bool_nested(value) + ">"
+def _splat_element(value: np.ndarray):
+  """The one element of ``value`` if all its elements are bitwise equal (so -0.0 differs from
+  0.0 and equal NaNs match), else None."""
   flat = np.ascontiguousarray(value).reshape(-1)
-  if flat.size == 0:
-    return "dense<>" if value.ndim == 0 else "dense<" + "[" * 1 + "]" * 1 + ">"
-  if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1) ==
-                        flat[:1].view(np.uint8)).all():
-    flat = flat[:1]  # a splat
-  return f'dense<"0x{flat.tobytes().hex().upper()}">'
+  if flat.size == 1 or (flat.view(np.uint8).reshape(flat.size, -1) == flat[:1].view(np.uint8)).all():
+    return flat[0]
+  return None
 
 
-def _bool_nested(value: np.ndarray) -> str:
-  if value.ndim == 0:
+def _dense_literal(value: np.ndarray) -> str:
+  """The ``dense<...>`` body of a non-empty constant, exact for every dtype (raw bytes in hex,
+  one element for a splat; booleans as true/false)."""
+  element = _splat_element(value)
+  if value.dtype == np.bool_:
+    return f"dense<{_bool_nested(value if element is None else element)}>"
+  data = np.ascontiguousarray(value if element is None else np.asarray(element)).tobytes()
+  return f'dense<"0x{data.hex().upper()}">'
+
+
+def _bool_nested(value) -> str:
+  if np.ndim(value) == 0:
     return "true" if value else "false"
   return "[" + ", ".join(_bool_nested(v) for v in value) + "]"
 
@@ -291,11 +294,9 @@ def constant(ctx: RuleContext, value, dtype=None) -> Value:
     cached = function.constants.get(key)
     if cached is not None:
       return cached
-  flat = value.reshape(-1)
-  splat = flat[0] if value.size == 1 or (flat == flat[0]).all() and not np.isnan(flat[:1].astype(np.complex128)).any() else None
   result = op(ctx, "stablehlo.constant", [], aval,
               {"value": f"{_dense_literal(value)} : {tensor_type(aval)}"})
-  result.splat = splat
+  result.splat = _splat_element(value)
   if key is not None:
     function.constants[key] = result
   return result
@@ -324,6 +325,13 @@ def broadcast_in_dim(ctx: RuleContext, x: Value, out_aval: ShapedArray,
   out_aval = ShapedArray(out_aval.shape, x.aval.dtype)
   return op(ctx, "stablehlo.broadcast_in_dim", [x], out_aval,
             {"broadcast_dimensions": dense_array(broadcast_dimensions)})
+
+
+def transpose(ctx: RuleContext, x: Value, permutation: Sequence[int]) -> Value:
+  """``stablehlo.transpose``: result dimension i is operand dimension ``permutation[i]``."""
+  shape = tuple(x.aval.shape[p] for p in permutation)
+  return op(ctx, "stablehlo.transpose", [x], ShapedArray(shape, x.aval.dtype),
+            {"permutation": dense_array(permutation)})
 
 
 def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
@@ -385,6 +393,20 @@ def compare(ctx: RuleContext, x: Value, y: Value, direction: str,
   return op(ctx, "stablehlo.compare", [x, y], ShapedArray(shape, np.dtype(np.bool_)),
             {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
              "compare_type": f"#stablehlo<comparison_type {kind}>"})
+
+
+def _component_aval(aval: ShapedArray) -> ShapedArray:
+  return ShapedArray(aval.shape, np.dtype(np.float32 if aval.dtype == np.complex64 else np.float64))
+
+
+def real_part(ctx: RuleContext, x: Value) -> Value:
+  """``stablehlo.real`` of a complex value."""
+  return op(ctx, "stablehlo.real", [x], _component_aval(x.aval))
+
+
+def imag_part(ctx: RuleContext, x: Value) -> Value:
+  """``stablehlo.imag`` of a complex value."""
+  return op(ctx, "stablehlo.imag", [x], _component_aval(x.aval))
 
 
 def select(ctx: RuleContext, predicate: Value, on_true: Value, on_false: Value) -> Value:
@@ -491,23 +513,31 @@ def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, priv
   return "\n".join(lines)
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main", donated: Sequence[int] = (),
-                          num_replicas: int = 1, num_partitions: int = 1) -> str:
+def donation_aliases(closed: ClosedJaxpr, donated: Sequence[int]) -> dict[int, int]:
+  """Pairs donated argument positions with outputs of the same shape and dtype, each output used
+  once: {argument position: output index}. Unpaired donations are not donated."""
+  aliases = {}
+  free_outputs = list(enumerate(closed.out_avals))
+  for position in donated:
+    aval = closed.in_avals[position]
+    for j, (index, out_aval) in enumerate(free_outputs):
+      if out_aval.shape == aval.shape and out_aval.dtype == aval.dtype:
+        aliases[position] = index
+        del free_outputs[j]
+        break
+  return aliases
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main",
+                          aliases: dict[int, int] | None = None, num_replicas: int = 1,
+                          num_partitions: int = 1) -> str:
   """The StableHLO module text whose public ``@main`` computes ``closed``.
 
-  ``donated`` lists argument positions whose buffers may be reused for an output of the same
-  type (each such output aliases at most one argument)."""
+  ``aliases`` maps argument positions to the outputs that may reuse their buffers (donation;
+  see ``donation_aliases``)."""
   module = ModuleContext(name)
-  arg_attributes = {}
-  if donated:
-    free_outputs = list(enumerate(closed.out_avals))
-    for position in donated:
-      aval = closed.in_avals[position]
-      for j, (index, out_aval) in enumerate(free_outputs):
-        if out_aval.shape == aval.shape and out_aval.dtype == aval.dtype:
-          arg_attributes[position] = f"{{tf.aliasing_output = {index} : i32}}"
-          del free_outputs[j]
-          break
+  arg_attributes = {position: f"{{tf.aliasing_output = {index} : i32}}"
+                    for position, index in (aliases or {}).items()}
   main = _function_text(module, "main", closed, private=False, arg_attributes=arg_attributes)
   header = (f"module @{module.name} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{")

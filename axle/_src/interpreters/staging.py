@@ -20,7 +20,7 @@ from axle._src import dtypes
 from axle._src import errors
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
-from axle._src.ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
+from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 _python_scalar_types = core.python_scalar_types
 

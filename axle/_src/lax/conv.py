@@ -31,7 +31,7 @@ import numpy as np
 from axle._src import core
 from axle._src.core import ShapedArray
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax.reductions import imag_part, padding_attribute, real_part
+from axle._src.lax.reductions import padding_attribute
 from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
                                canonicalize_preferred_element_type, cast_result,
                                check_no_out_sharding, precision_config,
@@ -431,8 +431,8 @@ def _conv_general_dilated_lowering(ctx, lhs, rhs, **params):
   # As JAX does on CPU: a complex convolution as three real ones (Gauss's trick).
   part = np.dtype(np.float32 if out_aval.dtype == np.complex64 else np.float64)
   part_aval = ShapedArray(out_aval.shape, part)
-  lhs_re, lhs_im = real_part(ctx, lhs), imag_part(ctx, lhs)
-  rhs_re, rhs_im = real_part(ctx, rhs), imag_part(ctx, rhs)
+  lhs_re, lhs_im = mlir.real_part(ctx, lhs), mlir.imag_part(ctx, lhs)
+  rhs_re, rhs_im = mlir.real_part(ctx, rhs), mlir.imag_part(ctx, rhs)
   add = lambda a, b: mlir.op(ctx, "stablehlo.add", [a, b], a.aval)
   sub = lambda a, b: mlir.op(ctx, "stablehlo.subtract", [a, b], a.aval)
   k1 = _convolution(ctx, add(lhs_re, lhs_im), rhs_re, part_aval, params)

@@ -27,6 +27,7 @@ from axle._src import dtypes
 from axle._src import errors
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
@@ -236,9 +237,7 @@ def _pow_impl(x, y):
   if x.dtype.kind == "c":
     # XLA computes complex powers as exp(y * log(x)): other values than NumPy's (0 ** z is NaN,
     # results with large exponents differ by ~1e-5 relative), so they run on XLA.
-    from axle._src.xla import execution
-    return execution.run_primitive(pow_p, [x, y], [ShapedArray(np.shape(x), x.dtype),
-                                                   ShapedArray(np.shape(y), y.dtype)], {})
+    return eval_module.run_on_xla(pow_p, [x, y], {})
   if y.dtype != x.dtype:
     y = y.astype(x.dtype)  # as XLA: the integer exponent is converted to the base's dtype
   with _ignore_fp():
@@ -419,23 +418,27 @@ max_p = _binop("max", _any, _max_impl)
 min_p = _binop("min", _any, _min_impl)
 
 
+def lower_complex_extremum(ctx, x, y, direction: str):
+  """Lexicographic max (direction GT) or min (LT) of complex values of one shape, as lax.max and
+  lax.min order them (and JAX lowers them): by real part, then imaginary part; one operand whole,
+  ``y`` where the comparison is false (NaN). Also the combiner of complex max/min reductions."""
+  xr, yr = mlir.real_part(ctx, x), mlir.real_part(ctx, y)
+  real_equal = mlir.compare(ctx, xr, yr, "EQ")
+  real_better = mlir.compare(ctx, xr, yr, direction)
+  imag_better = mlir.compare(ctx, mlir.imag_part(ctx, x), mlir.imag_part(ctx, y), direction)
+  pick_x = mlir.select(ctx, real_equal, imag_better, real_better)
+  return mlir.select(ctx, pick_x, x, y)
+
+
 def _extremum_lowering(op_name: str, direction: str):
-  """stablehlo.maximum/minimum (NaN-propagating); for complex operands the lexicographic
-  comparison on (real, imag) that picks one operand whole, as JAX lowers it."""
+  """stablehlo.maximum/minimum (NaN-propagating); complex operands: ``lower_complex_extremum``."""
   def rule(ctx, x, y):
     out = ctx.avals_out[0]
     x = mlir.broadcast_to(ctx, x, out.shape)
     y = mlir.broadcast_to(ctx, y, out.shape)
     if out.dtype.kind != "c":
       return mlir.op(ctx, op_name, [x, y], out)
-    part = ShapedArray(out.shape, utils.real_dtype_of(out.dtype))
-    xr, yr = (mlir.op(ctx, "stablehlo.real", [v], part) for v in (x, y))
-    real_equal = mlir.compare(ctx, xr, yr, "EQ")
-    real_better = mlir.compare(ctx, xr, yr, direction)
-    xi, yi = (mlir.op(ctx, "stablehlo.imag", [v], part) for v in (x, y))
-    imag_better = mlir.compare(ctx, xi, yi, direction)
-    pick_x = mlir.select(ctx, real_equal, imag_better, real_better)
-    return mlir.select(ctx, pick_x, x, y)
+    return lower_complex_extremum(ctx, x, y, direction)
   return rule
 
 

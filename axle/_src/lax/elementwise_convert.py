@@ -180,10 +180,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
       typ is np.ndarray and operand.ndim == 0):
     if typ in _python_scalar_types:
       old_dtype = dtypes.python_scalar_dtype(typ)
-      old_weak = typ is not bool
     else:
       old_dtype = dtypes.canonicalize_dtype(operand.dtype)
-      old_weak = False
     new_dtype = old_dtype if new_dtype is None else np.dtype(new_dtype)
     _maybe_warn_complex_to_real(old_dtype, new_dtype, warn_on_complex_to_real_cast)
     if sharding is None and not (

@@ -36,8 +36,10 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
+from axle._src.lax.elementwise import lower_complex_extremum
 
 __all__ = [
     "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
@@ -119,10 +121,6 @@ def _empty_result(x: np.ndarray, axes, identity) -> np.ndarray | None:
 # Lowering helpers (shared with windowed.py)
 
 
-def scalar_aval(dtype) -> ShapedArray:
-  return ShapedArray((), np.dtype(dtype))
-
-
 def identity_constant(ctx, kind: str, dtype: np.dtype) -> "mlir.Value":
   """The scalar identity of a monoid as a constant: 0 (sum), 1 (prod), -inf / the minimum (max),
   +inf / the maximum (min), all ones (and), 0 (or, xor). Complex max/min use (-+inf, 0)."""
@@ -141,29 +139,6 @@ def identity_constant(ctx, kind: str, dtype: np.dtype) -> "mlir.Value":
     raise ValueError(kind)
   with np.errstate(all="ignore"):
     return mlir.constant(ctx, np.asarray(value).astype(dtype))
-
-
-def _component_aval(aval: ShapedArray) -> ShapedArray:
-  return ShapedArray(aval.shape, np.dtype(np.float32 if aval.dtype == np.complex64 else np.float64))
-
-
-def real_part(ctx, x):
-  return mlir.op(ctx, "stablehlo.real", [x], _component_aval(x.aval))
-
-
-def imag_part(ctx, x):
-  return mlir.op(ctx, "stablehlo.imag", [x], _component_aval(x.aval))
-
-
-def complex_extremum(ctx, x, y, direction: str):
-  """Lexicographic max (direction GT) or min (LT) of complex values, as lax.max/lax.min order
-  them: by real part, then by imaginary part; ``y`` where the comparison is false (NaN)."""
-  rx, ry = real_part(ctx, x), real_part(ctx, y)
-  real_equal = mlir.compare(ctx, rx, ry, "EQ")
-  real_wins = mlir.compare(ctx, rx, ry, direction)
-  imag_wins = mlir.compare(ctx, imag_part(ctx, x), imag_part(ctx, y), direction)
-  pick_x = mlir.select(ctx, real_equal, imag_wins, real_wins)
-  return mlir.select(ctx, pick_x, x, y)
 
 
 def _logaddexp_real(ctx, x, y):
@@ -186,8 +161,7 @@ def _logaddexp_complex(ctx, x, y):
   """Complex log(exp(x) + exp(y)) as amax + log1p(exp(x + y - 2 amax)) (amax: the lexicographic
   max), with the imaginary part wrapped into [-pi, pi)."""
   aval = x.aval
-  part = _component_aval(aval)
-  amax = complex_extremum(ctx, x, y, "GT")
+  amax = lower_complex_extremum(ctx, x, y, "GT")
   total = mlir.op(ctx, "stablehlo.add", [x, y], aval)
   two = mlir.constant(ctx, np.asarray(2, aval.dtype))
   delta = mlir.op(ctx, "stablehlo.subtract",
@@ -195,7 +169,8 @@ def _logaddexp_complex(ctx, x, y):
   exp = mlir.op(ctx, "stablehlo.exponential", [delta], aval)
   out = mlir.op(ctx, "stablehlo.add", [amax, mlir.op(ctx, "stablehlo.log_plus_one", [exp], aval)],
                 aval)
-  real, imag = real_part(ctx, out), imag_part(ctx, out)
+  real, imag = mlir.real_part(ctx, out), mlir.imag_part(ctx, out)
+  part = real.aval
   pi = mlir.constant(ctx, np.asarray(np.pi, part.dtype))
   two_pi = mlir.constant(ctx, np.asarray(2 * np.pi, part.dtype))
   shifted = mlir.op(ctx, "stablehlo.remainder",
@@ -218,7 +193,7 @@ def monoid_body(kind: str, dtype: np.dtype) -> Callable:
   dtype = np.dtype(dtype)
   if kind in ("max", "min") and dtype.kind == "c":
     direction = "GT" if kind == "max" else "LT"
-    return lambda ctx, a, b: complex_extremum(ctx, a, b, direction)
+    return lambda ctx, a, b: lower_complex_extremum(ctx, a, b, direction)
   if kind == "logsumexp":
     return _logaddexp_complex if dtype.kind == "c" else _logaddexp_real
   name = _MONOID_OPS[kind]
@@ -236,7 +211,7 @@ def _monoid_reduce_lowering(kind: str) -> Callable:
   def rule(ctx, operand, *, axes, **_):
     dtype = operand.aval.dtype
     init = identity_constant(ctx, kind, dtype)
-    body = mlir.region(ctx, [scalar_aval(dtype)] * 2, monoid_body(kind, dtype))
+    body = mlir.region(ctx, [mlir.scalar_aval(dtype)] * 2, monoid_body(kind, dtype))
     out, = mlir.op(ctx, "stablehlo.reduce", [operand, init], [ctx.avals_out[0]],
                    {"dimensions": mlir.dense_array(axes)}, regions=[body])
     return out
@@ -314,25 +289,21 @@ def _fix_signed_zeros(result, x, axes, want_positive: bool):
   return np.where(zero & has, -np.zeros((), x.dtype), result)
 
 
-def complex_nan_on_xla(primitive_name: str, x: np.ndarray, **params):
-  """The result of XLA itself for a complex max/min-like primitive on an operand holding NaN.
-
-  XLA orders complex numbers lexicographically with a comparison that is false both ways for NaN,
-  so whether a NaN survives depends on the order XLA combines elements in (sequential for small
-  inputs, blocked for large ones). JAX's answer is XLA's, so such calls run on XLA."""
-  from axle._src.xla import execution
-  primitive = next(p for p in core.all_primitives if p.name == primitive_name)
-  return execution.run_primitive(primitive, [x], [ShapedArray(x.shape, x.dtype)], params)
+# Complex max/min-like primitives on an operand holding NaN run on XLA (eval.run_on_xla): XLA
+# orders complex numbers lexicographically with a comparison that is false both ways for NaN, so
+# whether a NaN survives depends on the order XLA combines elements in (sequential for small
+# inputs, blocked for large ones), and JAX's answer is XLA's.
 
 
-def _make_extremum_impl(ufunc: np.ufunc, identity_of: Callable, is_max: bool):
+def _make_extremum_impl(primitive: core.Primitive, ufunc: np.ufunc, identity_of: Callable,
+                        is_max: bool):
   def impl(operand, *, axes):
     x = np.asarray(operand)
     if not axes:
       return x.copy()
     dtype = x.dtype
     if dtype.kind == "c" and np.isnan(x).any():
-      return complex_nan_on_xla("reduce_max" if is_max else "reduce_min", x, axes=axes)
+      return eval_module.run_on_xla(primitive, [x], {"axes": axes})
     if dtype.kind == "c" and any(x.shape[a] == 0 for a in axes):
       return np.full(_reduced_shape(x.shape, axes), complex(identity_of(dtype), 0), dtype)
     empty = _empty_result(x, axes, identity_of(dtype))
@@ -348,12 +319,12 @@ def _make_extremum_impl(ufunc: np.ufunc, identity_of: Callable, is_max: bool):
 
 reduce_max_p = core.Primitive("reduce_max")
 reduce_max_p.def_abstract_eval(_reduce_rule("reduce_max", utils._any))
-reduce_max_p.def_impl(_make_extremum_impl(np.maximum, _lowest, True))
+reduce_max_p.def_impl(_make_extremum_impl(reduce_max_p, np.maximum, _lowest, True))
 mlir.register(reduce_max_p, _monoid_reduce_lowering("max"))
 
 reduce_min_p = core.Primitive("reduce_min")
 reduce_min_p.def_abstract_eval(_reduce_rule("reduce_min", utils._any))
-reduce_min_p.def_impl(_make_extremum_impl(np.minimum, _highest, False))
+reduce_min_p.def_impl(_make_extremum_impl(reduce_min_p, np.minimum, _highest, False))
 mlir.register(reduce_min_p, _monoid_reduce_lowering("min"))
 
 
@@ -478,7 +449,7 @@ def _make_arg_lowering(is_max: bool) -> Callable:
                       {"iota_dimension": f"{axis} : i64"})
     value_init = identity_constant(ctx, "max" if is_max else "min", aval.dtype)
     index_init = mlir.constant(ctx, np.zeros((), index_dtype))
-    region = mlir.region(ctx, [scalar_aval(aval.dtype), scalar_aval(index_dtype)] * 2, body)
+    region = mlir.region(ctx, [mlir.scalar_aval(aval.dtype), mlir.scalar_aval(index_dtype)] * 2, body)
     out_shape = ctx.avals_out[0].shape
     _, index = mlir.op(ctx, "stablehlo.reduce", [operand, indices, value_init, index_init],
                        [ShapedArray(out_shape, aval.dtype), ShapedArray(out_shape, index_dtype)],
@@ -559,14 +530,14 @@ def _logaddexp_accumulate(x: np.ndarray, axis: int) -> np.ndarray:
   return np.logaddexp.accumulate(x, axis=axis)
 
 
-def _make_cumulative_impl(kind: str):
+def _make_cumulative_impl(primitive: core.Primitive, kind: str):
   def impl(operand, *, axis, reverse):
     x = np.asarray(operand)
     if x.size == 0:
       return x.copy()
     dtype = x.dtype
     if kind in ("max", "min") and dtype.kind == "c" and np.isnan(x).any():
-      return complex_nan_on_xla(f"cum{kind}", x, axis=axis, reverse=reverse)
+      return eval_module.run_on_xla(primitive, [x], {"axis": axis, "reverse": reverse})
     if reverse:
       x = np.flip(x, axis)
     work = x.astype(np.float32) if dtype in _narrow_floats else x
@@ -606,7 +577,7 @@ def _make_cumulative_lowering(kind: str) -> Callable:
     padding = [(0, 0)] * aval.ndim
     padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
     init = identity_constant(ctx, kind, aval.dtype)
-    region = mlir.region(ctx, [scalar_aval(aval.dtype)] * 2, monoid_body(kind, aval.dtype))
+    region = mlir.region(ctx, [mlir.scalar_aval(aval.dtype)] * 2, monoid_body(kind, aval.dtype))
     out, = mlir.op(ctx, "stablehlo.reduce_window", [operand, init], [ctx.avals_out[0]],
                    {"window_dimensions": mlir.dense_array(window),
                     "window_strides": mlir.dense_array(ones),
@@ -621,7 +592,7 @@ def _make_cumulative_lowering(kind: str) -> Callable:
 def _cumulative_primitive(name: str, kind: str, accepted) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_cumulative_rule(name, accepted))
-  primitive.def_impl(_make_cumulative_impl(kind))
+  primitive.def_impl(_make_cumulative_impl(primitive, kind))
   mlir.register(primitive, _make_cumulative_lowering(kind))
   return primitive
 
@@ -780,7 +751,7 @@ def _generic_reduce_impl(*values, computation, jaxpr, dimensions):
 def computation_region(ctx, jaxpr: ir.Jaxpr, consts, dtypes_: Sequence[np.dtype]) -> str:
   """The region of a generic reduction: block arguments are the accumulators then the elements
   (one scalar of each operand dtype each), the body is ``jaxpr`` lowered inline."""
-  avals = [scalar_aval(d) for d in dtypes_] * 2
+  avals = [mlir.scalar_aval(d) for d in dtypes_] * 2
   return mlir.region(ctx, avals, lambda c, *args: mlir.jaxpr_subcomp(c, jaxpr, consts, args))
 
 

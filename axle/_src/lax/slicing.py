@@ -32,6 +32,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import structural as lax_structural
 
@@ -612,7 +613,7 @@ def _make_scatter_impl(name: str):
     if name == "scatter-mul" and operand.dtype.kind == "c":
       # XLA's scatter combines complex products differently from NumPy's complex multiply
       # (results at overflow differ: inf vs nan, and in the last bit); run JAX's computation.
-      return _run_on_xla(scatter_mul_p, [operand, indices, updates], dict(
+      return eval_module.run_on_xla(scatter_mul_p, [operand, indices, updates], dict(
           dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
           unique_indices=unique_indices, mode=mode, update_jaxpr=update_jaxpr,
           update_consts=update_consts))
@@ -632,14 +633,6 @@ def _make_scatter_impl(name: str):
     return out
 
   return impl
-
-
-def _run_on_xla(primitive, values, params):
-  """Evaluates one equation of ``primitive`` as a compiled XLA executable (the eager fallback)."""
-  from axle._src.xla import execution  # imported late: the XLA backend sits above lax
-  values = [np.asarray(v) for v in values]
-  avals = [ShapedArray(v.shape, v.dtype) for v in values]
-  return execution.run_primitive(primitive, values, avals, params)
 
 
 def _apply_update_jaxpr(flat_out, positions, values, jaxpr, consts):

@@ -21,6 +21,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 
 __all__ = ["sort", "sort_key_val", "top_k"]
@@ -77,11 +78,8 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
   if not is_stable:
     # XLA's unstable sort leaves equal keys in an order of its own (not the input order), and
     # that order is JAX's answer: run it.
-    from axle._src.interpreters import eval as eval_module
-    avals = [ShapedArray(np.shape(x), np.asarray(x).dtype) for x in operands]
-    return eval_module.fallback_impl(sort_p, list(operands), avals,
-                                     {"dimension": dimension, "is_stable": is_stable,
-                                      "num_keys": num_keys})
+    return eval_module.run_on_xla(sort_p, operands, {"dimension": dimension,
+                                                    "is_stable": is_stable, "num_keys": num_keys})
   first = np.asarray(operands[0])
   if num_keys == 1 and first.dtype.kind in "biuf":
     # NumPy's stable sort already orders real numbers as XLA does: -0.0 == +0.0, NaNs last.
@@ -231,26 +229,21 @@ top_k_p.def_abstract_eval(_top_k_rule)
 top_k_p.def_impl(_top_k_impl)
 
 
-def _transpose(ctx, x: mlir.Value, permutation) -> mlir.Value:
-  shape = tuple(x.aval.shape[p] for p in permutation)
-  return mlir.op(ctx, "stablehlo.transpose", [x], ShapedArray(shape, x.aval.dtype),
-                 {"permutation": mlir.dense_array(permutation)})
-
-
 def _top_k_lowering(ctx, x, *, k, axis):
   # chlo.top_k works on the last dimension: swap ``axis`` with it and back.
   last = len(ctx.avals_in[0].shape) - 1
   permutation = list(range(last + 1))
   permutation[axis], permutation[last] = last, axis
   if axis != last:
-    x = _transpose(ctx, x, permutation)
+    x = mlir.transpose(ctx, x, permutation)
   shape = list(x.aval.shape)
   shape[-1] = k
   values, indices = mlir.op(ctx, "chlo.top_k", [x],
                             [ShapedArray(shape, x.aval.dtype), ShapedArray(shape, np.int32)],
                             {"k": f"{k} : i64"})
   if axis != last:
-    values, indices = _transpose(ctx, values, permutation), _transpose(ctx, indices, permutation)
+    values = mlir.transpose(ctx, values, permutation)
+    indices = mlir.transpose(ctx, indices, permutation)
   return [values, indices]
 
 

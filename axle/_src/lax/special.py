@@ -23,6 +23,7 @@ import numpy as np
 from axle._src import core
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import special_lowering
@@ -129,14 +130,6 @@ _F64 = np.dtype(np.float64)
 _WIDE_MAX_SIZE = 4096
 
 
-def _on_xla(primitive, args, params):
-  """``primitive`` run eagerly as a cached single-primitive XLA executable (the eager fallback of
-  primitives without a kernel)."""
-  from axle._src.interpreters import eval as eval_module
-  avals = [ShapedArray(np.shape(a), np.asarray(a).dtype) for a in args]
-  return eval_module.fallback_impl(primitive, list(args), avals, params)
-
-
 def _kernel(primitive, fn, narrow=None, wide=False):
   """An eager kernel computing ``fn`` with FP warnings silenced. float16/bfloat16 operands are
   computed in float32 and the result rounded back (XLA's CPU behaviour), or by ``narrow`` where
@@ -146,7 +139,7 @@ def _kernel(primitive, fn, narrow=None, wide=False):
   def impl(*args, **params):
     dtype = args[0].dtype
     if dtype.kind == "c":
-      return _on_xla(primitive, args, params)
+      return eval_module.run_on_xla(primitive, args, params)
     with _ignore_fp():
       if dtype in _NARROW:
         if narrow is not None:

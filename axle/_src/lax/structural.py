@@ -283,7 +283,7 @@ reshape_p.def_impl(_reshape_impl)
 
 def _reshape_lowering(ctx, operand, *, new_sizes, dimensions, sharding):
   if dimensions is not None:  # XLA's Reshape-with-transpose: transpose first
-    operand = _transpose_lowering(ctx, operand, permutation=dimensions)
+    operand = mlir.transpose(ctx, operand, dimensions)
   return mlir.op(ctx, "stablehlo.reshape", [operand], ctx.avals_out[0])
 
 
@@ -407,9 +407,7 @@ transpose_p.def_impl(lambda operand, *, permutation: np.transpose(operand, permu
 
 
 def _transpose_lowering(ctx, operand, *, permutation):
-  shape = tuple(operand.aval.shape[i] for i in permutation)
-  return mlir.op(ctx, "stablehlo.transpose", [operand], ShapedArray(shape, operand.aval.dtype),
-                 {"permutation": mlir.dense_array(permutation)})
+  return mlir.transpose(ctx, operand, permutation)
 
 
 mlir.register(transpose_p, _transpose_lowering)

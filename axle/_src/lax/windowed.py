@@ -19,6 +19,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
 from axle._src.lax import reductions
@@ -115,15 +116,14 @@ def _window_taps(padded: np.ndarray, out_shape, window_dimensions, window_stride
     yield padded[index]
 
 
-def _make_window_impl(kind: str):
+def _make_window_impl(primitive: core.Primitive, kind: str):
   def impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
     x = np.asarray(operand)
     dtype = x.dtype
     if kind != "sum" and dtype.kind == "c" and np.isnan(x).any():
-      return reductions.complex_nan_on_xla(
-          f"reduce_window_{kind}", x, window_dimensions=window_dimensions,
-          window_strides=window_strides, padding=padding, base_dilation=base_dilation,
-          window_dilation=window_dilation)
+      return eval_module.run_on_xla(primitive, [x], dict(
+          window_dimensions=window_dimensions, window_strides=window_strides, padding=padding,
+          base_dilation=base_dilation, window_dilation=window_dilation))
     out_shape = window_output_shape(x.shape, window_dimensions, window_strides, padding,
                                     base_dilation, window_dilation)
     work = x.astype(np.float32) if dtype in _narrow_floats else x
@@ -160,7 +160,7 @@ def _make_window_lowering(kind: str):
   def rule(ctx, operand, **params):
     dtype = operand.aval.dtype
     init = reductions.identity_constant(ctx, kind, dtype)
-    region = mlir.region(ctx, [reductions.scalar_aval(dtype)] * 2,
+    region = mlir.region(ctx, [mlir.scalar_aval(dtype)] * 2,
                          reductions.monoid_body(kind, dtype))
     out, = mlir.op(ctx, "stablehlo.reduce_window", [operand, init], [ctx.avals_out[0]],
                    _window_attributes(**params), regions=[region])
@@ -172,7 +172,7 @@ def _make_window_lowering(kind: str):
 def _window_primitive(name: str, kind: str, number_only: bool) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_specific_window_rule(name, number_only))
-  primitive.def_impl(_make_window_impl(kind))
+  primitive.def_impl(_make_window_impl(primitive, kind))
   mlir.register(primitive, _make_window_lowering(kind))
   return primitive
 

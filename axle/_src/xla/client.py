@@ -141,7 +141,7 @@ def to_host(buffer, aval) -> np.ndarray:
   waits for the computation producing it."""
   try:
     view = np.asarray(memoryview(buffer))
-  except (BufferError, TypeError, ValueError) as exc:
+  except (BufferError, TypeError, ValueError):
     if buffer.is_deleted():
       raise RuntimeError(f"Array has been deleted with shape={aval.str_short(False)}.") from None
     if _needs_bitcast_read(aval.dtype) is None:

@@ -51,21 +51,16 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed",
-               "in_avals", "name", "_arg_count", "run_arrays")
+               "in_avals", "name", "run_arrays")
 
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
     self.closed = closed
     self.name = name
     self.in_avals = tuple(closed.in_avals)
-    lowered, big_consts = _hoist_large_consts(closed)
-    shift = len(big_consts)
-    self.text = lowering.lower_jaxpr_to_module(lowered, f"jit_{name}",
-                                               [shift + i for i in donated_leaves])
     self.out_avals = tuple(closed.out_avals)
+    self.text, big_consts, self.donated = lower_call(closed, name, donated_leaves)
     self.executable = compile_text(self.text, self.out_avals, name)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
-    self.donated = _aliased_positions(closed, donated_leaves)
-    self._arg_count = len(self.in_avals)
     self.run_arrays = self.run if self.donated else _array_runner(self)
 
   def run(self, leaves) -> list:
@@ -120,18 +115,15 @@ def _array_runner(call: CompiledCall):
   return run
 
 
-def _aliased_positions(closed: ClosedJaxpr, donated_leaves) -> tuple[int, ...]:
-  """The donated leaves that an output can reuse (same shape and dtype), as lowering pairs them."""
-  free = list(closed.out_avals)
-  used = []
-  for position in donated_leaves:
-    aval = closed.in_avals[position]
-    for j, out in enumerate(free):
-      if out.shape == aval.shape and out.dtype == aval.dtype:
-        used.append(position)
-        del free[j]
-        break
-  return tuple(used)
+def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=()):
+  """The module text of a jitted call, the large constants it takes as leading arguments, and the
+  donated leaves an output actually reuses."""
+  aliases = lowering.donation_aliases(closed, donated_leaves)
+  lowered, big_consts = _hoist_large_consts(closed)
+  shift = len(big_consts)
+  text = lowering.lower_jaxpr_to_module(
+      lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()})
+  return text, big_consts, tuple(aliases)
 
 
 def _hoist_large_consts(closed: ClosedJaxpr):
