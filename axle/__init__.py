@@ -12,6 +12,18 @@ from axle._src.api import (
 from axle._src.api import (
     disable_jit as disable_jit,
 )
+from axle._src.differentiation import (
+    grad as grad,
+    hessian as hessian,
+    jacfwd as jacfwd,
+    jacobian as jacobian,
+    jacrev as jacrev,
+    jvp as jvp,
+    linearize as linearize,
+    value_and_grad as value_and_grad,
+    vjp as vjp,
+)
+from axle._src.vmap import vmap as vmap
 from axle._src.devices import (
     block_until_ready as block_until_ready,
     default_backend as default_backend,
@@ -36,6 +48,7 @@ from axle import errors as errors
 from axle import lax as lax
 from axle import numpy as numpy
 from axle import tree as tree
+from axle import test_util as test_util
 from axle import tree_util as tree_util
 
 __version__ = "0.1.0"

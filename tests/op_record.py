@@ -26,6 +26,12 @@ class OpRecord:
   check_dtype: bool = True          # result dtype must equal the reference's dtype
   transforms: frozenset = frozenset({"jit"})  # later: "vmap", "grad"
   nan_ok: bool = True               # NaNs must match positionally (equal_nan)
+  # "grad": check_grads (order grad_order, both modes) at points from grad_make_args (default
+  # make_args), which should avoid kinks and poles; "vmap": vmap vs a loop over examples.
+  grad_make_args: Callable[[np.random.Generator], Sequence[np.ndarray]] | None = None
+  grad_order: int = 2
+  grad_modes: tuple = ("fwd", "rev")
+  grad_tol: float | None = None
 
 
 def edge_values(dtype) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The matrix of primitives x rules. Fails when a primitive lacks a shape rule, an eager
 implementation (a NumPy kernel, or a lowering that the eager XLA fallback runs) or a lowering.
 
-Run with ``-s`` to see the matrix. jvp/transpose/batching columns fill in with later issues.
+Also fails when a primitive that can produce inexact values has no JVP rule, a linear primitive
+has no transpose rule, or any primitive has no batching rule. Run with ``-s`` to see the matrix.
 """
 import axle  # noqa: F401  (registers every primitive)
 import axle.lax  # noqa: F401
@@ -62,3 +63,45 @@ def test_every_primitive_has_a_lowering_rule():
 def test_primitive_names_unique():
   names = [p.name for p in core.all_primitives]
   assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+# Primitives whose outputs are only ever integer or boolean: their tangents are float0 zeros,
+# which the JVP trace supplies without a rule.
+INTEGER_OUTPUT_ONLY = set("""
+eq ne lt le gt ge and or xor not shift_left shift_right_logical shift_right_arithmetic
+population_count clz is_finite argmax argmin reduce_and reduce_or reduce_xor
+random_bits random_seed random_wrap random_unwrap threefry2x32 lu_pivots_to_permutation
+axis_index
+""".split())
+
+# Primitives linear in (some of) their operands: they need a transpose rule.
+LINEAR = set("""
+add sub neg mul div dot_general conv_general_dilated reshape broadcast_in_dim transpose squeeze
+reduce_sum slice pad concatenate gather scatter-add dynamic_slice dynamic_update_slice select_n
+convert_element_type cumsum reduce_window_sum copy rev real imag conj complex add_any
+triangular_solve fft jit cond scan while custom_lin psum all_gather ppermute psum_scatter
+all_to_all reduce_precision split expand_dims mul
+""".split())
+
+
+def _names(table):
+  return {p.name for p in table}
+
+
+def test_every_inexact_primitive_has_a_jvp_rule():
+  missing = sorted(p.name for p in core.all_primitives
+                   if p not in ad.primitive_jvps and p.name not in INTEGER_OUTPUT_ONLY)
+  assert not missing, f"primitives without a JVP rule: {missing}"
+
+
+def test_every_linear_primitive_has_a_transpose_rule():
+  present = {p.name: p for p in core.all_primitives}
+  missing = sorted(n for n in LINEAR if n in present and present[n] not in ad.primitive_transposes)
+  assert not missing, f"linear primitives without a transpose rule: {missing}"
+
+
+def test_every_primitive_has_a_batching_rule():
+  missing = sorted(p.name for p in core.all_primitives
+                   if p not in batching.primitive_batchers
+                   and p not in batching.collective_batchers)
+  assert not missing, f"primitives without a batching rule: {missing}"

@@ -24,6 +24,8 @@ from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
 from axle._src import cache_misses
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import execution
@@ -77,6 +79,58 @@ def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
 
 
 ir.pp_eqn_rules[jit_p] = _pp_jit_eqn
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+  nonzeros = [type(t) is not ad.Zero for t in tangents]
+  jvp_closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+  outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
+                    jaxpr=jvp_closed, name=name)
+  n = len(jaxpr.out_avals)
+  tangent_outs = iter(outs[n:])
+  return outs[:n], [next(tangent_outs) if nz else ad.Zero(ad.tangent_aval(a))
+                    for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
+
+
+def _jit_partial_eval(trace, args, params):
+  """Splits a jit call with known and unknown operands into a known jit (run now) and an
+  unknown jit (staged into the linear jaxpr), so reverse mode transposes it as one call."""
+  jaxpr, name = params["jaxpr"], params["name"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  with core.set_current_trace(trace.parent):
+    known_outs = jit_p.bind(*known_args, jaxpr=known_closed, name=name)
+  residuals = known_outs[len(known_outs) - num_res:]
+  known_outs = iter(known_outs[:len(known_outs) - num_res])
+  unknown_args = [x for x, u in zip(args, unknowns) if u]
+  unknown_outs = iter(trace.stage(jit_p, [*residuals, *unknown_args],
+                                  dict(jaxpr=unknown_closed, name=name)))
+  return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
+
+
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+  linear = [ad.is_undefined_primal(a) for a in args]
+  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  nonlinear = [a for a in args if not ad.is_undefined_primal(a)]
+  cts = [ad.instantiate_zeros(ct) if a.dtype != ad.float0 else np.zeros(a.shape, ad.float0)
+         for ct, a in zip(cts, (ad.tangent_aval(a) for a in jaxpr.out_avals))]
+  outs = iter(jit_p.bind(*nonlinear, *cts, jaxpr=transposed, name=name))
+  return [next(outs) if lin else None for lin in linear]
+
+
+def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
+  size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
+  batched, out_dims = batching.batch_jaxpr(jaxpr, size, [0 if d is not None else None
+                                                         for d in dims], False)
+  return jit_p.bind(*args, jaxpr=batched, name=name), out_dims
+
+
+ad.primitive_jvps[jit_p] = _jit_jvp
+ad.partial_eval_rules[jit_p] = _jit_partial_eval
+ad.primitive_transposes[jit_p] = _jit_transpose
+batching.primitive_batchers[jit_p] = _jit_batch
 
 
 # ---------------------------------------------------------------------------

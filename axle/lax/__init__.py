@@ -8,3 +8,5 @@ from axle._src.lax.windowed import *  # noqa: F401,F403
 from axle._src.lax.sorting import *  # noqa: F401,F403
 from axle._src.lax.dot import *  # noqa: F401,F403
 from axle._src.lax.conv import *  # noqa: F401,F403
+from axle._src.lax.control_flow import *  # noqa: F401,F403
+from axle._src.differentiation import stop_gradient as stop_gradient  # noqa: F401

@@ -1,8 +1,576 @@
-"""Forward- and reverse-mode differentiation (filled in by the autodiff issue).
+"""Forward- and reverse-mode differentiation: the JVP trace, linearize, transposition.
 
-``primitive_jvps[p]`` is a function ``(primals, tangents, **params) -> (primal_out, tangent_out)``;
-``primitive_transposes[p]`` transposes a linear primitive. The tables exist now so each
-primitive's block can register its rules beside its shape rule and kernel.
+Forward mode: a ``JVPTrace`` carries (primal, tangent) pairs. Binding a primitive on
+its tracers runs the primitive's JVP rule (``primitive_jvps[p]``) with the trace's
+``tangent_trace`` current, so primal operations go to the parent trace.
+
+Reverse mode is built as JAX builds it: linearize, then transpose. Under
+``linearize``/``vjp``/``grad`` the tangent trace is a ``LinearizeTrace``, an online
+partial evaluator: an operation whose operands are all known (primal values) runs on
+the parent trace right away, an operation on a tangent is staged into the linear
+jaxpr (known operands become its constants, the *residuals*). ``backward_pass`` then
+walks the linear jaxpr backwards, calling each primitive's transpose rule
+(``primitive_transposes[p]``). Primal values stay concrete under eager ``grad``, so
+Python control flow on them works.
+
+Symbolic zeros (``Zero``) stand for tangents and cotangents known to be zero, so
+non-differentiated inputs cost nothing. Integer and boolean values have float0
+tangents, which are always symbolic zeros.
 """
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src.core import ShapedArray, Tracer
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering
+from axle._src.interpreters import staging
+
 primitive_jvps: dict = {}
 primitive_transposes: dict = {}
+partial_eval_rules: dict = {}
+
+float0 = dtypes.float0
+
+# ---------------------------------------------------------------------------
+# Tangent values
+
+
+def tangent_dtype(dtype) -> np.dtype:
+  """The dtype of tangents of a value of ``dtype``: itself if inexact, else float0."""
+  dtype = np.dtype(dtype)
+  return dtype if dtypes.issubdtype(dtype, np.inexact) else float0
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+  """The abstract value of tangents (and cotangents) of a value of ``aval``."""
+  if dtypes.issubdtype(aval.dtype, np.inexact):
+    return aval
+  return ShapedArray(aval.shape, float0, False)
+
+
+class Zero:
+  """A symbolic zero tangent or cotangent of abstract value ``aval``."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+  def __repr__(self):
+    return f"Zero({self.aval.str_short()})"
+
+  @staticmethod
+  def from_primal_value(x) -> "Zero":
+    return Zero(tangent_aval(core.get_aval(x)))
+
+
+def zeros_like_aval(aval: ShapedArray):
+  """An array of zeros of ``aval`` (a NumPy float0 array for float0)."""
+  if aval.dtype == float0:
+    return np.zeros(aval.shape, float0)
+  from axle._src.lax import structural
+  return structural.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate_zeros(t):
+  """``t`` itself, or an array of zeros if ``t`` is a symbolic ``Zero``."""
+  return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def is_zero(t) -> bool:
+  return type(t) is Zero
+
+
+# add_any: the sum of two tangents or cotangents (JAX prints it as ``add_any``).
+
+add_jaxvals_p = core.Primitive("add_any")
+
+
+def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+  if x.shape != y.shape or x.dtype != y.dtype:
+    raise TypeError(f"add_any requires operands of the same type, got {x.str_short()} and "
+                    f"{y.str_short()}")
+  return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+add_jaxvals_p.def_abstract_eval(_add_any_abstract_eval)
+add_jaxvals_p.def_impl(lambda x, y: np.add(x, y))
+lowering.register(add_jaxvals_p, lowering.elementwise("stablehlo.add"))
+
+
+def add_tangents(x, y):
+  """The sum of two tangents (or cotangents), either of which may be a symbolic zero."""
+  if type(x) is Zero:
+    return y
+  if type(y) is Zero:
+    return x
+  return add_jaxvals_p.bind(x, y)
+
+
+def _add_any_jvp(primals, tangents):
+  x, y = primals
+  return add_jaxvals_p.bind(x, y), add_tangents(*tangents)
+
+
+primitive_jvps[add_jaxvals_p] = _add_any_jvp
+primitive_transposes[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
+
+
+def _add_any_batcher(values, dims):
+  x, y = values
+  dx, dy = dims
+  if dx != dy:
+    size = core.get_aval(x).shape[dx] if dx is not None else core.get_aval(y).shape[dy]
+    x, y = batching.bdim_at_front(x, dx, size), batching.bdim_at_front(y, dy, size)
+    dx = 0
+  return add_jaxvals_p.bind(x, y), dx
+
+
+batching.primitive_batchers[add_jaxvals_p] = _add_any_batcher
+
+
+# ---------------------------------------------------------------------------
+# Forward mode
+
+
+class JVPTracer(Tracer):
+  """A value under differentiation: its primal and its tangent (possibly a symbolic Zero)."""
+  __slots__ = ("primal", "tangent")
+  _public_type_name = "JVPTracer"
+
+  def __init__(self, trace: "JVPTrace", primal, tangent):
+    self._trace = trace
+    self.primal = primal
+    self.tangent = tangent
+
+  @property
+  def aval(self) -> ShapedArray:
+    return core.get_aval(self.primal)
+
+  def __repr__(self):
+    if self._trace.linearize:
+      tangent_aval_ = self.tangent.aval if hasattr(self.tangent, "aval") else core.get_aval(
+          self.tangent)
+      return f"GradTracer(primal={self.primal}, typeof(tangent)={tangent_aval_.str_short()})"
+    tangent = self.tangent
+    shown = f"Zero({tangent.aval.str_short()})" if type(tangent) is Zero else str(tangent)
+    return f"JVPTracer(primal={self.primal}, tangent={shown})"
+
+  __str__ = __repr__
+
+  def _origin_message(self) -> str:
+    inner = getattr(self.primal, "_origin_message", None)
+    return inner() if inner is not None else ""
+
+  def _leak_description(self) -> str:
+    return ""
+
+
+def _integer_output_rule(primitive, primals, params):
+  """Without a JVP rule, a primitive whose outputs are all integer or boolean still
+  differentiates (its tangents are float0 zeros); any other raises."""
+  avals = primitive.abstract_eval(*[core.get_aval(p) for p in primals], **params)
+  avals = avals if primitive.multiple_results else [avals]
+  if any(dtypes.issubdtype(a.dtype, np.inexact) for a in avals):
+    raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
+  def rule(primals, tangents, **params):
+    out = primitive.bind(*primals, **params)
+    if primitive.multiple_results:
+      return out, [Zero.from_primal_value(o) for o in out]
+    return out, Zero.from_primal_value(out)
+  return rule
+
+
+class JVPTrace(core.Trace):
+  """Forward-mode differentiation. ``tangent_trace`` is where JVP rules run: the parent
+  trace for ``jvp``, a LinearizeTrace for ``linearize``/``vjp``/``grad``."""
+
+  def __init__(self, parent: core.Trace, tangent_trace: core.Trace | None = None):
+    self.parent = parent
+    self.tangent_trace = parent if tangent_trace is None else tangent_trace
+    self.linearize = tangent_trace is not None and tangent_trace is not parent
+
+  def to_primal_tangent(self, x):
+    if isinstance(x, JVPTracer) and x._trace is self:
+      return x.primal, x.tangent
+    return x, None
+
+  def process_primitive(self, primitive, args, params):
+    primals = []
+    tangents = []
+    nonzero = False
+    for x in args:
+      if isinstance(x, JVPTracer) and x._trace is self:
+        primals.append(x.primal)
+        tangents.append(x.tangent)
+        if type(x.tangent) is not Zero:
+          nonzero = True
+      else:
+        primals.append(x)
+        tangents.append(None)
+    if not nonzero:
+      with core.set_current_trace(self.parent):
+        return primitive.bind(*primals, **params)
+    tangents = [Zero.from_primal_value(p) if t is None else t for p, t in zip(primals, tangents)]
+    rule = primitive_jvps.get(primitive)
+    if rule is None:
+      rule = _integer_output_rule(primitive, primals, params)
+    with core.set_current_trace(self.tangent_trace):
+      primal_out, tangent_out = rule(primals, tangents, **params)
+    if primitive.multiple_results:
+      return [self.pack(p, t) for p, t in zip(primal_out, tangent_out)]
+    return self.pack(primal_out, tangent_out)
+
+  def pack(self, primal, tangent):
+    """A tracer of this trace, or just ``primal`` when the tangent is a symbolic zero."""
+    if type(tangent) is Zero:
+      return primal
+    return JVPTracer(self, primal, tangent)
+
+  def __repr__(self):
+    return "JVPTrace"
+
+
+# ---------------------------------------------------------------------------
+# Partial evaluation (the tangent trace of linearize)
+
+
+class LinearizeTrace(staging.StagingTrace):
+  """Stages operations on its own (unknown) tracers into a jaxpr and runs operations on known
+  values right away on the parent trace. Known operands of staged operations become the
+  jaxpr's constants (residuals)."""
+
+  def is_unknown(self, x) -> bool:
+    return isinstance(x, staging.StagingTracer) and x._trace is self
+
+  def process_primitive(self, primitive, args, params):
+    for x in args:
+      if isinstance(x, staging.StagingTracer) and x._trace is self:
+        break
+    else:
+      with core.set_current_trace(self.parent):
+        return primitive.bind(*args, **params)
+    rule = partial_eval_rules.get(primitive)
+    if rule is not None:
+      return rule(self, args, params)
+    return self.stage(primitive, args, params)
+
+  def stage(self, primitive, args, params):
+    """Records ``primitive`` as an equation of the linear jaxpr (no partial evaluation)."""
+    return staging.StagingTrace.process_primitive(self, primitive, args, params)
+
+  def __repr__(self):
+    return "LinearizeTrace"
+
+
+# ---------------------------------------------------------------------------
+# Transposition
+
+
+class UndefinedPrimal:
+  """Stands for a linear input of a primitive being transposed."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+  def __repr__(self):
+    return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x) -> bool:
+  return type(x) is UndefinedPrimal
+
+
+def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
+                  cotangents_out: Sequence[Any]) -> list:
+  """Transposes ``jaxpr`` with respect to its inputs given as ``UndefinedPrimal``.
+
+  ``args`` holds one entry per invar (an UndefinedPrimal or a value); ``cotangents_out``
+  one per outvar (a value or Zero). Returns the cotangent (a value or Zero) of each
+  undefined input, in order. Equations whose operands are all known run forward first."""
+  known: dict = {}
+  for var, value in zip(jaxpr.constvars, consts):
+    known[var] = value
+  for var, value in zip(jaxpr.invars, args):
+    if type(value) is not UndefinedPrimal:
+      known[var] = value
+
+  def read(atom):
+    if type(atom) is ir.Literal:
+      return atom.val
+    return known[atom]
+
+  def is_known(atom):
+    return type(atom) is ir.Literal or atom in known
+
+  linear_eqns = []
+  for eqn in jaxpr.eqns:
+    if all(is_known(a) for a in eqn.invars):
+      outs = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
+      if not eqn.primitive.multiple_results:
+        outs = [outs]
+      for var, value in zip(eqn.outvars, outs):
+        known[var] = value
+    else:
+      linear_eqns.append(eqn)
+
+  cotangents: dict = {}
+
+  def write(var, ct):
+    if type(var) is ir.Literal or type(ct) is Zero or ct is None or var in known:
+      return
+    previous = cotangents.get(var)
+    cotangents[var] = ct if previous is None else add_tangents(previous, ct)
+
+  for var, ct in zip(jaxpr.outvars, cotangents_out):
+    write(var, ct)
+
+  for eqn in reversed(linear_eqns):
+    cts_out = [cotangents.pop(v, None) for v in eqn.outvars]
+    if all(ct is None for ct in cts_out):
+      continue
+    cts_out = [Zero(tangent_aval(v.aval)) if ct is None else ct for v, ct in zip(eqn.outvars, cts_out)]
+    rule = primitive_transposes.get(eqn.primitive)
+    if rule is None:
+      raise NotImplementedError(
+          f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive.name}' "
+          "not implemented")
+    operands = [read(a) if is_known(a) else UndefinedPrimal(a.aval) for a in eqn.invars]
+    ct = cts_out if eqn.primitive.multiple_results else cts_out[0]
+    cts_in = rule(ct, *operands, **eqn.params)
+    for atom, operand, ct_in in zip(eqn.invars, operands, cts_in):
+      if type(operand) is UndefinedPrimal:
+        write(atom, ct_in)
+
+  results = []
+  for var, value in zip(jaxpr.invars, args):
+    if type(value) is UndefinedPrimal:
+      ct = cotangents.get(var)
+      results.append(Zero(tangent_aval(var.aval)) if ct is None else ct)
+  return results
+
+
+# ---------------------------------------------------------------------------
+# Jaxpr-level transformations (for primitives that carry jaxprs)
+
+_jaxpr_transform_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _memoized(kind: str, closed: ir.ClosedJaxpr, key, build: Callable):
+  try:
+    per_jaxpr = _jaxpr_transform_cache.setdefault(closed, {})
+  except TypeError:
+    return build()
+  full_key = (kind, key)
+  if full_key not in per_jaxpr:
+    per_jaxpr[full_key] = build()
+  return per_jaxpr[full_key]
+
+
+def _flags(value, n: int) -> tuple:
+  if isinstance(value, bool):
+    return (value,) * n
+  return tuple(bool(v) for v in value)
+
+
+def jvp_jaxpr(closed: ir.ClosedJaxpr, nonzeros: Sequence[bool], instantiate=False):
+  """The JVP of ``closed`` as a ClosedJaxpr and which tangent outputs it returns.
+
+  The result takes ``(*primals, *tangents of the nonzero inputs)`` and returns
+  ``(*primal outputs, *tangents of the nonzero outputs)``. ``instantiate`` forces tangent
+  outputs to be returned (as zeros) even when symbolically zero; it never applies to
+  outputs whose tangents are float0."""
+  nonzeros = tuple(bool(n) and tangent_aval(a).dtype != float0
+                   for n, a in zip(nonzeros, closed.in_avals))
+  instantiate = _flags(instantiate, len(closed.out_avals))
+  return _memoized("jvp", closed, (nonzeros, instantiate),
+                   lambda: _jvp_jaxpr(closed, nonzeros, instantiate))
+
+
+def _jvp_jaxpr(closed, nonzeros, instantiate):
+  in_avals = list(closed.in_avals)
+  tangent_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros) if nz]
+  n = len(in_avals)
+  out_nonzeros: list = []
+
+  def jvp_fun(*args):
+    primals, tangents = args[:n], iter(args[n:])
+    parent = core.current_trace()
+    trace = JVPTrace(parent)
+    tracers = [JVPTracer(trace, p, next(tangents)) if nz else p
+               for p, nz in zip(primals, nonzeros)]
+    with core.set_current_trace(trace):
+      outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
+    primal_outs, tangent_outs = [], []
+    for out, inst in zip(outs, instantiate):
+      primal, tangent = trace.to_primal_tangent(out)
+      if tangent is None:
+        tangent = Zero.from_primal_value(primal)
+      if type(tangent) is Zero and inst and tangent.aval.dtype != float0:
+        tangent = instantiate_zeros(tangent)
+      primal_outs.append(primal)
+      out_nonzeros.append(type(tangent) is not Zero)
+      tangent_outs.append(tangent)
+    return primal_outs + [t for t in tangent_outs if type(t) is not Zero]
+
+  jvp_closed, _ = staging.trace_to_jaxpr(jvp_fun, in_avals + tangent_avals)
+  return jvp_closed, out_nonzeros
+
+
+def partial_eval_jaxpr(closed: ir.ClosedJaxpr, unknowns: Sequence[bool], instantiate=False):
+  """Splits ``closed`` into the part computable from its known inputs and the rest.
+
+  Returns ``(known_closed, unknown_closed, out_unknowns, num_residuals)``: known_closed takes
+  the known inputs and returns ``(*known outputs, *residuals)``; unknown_closed takes
+  ``(*residuals, *unknown inputs)`` and returns the unknown outputs. ``instantiate`` forces
+  outputs to be unknown."""
+  unknowns = tuple(bool(u) for u in unknowns)
+  instantiate = _flags(instantiate, len(closed.out_avals))
+  return _memoized("partial_eval", closed, (unknowns, instantiate),
+                   lambda: _partial_eval_jaxpr(closed, unknowns, instantiate))
+
+
+def _partial_eval_jaxpr(closed, unknowns, instantiate):
+  in_avals = list(closed.in_avals)
+  known_avals = [a for a, u in zip(in_avals, unknowns) if not u]
+  unknown_avals = [a for a, u in zip(in_avals, unknowns) if u]
+  result: dict = {}
+
+  def known_fun(*known_args):
+    trace = LinearizeTrace(core.current_trace())
+    unknown_args = iter([trace.new_arg(a) for a in unknown_avals])
+    known_iter = iter(known_args)
+    args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
+    with core.set_current_trace(trace):
+      outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
+    unknown_closed = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
+    jaxpr = unknown_closed.jaxpr
+    result["unknown"] = ir.ClosedJaxpr(
+        jaxpr.replace(constvars=[], invars=list(jaxpr.constvars) + list(jaxpr.invars)), [])
+    result["out_unknowns"] = out_unknowns
+    result["num_residuals"] = len(unknown_closed.consts)
+    return [o for o, u in zip(outs, out_unknowns) if not u] + list(unknown_closed.consts)
+
+  known_closed, _ = staging.trace_to_jaxpr(known_fun, known_avals)
+  return known_closed, result["unknown"], result["out_unknowns"], result["num_residuals"]
+
+
+def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool]):
+  """The transpose of ``closed`` with respect to its ``linear`` inputs, as a ClosedJaxpr taking
+  ``(*non-linear inputs, *cotangents of the outputs)`` and returning the cotangents of the
+  linear inputs (zeros instantiated). Cotangents of float0 outputs are ignored."""
+  linear = tuple(bool(x) for x in linear)
+  return _memoized("transpose", closed, linear, lambda: _transpose_jaxpr(closed, linear))
+
+
+def _transpose_jaxpr(closed, linear):
+  in_avals = list(closed.in_avals)
+  nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
+  ct_avals = [tangent_aval(a) for a in closed.out_avals]
+  k = len(nonlinear_avals)
+
+  def transposed(*args):
+    nonlinear, cts = iter(args[:k]), args[k:]
+    full_args = [UndefinedPrimal(a) if lin else next(nonlinear) for a, lin in zip(in_avals, linear)]
+    cts = [Zero(a) if a.dtype == float0 else ct for a, ct in zip(ct_avals, cts)]
+    cts_in = backward_pass(closed.jaxpr, closed.consts, full_args, cts)
+    return [instantiate_zeros(ct) for ct in cts_in]
+
+  transposed_closed, _ = staging.trace_to_jaxpr(transposed, nonlinear_avals + ct_avals)
+  return transposed_closed
+
+
+# ---------------------------------------------------------------------------
+# Rule constructors
+
+
+def defjvp(primitive: core.Primitive, *jvp_fns) -> None:
+  """JVP from one function per operand, ``fn(g, *primals, **params)`` giving that operand's
+  contribution to the output tangent (None: the operand is never differentiated)."""
+  def rule(primals, tangents, **params):
+    out = primitive.bind(*primals, **params)
+    total = Zero(tangent_aval(core.get_aval(out)))
+    for fn, t in zip(jvp_fns, tangents):
+      if fn is not None and type(t) is not Zero:
+        total = add_tangents(total, fn(t, *primals, **params))
+    return out, total
+  primitive_jvps[primitive] = rule
+
+
+def defjvp2(primitive: core.Primitive, *jvp_fns) -> None:
+  """Like ``defjvp`` with the primal output available: ``fn(g, ans, *primals, **params)``."""
+  def rule(primals, tangents, **params):
+    out = primitive.bind(*primals, **params)
+    total = Zero(tangent_aval(core.get_aval(out)))
+    for fn, t in zip(jvp_fns, tangents):
+      if fn is not None and type(t) is not Zero:
+        total = add_tangents(total, fn(t, out, *primals, **params))
+    return out, total
+  primitive_jvps[primitive] = rule
+
+
+def defjvp_zero(primitive: core.Primitive) -> None:
+  """The primitive is not differentiable: its outputs get symbolic zero tangents."""
+  def rule(primals, tangents, **params):
+    out = primitive.bind(*primals, **params)
+    if primitive.multiple_results:
+      return out, [Zero.from_primal_value(o) for o in out]
+    return out, Zero.from_primal_value(out)
+  primitive_jvps[primitive] = rule
+
+
+def linear_jvp(primitive: core.Primitive, primals, tangents, **params):
+  """JVP of a primitive linear in all its operands: the primitive applied to the tangents."""
+  out = primitive.bind(*primals, **params)
+  if all(type(t) is Zero for t in tangents):
+    zero = (lambda o: Zero.from_primal_value(o))
+    return out, ([zero(o) for o in out] if primitive.multiple_results else zero(out))
+  return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
+
+
+def deflinear(primitive: core.Primitive, transpose_fn: Callable) -> None:
+  """The primitive is linear in all its operands; ``transpose_fn(ct, **params)`` returns one
+  cotangent per operand."""
+  primitive_jvps[primitive] = lambda primals, tangents, **params: linear_jvp(
+      primitive, primals, tangents, **params)
+  primitive_transposes[primitive] = lambda ct, *args, **params: transpose_fn(ct, **params)
+
+
+def deflinear2(primitive: core.Primitive, transpose_rule: Callable) -> None:
+  """Linear in all its operands; ``transpose_rule(ct, *args, **params)`` (args may be
+  UndefinedPrimal)."""
+  primitive_jvps[primitive] = lambda primals, tangents, **params: linear_jvp(
+      primitive, primals, tangents, **params)
+  primitive_transposes[primitive] = transpose_rule
+
+
+def defbilinear(primitive: core.Primitive, lhs_rule: Callable, rhs_rule: Callable) -> None:
+  """The primitive is bilinear in its two operands (mul, dot_general, conv): JVP by the
+  product rule; ``lhs_rule(ct, x, y, **params)`` is the cotangent of x when x is the linear
+  operand, ``rhs_rule`` likewise for y."""
+  def jvp(primals, tangents, **params):
+    x, y = primals
+    tx, ty = tangents
+    out = primitive.bind(x, y, **params)
+    total = Zero(tangent_aval(core.get_aval(out)))
+    if type(tx) is not Zero:
+      total = add_tangents(total, primitive.bind(tx, y, **params))
+    if type(ty) is not Zero:
+      total = add_tangents(total, primitive.bind(x, ty, **params))
+    return out, total
+
+  def transpose(ct, x, y, **params):
+    ct_x = lhs_rule(ct, x, y, **params) if type(x) is UndefinedPrimal else None
+    ct_y = rhs_rule(ct, x, y, **params) if type(y) is UndefinedPrimal else None
+    return [ct_x, ct_y]
+
+  primitive_jvps[primitive] = jvp
+  primitive_transposes[primitive] = transpose

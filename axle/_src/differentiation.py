@@ -1,0 +1,508 @@
+"""The differentiation API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev,
+hessian, stop_gradient (the machinery is in ``interpreters/ad.py``)."""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import tree_util
+from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import lowering
+
+# ---------------------------------------------------------------------------
+# stop_gradient
+
+stop_gradient_p = core.Primitive("stop_gradient")
+stop_gradient_p.def_abstract_eval(lambda x: x)
+stop_gradient_p.def_impl(lambda x: x)
+lowering.register(stop_gradient_p, lambda ctx, x: [x])
+ad.defjvp_zero(stop_gradient_p)
+
+
+def stop_gradient(x):
+  """Returns ``x`` unchanged, but with zero derivative: differentiation treats it as a
+  constant. Applies to every inexact leaf of a pytree (``lax.stop_gradient``)."""
+  def stop(leaf):
+    if dtypes.issubdtype(core.get_aval(leaf).dtype, np.inexact):
+      return stop_gradient_p.bind(leaf)
+    return leaf
+  return tree_util.tree_map(stop, x)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def _check_valid_args(leaves, what: str) -> None:
+  for leaf in leaves:
+    if not core.valid_jaxtype(leaf):
+      raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type.")
+
+
+def _split_jvp_outputs(trace: ad.JVPTrace, outs):
+  primals, tangents = [], []
+  for out in outs:
+    primal, tangent = trace.to_primal_tangent(out)
+    primals.append(primal)
+    tangents.append(ad.Zero.from_primal_value(primal) if tangent is None else tangent)
+  return primals, tangents
+
+
+def _strip(trace: ad.JVPTrace, tree):
+  """``tree`` with the tracers of ``trace`` replaced by their primals (for has_aux)."""
+  return tree_util.tree_map(lambda x: trace.to_primal_tangent(x)[0], tree)
+
+
+def _zeros_for(aval: ShapedArray):
+  return ad.zeros_like_aval(ad.tangent_aval(aval))
+
+
+# ---------------------------------------------------------------------------
+# Forward mode
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+  """Computes ``(fun(*primals), J @ tangents)``: the function's value and its Jacobian-vector
+  product (forward-mode differentiation). ``primals`` and ``tangents`` are tuples or lists of
+  the same pytree structure; with ``has_aux`` the function returns ``(out, aux)`` and jvp
+  returns ``(out, tangent_out, aux)``."""
+  if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+    raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                    f"{type(primals).__name__} and {type(tangents).__name__}.")
+  primal_leaves, primal_tree = tree_util.tree_flatten(tuple(primals))
+  tangent_leaves, tangent_tree = tree_util.tree_flatten(tuple(tangents))
+  if primal_tree != tangent_tree:
+    raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                    f"structure; primals have tree structure {primal_tree} whereas tangents have "
+                    f"tree structure {tangent_tree}.")
+  _check_valid_args(primal_leaves, "jvp")
+  parent = core.current_trace()
+  trace = ad.JVPTrace(parent)
+  in_tracers = []
+  for p, t in zip(primal_leaves, tangent_leaves):
+    p_aval, t_aval = core.get_aval(p), core.get_aval(t)
+    expected = ad.tangent_dtype(p_aval.dtype)
+    if t_aval.dtype != expected:
+      raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must be "
+                      "equal, or in case of int/bool primal dtype the tangent dtype must be "
+                      f"float0.Got primal dtype {p_aval.dtype.name} and so expected tangent dtype "
+                      f"{expected.name if expected != ad.float0 else 'float0'}, but got tangent "
+                      f"dtype {t_aval.dtype.name if t_aval.dtype != ad.float0 else 'float0'} "
+                      "instead.")
+    if p_aval.shape != t_aval.shape:
+      raise ValueError("jvp called with different primal and tangent shapes;Got primal shape "
+                       f"{p_aval.shape} and tangent shape as {t_aval.shape}")
+    tangent = ad.Zero(ad.tangent_aval(p_aval)) if expected == ad.float0 else t
+    in_tracers.append(trace.pack(p, tangent))
+  with core.set_current_trace(trace):
+    out = fun(*tree_util.tree_unflatten(primal_tree, in_tracers))
+  if has_aux:
+    out, aux = _check_aux_pair(out, "jvp")
+  out_leaves, out_tree = tree_util.tree_flatten(out)
+  primal_out, tangent_out = _split_jvp_outputs(trace, out_leaves)
+  tangent_out = [ad.instantiate_zeros(t) for t in tangent_out]
+  result = (tree_util.tree_unflatten(out_tree, primal_out),
+            tree_util.tree_unflatten(out_tree, tangent_out))
+  if has_aux:
+    return (*result, _strip(trace, aux))
+  return result
+
+
+def _check_aux_pair(out, name: str):
+  if not (isinstance(out, (tuple, list)) and len(out) == 2):
+    raise ValueError(f"{name} with has_aux=True expects the function to return a pair "
+                     f"(output, auxiliary data), got {type(out).__name__}"
+                     + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "") + ".")
+  return out
+
+
+# ---------------------------------------------------------------------------
+# linearize and vjp
+
+
+class _Linearized:
+  """The result of linearizing a function: primal outputs and the linear jaxpr."""
+
+  def __init__(self, fun, primal_leaves, has_aux):
+    parent = core.current_trace()
+    self.linear_trace = linear_trace = ad.LinearizeTrace(parent)
+    trace = ad.JVPTrace(parent, linear_trace)
+    self.in_avals = [core.get_aval(p) for p in primal_leaves]
+    self.in_linear = []
+    tracers = []
+    for p, aval in zip(primal_leaves, self.in_avals):
+      t_aval = ad.tangent_aval(aval)
+      if t_aval.dtype == ad.float0:
+        self.in_linear.append(False)
+        tracers.append(p)
+      else:
+        self.in_linear.append(True)
+        tracers.append(ad.JVPTracer(trace, p, linear_trace.new_arg(t_aval)))
+    with core.set_current_trace(trace):
+      out = fun(tracers)
+    self.aux = None
+    if has_aux:
+      out, aux = out
+      self.aux = _strip(trace, aux)
+    out_leaves, self.out_tree = tree_util.tree_flatten(out)
+    _check_valid_outputs(out_leaves)
+    self.primal_out, tangent_out = _split_jvp_outputs(trace, out_leaves)
+    self.out_avals = [core.get_aval(p) for p in self.primal_out]
+    self.out_nonzero = [type(t) is not ad.Zero for t in tangent_out]
+    self.linear_jaxpr = linear_trace.to_jaxpr([t for t in tangent_out if type(t) is not ad.Zero])
+
+  def jvp(self, tangent_leaves):
+    """Evaluates the linear map on input tangents (one per input leaf)."""
+    tangents = [t for t, lin in zip(tangent_leaves, self.in_linear) if lin]
+    outs = iter(_eval_closed(self.linear_jaxpr, tangents))
+    return [next(outs) if nz else _zeros_for(a) for nz, a in zip(self.out_nonzero, self.out_avals)]
+
+  def vjp(self, cotangent_leaves):
+    """Transposes the linear map: input cotangents from output cotangents."""
+    cts = [ct for ct, nz in zip(cotangent_leaves, self.out_nonzero) if nz]
+    jaxpr = self.linear_jaxpr.jaxpr
+    args = [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars]
+    cts_in = iter(ad.backward_pass(jaxpr, self.linear_jaxpr.consts, args, cts))
+    return [ad.instantiate_zeros(next(cts_in)) if lin else _zeros_for(a)
+            for lin, a in zip(self.in_linear, self.in_avals)]
+
+
+def _eval_closed(closed, args):
+  from axle._src import ir
+  return ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def _check_valid_outputs(leaves):
+  for leaf in leaves:
+    if not core.valid_jaxtype(leaf):
+      raise TypeError(f"The function returned a value of type {type(leaf)}, which is not a "
+                      "valid JAX type")
+
+
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+  """Returns ``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the Jacobian-vector
+  product at ``primals`` without re-running ``fun``: the function is linearized once and its
+  linear part kept as a jaxpr. With ``has_aux``, returns ``(out, f_jvp, aux)``."""
+  primal_leaves, in_tree = tree_util.tree_flatten(primals)
+  _check_valid_args(primal_leaves, "linearize")
+  linearized = _Linearized(_flat_fun(fun, in_tree, has_aux, "linearize"), primal_leaves,
+                           has_aux)
+
+  def f_jvp(*tangents):
+    """The linearized function: tangents of the inputs to the tangent of the output."""
+    tangent_leaves, tangent_tree = tree_util.tree_flatten(tangents)
+    if tangent_tree != in_tree:
+      raise ValueError(f"linearized function called on tangent values inconsistent with the "
+                       f"original primal values: expected tree structure {in_tree}, got "
+                       f"{tangent_tree}.")
+    for t, aval in zip(tangent_leaves, linearized.in_avals):
+      t_aval = core.get_aval(t)
+      expected = ad.tangent_aval(aval)
+      if t_aval.shape != expected.shape or (expected.dtype != ad.float0 and
+                                            t_aval.dtype != expected.dtype):
+        raise ValueError(f"linearized function called on tangent values inconsistent with the "
+                         f"original primal values: got tangent aval {t_aval.str_short(False)} "
+                         f"for primal aval {aval.str_short(False)}")
+    return tree_util.tree_unflatten(linearized.out_tree, linearized.jvp(tangent_leaves))
+
+  out = tree_util.tree_unflatten(linearized.out_tree, linearized.primal_out)
+  if has_aux:
+    return out, f_jvp, linearized.aux
+  return out, f_jvp
+
+
+def _flat_fun(fun, in_tree, has_aux, name="vjp"):
+  def flat(leaves):
+    out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+    if has_aux:
+      out = _check_aux_pair(out, name)
+    return out
+  return flat
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+  """Returns ``(fun(*primals), vjp_fun)`` where ``vjp_fun(cotangent)`` gives the
+  vector-Jacobian product: one cotangent per primal, as a tuple (reverse-mode
+  differentiation). With ``has_aux``, returns ``(out, vjp_fun, aux)``."""
+  primal_leaves, in_tree = tree_util.tree_flatten(primals)
+  _check_valid_args(primal_leaves, "vjp")
+  linearized = _Linearized(_flat_fun(fun, in_tree, has_aux), primal_leaves, has_aux)
+  out_tree = linearized.out_tree
+
+  def vjp_fun(cotangent):
+    """The pullback: the cotangent of the output to the cotangents of the inputs (a tuple)."""
+    ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
+    if ct_tree != out_tree:
+      raise ValueError(f"unexpected tree structure of argument to vjp function: got {ct_tree}, "
+                       f"but expected to match {out_tree}")
+    for ct, aval in zip(ct_leaves, linearized.out_avals):
+      ct_aval = core.get_aval(ct)
+      expected = ad.tangent_aval(aval)
+      if ct_aval.shape != expected.shape or ct_aval.dtype != expected.dtype:
+        raise ValueError(
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{ct_aval.str_short(False)}, but expected {expected.str_short(False)} because the "
+            "corresponding output of the differentiated function had JAX type "
+            f"{aval.str_short(False)}")
+    return tree_util.tree_unflatten(in_tree, linearized.vjp(ct_leaves))
+
+  out = tree_util.tree_unflatten(out_tree, linearized.primal_out)
+  vjp_fun = tree_util.Partial(vjp_fun) if hasattr(tree_util, "Partial") else vjp_fun
+  if has_aux:
+    return out, vjp_fun, linearized.aux
+  return out, vjp_fun
+
+
+# ---------------------------------------------------------------------------
+# grad
+
+
+def _normalize_argnums(argnums):
+  if isinstance(argnums, (int, np.integer)):
+    return int(argnums), True
+  argnums = tuple(int(a) for a in argnums)
+  return argnums, False
+
+
+def _check_input_dtype(aval: ShapedArray, holomorphic: bool, allow_int: bool, name: str):
+  dtype = aval.dtype
+  if holomorphic:
+    if not dtypes.issubdtype(dtype, np.complexfloating):
+      raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, but "
+                      f"got {dtype.name}.")
+  if dtypes.issubdtype(dtype, np.integer) or dtypes.issubdtype(dtype, np.bool_):
+    if not allow_int:
+      raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                      f"sub-dtype of np.inexact), but got {dtype.name}. If you want to use "
+                      "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+  elif not dtypes.issubdtype(dtype, np.inexact):
+    raise TypeError(f"{name} requires numerical-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.bool_ or np.number), but got {dtype.name}.")
+
+
+def _check_output(aval: ShapedArray, holomorphic: bool, name: str):
+  if aval.shape != ():
+    raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                    f"{aval.shape}.")
+  dtype = aval.dtype
+  if holomorphic:
+    if not dtypes.issubdtype(dtype, np.complexfloating):
+      raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, but "
+                      f"got {dtype.name}.")
+  elif dtypes.issubdtype(dtype, np.complexfloating):
+    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+                    "holomorphic=True. For differentiation of non-holomorphic functions involving "
+                    "complex outputs, use jax.vjp directly.")
+  elif not dtypes.issubdtype(dtype, np.floating):
+    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {dtype.name}. For differentiation of functions with "
+                    "integer outputs, use jax.vjp directly.")
+
+
+def _dyn_args(fun, argnums, args, name):
+  positions = (argnums,) if isinstance(argnums, int) else argnums
+  for a in positions:
+    if a >= len(args) or a < -len(args):
+      shown = argnums if isinstance(argnums, int) else tuple(argnums)
+      raise TypeError(f"differentiating with respect to argnums={shown} requires at least "
+                      f"{max(positions) + 1} positional arguments to be passed by the caller, "
+                      f"but got only {len(args)} positional arguments.")
+  positions = tuple(a % len(args) for a in positions)
+
+  def partial_fun(*dyn):
+    full = list(args)
+    for p, v in zip(positions, dyn):
+      full[p] = v
+    return full
+
+  return positions, partial_fun
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False, reduce_axes=()) -> Callable:
+  """Returns a function computing both ``fun``'s value and its gradient with respect to the
+  positional arguments ``argnums`` (an int or a sequence of ints). ``fun`` must return a real
+  scalar (complex with ``holomorphic=True``); with ``has_aux`` it returns ``(value, aux)`` and
+  the result is ``((value, aux), grad)``."""
+  argnums, single = _normalize_argnums(argnums)
+  name = "value_and_grad"
+
+  @functools.wraps(fun)
+  def value_and_grad_fun(*args, **kwargs):
+    positions, full_args = _dyn_args(fun, argnums, args, name)
+    dyn = [args[p] for p in positions]
+    for leaf in tree_util.tree_leaves(dyn):
+      _check_input_dtype(core.get_aval(leaf), holomorphic, allow_int, "grad")
+
+    def f_dyn(*dyn_values):
+      return fun(*full_args(*dyn_values), **kwargs)
+
+    if has_aux:
+      value, pullback, aux = vjp(f_dyn, *dyn, has_aux=True)
+    else:
+      value, pullback = vjp(f_dyn, *dyn)
+    value_leaves = tree_util.tree_leaves(value)
+    if len(value_leaves) != 1 or not core.valid_jaxtype(value_leaves[0]):
+      raise TypeError("Gradient only defined for scalar-output functions. Output was "
+                      f"{value}.")
+    aval = core.get_aval(value_leaves[0])
+    _check_output(aval, holomorphic, "grad")
+    grads = pullback(tree_util.tree_unflatten(tree_util.tree_structure(value),
+                                              [np.ones((), aval.dtype)]))
+    grads = grads[0] if single else tuple(grads)
+    if has_aux:
+      return (value, aux), grads
+    return value, grads
+
+  return value_and_grad_fun
+
+
+def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False, reduce_axes=()) -> Callable:
+  """Returns a function computing the gradient of the scalar-valued ``fun`` with respect to the
+  positional arguments ``argnums`` (an int: one gradient; a sequence: a tuple of them). The
+  gradient has the structure of the argument. With ``has_aux``, returns ``(grad, aux)``."""
+  value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+  @functools.wraps(fun)
+  def grad_fun(*args, **kwargs):
+    if has_aux:
+      (_, aux), g = value_and_grad_fun(*args, **kwargs)
+      return g, aux
+    return value_and_grad_fun(*args, **kwargs)[1]
+
+  return grad_fun
+
+
+# ---------------------------------------------------------------------------
+# Jacobians
+
+
+def _std_basis(leaves):
+  """Rows of the identity over the flattened inexact ``leaves``: an array per leaf of shape
+  ``(total_size, *leaf.shape)``."""
+  sizes = [core.get_aval(x).size for x in leaves]
+  total = sum(sizes)
+  avals = [core.get_aval(x) for x in leaves]
+  dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
+  eye = np.eye(total, dtype=dtype)
+  out, start = [], 0
+  for aval, size in zip(avals, sizes):
+    block = eye[:, start:start + size].reshape((total,) + aval.shape).astype(aval.dtype)
+    out.append(block)
+    start += size
+  return out
+
+
+def _check_jacobian_inputs(dyn, holomorphic, allow_int, name):
+  for leaf in tree_util.tree_leaves(dyn):
+    _check_input_dtype(core.get_aval(leaf), holomorphic, allow_int, name)
+
+
+def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False) -> Callable:
+  """The Jacobian of ``fun`` with respect to ``argnums``, computed column by column with
+  forward mode (``vmap`` of ``jvp`` over the standard basis). For output leaf of shape ``o`` and
+  input leaf of shape ``i`` the Jacobian block has shape ``o + i``."""
+  from axle._src.vmap import vmap
+  argnums_n, single = _normalize_argnums(argnums)
+
+  @functools.wraps(fun)
+  def jacfun(*args, **kwargs):
+    positions, full_args = _dyn_args(fun, argnums_n, args, "jacfwd")
+    dyn = tuple(args[p] for p in positions)
+    _check_jacobian_inputs(dyn, holomorphic, False, "jacfwd")
+    in_leaves, in_tree = tree_util.tree_flatten(dyn)
+
+    def f_flat(*leaves):
+      out = fun(*full_args(*tree_util.tree_unflatten(in_tree, leaves)), **kwargs)
+      return out
+
+    basis = _std_basis(in_leaves)
+
+    def push(*tangent_leaves):
+      if has_aux:
+        out, t_out, aux = jvp(f_flat, tuple(in_leaves), tangent_leaves, has_aux=True)
+        return t_out
+      return jvp(f_flat, tuple(in_leaves), tangent_leaves)[1]
+
+    if has_aux:
+      out, aux = f_flat(*in_leaves)
+    else:
+      out = f_flat(*in_leaves)
+    columns = vmap(push, out_axes=-1)(*basis)  # each output leaf: out.shape + (total,)
+    jac = tree_util.tree_map(lambda o, col: _split_last(o, col, in_leaves, in_tree, single),
+                             out, columns)
+    return (jac, aux) if has_aux else jac
+
+  return jacfun
+
+
+def _split_last(out_leaf, column, in_leaves, in_tree, single):
+  """Splits the trailing flattened-input axis of ``column`` into one block per input leaf."""
+  from axle._src.lax import structural
+  out_shape = core.get_aval(out_leaf).shape
+  blocks, start = [], 0
+  for leaf in in_leaves:
+    aval = core.get_aval(leaf)
+    block = structural.slice_in_dim(column, start, start + aval.size, axis=len(out_shape))
+    blocks.append(structural.reshape(block, out_shape + aval.shape))
+    start += aval.size
+  tree = tree_util.tree_unflatten(in_tree, blocks)
+  return tree[0] if single else tree
+
+
+def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False) -> Callable:
+  """The Jacobian of ``fun`` with respect to ``argnums``, computed row by row with reverse mode
+  (``vmap`` of the VJP over the standard basis of the output)."""
+  from axle._src.vmap import vmap
+  argnums_n, single = _normalize_argnums(argnums)
+
+  @functools.wraps(fun)
+  def jacfun(*args, **kwargs):
+    positions, full_args = _dyn_args(fun, argnums_n, args, "jacrev")
+    dyn = tuple(args[p] for p in positions)
+    _check_jacobian_inputs(dyn, holomorphic, allow_int, "jacrev")
+
+    def f_dyn(*dyn_values):
+      return fun(*full_args(*dyn_values), **kwargs)
+
+    if has_aux:
+      out, pullback, aux = vjp(f_dyn, *dyn, has_aux=True)
+    else:
+      out, pullback = vjp(f_dyn, *dyn)
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    basis = _std_basis(out_leaves)
+    rows = vmap(lambda *ct: pullback(tree_util.tree_unflatten(out_tree, ct)))(*basis)
+    # rows: tuple over dyn args of pytrees whose leaves have shape (total_out,) + in_shape
+    row_leaves, rows_tree = tree_util.tree_flatten(rows)
+    per_out = []
+    start = 0
+    from axle._src.lax import structural
+    for o in out_leaves:
+      o_aval = core.get_aval(o)
+      blocks = [structural.reshape(
+          structural.slice_in_dim(r, start, start + o_aval.size, axis=0),
+          o_aval.shape + core.get_aval(r).shape[1:]) for r in row_leaves]
+      tree = tree_util.tree_unflatten(rows_tree, blocks)
+      per_out.append(tree[0] if single else tree)
+      start += o_aval.size
+    jac = tree_util.tree_unflatten(out_tree, per_out)
+    return (jac, aux) if has_aux else jac
+
+  return jacfun
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False) -> Callable:
+  """The Hessian of the scalar-valued ``fun``: ``jacfwd(jacrev(fun))``."""
+  return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                has_aux=has_aux, holomorphic=holomorphic)
