@@ -24,6 +24,16 @@ from axle._src.differentiation import (
     vjp as vjp,
 )
 from axle._src.vmap import vmap as vmap
+from axle._src.checkpoint import (
+    checkpoint as checkpoint,
+    checkpoint_policies as checkpoint_policies,
+    remat as remat,
+)
+from axle._src.custom_derivatives import (
+    closure_convert as closure_convert,
+    custom_jvp as custom_jvp,
+    custom_vjp as custom_vjp,
+)
 from axle._src.devices import (
     block_until_ready as block_until_ready,
     default_backend as default_backend,

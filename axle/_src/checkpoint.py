@@ -1,0 +1,250 @@
+"""``checkpoint`` / ``remat``: trading computation for memory in reverse mode.
+
+``checkpoint(f)`` binds ``remat2``, a primitive carrying ``f``'s jaxpr. Its partial-evaluation
+rule (used by linearize) saves no intermediate values by default: the known part computes only
+the primal outputs, and the staged part recomputes what the tangents need from the inputs when
+the linear jaxpr is transposed. A ``policy`` (``checkpoint_policies.dots_saveable``, ...) names
+the equations whose outputs may be saved instead of recomputed.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+from axle._src import core
+from axle._src import ir
+from axle._src import tree_util
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering
+from axle._src.interpreters import staging
+
+remat_p = core.Primitive("remat2")
+remat_p.multiple_results = True
+
+
+def _remat_abstract_eval(*avals, jaxpr, **_):
+  return list(jaxpr.out_avals)
+
+
+def _remat_impl(*args, jaxpr, **_):
+  from axle._src.array import Array
+  with core.set_current_trace(core.eval_trace):
+    outs = ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *[Array(a) for a in args])
+  import numpy as np
+  return [np.asarray(o) for o in outs]
+
+
+def _remat_lowering(ctx, *args, jaxpr, **_):
+  return lowering.jaxpr_subcomp(ctx, jaxpr.jaxpr, jaxpr.consts, args)
+
+
+remat_p.def_abstract_eval(_remat_abstract_eval)
+remat_p.def_impl(_remat_impl)
+lowering.register(remat_p, _remat_lowering)
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+  nonzeros = [type(t) is not ad.Zero for t in tangents]
+  jvp_closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+  outs = remat_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
+                      jaxpr=jvp_closed, prevent_cse=prevent_cse, differentiated=True,
+                      policy=policy)
+  n = len(jaxpr.out_avals)
+  tangent_outs = iter(outs[n:])
+  return outs[:n], [next(tangent_outs) if nz else ad.Zero(ad.tangent_aval(a))
+                    for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
+
+
+def _saveable(policy, eqn) -> bool:
+  if policy is None:
+    return False
+  return bool(policy(eqn.primitive, *[a.aval for a in eqn.invars], **eqn.params))
+
+
+def _split_for_remat(closed: ir.ClosedJaxpr, unknowns, policy):
+  """(known jaxpr: known inputs -> known outputs + saved values; unknown jaxpr: saved values +
+  all inputs -> unknown outputs; which outputs are unknown; number of saved values)."""
+  jaxpr = closed.jaxpr
+  unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+  producers = {}
+  for eqn in jaxpr.eqns:
+    if any(type(a) is not ir.Literal and a in unknown_vars for a in eqn.invars):
+      unknown_vars.update(eqn.outvars)
+    for v in eqn.outvars:
+      producers[v] = eqn
+  out_unknowns = [type(v) is not ir.Literal and v in unknown_vars for v in jaxpr.outvars]
+  # known values the unknown equations read, produced by saveable equations
+  saved = []
+  seen = set()
+  for eqn in jaxpr.eqns:
+    if not any(v in unknown_vars for v in eqn.outvars):
+      continue
+    for a in eqn.invars:
+      if type(a) is ir.Literal or a in unknown_vars or a in seen:
+        continue
+      producer = producers.get(a)
+      if producer is not None and _saveable(policy, producer):
+        seen.add(a)
+        saved.append(a)
+  known_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
+  known_invars = [v for v, u in zip(jaxpr.invars, unknowns) if not u]
+  known_eqns = [e for e in jaxpr.eqns if not any(v in unknown_vars for v in e.outvars)]
+  known = staging.dce_jaxpr(ir.Jaxpr(jaxpr.constvars, known_invars, known_outvars + saved,
+                                     known_eqns))
+  saved_set = set(saved)
+  unknown_eqns = [e for e in jaxpr.eqns if not any(v in saved_set for v in e.outvars)]
+  unknown = staging.dce_jaxpr(ir.Jaxpr(
+      jaxpr.constvars, saved + list(jaxpr.invars),
+      [v for v, u in zip(jaxpr.outvars, out_unknowns) if u], unknown_eqns))
+  return (ir.ClosedJaxpr(known, closed.consts), ir.ClosedJaxpr(unknown, closed.consts),
+          out_unknowns, len(saved))
+
+
+def _remat_partial_eval(trace, args, params):
+  jaxpr, policy = params["jaxpr"], params["policy"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known_closed, unknown_closed, out_unknowns, num_saved = _split_for_remat(jaxpr, unknowns, policy)
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  with core.set_current_trace(trace.parent):
+    known_outs = ir.eval_jaxpr(known_closed.jaxpr, known_closed.consts, *known_args)
+  saved = known_outs[len(known_outs) - num_saved:]
+  known_outs = iter(known_outs[:len(known_outs) - num_saved])
+  unknown_outs = iter(trace.stage(remat_p, [*saved, *args],
+                                  dict(params, jaxpr=unknown_closed, differentiated=True)))
+  return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
+
+
+def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+  linear = [ad.is_undefined_primal(a) for a in args]
+  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  nonlinear = [a for a in args if not ad.is_undefined_primal(a)]
+  cts = [ad.instantiate_zeros(ct) for ct in cts]
+  outs = iter(remat_p.bind(*nonlinear, *cts, jaxpr=transposed, prevent_cse=prevent_cse,
+                           differentiated=True, policy=policy))
+  return [next(outs) if lin else None for lin in linear]
+
+
+def _remat_batch(args, dims, *, jaxpr, prevent_cse, differentiated, policy):
+  size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
+  batched, out_dims = batching.batch_jaxpr(jaxpr, size, [0 if d is not None else None
+                                                         for d in dims], False)
+  return remat_p.bind(*args, jaxpr=batched, prevent_cse=prevent_cse,
+                      differentiated=differentiated, policy=policy), out_dims
+
+
+ad.primitive_jvps[remat_p] = _remat_jvp
+ad.partial_eval_rules[remat_p] = _remat_partial_eval
+ad.primitive_transposes[remat_p] = _remat_transpose
+batching.primitive_batchers[remat_p] = _remat_batch
+
+
+def _pp_remat(params: dict) -> dict:
+  return {"differentiated": params["differentiated"], "jaxpr": params["jaxpr"],
+          "policy": params["policy"], "prevent_cse": params["prevent_cse"]}
+
+
+ir.pp_param_rules[remat_p] = _pp_remat
+
+
+# ---------------------------------------------------------------------------
+# checkpoint_name and policies
+
+name_p = core.Primitive("name")
+name_p.def_abstract_eval(lambda x, *, name: x)
+name_p.def_impl(lambda x, *, name: x)
+lowering.register(name_p, lambda ctx, x, *, name: [x])
+ad.deflinear(name_p, lambda ct, *, name: [ct])
+batching.defvectorized(name_p)
+
+
+def checkpoint_name(x, name: str):
+  """Tags ``x`` with ``name`` so checkpoint policies can save or recompute it by name."""
+  return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
+
+
+class checkpoint_policies:
+  """Policies saying which intermediate values ``checkpoint`` may save (the rest are
+  recomputed in the backward pass)."""
+
+  @staticmethod
+  def everything_saveable(*_, **__) -> bool:
+    """Save every intermediate (no recomputation)."""
+    return True
+
+  @staticmethod
+  def nothing_saveable(*_, **__) -> bool:
+    """Save nothing: recompute everything (the default)."""
+    return False
+
+  @staticmethod
+  def dots_saveable(primitive, *_, **__) -> bool:
+    """Save the results of matrix multiplications (dot_general)."""
+    return primitive.name == "dot_general"
+
+  checkpoint_dots = dots_saveable
+
+  @staticmethod
+  def dots_with_no_batch_dims_saveable(primitive, *_, **params) -> bool:
+    """Save the results of dot_generals without batch dimensions."""
+    if primitive.name != "dot_general":
+      return False
+    (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+    return not lhs_batch and not rhs_batch
+
+  checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+
+  @staticmethod
+  def save_only_these_names(*names):
+    """Save only values tagged with ``checkpoint_name`` by one of ``names``."""
+    chosen = set(names)
+    return lambda primitive, *_, **params: primitive is name_p and params["name"] in chosen
+
+  @staticmethod
+  def save_any_names_but_these(*names):
+    """Save every named value except those tagged with one of ``names``."""
+    excluded = set(names)
+    return lambda primitive, *_, **params: primitive is name_p and params["name"] not in excluded
+
+  @staticmethod
+  def save_anything_except_these_names(*names):
+    """Save everything except values tagged with one of ``names``."""
+    excluded = set(names)
+    return lambda primitive, *_, **params: not (primitive is name_p and
+                                                params["name"] in excluded)
+
+
+def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
+               static_argnums=()) -> Callable:
+  """Makes reverse-mode differentiation of ``fun`` recompute its intermediate values in the
+  backward pass instead of storing them (``jax.checkpoint`` / ``jax.remat``). ``policy``
+  chooses values that may be saved (see ``checkpoint_policies``)."""
+  if isinstance(static_argnums, int):
+    static_argnums = (static_argnums,)
+  static_argnums = tuple(static_argnums)
+
+  @functools.wraps(fun)
+  def remat_fun(*args, **kwargs):
+    static = {i: args[i] for i in static_argnums}
+    dyn = [a for i, a in enumerate(args) if i not in static]
+    leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+    store = {}
+
+    def flat_fun(*flat):
+      dyn_args, kw = tree_util.tree_unflatten(in_tree, flat)
+      dyn_iter = iter(dyn_args)
+      full = [static[i] if i in static else next(dyn_iter) for i in range(len(args))]
+      out = fun(*full, **kw)
+      out_leaves, store["tree"] = tree_util.tree_flatten(out)
+      return out_leaves
+
+    closed, _ = staging.trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves])
+    outs = remat_p.bind(*leaves, jaxpr=closed, prevent_cse=prevent_cse, differentiated=False,
+                        policy=policy)
+    return tree_util.tree_unflatten(store["tree"], outs)
+
+  return remat_fun
+
+
+remat = checkpoint

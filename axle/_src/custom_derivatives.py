@@ -1,0 +1,507 @@
+"""User-defined derivative rules: ``custom_jvp``, ``custom_vjp``, and ``closure_convert``.
+
+A call of a custom_jvp (custom_vjp) function outside any transformation just runs the function.
+Under a transformation it binds ``custom_jvp_call`` (``custom_vjp_call``), a primitive carrying
+the traced function (``call_jaxpr``) and the user's rule as a Python callable:
+- the JVP trace runs the rule instead of differentiating ``call_jaxpr``;
+- for custom_vjp, the JVP rule runs ``fwd`` and stages a ``custom_lin`` equation on the input
+  tangents; transposing ``custom_lin`` calls ``bwd`` on the residuals and output cotangents. So
+  reverse mode uses fwd/bwd, and forward mode raises JAX's error;
+- staging records the equation (printed as JAX prints it), eager evaluation and lowering run
+  ``call_jaxpr``, and vmap batches both the jaxpr and the rule.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Callable, Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src import tree_util
+from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering
+from axle._src.interpreters import staging
+
+
+def _function_name(fun) -> str:
+  return staging._function_name(fun)
+
+
+class _Rule:
+  """A Python callable in a primitive's params, printed by name as JAX prints it."""
+  __slots__ = ("fun", "name")
+
+  def __init__(self, fun, name: str):
+    self.fun = fun
+    self.name = name
+
+  def __call__(self, *args):
+    return self.fun(*args)
+
+  def __repr__(self):
+    return self.name
+
+
+def _resolve_argnums(fun, nondiff_argnums, args, kwargs):
+  """Binds keyword arguments to positions (custom_jvp/vjp functions take positional args)."""
+  if kwargs:
+    try:
+      signature = inspect.signature(fun)
+      bound = signature.bind(*args, **kwargs)
+      bound.apply_defaults()
+      args = bound.args
+      if bound.kwargs:
+        raise TypeError("keyword-only arguments are not supported by custom_jvp/custom_vjp "
+                        f"functions, got {sorted(bound.kwargs)}")
+    except ValueError:
+      raise TypeError("custom_jvp/custom_vjp functions must be called with positional "
+                      "arguments when their signature cannot be inspected") from None
+  for i in nondiff_argnums:
+    if i >= len(args):
+      raise TypeError(f"nondiff_argnums={nondiff_argnums} refers to argument {i}, but the "
+                      f"function was called with {len(args)} positional arguments.")
+  return tuple(args)
+
+
+def _split_nondiff(args, nondiff_argnums):
+  nondiff = tuple(args[i] for i in nondiff_argnums)
+  diff = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
+  return nondiff, diff
+
+
+def _merge_nondiff(nondiff, diff, nondiff_argnums, n):
+  nondiff, diff = iter(nondiff), iter(diff)
+  return tuple(next(nondiff) if i in nondiff_argnums else next(diff) for i in range(n))
+
+
+def _is_eager() -> bool:
+  return core.current_trace() is core.eval_trace
+
+
+def _trace_flat(fun_flat: Callable, in_avals):
+  closed, out_tree = staging.trace_to_jaxpr(fun_flat, in_avals)
+  return closed, out_tree
+
+
+# ---------------------------------------------------------------------------
+# custom_jvp
+
+custom_jvp_call_p = core.Primitive("custom_jvp_call")
+custom_jvp_call_p.multiple_results = True
+
+
+def _custom_call_abstract_eval(*avals, call_jaxpr, **_):
+  return list(call_jaxpr.out_avals)
+
+
+def _custom_call_impl(*args, call_jaxpr, **_):
+  from axle._src.array import Array
+  with core.set_current_trace(core.eval_trace):
+    outs = ir.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *[Array(a) for a in args])
+  return [np.asarray(o) for o in outs]
+
+
+def _custom_call_lowering(ctx, *args, call_jaxpr, **_):
+  return lowering.jaxpr_subcomp(ctx, call_jaxpr.jaxpr, call_jaxpr.consts, args)
+
+
+custom_jvp_call_p.def_abstract_eval(_custom_call_abstract_eval)
+custom_jvp_call_p.def_impl(_custom_call_impl)
+lowering.register(custom_jvp_call_p, _custom_call_lowering)
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name, symbolic_zeros):
+  tangents = [ad.instantiate_zeros(t) for t in tangents]
+  outs, tangent_outs = jvp(primals, tangents)
+  return list(outs), list(tangent_outs)
+
+
+ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
+def _moved_to_front(args, dims):
+  return [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
+
+
+def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros):
+  size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+  args = _moved_to_front(args, dims)
+  in_dims = [0 if d is not None else None for d in dims]
+  batched, _ = batching.batch_jaxpr(call_jaxpr, size, in_dims, True)
+  from axle._src.vmap import vmap
+
+  def batched_jvp(primals, tangents):
+    outs, tangent_outs = vmap(lambda p, t: tuple(map(list, jvp(p, t))),
+                              in_axes=(in_dims, in_dims), axis_size=size)(list(primals),
+                                                                          list(tangents))
+    return outs, tangent_outs
+
+  outs = custom_jvp_call_p.bind(*args, call_jaxpr=batched,
+                                jvp=_Rule(batched_jvp, getattr(jvp, "name", "jvp")), name=name,
+                                symbolic_zeros=symbolic_zeros)
+  return outs, [0] * len(outs)
+
+
+batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
+
+
+class custom_jvp:
+  """Wraps ``fun`` so that differentiation uses a rule you define with ``defjvp`` (or
+  ``defjvps``) instead of differentiating ``fun``'s body. ``nondiff_argnums`` name positional
+  arguments that are not differentiated (passed first to the rule)."""
+
+  def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.jvp = None
+    self.symbolic_zeros = False
+
+  def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+    """Sets the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with nondiff
+    arguments first: ``jvp(*nondiff, primals, tangents)``)."""
+    self.jvp = jvp
+    self.symbolic_zeros = symbolic_zeros
+    return jvp
+
+  def defjvps(self, *tangent_fns) -> None:
+    """Sets the rule from one function per argument, ``fn(tangent, primal_out, *primals)``
+    (None for an argument with zero derivative); the contributions are summed."""
+    def jvp(primals, tangents):
+      out = self(*primals)
+      total = None
+      for fn, t in zip(tangent_fns, tangents):
+        if fn is None:
+          continue
+        contribution = fn(t, out, *primals)
+        total = contribution if total is None else tree_util.tree_map(
+            lambda a, b: a + b, total, contribution)
+      if total is None:
+        total = tree_util.tree_map(lambda o: ad.zeros_like_aval(core.get_aval(o)), out)
+      return out, total
+    self.defjvp(jvp)
+
+  def __get__(self, instance, owner=None):
+    if instance is None:
+      return self
+    return functools.partial(self, instance)
+
+  def __call__(self, *args, **kwargs):
+    if self.jvp is None:
+      raise AttributeError(f"No JVP defined for custom_jvp function {_function_name(self.fun)} "
+                           "using defjvp.")
+    args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
+    if _is_eager():
+      return self.fun(*args)
+    nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+    leaves, in_tree = tree_util.tree_flatten(diff)
+    n_args = len(args)
+    out_store = {}
+
+    def flat_fun(*flat):
+      out = self.fun(*_merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, flat),
+                                     self.nondiff_argnums, n_args))
+      out_leaves, out_tree = tree_util.tree_flatten(out)
+      out_store["tree"] = out_tree
+      return out_leaves
+
+    in_avals = [core.get_aval(x) for x in leaves]
+    call_jaxpr, _ = _trace_flat(flat_fun, in_avals)
+    out_tree = out_store["tree"]
+    user_jvp = self.jvp
+    nondiff_argnums = self.nondiff_argnums
+
+    def flat_jvp(primals, tangents):
+      primal_tree = tree_util.tree_unflatten(in_tree, primals)
+      tangent_tree = tree_util.tree_unflatten(in_tree, tangents)
+      out = user_jvp(*nondiff, primal_tree, tangent_tree)
+      if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("Custom JVP rule must produce a pair (list or tuple of length two) "
+                        f"representing primal and tangent outputs, but got {out}.")
+      primal_out, tangent_out = out
+      p_leaves, p_tree = tree_util.tree_flatten(primal_out)
+      t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
+      if p_tree != out_tree:
+        raise TypeError("Custom JVP rule must produce primal outputs with the same container "
+                        f"(pytree) structure as the primal function, got {p_tree} and "
+                        f"{out_tree} respectively.")
+      if t_tree != p_tree:
+        raise TypeError("Custom JVP rule must produce primal and tangent outputs with equal "
+                        f"container (pytree) structures, but got {p_tree} and {t_tree} "
+                        "respectively.")
+      for p, t in zip(p_leaves, t_leaves):
+        p_aval, t_aval = core.get_aval(p), core.get_aval(t)
+        expected = ad.tangent_aval(p_aval)
+        if t_aval.shape != expected.shape:
+          raise ValueError("Custom JVP rule must produce primal and tangent outputs with "
+                           "corresponding shapes, but got primal output shape "
+                           f"{p_aval.shape} and tangent output shape {t_aval.shape}.")
+      return p_leaves, [_cast_tangent(t, p) for p, t in zip(p_leaves, t_leaves)]
+
+    del nondiff_argnums
+    outs = custom_jvp_call_p.bind(
+        *leaves, call_jaxpr=call_jaxpr,
+        jvp=_Rule(flat_jvp, _function_name(self.jvp)), name=_function_name(self.fun),
+        symbolic_zeros=self.symbolic_zeros)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _cast_tangent(t, p):
+  expected = ad.tangent_dtype(core.get_aval(p).dtype)
+  if expected == ad.float0:
+    return ad.Zero(ad.tangent_aval(core.get_aval(p)))
+  if core.get_aval(t).dtype != expected:
+    from axle._src.lax import elementwise_convert
+    return elementwise_convert.convert_element_type(t, expected)
+  return t
+
+
+def _pp_in_order(*keys):
+  """An equation printer showing ``keys`` of the params in this order (as JAX does)."""
+  from axle._src import pretty_printer as pp
+
+  def rule(eqn, names):
+    shown = {k: eqn.params[k] for k in keys}
+    return pp.concat([ir._pp_binders(eqn.outvars, names), pp.text(f" = {eqn.primitive.name}"),
+                      ir.pp_params(shown, names, sort=False), ir.pp_operands(eqn.invars, names)])
+  return rule
+
+
+ir.pp_eqn_rules[custom_jvp_call_p] = _pp_in_order("name", "call_jaxpr", "jvp", "symbolic_zeros")
+
+
+# ---------------------------------------------------------------------------
+# custom_vjp
+
+custom_vjp_call_p = core.Primitive("custom_vjp_call")
+custom_vjp_call_p.multiple_results = True
+custom_vjp_call_p.def_abstract_eval(_custom_call_abstract_eval)
+custom_vjp_call_p.def_impl(_custom_call_impl)
+lowering.register(custom_vjp_call_p, _custom_call_lowering)
+
+# custom_lin: the linear map "bwd transposed", applied to tangents; only ever transposed.
+custom_lin_p = core.Primitive("custom_lin")
+custom_lin_p.multiple_results = True
+
+
+def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, **_):
+  return [ad.tangent_aval(a) for a in out_avals]
+
+
+def _custom_lin_impl(*args, **params):
+  raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+custom_lin_p.def_abstract_eval(_custom_lin_abstract_eval)
+custom_lin_p.def_impl(_custom_lin_impl)
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_avals):
+  residuals = args[:num_res]
+  cts = [ad.instantiate_zeros(ct) for ct in cts]
+  cts_in = bwd(residuals, cts)
+  return [None] * num_res + list(cts_in)
+
+
+def _custom_lin_jvp(primals, tangents, **params):
+  raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
+ad.primitive_jvps[custom_lin_p] = _custom_lin_jvp
+
+
+def _custom_lin_batch(args, dims, **params):
+  raise NotImplementedError("vmap of the linearized part of a custom_vjp function: apply vmap "
+                            "outside of grad/vjp instead.")
+
+
+batching.primitive_batchers[custom_lin_p] = _custom_lin_batch
+lowering.register(custom_lin_p, lambda ctx, *args, **params: _custom_lin_impl())
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+  if not isinstance(core.current_trace(), ad.LinearizeTrace):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+  outs, residuals = fwd(primals)
+  in_avals = [core.get_aval(p) for p in primals]
+  out_avals = [core.get_aval(o) for o in outs]
+  tangent_outs = custom_lin_p.bind(
+      *residuals, *[ad.instantiate_zeros(t) for t in tangents], num_res=len(residuals),
+      bwd=bwd, out_avals=tuple(out_avals), in_avals=tuple(in_avals))
+  return list(outs), [ad.Zero(ad.tangent_aval(a)) if ad.tangent_aval(a).dtype == ad.float0
+                      else t for a, t in zip(out_avals, tangent_outs)]
+
+
+ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
+
+
+def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+  size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+  args = _moved_to_front(args, dims)
+  in_dims = [0 if d is not None else None for d in dims]
+  batched, _ = batching.batch_jaxpr(call_jaxpr, size, in_dims, True)
+  from axle._src.vmap import vmap
+
+  def batched_fwd(primals):
+    return vmap(lambda p: fwd(p), in_axes=(in_dims,), axis_size=size)(list(primals))
+
+  def batched_bwd(residuals, cts):
+    cts_in = vmap(lambda r, c: list(bwd(r, c)), axis_size=size)(list(residuals), list(cts))
+    return cts_in
+
+  outs = custom_vjp_call_p.bind(*args, call_jaxpr=batched,
+                                fwd=_Rule(batched_fwd, repr(fwd)), bwd=_Rule(batched_bwd, repr(bwd)),
+                                name=name, symbolic_zeros=symbolic_zeros)
+  return outs, [0] * len(outs)
+
+
+batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
+
+
+ir.pp_eqn_rules[custom_vjp_call_p] = _pp_in_order("name", "bwd", "call_jaxpr", "fwd",
+                                                  "symbolic_zeros")
+
+
+class custom_vjp:
+  """Wraps ``fun`` so that reverse-mode differentiation uses the rules you define with
+  ``defvjp(fwd, bwd)``: ``fwd`` returns the output and residuals, ``bwd(residuals, ct)`` the
+  cotangents of the (differentiable) arguments as a tuple. Forward mode is not supported."""
+
+  def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.fwd = None
+    self.bwd = None
+    self.symbolic_zeros = False
+
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+             optimize_remat: bool = False) -> None:
+    """Sets ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, ct) -> tuple of cotangents``
+    (with nondiff arguments first in bwd: ``bwd(*nondiff, residuals, ct)``)."""
+    self.fwd = fwd
+    self.bwd = bwd
+    self.symbolic_zeros = symbolic_zeros
+
+  def __get__(self, instance, owner=None):
+    if instance is None:
+      return self
+    return functools.partial(self, instance)
+
+  def __call__(self, *args, **kwargs):
+    if self.fwd is None or self.bwd is None:
+      raise AttributeError(f"No VJP defined for custom_vjp function {_function_name(self.fun)} "
+                           "using defvjp.")
+    args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
+    if _is_eager():
+      return self.fun(*args)
+    nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+    leaves, in_tree = tree_util.tree_flatten(diff)
+    n_args = len(args)
+    nondiff_argnums = self.nondiff_argnums
+    store = {}
+
+    def flat_fun(*flat):
+      out = self.fun(*_merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, flat),
+                                     nondiff_argnums, n_args))
+      out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+      return out_leaves
+
+    call_jaxpr, _ = _trace_flat(flat_fun, [core.get_aval(x) for x in leaves])
+    out_tree = store["out_tree"]
+    user_fwd, user_bwd = self.fwd, self.bwd
+
+    def flat_fwd(primals):
+      full = _merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, primals),
+                            nondiff_argnums, n_args)
+      result = user_fwd(*full)
+      if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of length two) "
+                        "where the first element represents the primal output (equal to the "
+                        "output of the custom_vjp-decorated function) and the second element "
+                        "represents residuals (i.e. values stored from the forward pass for use "
+                        f"on the backward pass), but instead the fwd rule output's type was "
+                        f"{type(result)}.")
+      out, residuals = result
+      out_leaves, fwd_tree = tree_util.tree_flatten(out)
+      if fwd_tree != out_tree:
+        raise TypeError("Custom VJP fwd rule must produce an output with the same container "
+                        "(pytree) structure as the args tuple of the primal function, and in "
+                        f"particular must produce a tuple of length equal to the number of "
+                        f"arguments to the primal function, but got fwd output structure "
+                        f"{fwd_tree} for primal output structure {out_tree}.")
+      res_leaves, res_tree = tree_util.tree_flatten(residuals)
+      store["res_tree"] = res_tree
+      return out_leaves, res_leaves
+
+    def flat_bwd(res_leaves, cts):
+      residuals = tree_util.tree_unflatten(store["res_tree"], res_leaves)
+      ct_tree = tree_util.tree_unflatten(out_tree, cts)
+      cts_in = user_bwd(*nondiff, residuals, ct_tree)
+      if not isinstance(cts_in, (tuple, list)):
+        raise TypeError("Custom VJP bwd rule must produce a tuple of cotangents, one per "
+                        f"positional argument of the primal function, but got {type(cts_in)}.")
+      if len(cts_in) != len(diff):
+        raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to the "
+                        f"number of differentiable positional arguments ({len(diff)}), but "
+                        f"got a tuple of length {len(cts_in)}.")
+      flat = []
+      for ct, primal in zip(cts_in, diff):
+        primal_leaves, primal_tree = tree_util.tree_flatten(primal)
+        if ct is None:
+          flat.extend(ad.Zero(ad.tangent_aval(core.get_aval(p))) for p in primal_leaves)
+          continue
+        ct_leaves = primal_tree.flatten_up_to(ct)
+        for c, p in zip(ct_leaves, primal_leaves):
+          flat.append(ad.Zero(ad.tangent_aval(core.get_aval(p))) if c is None else
+                      _cast_tangent(c, p))
+      return flat
+
+    outs = custom_vjp_call_p.bind(
+        *leaves, call_jaxpr=call_jaxpr, fwd=_Rule(flat_fwd, _function_name(self.fwd)),
+        bwd=_Rule(flat_bwd, _function_name(self.bwd)), name=_function_name(self.fun),
+        symbolic_zeros=self.symbolic_zeros)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+# ---------------------------------------------------------------------------
+# closure_convert
+
+
+def closure_convert(fun: Callable, *example_args):
+  """Returns ``(converted, consts)``: ``converted(*args, *consts)`` computes ``fun(*args)`` with
+  the floating-point values ``fun`` closes over hoisted into explicit arguments ``consts``
+  (so that custom_vjp rules can differentiate with respect to them)."""
+  leaves, in_tree = tree_util.tree_flatten(example_args)
+  store = {}
+
+  def flat_fun(*flat):
+    out = fun(*tree_util.tree_unflatten(in_tree, flat))
+    out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+    return out_leaves
+
+  closed, _ = staging.trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves])
+  out_tree = store["out_tree"]
+  jaxpr = closed.jaxpr
+  hoist = [dtypes.issubdtype(core.get_aval(c).dtype, np.inexact) for c in closed.consts]
+  hoisted = [c for c, h in zip(closed.consts, hoist) if h]
+  kept = [c for c, h in zip(closed.consts, hoist) if not h]
+  hoisted_vars = [v for v, h in zip(jaxpr.constvars, hoist) if h]
+  kept_vars = [v for v, h in zip(jaxpr.constvars, hoist) if not h]
+  new_jaxpr = jaxpr.replace(constvars=kept_vars, invars=list(jaxpr.invars) + hoisted_vars)
+
+  def converted(*args_and_consts):
+    args = args_and_consts[:len(args_and_consts) - len(hoisted)]
+    consts = args_and_consts[len(args_and_consts) - len(hoisted):]
+    flat_args, _ = tree_util.tree_flatten(args)
+    outs = ir.eval_jaxpr(new_jaxpr, kept, *flat_args, *consts)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+  return converted, hoisted

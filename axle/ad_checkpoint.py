@@ -1,0 +1,7 @@
+"""``axle.ad_checkpoint``: rematerialization (JAX's ``jax.ad_checkpoint``). Re-exports only."""
+from axle._src.checkpoint import (  # noqa: F401
+    checkpoint as checkpoint,
+    checkpoint_name as checkpoint_name,
+    checkpoint_policies as checkpoint_policies,
+    remat as remat,
+)
