@@ -10,3 +10,4 @@ from axle._src.lax.dot import *  # noqa: F401,F403
 from axle._src.lax.conv import *  # noqa: F401,F403
 from axle._src.lax.control_flow import *  # noqa: F401,F403
 from axle._src.differentiation import stop_gradient as stop_gradient  # noqa: F401
+from axle._src.lax.parallel import *  # noqa: F401,F403
