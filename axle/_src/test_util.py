@@ -84,8 +84,10 @@ def _check_close(what: str, actual, expected, atol, rtol) -> None:
 
 def numerical_jvp(f: Callable, primals, tangents, eps: float):
   """Central-difference estimate of the JVP of ``f`` at ``primals`` along ``tangents``."""
-  plus = [_add_scaled(x, eps, t) for x, t in zip(primals, tangents)]
-  minus = [_add_scaled(x, -eps, t) for x, t in zip(primals, tangents)]
+  plus = [tree_util.tree_map(lambda x, t: _add_scaled(x, eps, t), p, t)
+          for p, t in zip(primals, tangents)]
+  minus = [tree_util.tree_map(lambda x, t: _add_scaled(x, -eps, t), p, t)
+           for p, t in zip(primals, tangents)]
   f_plus, f_minus = _to_numpy(f(*plus)), _to_numpy(f(*minus))
 
   def diff(a, b):

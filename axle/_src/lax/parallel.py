@@ -80,7 +80,12 @@ def _reducer(name: str, reduce_fn_name: str, np_reduce):
         if d is None:
           reduced = primitive.bind(v, axes=positional, axis_index_groups=axis_index_groups)[0] \
               if positional else v
-          if name == "psum":
+          if name == "psum" and not isinstance(reduced, core.Tracer):
+            # a concrete value summed over the axis stays concrete (psum(1, name) is its size)
+            value = np.asarray(reduced)
+            reduced = type(reduced)(value * axis_data.size) if type(reduced) in (int, float) \
+                else np.asarray(value * axis_data.size, value.dtype)
+          elif name == "psum":
             reduced = elementwise.mul(reduced, np.array(axis_data.size, core.get_aval(v).dtype))
         else:
           reduced = primitive.bind(v, axes=positional + (d,),
@@ -108,10 +113,19 @@ pmin_p = _reducer("pmin", "reduce_min", np.min)
 
 
 def _psum_transpose(cts, *args, axes, axis_index_groups):
-  if _positional(axes):
-    raise NotImplementedError("transpose of psum over positional axes")
+  from axle._src.lax import structural
   cts = [ad.instantiate_zeros(ct) for ct in cts]
-  return psum_p.bind(*cts, axes=axes, axis_index_groups=axis_index_groups)
+  named, positional = _named(axes), _positional(axes)
+  if named:
+    cts = psum_p.bind(*cts, axes=named, axis_index_groups=axis_index_groups)
+  if positional:
+    out = []
+    for ct, arg in zip(cts, args):
+      shape = arg.aval.shape
+      kept = tuple(i for i in range(len(shape)) if i not in positional)
+      out.append(structural.broadcast_in_dim(ct, shape, kept))
+    cts = out
+  return list(cts)
 
 
 ad.deflinear2(psum_p, _psum_transpose)

@@ -1,0 +1,1 @@
+"""Code of ``axle.example_libraries`` (stax and optimizers)."""

@@ -1,0 +1,2 @@
+"""``axle.example_libraries``: small neural-network and optimizer libraries (JAX's
+``jax.example_libraries``)."""
