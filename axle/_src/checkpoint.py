@@ -154,7 +154,7 @@ ir.pp_param_rules[remat_p] = _pp_remat
 name_p = core.Primitive("name")
 name_p.def_abstract_eval(lambda x, *, name: x)
 name_p.def_impl(lambda x, *, name: x)
-lowering.register(name_p, lambda ctx, x, *, name: [x])
+lowering.register(name_p, lambda ctx, x, *, name: x)
 ad.deflinear(name_p, lambda ct, *, name: [ct])
 batching.defvectorized(name_p)
 

@@ -12,6 +12,7 @@ from axle._src import dtypes
 from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 
 # ---------------------------------------------------------------------------
@@ -20,8 +21,9 @@ from axle._src.interpreters import lowering
 stop_gradient_p = core.Primitive("stop_gradient")
 stop_gradient_p.def_abstract_eval(lambda x: x)
 stop_gradient_p.def_impl(lambda x: x)
-lowering.register(stop_gradient_p, lambda ctx, x: [x])
+lowering.register(stop_gradient_p, lambda ctx, x: x)
 ad.defjvp_zero(stop_gradient_p)
+batching.defvectorized(stop_gradient_p)
 
 
 def stop_gradient(x):
