@@ -22,7 +22,6 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import tree_util
-from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
@@ -84,9 +83,31 @@ def _is_eager() -> bool:
   return core.current_trace() is core.eval_trace
 
 
-def _trace_flat(fun_flat: Callable, in_avals):
-  closed, out_tree = staging.trace_to_jaxpr(fun_flat, in_avals)
-  return closed, out_tree
+class _LazyJaxpr:
+  """The traced function of a custom_jvp/custom_vjp call, traced only when a trace needs it
+  (staging, vmap, evaluation): under differentiation only the user's rule runs, as in JAX."""
+  __slots__ = ("thunk", "value")
+
+  def __init__(self, thunk):
+    self.thunk = thunk
+    self.value = None
+
+  def get(self) -> ir.ClosedJaxpr:
+    if self.value is None:
+      self.value = self.thunk()
+    return self.value
+
+
+def _closed(call_jaxpr) -> ir.ClosedJaxpr:
+  return call_jaxpr.get() if type(call_jaxpr) is _LazyJaxpr else call_jaxpr
+
+
+def _lazy_trace(fun_flat: Callable, in_avals) -> _LazyJaxpr:
+  return _LazyJaxpr(lambda: staging.trace_to_jaxpr(fun_flat, in_avals)[0])
+
+
+def _has_tracers(leaves) -> bool:
+  return any(isinstance(x, core.Tracer) for x in leaves)
 
 
 # ---------------------------------------------------------------------------
@@ -97,17 +118,19 @@ custom_jvp_call_p.multiple_results = True
 
 
 def _custom_call_abstract_eval(*avals, call_jaxpr, **_):
-  return list(call_jaxpr.out_avals)
+  return list(_closed(call_jaxpr).out_avals)
 
 
 def _custom_call_impl(*args, call_jaxpr, **_):
   from axle._src.array import Array
+  call_jaxpr = _closed(call_jaxpr)
   with core.set_current_trace(core.eval_trace):
     outs = ir.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *[Array(a) for a in args])
   return [np.asarray(o) for o in outs]
 
 
 def _custom_call_lowering(ctx, *args, call_jaxpr, **_):
+  call_jaxpr = _closed(call_jaxpr)
   return lowering.jaxpr_subcomp(ctx, call_jaxpr.jaxpr, call_jaxpr.consts, args)
 
 
@@ -133,7 +156,7 @@ def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros)
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
-  batched, _ = batching.batch_jaxpr(call_jaxpr, size, in_dims, True)
+  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
   from axle._src.vmap import vmap
 
   def batched_jvp(primals, tangents):
@@ -197,10 +220,10 @@ class custom_jvp:
       raise AttributeError(f"No JVP defined for custom_jvp function {_function_name(self.fun)} "
                            "using defjvp.")
     args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
-    if _is_eager():
-      return self.fun(*args)
     nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
     leaves, in_tree = tree_util.tree_flatten(diff)
+    if _is_eager() or not _has_tracers(leaves):
+      return self.fun(*args)
     n_args = len(args)
     out_store = {}
 
@@ -211,9 +234,7 @@ class custom_jvp:
       out_store["tree"] = out_tree
       return out_leaves
 
-    in_avals = [core.get_aval(x) for x in leaves]
-    call_jaxpr, _ = _trace_flat(flat_fun, in_avals)
-    out_tree = out_store["tree"]
+    call_jaxpr = _lazy_trace(flat_fun, [core.get_aval(x) for x in leaves])
     user_jvp = self.jvp
     nondiff_argnums = self.nondiff_argnums
 
@@ -227,6 +248,7 @@ class custom_jvp:
       primal_out, tangent_out = out
       p_leaves, p_tree = tree_util.tree_flatten(primal_out)
       t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
+      out_tree = out_store.setdefault("tree", p_tree)
       if p_tree != out_tree:
         raise TypeError("Custom JVP rule must produce primal outputs with the same container "
                         f"(pytree) structure as the primal function, got {p_tree} and "
@@ -249,7 +271,7 @@ class custom_jvp:
         *leaves, call_jaxpr=call_jaxpr,
         jvp=_Rule(flat_jvp, _function_name(self.jvp)), name=_function_name(self.fun),
         symbolic_zeros=self.symbolic_zeros)
-    return tree_util.tree_unflatten(out_tree, outs)
+    return tree_util.tree_unflatten(out_store["tree"], outs)
 
 
 def _cast_tangent(t, p):
@@ -267,7 +289,7 @@ def _pp_in_order(*keys):
   from axle._src import pretty_printer as pp
 
   def rule(eqn, names):
-    shown = {k: eqn.params[k] for k in keys}
+    shown = {k: _closed(eqn.params[k]) if k == "call_jaxpr" else eqn.params[k] for k in keys}
     return pp.concat([ir._pp_binders(eqn.outvars, names), pp.text(f" = {eqn.primitive.name}"),
                       ir.pp_params(shown, names, sort=False), ir.pp_operands(eqn.invars, names)])
   return rule
@@ -346,7 +368,7 @@ def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_z
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
-  batched, _ = batching.batch_jaxpr(call_jaxpr, size, in_dims, True)
+  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
   from axle._src.vmap import vmap
 
   def batched_fwd(primals):
@@ -400,10 +422,10 @@ class custom_vjp:
       raise AttributeError(f"No VJP defined for custom_vjp function {_function_name(self.fun)} "
                            "using defvjp.")
     args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
-    if _is_eager():
-      return self.fun(*args)
     nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
     leaves, in_tree = tree_util.tree_flatten(diff)
+    if _is_eager() or not _has_tracers(leaves):
+      return self.fun(*args)
     n_args = len(args)
     nondiff_argnums = self.nondiff_argnums
     store = {}
@@ -414,8 +436,7 @@ class custom_vjp:
       out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
       return out_leaves
 
-    call_jaxpr, _ = _trace_flat(flat_fun, [core.get_aval(x) for x in leaves])
-    out_tree = store["out_tree"]
+    call_jaxpr = _lazy_trace(flat_fun, [core.get_aval(x) for x in leaves])
     user_fwd, user_bwd = self.fwd, self.bwd
 
     def flat_fwd(primals):
@@ -431,6 +452,7 @@ class custom_vjp:
                         f"{type(result)}.")
       out, residuals = result
       out_leaves, fwd_tree = tree_util.tree_flatten(out)
+      out_tree = store.setdefault("out_tree", fwd_tree)
       if fwd_tree != out_tree:
         raise TypeError("Custom VJP fwd rule must produce an output with the same container "
                         "(pytree) structure as the args tuple of the primal function, and in "
@@ -443,7 +465,7 @@ class custom_vjp:
 
     def flat_bwd(res_leaves, cts):
       residuals = tree_util.tree_unflatten(store["res_tree"], res_leaves)
-      ct_tree = tree_util.tree_unflatten(out_tree, cts)
+      ct_tree = tree_util.tree_unflatten(store["out_tree"], cts)
       cts_in = user_bwd(*nondiff, residuals, ct_tree)
       if not isinstance(cts_in, (tuple, list)):
         raise TypeError("Custom VJP bwd rule must produce a tuple of cotangents, one per "
@@ -468,7 +490,7 @@ class custom_vjp:
         *leaves, call_jaxpr=call_jaxpr, fwd=_Rule(flat_fwd, _function_name(self.fwd)),
         bwd=_Rule(flat_bwd, _function_name(self.bwd)), name=_function_name(self.fun),
         symbolic_zeros=self.symbolic_zeros)
-    return tree_util.tree_unflatten(out_tree, outs)
+    return tree_util.tree_unflatten(store["out_tree"], outs)
 
 
 # ---------------------------------------------------------------------------

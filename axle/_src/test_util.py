@@ -59,7 +59,9 @@ def _inner(xs, ys) -> complex:
     x, y = np.asarray(x), np.asarray(y)
     if x.dtype == _float0() or y.dtype == _float0():
       continue
-    total = total + np.sum(np.asarray(x, np.complex128) * np.conj(np.asarray(y, np.complex128)))
+    # JAX's VJP is the transpose of the JVP as a real-linear map under the pairing
+    # Re(sum(x * y)) (no conjugation: grad of a holomorphic function is f'(z) itself)
+    total = total + np.real(np.sum(np.asarray(x, np.complex128) * np.asarray(y, np.complex128)))
   return total
 
 

@@ -70,6 +70,24 @@ def platform_version() -> str:
   return get_client().platform_version
 
 
+def register_lapack_targets() -> None:
+  """Registers the LAPACK kernels shipped in jaxlib (custom-call targets such as
+  ``lapack_sgetrf_ffi``) with XLA's CPU backend, once; the linalg lowerings call this before
+  emitting such a custom call. The kernels bind to SciPy's LAPACK on first use."""
+  if _state.get("lapack"):
+    return
+  xc = _xc()
+  get_client()  # installs jaxlib's CPU custom-call handler
+  with _lock:
+    if _state.get("lapack"):
+      return
+    from jaxlib.cpu import _lapack
+    _lapack.initialize()
+    for name, fn in _lapack.registrations().items():
+      xc.register_custom_call_target(name, fn, platform="cpu", api_version=int(name.endswith("_ffi")))
+    _state["lapack"] = True
+
+
 # ---------------------------------------------------------------------------
 # Shardings: the small shim jaxlib's C++ expects (see XLA_NOTES)
 

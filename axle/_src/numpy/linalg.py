@@ -1,0 +1,603 @@
+"""``jax.numpy.linalg``: NumPy's linear algebra on top of the ``lax.linalg`` primitives.
+
+Decompositions promote their input to an inexact dtype and act on the last two axes (leading
+axes are batch axes). Solves and determinants go through the LU factorization, norms and ranks
+through the SVD.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.lax import elementwise as lax_e
+from axle._src.lax import linalg as lax_linalg
+from axle._src.lax import reductions as lax_r
+from axle._src.lax import structural as lax_s
+from axle._src.lax.dot import dot_general
+from axle._src.numpy import lax_numpy as lnp
+from axle._src.numpy import reductions as red
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
+from axle._src.numpy.creation import asarray
+
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+           "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve",
+           "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
+           "vector_norm", "EighResult", "EigResult", "QRResult", "SlogdetResult", "SVDResult"]
+
+matmul = lnp.matmul
+matrix_transpose = lnp.matrix_transpose
+
+
+class EighResult(NamedTuple):
+  eigenvalues: object
+  eigenvectors: object
+
+
+class EigResult(NamedTuple):
+  eigenvalues: object
+  eigenvectors: object
+
+
+class QRResult(NamedTuple):
+  Q: object
+  R: object
+
+
+class SlogdetResult(NamedTuple):
+  sign: object
+  logabsdet: object
+
+
+class SVDResult(NamedTuple):
+  U: object
+  S: object
+  Vh: object
+
+
+def _inexact(name: str, *args):
+  util.check_arraylike(f"jnp.linalg.{name}", *args)
+  out = util.promote_dtypes_inexact(*[asarray(a) for a in args])
+  return out[0] if len(args) == 1 else out
+
+
+def _check_square(name: str, a, what: str = "Argument to"):
+  shape = core.get_aval(a).shape
+  if len(shape) < 2 or shape[-1] != shape[-2]:
+    raise ValueError(f"{what} {name} must have shape [..., n, n], got {shape}.")
+
+
+def _H(x):
+  return ufuncs.conj(lnp.matrix_transpose(x)) if dtypes.issubdtype(x.dtype, np.complexfloating) \
+      else lnp.matrix_transpose(x)
+
+
+def _eye_like(a):
+  """The identity broadcast to ``a``'s (square) shape and dtype."""
+  return lax_linalg._eye(a.shape[-1], a.dtype, a.shape)
+
+
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+  """Cholesky factor of a Hermitian positive-definite matrix (``jnp.linalg.cholesky``): lower
+  triangular ``L`` with ``a = L @ L^H`` (``upper=True``: ``U = L^H``). NaN when ``a`` is not
+  positive definite."""
+  a = _inexact("cholesky", a)
+  L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
+  return _H(L) if upper else L
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index=None):
+  """Singular value decomposition (``jnp.linalg.svd``): ``SVDResult(U, S, Vh)`` with
+  ``a = U @ diag(S) @ Vh`` and S descending, or only ``S`` when ``compute_uv`` is False.
+  ``hermitian`` is accepted and the general algorithm used."""
+  a = _inexact("svd", a)
+  if compute_uv:
+    u, s, vh = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=True,
+                              subset_by_index=subset_by_index)
+    return SVDResult(u, s, vh)
+  return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
+                        subset_by_index=subset_by_index)
+
+
+def svdvals(x, /):
+  """Singular values in descending order (``jnp.linalg.svdvals``)."""
+  return svd(x, compute_uv=False)
+
+
+def _uplo(UPLO):
+  if UPLO is None or UPLO == "L":
+    return True
+  if UPLO == "U":
+    return False
+  raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+
+
+def eigh(a, UPLO=None, symmetrize_input: bool = True):
+  """Eigenvalues (ascending) and eigenvectors (columns) of a Hermitian matrix
+  (``jnp.linalg.eigh``), as ``EighResult(eigenvalues, eigenvectors)``."""
+  a = _inexact("eigh", a)
+  v, w = lax_linalg.eigh(a, lower=_uplo(UPLO), symmetrize_input=symmetrize_input)
+  return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):
+  """Eigenvalues (ascending) of a Hermitian matrix (``jnp.linalg.eigvalsh``)."""
+  return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+def eig(a):
+  """Eigenvalues and right eigenvectors (columns) of a general square matrix
+  (``jnp.linalg.eig``), complex, as ``EigResult(eigenvalues, eigenvectors)``. Not
+  differentiable with respect to the eigenvectors."""
+  a = _inexact("eig", a)
+  w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+  return EigResult(w, v)
+
+
+def eigvals(a):
+  """Eigenvalues of a general square matrix (``jnp.linalg.eigvals``), complex."""
+  a = _inexact("eigvals", a)
+  return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
+
+def qr(a, mode: str = "reduced"):
+  """QR decomposition (``jnp.linalg.qr``). ``mode``: "reduced" (Q m x k, R k x n), "complete"
+  (Q m x m, R m x n) or "r" (R only)."""
+  a = _inexact("qr", a)
+  if mode == "reduced":
+    full = False
+  elif mode in ("complete", "r"):
+    full = mode == "complete"
+  else:
+    raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+  q, r = lax_linalg.qr(a, full_matrices=full)
+  return r if mode == "r" else QRResult(q, r)
+
+
+def _lu_parity(pivots):
+  """(-1) ** (number of row swaps) per batch element, as the pivots' int."""
+  k = pivots.shape[-1]
+  swaps = lax_r.reduce_sum(lax_e.convert_element_type(
+      lax_e.ne(pivots, lax_s.broadcast_in_dim(lax_s.iota(np.int32, k), pivots.shape, (pivots.ndim - 1,))),
+      np.int32), (pivots.ndim - 1,))
+  return lax_e.sub(np.int32(1), lax_e.mul(np.int32(2), lax_e.rem(swaps, np.int32(2))))
+
+
+def det(a):
+  """Determinant of square matrices (``jnp.linalg.det``), from the LU factorization."""
+  a = _inexact("det", a)
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"Argument to _det() must have shape [..., n, n], got {a.shape}")
+  lu_, pivots, _ = lax_linalg.lu(a)
+  diag = lax_linalg._diagonal(lu_)
+  parity = lax_e.convert_element_type(_lu_parity(pivots), a.dtype)
+  return lax_e.mul(red.prod(diag, axis=-1), parity)
+
+
+def slogdet(a, *, method=None):
+  """Sign and natural log of the absolute determinant (``jnp.linalg.slogdet``), as
+  ``SlogdetResult(sign, logabsdet)``; a singular matrix gives sign 0 and logabsdet -inf."""
+  a = _inexact("slogdet", a)
+  if method not in (None, "lu"):
+    raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`).")
+  _check_square("slogdet", a, "Argument to")
+  lu_, pivots, _ = lax_linalg.lu(a)
+  diag = lax_linalg._diagonal(lu_)
+  is_zero = red.any(ufuncs.equal(diag, 0), axis=-1)
+  parity = lax_e.convert_element_type(_lu_parity(pivots), a.dtype)
+  abs_diag = ufuncs.abs(diag)
+  if dtypes.issubdtype(a.dtype, np.complexfloating):
+    unit = lax_e.div(diag, lax_e.convert_element_type(abs_diag, a.dtype))
+    sign = lax_e.mul(red.prod(unit, axis=-1), parity)
+  else:
+    negatives = lax_r.reduce_sum(lax_e.convert_element_type(ufuncs.less(diag, 0), np.int32), (diag.ndim - 1,))
+    sign = lax_e.mul(parity, lax_e.convert_element_type(
+        lax_e.sub(np.int32(1), lax_e.mul(np.int32(2), lax_e.rem(negatives, np.int32(2)))), a.dtype))
+  logdet = red.sum(ufuncs.log(abs_diag), axis=-1)
+  sign = lnp.where(is_zero, np.zeros((), sign.dtype), sign)
+  logdet = lnp.where(is_zero, np.array(-np.inf, logdet.dtype), logdet)
+  return SlogdetResult(sign, logdet)
+
+
+def solve(a, b):
+  """Solves ``a @ x = b`` for square ``a`` (``jnp.linalg.solve``). ``b`` of shape (..., m) is
+  one vector per batch element when it has one dimension; otherwise (..., m, k)."""
+  a, b = _inexact("solve", a, b)
+  if a.ndim < 2:
+    raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a.shape}")
+  if a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"solve: a must be square in its last two dimensions, got a.shape={a.shape}")
+  m = a.shape[-1]
+  vector = b.ndim == 1
+  if vector:
+    if b.shape[0] != m:
+      raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[0]} vs {m} on "
+                       "vectorized function with excluded=frozenset() and signature='(m,m),(m)->(m)'")
+    b = lax_s.reshape(b, (m, 1))
+  elif b.shape[-2] != m:
+    raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[-2]} vs {m} on "
+                     "vectorized function with excluded=frozenset() and signature='(m,m),(m,n)->(m,n)'")
+  batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  a = lnp.broadcast_to(a, batch + a.shape[-2:])
+  b = lnp.broadcast_to(b, batch + b.shape[-2:])
+  lu_, _, permutation = lax_linalg.lu(a)
+  x = lax_linalg._lu_solve(lu_, permutation, b)
+  return lax_s.reshape(x, batch + (m,)) if vector else x
+
+
+def inv(a):
+  """Inverse of square matrices (``jnp.linalg.inv``)."""
+  a = _inexact("inv", a)
+  _check_square("inv", a)
+  return solve(a, _eye_like(a))
+
+
+def matrix_power(a, n: int):
+  """``a`` raised to the integer power ``n`` by repeated squaring (``jnp.linalg.matrix_power``);
+  a negative ``n`` inverts first."""
+  util.check_arraylike("jnp.linalg.matrix_power", a)
+  a = asarray(a)
+  if a.ndim < 2:
+    raise TypeError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+  if a.shape[-1] != a.shape[-2]:
+    raise TypeError("Last 2 dimensions of the array must be square")
+  n = core.concrete_or_error(int, n, "The exponent argument to matrix_power must be static.")
+  if n == 0:
+    return lax_s.broadcast_in_dim(lax_linalg._eye(a.shape[-1], a.dtype), a.shape,
+                                  (a.ndim - 2, a.ndim - 1))
+  if n < 0:
+    a = inv(a)
+    n = -n
+  result = None
+  power = a
+  while n:
+    if n & 1:
+      result = power if result is None else lnp.matmul(result, power)
+    n >>= 1
+    if n:
+      power = lnp.matmul(power, power)
+  return result
+
+
+def _default_rtol(shape, dtype):
+  return max(shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
+
+
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+  """Number of singular values above ``tol`` (default ``rtol * max(s)``, ``rtol`` defaulting to
+  ``max(m, n) * eps``) (``jnp.linalg.matrix_rank``)."""
+  M = _inexact("matrix_rank", M)
+  if rtol is not None and tol is not None:
+    raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+  if M.ndim < 2:
+    return lax_e.convert_element_type(red.any(ufuncs.not_equal(M, 0)), np.int32)
+  s = svd(M, compute_uv=False)
+  if tol is None:
+    rtol = _default_rtol(M.shape, M.dtype) if rtol is None else rtol
+    tol = ufuncs.multiply(red.max(s, axis=-1, keepdims=True), rtol)
+  else:
+    tol = lnp.expand_dims(asarray(tol), -1) if np.ndim(tol) else tol
+  return red.sum(lax_e.convert_element_type(ufuncs.greater(s, tol), np.int32), axis=-1)
+
+
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+  """Moore-Penrose pseudo-inverse via the SVD (``jnp.linalg.pinv``); singular values at most
+  ``rtol * max(s)`` (default ``10 * max(m, n) * eps``) are treated as zero."""
+  a = _inexact("pinv", a)
+  if rcond is not None:
+    if rtol is not None:
+      raise ValueError("pinv: only one of rtol and rcond may be specified.")
+    rtol = rcond
+  m, n = a.shape[-2:]
+  if m == 0 or n == 0:
+    return lax_s.full(a.shape[:-2] + (n, m), 0, a.dtype)
+  if rtol is None:
+    rtol = 10 * _default_rtol(a.shape, a.dtype)
+  u, s, vh = lax_linalg.svd(a, full_matrices=False)
+  cutoff = ufuncs.multiply(red.max(s, axis=-1, keepdims=True), asarray(rtol)[..., None] if np.ndim(rtol) else rtol)
+  s_inv = lnp.where(ufuncs.greater(s, cutoff), ufuncs.reciprocal(s), np.zeros((), s.dtype))
+  s_inv = lax_e.convert_element_type(s_inv, a.dtype)
+  return lnp.matmul(ufuncs.multiply(_H(vh), s_inv[..., None, :]), _H(u))
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+  """Least-squares solution of ``a @ x = b`` via the SVD (``jnp.linalg.lstsq``): returns
+  ``(x, residuals, rank, s)``."""
+  a, b = _inexact("lstsq", a, b)
+  if a.ndim != 2:
+    raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+  if b.ndim not in (1, 2):
+    raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+  m, n = a.shape
+  if b.shape[0] != m:
+    raise TypeError(f"Leading dimensions of input arrays must match, got a.shape={a.shape} and "
+                    f"b.shape={b.shape}")
+  vector = b.ndim == 1
+  if vector:
+    b = b[:, None]
+  dtype = a.dtype
+  if rcond is None:
+    rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps) * max(n, m)
+  elif rcond < 0:
+    rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
+  u, s, vh = lax_linalg.svd(a, full_matrices=False)
+  mask = ufuncs.greater_equal(s, ufuncs.multiply(rcond, s[0])) if s.shape[0] else s > 0
+  rank = red.sum(lax_e.convert_element_type(mask, np.int32))
+  safe_s = lnp.where(mask, s, np.ones((), s.dtype))
+  s_inv = lax_e.convert_element_type(lnp.where(mask, ufuncs.reciprocal(safe_s), np.zeros((), s.dtype)), dtype)
+  uTb = lnp.matmul(_H(u), b)
+  x = lnp.matmul(_H(vh), ufuncs.multiply(s_inv[:, None], uTb))
+  b_est = lnp.matmul(a, x)
+  resid = red.sum(ufuncs.square(ufuncs.abs(ufuncs.subtract(b, b_est))), axis=0)
+  if numpy_resid and (rank < n or m <= n):
+    resid = asarray(np.zeros((0,), resid.dtype))
+  if vector:
+    x = x[:, 0]
+  return x, resid, rank, s
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False):
+  """Vector or matrix norm (``jnp.linalg.norm``) with NumPy's ``ord`` choices: vectors
+  (one axis) any number, inf, -inf, 0; matrices (two axes) 'fro', 'nuc', 1, -1, 2, -2, inf,
+  -inf."""
+  x = _inexact("norm", x)
+  ndim = x.ndim
+  if axis is None:
+    if ord is None:
+      return _sqrt_sum_sq(x, tuple(range(ndim)), keepdims)
+    axis = tuple(range(ndim))
+  elif isinstance(axis, (tuple, list)):
+    axis = tuple(util.canonicalize_axis(a, ndim) for a in axis)
+  else:
+    axis = (util.canonicalize_axis(axis, ndim),)
+  if len(axis) == 1:
+    return _vector_norm(x, ord, axis, keepdims)
+  if len(axis) == 2:
+    return _matrix_norm(x, ord, axis, keepdims)
+  raise ValueError(f"Improper number of axes for norm: axis={axis if len(axis) != ndim or ord else axis}. "
+                   "Pass one axis to compute a vector-norm, or two axes to compute a matrix-norm.")
+
+
+def _sqrt_sum_sq(x, axes, keepdims):
+  sq = ufuncs.real(ufuncs.multiply(ufuncs.conj(x), x)) if dtypes.issubdtype(x.dtype, np.complexfloating) \
+      else ufuncs.multiply(x, x)
+  return ufuncs.sqrt(red.sum(sq, axis=axes, keepdims=keepdims))
+
+
+def _vector_norm(x, ord, axis, keepdims):
+  absx = ufuncs.abs(x)
+  if ord is None or ord == 2:
+    return _sqrt_sum_sq(x, axis, keepdims)
+  if ord == np.inf:
+    return red.max(absx, axis=axis, keepdims=keepdims)
+  if ord == -np.inf:
+    return red.min(absx, axis=axis, keepdims=keepdims)
+  if ord == 0:
+    return red.sum(lax_e.convert_element_type(ufuncs.not_equal(x, 0), absx.dtype), axis=axis,
+                   keepdims=keepdims)
+  if ord == 1:
+    return red.sum(absx, axis=axis, keepdims=keepdims)
+  if isinstance(ord, str):
+    raise ValueError(f"Invalid order '{ord}' for vector norm.")
+  ord_arr = np.array(ord, absx.dtype)
+  return ufuncs.power(red.sum(ufuncs.power(absx, ord_arr), axis=axis, keepdims=keepdims),
+                      np.array(1.0 / ord, absx.dtype))
+
+
+def _matrix_norm(x, ord, axis, keepdims):
+  row, col = axis
+  if row == col:
+    raise ValueError(f"Duplicate axes given: {axis}")
+  if ord is None or ord == "fro":
+    return _sqrt_sum_sq(x, axis, keepdims)
+  absx = ufuncs.abs(x)
+  if ord in (1, -1):
+    sums = red.sum(absx, axis=row, keepdims=True)
+    out = (red.max if ord == 1 else red.min)(sums, axis=col, keepdims=True)
+  elif ord in (np.inf, -np.inf):
+    sums = red.sum(absx, axis=col, keepdims=True)
+    out = (red.max if ord == np.inf else red.min)(sums, axis=row, keepdims=True)
+  elif ord in (2, -2, "nuc"):
+    moved = lnp.moveaxis(x, (row, col), (-2, -1))
+    s = svd(moved, compute_uv=False)
+    if ord == 2:
+      out = red.max(s, axis=-1)
+    elif ord == -2:
+      out = red.min(s, axis=-1)
+    else:
+      out = red.sum(s, axis=-1)
+    if keepdims:
+      out = lnp.expand_dims(lnp.expand_dims(out, min(row, col)), max(row, col))
+    return out
+  else:
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+  if not keepdims:
+    out = lnp.squeeze(out, axis=(row, col))
+  return out
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
+  """Norm of the matrices in the last two axes (``jnp.linalg.matrix_norm``)."""
+  return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
+  """Vector norm over ``axis`` (all axes, flattened, when None) (``jnp.linalg.vector_norm``)."""
+  x = _inexact("vector_norm", x)
+  if axis is None:
+    out = _vector_norm(lnp.ravel(x), ord, (0,), False)
+    return lax_s.reshape(out, (1,) * x.ndim) if keepdims else out
+  axes = (axis,) if isinstance(axis, int) else tuple(axis)
+  axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
+  if len(axes) == 1:
+    return _vector_norm(x, ord, axes, keepdims)
+  # several axes: flatten them into one
+  rest = [a for a in range(x.ndim) if a not in axes]
+  moved = lnp.transpose(x, rest + list(axes))
+  flat = lax_s.reshape(moved, tuple(x.shape[a] for a in rest) + (math.prod(x.shape[a] for a in axes),))
+  out = _vector_norm(flat, ord, (flat.ndim - 1,), False)
+  if keepdims:
+    out = lax_s.reshape(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
+  return out
+
+
+def cond(x, p=None):
+  """Condition number of square (or, for p in None/2/-2, any) matrices (``jnp.linalg.cond``)."""
+  x = _inexact("cond", x)
+  if x.ndim < 2:
+    raise ValueError(f"jnp.linalg.cond: input array must be at least 2D, got {x.shape}")
+  if p is None or p == 2 or p == -2:
+    s = svd(x, compute_uv=False)
+    if p == -2:
+      r = ufuncs.divide(s[..., -1], s[..., 0])
+    else:
+      r = ufuncs.divide(s[..., 0], s[..., -1])
+  else:
+    _check_square("cond", x, "Argument to")
+    r = ufuncs.multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
+  return lnp.where(ufuncs.isnan(r), np.array(np.inf, r.dtype), r)
+
+
+def cross(x1, x2, /, *, axis: int = -1):
+  """Cross product of 3-vectors along ``axis`` (``jnp.linalg.cross``)."""
+  util.check_arraylike("jnp.linalg.cross", x1, x2)
+  x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
+  if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+    raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
+                     f"x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
+  a = lnp.moveaxis(x1, axis, -1)
+  b = lnp.moveaxis(x2, axis, -1)
+  a0, a1, a2 = (a[..., i] for i in range(3))
+  b0, b1, b2 = (b[..., i] for i in range(3))
+  c = lnp.stack([ufuncs.subtract(ufuncs.multiply(a1, b2), ufuncs.multiply(a2, b1)),
+                 ufuncs.subtract(ufuncs.multiply(a2, b0), ufuncs.multiply(a0, b2)),
+                 ufuncs.subtract(ufuncs.multiply(a0, b1), ufuncs.multiply(a1, b0))], axis=-1)
+  return lnp.moveaxis(c, -1, axis)
+
+
+def diagonal(x, /, *, offset: int = 0):
+  """The ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.diagonal``)."""
+  util.check_arraylike("jnp.linalg.diagonal", x)
+  x = asarray(x)
+  if x.ndim < 2:
+    raise ValueError(f"diagonal requires an array of at least two dimensions, got {x.shape}")
+  m, n = x.shape[-2:]
+  r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+  length = max(0, min(m - r0, n - c0))
+  batch = x.shape[:-2]
+  sub = lax_s.slice(x, (0,) * len(batch) + (r0, c0), batch + (r0 + length, c0 + length))
+  mask = lax_linalg._tri_mask(sub.shape, 0, True)
+  mask = lax_e.bitwise_and(mask, lax_linalg._tri_mask(sub.shape, 0, False))
+  zero = lax_s.full(sub.shape, 0, sub.dtype)
+  picked = lax_e.select_n(mask, zero, sub)
+  if sub.dtype == np.bool_:
+    return lax_r.reduce_or(picked, (sub.ndim - 1,))
+  return lax_r.reduce_sum(picked, (sub.ndim - 1,))
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+  """Sum of the ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.trace``)."""
+  return red.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def outer(x1, x2, /):
+  """Outer product of two vectors (``jnp.linalg.outer``)."""
+  util.check_arraylike("jnp.linalg.outer", x1, x2)
+  x1, x2 = asarray(x1), asarray(x2)
+  if x1.ndim != 1 or x2.ndim != 1:
+    raise ValueError("Input arrays must be one-dimensional, but they are "
+                     f"x1.ndim={x1.ndim} and x2.ndim={x2.ndim}")
+  return lnp.outer(x1, x2)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+  """Vector dot product ``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes
+  (``jnp.linalg.vecdot``)."""
+  util.check_arraylike("jnp.linalg.vecdot", x1, x2)
+  x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
+  if x1.shape[axis] != x2.shape[axis]:
+    raise ValueError(f"x1 and x2 must have the same size along axis={axis}, got {x1.shape} and {x2.shape}")
+  a = lnp.moveaxis(x1, axis, -1)
+  b = lnp.moveaxis(x2, axis, -1)
+  if dtypes.issubdtype(a.dtype, np.complexfloating):
+    a = ufuncs.conj(a)
+  return red.sum(ufuncs.multiply(a, b), axis=-1)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
+  """Tensor contraction over ``axes`` (an int: the last ``axes`` of x1 with the first of x2;
+  or a pair of axis sequences) (``jnp.linalg.tensordot``)."""
+  util.check_arraylike("jnp.linalg.tensordot", x1, x2)
+  a, b = util.promote_dtypes(asarray(x1), asarray(x2))
+  if isinstance(axes, int):
+    if axes < 0 or axes > min(a.ndim, b.ndim):
+      raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks ({a.shape} and {b.shape})")
+    a_axes = tuple(range(a.ndim - axes, a.ndim))
+    b_axes = tuple(range(axes))
+  else:
+    try:
+      a_axes, b_axes = axes
+    except (TypeError, ValueError):
+      raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of lists/tuples "
+                      f"of ints, got {axes}.") from None
+    a_axes = (a_axes,) if isinstance(a_axes, int) else tuple(a_axes)
+    b_axes = (b_axes,) if isinstance(b_axes, int) else tuple(b_axes)
+    if len(a_axes) != len(b_axes):
+      raise TypeError(f"tensordot requires axes lists to have equal length, got {a_axes} and {b_axes}.")
+    a_axes = tuple(util.canonicalize_axis(i, a.ndim) for i in a_axes)
+    b_axes = tuple(util.canonicalize_axis(i, b.ndim) for i in b_axes)
+  return dot_general(a, b, ((a_axes, b_axes), ((), ())), precision=precision,
+                     preferred_element_type=preferred_element_type)
+
+
+def multi_dot(arrays, *, precision=None):
+  """``arrays[0] @ arrays[1] @ ...``; the first may be 1-D (a row) and the last 1-D (a column)
+  (``jnp.linalg.multi_dot``)."""
+  arrays = [asarray(a) for a in arrays]
+  if len(arrays) < 2:
+    raise ValueError(f"multi_dot requires at least two arrays, got {len(arrays)}.")
+  if arrays[0].ndim not in (1, 2) or arrays[-1].ndim not in (1, 2) or any(a.ndim != 2 for a in arrays[1:-1]):
+    raise ValueError("multi_dot: the first and last arrays must be 1D or 2D and the others 2D, got "
+                     f"shapes {[a.shape for a in arrays]}")
+  out = arrays[0]
+  for a in arrays[1:]:
+    out = lnp.matmul(out, a, precision=precision)
+  return out
+
+
+def tensorinv(a, ind: int = 2):
+  """Inverse of ``a`` viewed as a square matrix (the first ``ind`` axes as rows)
+  (``jnp.linalg.tensorinv``)."""
+  a = _inexact("tensorinv", a)
+  ind = core.concrete_or_error(int, ind, "tensorinv: ind must be static")
+  if ind <= 0:
+    raise ValueError(f"ind must be a positive integer, got {ind}.")
+  rows = math.prod(a.shape[:ind])
+  cols = math.prod(a.shape[ind:])
+  if rows != cols:
+    raise ValueError(f"tensorinv: product of first ind={ind} dimensions ({rows}) must equal the "
+                     f"product of the remaining dimensions ({cols}); got shape {a.shape}.")
+  out = inv(lax_s.reshape(a, (rows, cols)))
+  return lax_s.reshape(out, a.shape[ind:] + a.shape[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+  """Solves ``tensordot(a, x, x.ndim) = b`` for ``x`` (``jnp.linalg.tensorsolve``)."""
+  a, b = _inexact("tensorsolve", a, b)
+  if axes is not None:
+    axes = tuple(util.canonicalize_axis(i, a.ndim) for i in axes)
+    a = lnp.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+  out_shape = a.shape[b.ndim:]
+  rows = math.prod(b.shape)
+  cols = math.prod(out_shape)
+  if rows != cols:
+    raise ValueError(f"tensorsolve: b.size ({rows}) must equal the product of a's trailing "
+                     f"dimensions {out_shape} ({cols}).")
+  x = solve(lax_s.reshape(a, (rows, cols)), lax_s.reshape(b, (rows,)))
+  return lax_s.reshape(x, out_shape)

@@ -1,0 +1,1072 @@
+"""Sampling from distributions with JAX's algorithms, so the same key gives the same numbers.
+
+Every sampler takes a key (typed or raw), draws bits with ``random_bits`` and transforms them
+with lax/jnp operations, eagerly (NumPy kernels) or under ``jit`` (XLA) alike. Internally the
+samplers work on raw key data; several helpers also accept key data with leading batch
+dimensions (``uint32[*B, 2]``), which is how the per-element rejection samplers (gamma) run
+all elements at once, exactly as ``vmap`` would.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.config import config
+from axle._src.random import keys as keys_lib
+from axle._src.random import prng
+from axle._src.random.control import while_loop
+import axle.lax as lax
+import axle.numpy as jnp
+
+UINT_DTYPES = prng.UINT_DTYPES
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def _key(name, key):
+  return keys_lib.check_prng_key(name, key)[0]
+
+
+def _split(key_data, num: int = 2):
+  """``num`` subkeys of (possibly batched) key data, as a list."""
+  out = prng.random_split_p.bind(key_data, shape=(num,))
+  return [out[..., i, :] for i in range(num)]
+
+
+def _random_bits(key_data, bit_width: int, shape):
+  return prng.random_bits_p.bind(key_data, bit_width=bit_width, shape=tuple(shape))
+
+
+def _float_dtype(name: str, dtype, allow_complex: bool = False) -> np.dtype:
+  dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
+  if allow_complex:
+    if not dtypes.issubdtype(dtype, np.inexact):
+      raise ValueError(f"dtype argument to `{name}` must be a float or complex dtype, got {dtype}")
+  elif not dtypes.issubdtype(dtype, np.floating):
+    raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+  return dtype
+
+
+def _shape_of(x):
+  return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+
+
+def _canonical_shape(shape):
+  return None if shape is None else core.canonicalize_shape(shape)
+
+
+def _check_shape(name: str, shape, *param_shapes) -> None:
+  if param_shapes:
+    result = jnp.broadcast_shapes(shape, *param_shapes)
+    if tuple(shape) != tuple(result):
+      raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                       "argument, and the result of broadcasting the shapes must equal the "
+                       f"shape argument, but got result {tuple(result)} for shape argument "
+                       f"{tuple(shape)}.")
+
+
+def _const(dtype, value):
+  return np.array(value, dtype)
+
+
+def _convert(x, dtype):
+  return lax.convert_element_type(x, dtype)
+
+
+# ---------------------------------------------------------------------------
+# uniform, normal and the samplers built directly on them
+
+
+def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
+  """Uniform floats in [minval, maxval); key data may carry batch dims (prepended)."""
+  shape = tuple(shape)
+  dtype = np.dtype(dtype)
+  batch = _shape_of(key_data)[:-1]
+  minval = lax.broadcast_to_rank(_convert(minval, dtype), len(shape))
+  maxval = lax.broadcast_to_rank(_convert(maxval, dtype), len(shape))
+  finfo = dtypes.finfo(dtype)
+  nbits, nmant = finfo.bits, finfo.nmant
+  if nbits not in (8, 16, 32, 64):
+    raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
+  rng_bits = 8 if nmant < 8 else nbits
+  uint_dtype = UINT_DTYPES[nbits]
+  bits = _random_bits(key_data, rng_bits, shape)
+  if rng_bits != nbits:
+    bits = _convert(bits, uint_dtype)
+  float_bits = lax.bitwise_or(lax.shift_right_logical(bits, _const(uint_dtype, rng_bits - nmant)),
+                              np.array(1.0, dtype).view(uint_dtype))
+  floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _const(dtype, 1.0))
+  span = lax.sub(maxval, minval)
+  if batch and shape:  # batched keys (internal use): scalar bounds only
+    span, minval = lax.reshape(span, ()), lax.reshape(minval, ())
+  return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), (*batch, *shape)))
+
+
+def _bcast(x, shape):
+  x_shape = _shape_of(x)
+  if x_shape == tuple(shape):
+    return x
+  if not x_shape:
+    return lax.broadcast_in_dim(x, tuple(shape), ())
+  if len(x_shape) > len(shape):
+    raise ValueError(f"Incompatible shapes for broadcasting: shapes={[x_shape, tuple(shape)]}")
+  return jnp.broadcast_to(x, tuple(shape))
+
+
+def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
+  """Samples uniform floats in ``[minval, maxval)`` of ``shape`` and ``dtype`` (default
+  float32; float64 with x64)."""
+  data = _key("uniform", key)
+  dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
+  shape = core.canonicalize_shape(shape)
+  if not dtypes.issubdtype(dtype, np.floating):
+    raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dtype}")
+  return _uniform(data, shape, dtype, minval, maxval)
+
+
+def _normal_real(key_data, shape, dtype):
+  lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
+  u = _uniform(key_data, shape, dtype, lo, np.array(1., dtype))
+  return lax.mul(_const(dtype, np.sqrt(2)), lax.erf_inv(u))
+
+
+def _normal(key_data, shape, dtype):
+  if dtypes.issubdtype(dtype, np.complexfloating):
+    real_dtype = np.array(0, dtype).real.dtype
+    key_re, key_im = _split(key_data)
+    re = _convert(_normal_real(key_re, shape, real_dtype), dtype)
+    im = _convert(_normal_real(key_im, shape, real_dtype), dtype)
+    return (re + 1j * im) / _const(dtype, np.sqrt(2))
+  return _normal_real(key_data, shape, dtype)
+
+
+def normal(key, shape=(), dtype=None):
+  """Samples standard normal values (real, or complex with independent real and imaginary
+  parts of variance 1/2)."""
+  data = _key("normal", key)
+  shape = core.canonicalize_shape(shape)
+  dtype = _float_dtype("normal", dtype, allow_complex=True)
+  return _normal(data, shape, dtype)
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+  """Samples a standard normal truncated to ``(lower, upper)``."""
+  shape = _canonical_shape(shape)
+  data = _key("truncated_normal", key)
+  dtype = _float_dtype("truncated_normal", dtype)
+  if shape is None:
+    shape = jnp.broadcast_shapes(_shape_of(lower), _shape_of(upper))
+  else:
+    _check_shape("truncated_normal", shape, _shape_of(lower), _shape_of(upper))
+  sqrt2 = _const(dtype, np.sqrt(2))
+  lower = _convert(lower, dtype)
+  upper = _convert(upper, dtype)
+  a = lax.erf(lax.div(lower, sqrt2))
+  b = lax.erf(lax.div(upper, sqrt2))
+  u = _uniform(data, shape, dtype, a, b)
+  out = lax.mul(sqrt2, lax.erf_inv(u))
+  return jnp.clip(out, lax.nextafter(lax.stop_gradient(lower), _const(dtype, np.inf)),
+                  lax.nextafter(lax.stop_gradient(upper), _const(dtype, -np.inf)))
+
+
+def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
+  """Samples booleans that are True with probability ``p``."""
+  shape = _canonical_shape(shape)
+  if mode not in ("high", "low"):
+    raise ValueError(f"got {mode=}, expected 'high' or 'low'")
+  data = _key("bernoulli", key)
+  dtype = core.get_aval(p).dtype
+  if not dtypes.issubdtype(dtype, np.floating):
+    raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+  p = _convert(p, dtype)
+  if shape is None:
+    shape = _shape_of(p)
+  else:
+    _check_shape("bernoulli", shape, _shape_of(p))
+  if mode == "high":
+    both = _uniform(data, (2, *shape), dtype)
+    u1, u2 = both[0], both[1]
+    u2 = u2 * (2 ** -dtypes.finfo(dtype).nmant)
+    return u2 < p - u1
+  return _uniform(data, shape, dtype) < p
+
+
+def rademacher(key, shape=(), dtype=int):
+  """Samples -1 or +1 with equal probability."""
+  data = _key("rademacher", key)
+  dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
+  shape = core.canonicalize_shape(shape)
+  samples = bernoulli(data, 0.5, shape).astype(dtype)
+  return (2 * samples - 1).astype(dtype)
+
+
+def exponential(key, shape=(), dtype=None):
+  """Samples the standard exponential distribution."""
+  data = _key("exponential", key)
+  dtype = _float_dtype("exponential", dtype)
+  shape = core.canonicalize_shape(shape)
+  return _exponential(data, shape, dtype)
+
+
+def _exponential(key_data, shape, dtype):
+  u = _uniform(key_data, shape, dtype)
+  return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def _gumbel(key_data, shape, dtype, mode):
+  info = dtypes.finfo(dtype)
+  if mode == "high" or (mode == "highest" and dtype != np.float32):
+    both = _uniform(key_data, (2, *shape), dtype)
+    high, low = both[0], both[1]
+    x = jnp.where(high >= 0.5, high, high + 2 ** -info.nmant * low + float(info.tiny))
+    return -jnp.log(-jnp.log1p(-x))
+  if mode == "highest":
+    raise NotImplementedError("gumbel mode='highest' for float32 is not implemented in axle")
+  return -jnp.log(-jnp.log(_uniform(key_data, shape, dtype, info.tiny, 1.)))
+
+
+def _gumbel_mode(mode):
+  if mode is None:
+    mode = "high" if getattr(config, "jax_use_high_dynamic_range_gumbel", False) else "low"
+  if mode not in ("highest", "high", "low"):
+    raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
+  return mode
+
+
+def gumbel(key, shape=(), dtype=None, mode=None):
+  """Samples the standard Gumbel distribution."""
+  data = _key("gumbel", key)
+  dtype = _float_dtype("gumbel", dtype)
+  shape = core.canonicalize_shape(shape)
+  return _gumbel(data, shape, dtype, _gumbel_mode(mode))
+
+
+def laplace(key, shape=(), dtype=None):
+  """Samples the standard Laplace distribution."""
+  data = _key("laplace", key)
+  dtype = _float_dtype("laplace", dtype)
+  shape = core.canonicalize_shape(shape)
+  u = _uniform(data, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1.)
+  return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def logistic(key, shape=(), dtype=None):
+  """Samples the standard logistic distribution."""
+  data = _key("logistic", key)
+  dtype = _float_dtype("logistic", dtype)
+  shape = core.canonicalize_shape(shape)
+  x = _uniform(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.)
+  return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+def cauchy(key, shape=(), dtype=None):
+  """Samples the standard Cauchy distribution."""
+  data = _key("cauchy", key)
+  dtype = _float_dtype("cauchy", dtype)
+  shape = core.canonicalize_shape(shape)
+  u = _uniform(data, shape, dtype, dtypes.finfo(dtype).eps, 1.)
+  return lax.tan(lax.mul(_const(dtype, np.pi), lax.sub(u, _const(dtype, 0.5))))
+
+
+def _broadcast_param_shape(name, shape, *params):
+  if shape is None:
+    return tuple(jnp.broadcast_shapes(*(_shape_of(p) for p in params)))
+  shape = core.canonicalize_shape(shape)
+  _check_shape(name, shape, *(_shape_of(p) for p in params))
+  return shape
+
+
+def pareto(key, b, shape=None, dtype=None):
+  """Samples the Pareto distribution with shape parameter ``b``."""
+  data = _key("pareto", key)
+  dtype = _float_dtype("pareto", dtype)
+  shape = _broadcast_param_shape("pareto", shape, b)
+  b = _convert(b, dtype)
+  e = _exponential(data, shape, dtype)
+  return lax.exp(e / b)
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+  """Samples the Weibull distribution with ``scale`` and ``concentration``."""
+  data = _key("weibull_min", key)
+  dtype = _float_dtype("weibull_min", dtype)
+  shape = core.canonicalize_shape(shape)
+  u = _uniform(data, shape, dtype, 0, 1)
+  return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+def rayleigh(key, scale, shape=None, dtype=None):
+  """Samples the Rayleigh distribution with ``scale``."""
+  data = _key("rayleigh", key)
+  dtype = _float_dtype("rayleigh", dtype)
+  shape = _broadcast_param_shape("rayleigh", shape, scale)
+  u = _uniform(data, shape, dtype)
+  scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
+  return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(dtype, -2))))
+
+
+def wald(key, mean, shape=None, dtype=None):
+  """Samples the Wald (inverse Gaussian) distribution with ``mean``."""
+  data = _key("wald", key)
+  dtype = _float_dtype("wald", dtype)
+  shape = _broadcast_param_shape("wald", shape, mean)
+  k1, k2 = _split(data, 2)
+  mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
+  v = _normal(k1, shape, dtype)
+  z = _uniform(k2, shape, dtype)
+  y = lax.integer_pow(v, 2)
+  y_sq = lax.integer_pow(y, 2)
+  mean_sq = lax.integer_pow(mean, 2)
+  sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
+  x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+  return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def geometric(key, p, shape=None, dtype=int):
+  """Samples the geometric distribution (number of trials to the first success)."""
+  data = _key("geometric", key)
+  dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
+  if not dtypes.issubdtype(dtype, np.integer):
+    raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+  shape = _broadcast_param_shape("geometric", shape, p)
+  p = jnp.asarray(p)
+  if not dtypes.issubdtype(p.dtype, np.inexact):
+    p = p.astype(dtypes.canonicalize_dtype(float))
+  u = _uniform(data, shape, p.dtype)
+  u = jnp.where(u == 0, 1, u)
+  log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
+  g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+  return g.astype(dtype)
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None):
+  """Samples the triangular distribution on ``[left, right]`` with peak at ``mode``."""
+  data = _key("triangular", key)
+  dtype = _float_dtype("triangular", dtype)
+  shape = _broadcast_param_shape("triangular", shape, left, mode, right)
+  left = jnp.broadcast_to(_convert(left, dtype), shape)
+  right = jnp.broadcast_to(_convert(right, dtype), shape)
+  mode = jnp.broadcast_to(_convert(mode, dtype), shape)
+  fc = (mode - left) / (right - left)
+  u = _uniform(data, shape, dtype)
+  out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+  out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+  return lax.select(u < fc, out1, out2)
+
+
+def lognormal(key, sigma=1., shape=None, dtype=None):
+  """Samples the log-normal distribution ``exp(sigma * normal)``."""
+  data = _key("lognormal", key)
+  dtype = _float_dtype("lognormal", dtype)
+  shape = _broadcast_param_shape("lognormal", shape, sigma)
+  sigma = _convert(sigma, dtype)
+  return lax.exp(_normal(data, shape, dtype) * sigma)
+
+
+def _norm_last(x):
+  return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conjugate(x)), axis=-1))
+
+
+def maxwell(key, shape=(), dtype=None):
+  """Samples the Maxwell distribution (norm of a 3-d standard normal)."""
+  data = _key("maxwell", key)
+  dtype = _float_dtype("maxwell", dtype)
+  shape = core.canonicalize_shape(shape)
+  return _norm_last(_normal(data, (*shape, 3), dtype))
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+  """Samples the double-sided Maxwell distribution with ``loc`` and ``scale``."""
+  data = _key("double_sided_maxwell", key)
+  dtype = _float_dtype("double_sided_maxwell", dtype)
+  shape = core.canonicalize_shape(shape)
+  params_shape = tuple(jnp.broadcast_shapes(_shape_of(loc), _shape_of(scale)))
+  if not shape:
+    shape = params_shape
+  shape = shape + params_shape
+  maxwell_key, rademacher_key = _split(data)
+  maxwell_rvs = maxwell(maxwell_key, shape, dtype)
+  random_sign = rademacher(rademacher_key, shape, dtype)
+  return random_sign * maxwell_rvs * scale + loc
+
+
+# ---------------------------------------------------------------------------
+# Discrete choices: randint, permutation, shuffle, choice, categorical
+
+
+def _convert_and_clip_integer(val, dtype):
+  info_to, info_from = dtypes.iinfo(dtype), dtypes.iinfo(val.dtype)
+  low = np.array(max(int(info_to.min), int(info_from.min)), val.dtype)
+  high = np.array(min(int(info_to.max), int(info_from.max)), val.dtype)
+  return jnp.clip(val, low, high).astype(dtype)
+
+
+def randint(key, shape, minval, maxval, dtype=int):
+  """Samples integers uniformly from ``[minval, maxval)`` (2 x nbits random bits per value,
+  reduced modulo the span, as JAX does)."""
+  data = _key("randint", key)
+  dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+  shape = core.canonicalize_shape(shape)
+  if not dtypes.issubdtype(dtype, np.integer):
+    raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+  info = dtypes.iinfo(dtype)
+  sample_dtype = dtype
+  if info.bits < 32:
+    sample_dtype = np.dtype(np.int32)
+    minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
+    maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
+  return _randint(data, shape, minval, maxval, sample_dtype).astype(dtype)
+
+
+def _randint(key_data, shape, minval, maxval, dtype):
+  _check_shape("randint", shape, _shape_of(minval), _shape_of(maxval))
+  minval = jnp.asarray(minval)
+  maxval = jnp.asarray(maxval)
+  if not dtypes.issubdtype(minval.dtype, np.integer):
+    minval = minval.astype(int)
+  if not dtypes.issubdtype(maxval.dtype, np.integer):
+    maxval = maxval.astype(int)
+  maxval_out_of_range = lax.gt(maxval, _convert_and_clip_integer(
+      jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
+  minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+  maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+  maxval_out_of_range = lax.broadcast_to_rank(maxval_out_of_range, len(shape))
+  nbits = dtypes.iinfo(dtype).bits
+  if nbits not in (8, 16, 32, 64):
+    raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
+  k1, k2 = _split(key_data)
+  higher_bits = _random_bits(k1, nbits, shape)
+  lower_bits = _random_bits(k2, nbits, shape)
+  unsigned = UINT_DTYPES[nbits]
+  minval = _bcast(minval, shape)
+  maxval = _bcast(maxval, shape)
+  maxval_out_of_range = _bcast(maxval_out_of_range, shape)
+  span = _convert(lax.sub(maxval, minval), unsigned)
+  span = lax.select(lax.le(maxval, minval), lax.full_like(span, 1), span)
+  span = lax.select(lax.bitwise_and(maxval_out_of_range, lax.gt(maxval, minval)),
+                    lax.add(span, lax.full_like(span, 1)), span)
+  multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+  multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+  offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
+  offset = lax.rem(offset, span)
+  return lax.add(minval, _convert(offset, dtype))
+
+
+def _shuffle(key_data, x, axis):
+  exponent = 3
+  uint32max = np.iinfo(np.uint32).max
+  size = math.prod(_shape_of(x))
+  num_rounds = int(np.ceil(exponent * np.log(max(1, size)) / np.log(uint32max)))
+  for _ in range(num_rounds):
+    key_data, subkey = _split(key_data)
+    sort_keys = _random_bits(subkey, 32, _shape_of(x))
+    _, x = lax.sort_key_val(sort_keys, x, axis)
+  return x
+
+
+def _take(arr, ind, axis):
+  """``jnp.take(arr, ind, axis)`` for in-bounds indices."""
+  moved = jnp.moveaxis(arr, axis, 0)
+  taken = moved[ind]
+  nd_ind = len(_shape_of(ind))
+  rest = arr.ndim - 1
+  # taken: (*ind.shape, *arr.shape without axis); move the index dims to `axis`.
+  perm = list(range(nd_ind, nd_ind + axis)) + list(range(nd_ind)) + \
+      list(range(nd_ind + axis, nd_ind + rest))
+  return jnp.transpose(taken, perm)
+
+
+def _canonicalize_axis(axis, ndim):
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim
+
+
+def permutation(key, x, axis: int = 0, independent: bool = False):
+  """A random permutation of ``range(x)`` (integer ``x``) or of ``x`` along ``axis``; with
+  ``independent=True`` each slice along the other axes is shuffled independently."""
+  data = _key("permutation", key)
+  ndim = len(_shape_of(x))
+  axis = _canonicalize_axis(axis, ndim or 1)
+  if not ndim:
+    if not dtypes.issubdtype(core.get_aval(x).dtype, np.integer):
+      raise TypeError("x must be an integer or at least 1-dimensional")
+    r = core.concrete_or_error(int, x, "argument x of jax.random.permutation()")
+    return _shuffle(data, jnp.arange(r), axis)
+  x = jnp.asarray(x)
+  if independent or ndim == 1:
+    return _shuffle(data, x, axis)
+  ind = _shuffle(data, jnp.arange(x.shape[axis]), 0)
+  return _take(x, ind, axis)
+
+
+def shuffle(key, x, axis: int = 0):
+  """Shuffles the elements of ``x`` along ``axis`` independently for each slice (deprecated
+  in JAX in favour of ``permutation(..., independent=True)``)."""
+  data = _key("shuffle", key)
+  x = jnp.asarray(x)
+  return _shuffle(data, x, _canonicalize_axis(axis, x.ndim))
+
+
+def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=None):
+  """Samples from ``a`` (an array, or ``range(a)`` for an integer) with or without
+  replacement, uniformly or with probabilities ``p``."""
+  data = _key("choice", key)
+  if not isinstance(shape, Sequence):
+    raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+  arr = jnp.asarray(a)
+  if arr.ndim == 0:
+    n_inputs = core.concrete_or_error(int, a, "The error occurred in jax.random.choice()")
+  else:
+    axis = _canonicalize_axis(axis, arr.ndim)
+    n_inputs = arr.shape[axis]
+  shape = tuple(shape)
+  n_draws = math.prod(shape)
+  if n_draws == 0:
+    return jnp.zeros(shape, dtype=arr.dtype)
+  if n_inputs <= 0:
+    raise ValueError("a must be greater than 0 unless no samples are taken")
+  if not replace and n_draws > n_inputs:
+    raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population (size "
+                     f"{n_inputs}) when 'replace=False'")
+  if p is None:
+    if replace:
+      ind = randint(data, shape, 0, n_inputs)
+      result = ind if arr.ndim == 0 else _take(arr, ind, axis)
+    else:
+      perm = permutation(data, n_inputs if arr.ndim == 0 else arr, axis)
+      result = perm[(slice(None),) * axis + (slice(n_draws),)]
+  else:
+    p_arr = jnp.asarray(p)
+    if not dtypes.issubdtype(p_arr.dtype, np.inexact):
+      p_arr = p_arr.astype(dtypes.canonicalize_dtype(float))
+    if p_arr.shape != (n_inputs,):
+      raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
+                       f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
+    if replace:
+      p_cuml = jnp.cumsum(p_arr)
+      r = p_cuml[-1] * (1 - _uniform(data, shape, p_cuml.dtype))
+      # searchsorted(p_cuml, r, side="left"): the number of cumulative sums below r.
+      ind = jnp.sum((p_cuml < r[..., None]).astype(int), axis=-1).astype(int)
+    else:
+      g = _gumbel(data, (n_inputs,), p_arr.dtype, _gumbel_mode(mode)) + jnp.log(p_arr)
+      ind = lax.top_k(g, n_draws)[1].astype(int)
+    result = ind if arr.ndim == 0 else _take(arr, ind, axis)
+  return result.reshape(shape if arr.ndim == 0 else
+                        arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+
+
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None):
+  """Samples category indices from unnormalised log-probabilities ``logits`` along ``axis``
+  (Gumbel-max trick; without replacement, Gumbel top-k)."""
+  data = _key("categorical", key)
+  logits_arr = jnp.asarray(logits)
+  if not -logits_arr.ndim <= axis < logits_arr.ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {logits_arr.ndim}")
+  batch_shape = tuple(np.delete(np.array(logits_arr.shape, dtype=np.int64), axis).tolist())
+  if shape is None:
+    shape = batch_shape
+  else:
+    shape = core.canonicalize_shape(shape)
+    _check_shape("categorical", shape, batch_shape)
+  mode = _gumbel_mode(mode)
+  shape_prefix = shape[:len(shape) - len(batch_shape)]
+  if replace:
+    if axis >= 0:
+      axis -= logits_arr.ndim
+    logits_shape = list(shape[len(shape) - len(batch_shape):])
+    logits_shape.insert(axis % logits_arr.ndim, logits_arr.shape[axis])
+    noise = _gumbel(data, (*shape_prefix, *logits_shape), logits_arr.dtype, mode)
+    expanded = lax.expand_dims(logits_arr, tuple(range(len(shape_prefix))))
+    return jnp.argmax(noise + expanded, axis=axis)
+  logits_arr = logits_arr + _gumbel(data, logits_arr.shape, logits_arr.dtype, mode)
+  k = math.prod(shape_prefix)
+  if k > logits_arr.shape[axis]:
+    raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number of "
+                     f"categories ({logits_arr.shape[axis]}).")
+  _, indices = lax.top_k(jnp.moveaxis(logits_arr, axis, -1), k)
+  dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
+  return lax.reshape(indices, shape, dimensions)
+
+
+# ---------------------------------------------------------------------------
+# Gamma family (rejection sampling with while loops)
+
+
+def _gamma_one(key_data, alpha, log_space):
+  """Marsaglia-Tsang gamma samples for the keys ``key_data`` (u32[n, 2]) and ``alpha`` (n,):
+  every element runs its own rejection loop (vectorised with masks, as vmap does)."""
+  dtype = alpha.dtype
+  zero, one = _const(dtype, 0), _const(dtype, 1)
+  boost_mask = lax.ge(alpha, one)
+  alpha_orig = alpha
+  alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
+  d = lax.sub(alpha, _const(dtype, 1. / 3.))
+  c = lax.div(_const(dtype, 1. / 3.), lax.sqrt(d))
+  n = alpha.shape[0]
+
+  def accept_cond(X, V, U):
+    return lax.bitwise_and(
+        lax.ge(U, lax.sub(one, lax.mul(_const(dtype, 0.0331), lax.mul(X, X)))),
+        lax.ge(lax.log(U), lax.add(lax.mul(X, _const(dtype, 0.5)),
+                                   lax.mul(d, lax.add(lax.sub(one, V), lax.log(V))))))
+
+  def outer_cond(state):
+    _, X, V, U = state
+    return jnp.any(accept_cond(X, V, U))
+
+  def outer_body(state):
+    key, X, V, U = state
+    active = accept_cond(X, V, U)
+    parts = prng.random_split_p.bind(key, shape=(3,))
+    new_key, x_key, u_key = parts[:, 0], parts[:, 1], parts[:, 2]
+
+    def inner_cond(s):
+      return jnp.any(lax.bitwise_and(s[3], lax.le(s[2], zero)))
+
+    def inner_body(s):
+      k, x, v, act = s
+      todo = lax.bitwise_and(act, lax.le(v, zero))
+      split = prng.random_split_p.bind(k, shape=(2,))
+      k2, sub = split[:, 0], split[:, 1]
+      x2 = _normal(sub, (), dtype)
+      v2 = lax.add(one, lax.mul(x2, c))
+      sel = lambda new, old: lax.select(todo, new, old)
+      sel_key = lambda new, old: lax.select(jnp.broadcast_to(todo[:, None], (n, 2)), new, old)
+      return sel_key(k2, k), sel(x2, x), sel(v2, v), act
+
+    init = (x_key, jnp.zeros((n,), dtype), jnp.full((n,), -1, dtype), active)
+    _, x, v, _ = while_loop(inner_cond, inner_body, init)
+    X2 = lax.mul(x, x)
+    V2 = lax.mul(lax.mul(v, v), v)
+    U2 = _uniform(u_key, (), dtype)
+    sel = lambda new, old: lax.select(active, new, old)
+    key = lax.select(jnp.broadcast_to(active[:, None], (n, 2)), new_key, key)
+    return key, sel(X2, X), sel(V2, V), sel(U2, U)
+
+  split = prng.random_split_p.bind(key_data, shape=(2,))
+  key, subkey = split[:, 0], split[:, 1]
+  init = (key, jnp.zeros((n,), dtype), jnp.ones((n,), dtype), jnp.full((n,), 2, dtype))
+  _, _, V, _ = while_loop(outer_cond, outer_body, init)
+  if log_space:
+    log_samples = lax.neg(_exponential(subkey, (), dtype))
+    log_boost = lax.select(lax.bitwise_or(boost_mask, log_samples == 0), jnp.zeros_like(V),
+                           lax.mul(log_samples, lax.div(one, alpha_orig)))
+    return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
+  samples = 1 - _uniform(subkey, (), dtype)
+  boost = lax.select(boost_mask, jnp.ones_like(V), lax.pow(samples, lax.div(one, alpha_orig)))
+  return lax.mul(lax.mul(d, V), boost)
+
+
+def _gamma(key_data, a, shape, dtype, log_space=False):
+  if shape is None:
+    shape = _shape_of(a)
+  else:
+    _check_shape("gamma", shape, _shape_of(a))
+  a = _convert(a, dtype)
+  if _shape_of(a) != tuple(shape):
+    a = jnp.broadcast_to(a, shape)
+  size = math.prod(shape)
+  if size == 0:
+    return jnp.zeros(shape, dtype)
+  keys = prng.random_split_p.bind(key_data, shape=(size,))
+  samples = _gamma_one(keys, jnp.reshape(a, (size,)), log_space)
+  return jnp.reshape(samples, shape)
+
+
+def gamma(key, a, shape=None, dtype=None):
+  """Samples the gamma distribution with shape ``a`` (unit scale)."""
+  data = _key("gamma", key)
+  dtype = _float_dtype("gamma", dtype)
+  return _gamma(data, a, _canonical_shape(shape), dtype)
+
+
+def loggamma(key, a, shape=None, dtype=None):
+  """Samples the log of gamma(``a``) variates (accurate for small ``a``)."""
+  data = _key("loggamma", key)
+  dtype = _float_dtype("gamma", dtype)
+  return _gamma(data, a, _canonical_shape(shape), dtype, log_space=True)
+
+
+def _check_broadcast_shapes(name, shape, *params):
+  if shape is None:
+    return tuple(jnp.broadcast_shapes(*(_shape_of(p) for p in params)))
+  shape = core.canonicalize_shape(shape)
+  _check_shape(name, shape, *(_shape_of(p) for p in params))
+  return shape
+
+
+def beta(key, a, b, shape=None, dtype=None):
+  """Samples the beta distribution with parameters ``a`` and ``b``."""
+  data = _key("beta", key)
+  dtype = _float_dtype("beta", dtype)
+  shape = _check_broadcast_shapes("beta", shape, a, b)
+  a = jnp.broadcast_to(_convert(a, dtype), shape)
+  b = jnp.broadcast_to(_convert(b, dtype), shape)
+  key_a, key_b = _split(data)
+  log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
+  log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
+  log_max = lax.max(log_gamma_a, log_gamma_b)
+  gamma_a_scaled = jnp.exp(log_gamma_a - log_max)
+  gamma_b_scaled = jnp.exp(log_gamma_b - log_max)
+  return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+
+
+def _softmax_last(x):
+  unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis=-1, keepdims=True)))
+  return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None):
+  """Samples the Dirichlet distribution with concentrations ``alpha`` (last axis)."""
+  data = _key("dirichlet", key)
+  dtype = _float_dtype("dirichlet", dtype)
+  shape = _canonical_shape(shape)
+  alpha_shape = _shape_of(alpha)
+  if not len(alpha_shape) >= 1:
+    raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {len(alpha_shape)}")
+  if shape is None:
+    shape = alpha_shape[:-1]
+  else:
+    _check_shape("dirichlet", shape, alpha_shape[:-1])
+  alpha = _convert(alpha, dtype)
+  log_gamma_samples = _gamma(data, alpha, tuple(shape) + alpha_shape[-1:], dtype, log_space=True)
+  return _softmax_last(log_gamma_samples)
+
+
+def t(key, df, shape=None, dtype=None):
+  """Samples Student's t distribution with ``df`` degrees of freedom."""
+  data = _key("t", key)
+  dtype = _float_dtype("t", dtype)
+  shape = _canonical_shape(shape)
+  if shape is None:
+    shape = _shape_of(df)
+  else:
+    _check_shape("t", shape, _shape_of(df))
+  df = _convert(df, dtype)
+  key_n, key_g = _split(data)
+  n = _normal(key_n, shape, dtype)
+  half_df = lax.div(df, _const(dtype, 2))
+  g = _gamma(key_g, half_df, shape, dtype)
+  return n * jnp.sqrt(half_df / g)
+
+
+def chisquare(key, df, shape=None, dtype=None):
+  """Samples the chi-squared distribution with ``df`` degrees of freedom."""
+  data = _key("chisquare", key)
+  dtype = _float_dtype("chisquare", dtype)
+  shape = _check_broadcast_shapes("chisquare", shape, df)
+  return _chisquare(data, df, shape, dtype)
+
+
+def _chisquare(key_data, df, shape, dtype):
+  df = _convert(df, dtype)
+  half_df = lax.div(df, _const(dtype, 2))
+  log_g = _gamma(key_data, half_df, shape, dtype, log_space=True)
+  return lax.mul(jnp.exp(log_g), _const(dtype, 2))
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None):
+  """Samples the F distribution with ``dfnum`` and ``dfden`` degrees of freedom."""
+  data = _key("f", key)
+  dtype = _float_dtype("f", dtype)
+  shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
+  dfden = _convert(dfden, dtype)
+  dfnum = _convert(dfnum, dtype)
+  key_dfd, key_dfn = _split(data)
+  chi2_dfn = _chisquare(key_dfn, dfnum, shape, dtype)
+  chi2_dfd = _chisquare(key_dfd, dfden, shape, dtype)
+  return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+
+
+def generalized_normal(key, p, shape=(), dtype=None):
+  """Samples the generalised normal distribution with exponent ``p``."""
+  data = _key("generalized_normal", key)
+  dtype = _float_dtype("generalized_normal", dtype)
+  shape = core.canonicalize_shape(shape)
+  _check_shape("generalized_normal", shape, _shape_of(p))
+  return _generalized_normal(data, p, shape, dtype)
+
+
+def _generalized_normal(key_data, p, shape, dtype):
+  k0, k1 = _split(key_data)
+  g = _gamma(k0, 1 / p, shape, dtype)
+  r = rademacher(k1, shape, dtype)
+  return r * g ** (1 / p)
+
+
+def ball(key, d: int, p: float = 2, shape=(), dtype=None):
+  """Samples uniformly from the unit ``p``-norm ball in ``d`` dimensions."""
+  data = _key("ball", key)
+  dtype = _float_dtype("ball", dtype)
+  shape = core.canonicalize_shape(shape)
+  d = core.concrete_or_error(int, d, "The error occurred in jax.random.ball()")
+  k1, k2 = _split(data)
+  g = _generalized_normal(k1, p, (*shape, d), dtype)
+  e = _exponential(k2, shape, dtype)
+  return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+
+
+# ---------------------------------------------------------------------------
+# Poisson and binomial
+
+
+def _poisson_knuth(key_data, lam, shape, dtype, max_iters):
+  def body_fn(carry):
+    i, k, rng, log_prod = carry
+    rng, subkey = _split(rng)
+    k = lax.select(log_prod > -lam, k + 1, k)
+    u = _uniform(subkey, shape, np.float32)
+    return i + 1, k, rng, log_prod + jnp.log(u)
+
+  def cond_fn(carry):
+    i, log_prod = carry[0], carry[3]
+    return jnp.any(log_prod > -lam) & (i < max_iters)
+
+  k_init = jnp.zeros(shape, dtype)
+  log_rate_init = jnp.zeros(shape, np.float32)
+  k = while_loop(cond_fn, body_fn, (jnp.asarray(0), k_init, key_data, log_rate_init))[1]
+  return (k - 1).astype(dtype)
+
+
+def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
+  log_lam = lax.log(lam)
+  b = 0.931 + 2.53 * lax.sqrt(lam)
+  a = -0.059 + 0.02483 * b
+  inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+  v_r = 0.9277 - 3.6224 / (b - 2)
+
+  def body_fn(carry):
+    i, k_out, accepted, key = carry
+    key, subkey_0, subkey_1 = _split(key, 3)
+    u = _uniform(subkey_0, shape, lam.dtype) - 0.5
+    v = _uniform(subkey_1, shape, lam.dtype)
+    u_shifted = 0.5 - abs(u)
+    k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
+    s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+    t_ = -lam + k * log_lam - lax.lgamma(k + 1)
+    accept1 = (u_shifted >= 0.07) & (v <= v_r)
+    reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
+    accept2 = s <= t_
+    accept = accept1 | (~reject & accept2)
+    k_out = lax.select(accept, k, k_out)
+    return i + 1, k_out, accepted | accept, key
+
+  def cond_fn(carry):
+    i, _, accepted, _ = carry
+    return jnp.any(~accepted) & (i < max_iters)
+
+  k_init = jnp.full(shape, -1, lam.dtype)
+  accepted = jnp.full(shape, False, bool)
+  k = while_loop(cond_fn, body_fn, (jnp.asarray(0), k_init, accepted, key_data))[1]
+  return k.astype(dtype)
+
+
+def poisson(key, lam, shape=None, dtype=int):
+  """Samples the Poisson distribution with rate ``lam`` (Knuth's method below 10, else
+  transformed rejection)."""
+  data = _key("poisson", key)
+  dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+  shape = core.canonicalize_shape(shape) if shape is not None else _shape_of(lam)
+  lam = jnp.broadcast_to(lam, shape)
+  lam = _convert(lam, np.float32)
+  use_knuth = jnp.isnan(lam) | (lam < 10)
+  lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
+  lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
+  max_iters = dtype.type(dtypes.iinfo(dtype).max)
+  result = lax.select(use_knuth, _poisson_knuth(data, lam_knuth, shape, dtype, max_iters),
+                      _poisson_rejection(data, lam_rejection, shape, dtype, max_iters))
+  return lax.select(lam == 0, jnp.zeros_like(result), result)
+
+
+_STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287]
+
+
+def _stirling_approx_tail(k):
+  tail = jnp.array(_STIRLING_TAIL, dtype=k.dtype)
+  use_tail_values = k <= 9
+  k = lax.clamp(_const(k.dtype, 0.0), k, _const(k.dtype, 9.0))
+  kp1sq = (k + 1) * (k + 1)
+  approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+  k = jnp.floor(k)
+  return lax.select(use_tail_values, tail[jnp.asarray(k, dtype="int32")], approx)
+
+
+def _binomial_inversion(key_data, count, prob, shape, dtype, max_iters):
+  log1minusprob = jnp.log1p(-prob)
+
+  def body_fn(carry):
+    i, num_geom, geom_sum, key = carry
+    subkey, key = _split(key)
+    num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
+    u = _uniform(subkey, shape, prob.dtype)
+    geom = jnp.ceil(jnp.log(u) / log1minusprob)
+    return i + 1, num_geom_out, geom_sum + geom, key
+
+  def cond_fn(carry):
+    i, geom_sum = carry[0], carry[2]
+    return jnp.any(geom_sum <= count) & (i < max_iters)
+
+  init = (jnp.asarray(0), jnp.zeros(shape, prob.dtype), jnp.zeros(shape, prob.dtype), key_data)
+  k = while_loop(cond_fn, body_fn, init)[1]
+  return (k - 1).astype(dtype)
+
+
+def _btrs(key_data, count, prob, shape, dtype, max_iters):
+  stddev = jnp.sqrt(count * prob * (1 - prob))
+  b = 1.15 + 2.53 * stddev
+  a = -0.0873 + 0.0248 * b + 0.01 * prob
+  c = count * prob + 0.5
+  v_r = 0.92 - 4.2 / b
+  r = prob / (1 - prob)
+  alpha = (2.83 + 5.1 / b) * stddev
+  m = jnp.floor((count + 1) * prob)
+
+  def body_fn(carry):
+    i, k_out, accepted, key = carry
+    key, subkey_0, subkey_1 = _split(key, 3)
+    u = _uniform(subkey_0, shape, prob.dtype)
+    v = _uniform(subkey_1, shape, prob.dtype)
+    u = u - 0.5
+    us = 0.5 - jnp.abs(u)
+    accept1 = (us >= 0.07) & (v <= v_r)
+    k = jnp.floor((2 * a / us + b) * u + c)
+    reject = (k < 0) | (k > count)
+    v = jnp.log(v * alpha / (a / (us * us) + b))
+    ub = ((m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
+          + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
+          + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
+          + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
+          - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
+    accept = accept1 | (~reject & (v <= ub))
+    k_out = lax.select(accept, k, k_out)
+    return i + 1, k_out, accepted | accept, key
+
+  def cond_fn(carry):
+    i, accepted = carry[0], carry[2]
+    return jnp.any(~accepted) & (i < max_iters)
+
+  init = (jnp.asarray(0), jnp.full(shape, -1, prob.dtype), jnp.full(shape, False, bool), key_data)
+  return while_loop(cond_fn, body_fn, init)[1].astype(dtype)
+
+
+def binomial(key, n, p, shape=None, dtype=None):
+  """Samples the binomial distribution with ``n`` trials of success probability ``p``."""
+  data = _key("binomial", key)
+  dtype = _float_dtype("binomial", dtype)
+  shape = _check_broadcast_shapes("binomial", shape, n, p)
+  prob = jnp.asarray(p)
+  if not dtypes.issubdtype(prob.dtype, np.inexact):
+    prob = prob.astype(dtypes.canonicalize_dtype(float))
+  count = _convert(n, prob.dtype)
+  count = jnp.broadcast_to(count, shape)
+  prob = jnp.broadcast_to(prob, shape)
+  p_lt_half = prob < 0.5
+  q = lax.select(p_lt_half, prob, 1.0 - prob)
+  count_nan_or_neg = jnp.isnan(count) | (count < 0.0)
+  count_inf = jnp.isinf(count)
+  q_is_nan = jnp.isnan(q)
+  q_l_0 = q < 0.0
+  q = lax.select(q_is_nan | q_l_0, lax.full_like(q, 0.01), q)
+  use_inversion = count_nan_or_neg | (count * q <= 10.0)
+  count = jnp.floor(count)
+  count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
+  count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
+  q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
+  max_iters = dtype.type(dtypes.finfo(dtype).max)
+  samples = lax.select(use_inversion,
+                       _binomial_inversion(data, count_inv, q, shape, dtype, max_iters),
+                       _btrs(data, count_btrs, q_btrs, shape, dtype, max_iters))
+  invalid = q_l_0 | q_is_nan | count_nan_or_neg
+  samples = lax.select(invalid, jnp.full_like(samples, np.nan, dtype), samples)
+  samples = lax.select(count_inf & (~invalid), jnp.full_like(samples, np.inf, dtype), samples)
+  return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
+                    count.astype(dtype) - samples)
+
+
+# ---------------------------------------------------------------------------
+# Samplers that need linear algebra
+
+
+def _linalg():
+  try:
+    from axle._src.numpy import linalg
+  except ImportError:
+    raise NotImplementedError("this sampler needs axle.numpy.linalg, which is not available "
+                              "yet") from None
+  return linalg
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
+  """Samples the multivariate normal with ``mean`` (..., n) and covariance ``cov``
+  (..., n, n), factoring ``cov`` by ``method`` ('cholesky', 'svd' or 'eigh')."""
+  data = _key("multivariate_normal", key)
+  mean = jnp.asarray(mean)
+  cov = jnp.asarray(cov)
+  inexact = jnp.promote_types(jnp.promote_types(mean.dtype, cov.dtype), jnp.float32) \
+      if not (dtypes.issubdtype(mean.dtype, np.inexact) and dtypes.issubdtype(
+          cov.dtype, np.inexact)) else jnp.promote_types(mean.dtype, cov.dtype)
+  mean, cov = mean.astype(inexact), cov.astype(inexact)
+  if method not in {"svd", "eigh", "cholesky"}:
+    raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+  dtype = mean.dtype if dtype is None else _float_dtype("multivariate_normal", dtype)
+  if not dtypes.issubdtype(dtype, np.floating):
+    raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {dtype}")
+  shape = _canonical_shape(shape)
+  if not mean.ndim >= 1:
+    raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {mean.ndim}")
+  if not cov.ndim >= 2:
+    raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == {cov.ndim}")
+  n = mean.shape[-1]
+  if cov.shape[-2:] != (n, n):
+    raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but "
+                     f"got cov.shape == {cov.shape}.")
+  if shape is None:
+    shape = tuple(jnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
+  else:
+    _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+  linalg = _linalg()
+  if method == "svd":
+    u, s, _ = linalg.svd(cov)
+    factor = u * jnp.sqrt(s[..., None, :])
+  elif method == "eigh":
+    w, v = linalg.eigh(cov)
+    factor = v * jnp.sqrt(w[..., None, :])
+  else:
+    factor = linalg.cholesky(cov)
+  samples = _normal(data, tuple(shape) + mean.shape[-1:], dtype)
+  # einsum('...ij,...j->...i', factor, samples) as a broadcast multiply and sum.
+  return mean + jnp.sum(factor * samples[..., None, :], axis=-1)
+
+
+def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
+  """Samples uniformly from the orthogonal group O(n) (or n x m matrices with orthonormal
+  columns or rows), by QR of a Gaussian matrix with JAX's sign correction."""
+  data = _key("orthogonal", key)
+  dtype = _float_dtype("orthogonal", dtype, allow_complex=True)
+  shape = core.canonicalize_shape(shape)
+  n = core.concrete_or_error(int, n, "The error occurred in jax.random.orthogonal()")
+  m = n if m is None else core.concrete_or_error(int, m, "The error occurred in jax.random.orthogonal()")
+  linalg = _linalg()
+  z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
+  q, r = linalg.qr(z)
+  d = jnp.diagonal(r, axis1=-2, axis2=-1) if hasattr(jnp, "diagonal") else linalg.diagonal(r)
+  x = q * jnp.expand_dims(jnp.sign(d), -2)
+  return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+__all__ = ["uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",
+           "choice", "permutation", "shuffle", "gumbel", "exponential", "laplace", "logistic",
+           "cauchy", "gamma", "beta", "dirichlet", "poisson", "binomial", "multivariate_normal",
+           "rademacher", "ball", "orthogonal", "t", "chisquare", "f", "lognormal", "pareto",
+           "weibull_min", "generalized_normal", "maxwell", "double_sided_maxwell", "loggamma",
+           "geometric", "triangular", "rayleigh", "wald"]

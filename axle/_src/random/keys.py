@@ -1,0 +1,299 @@
+"""PRNG keys: raw uint32[2] keys (``PRNGKey``), typed key arrays (``key``), and the key API
+(``split``, ``fold_in``, ``clone``, ``bits``, ``key_data``, ``wrap_key_data``, ``key_impl``).
+
+A typed key array (dtype ``key<fry>``) is a ``PRNGKeyArray``: a pytree whose one leaf is the
+key data ``uint32[*shape, 2]``, so it passes through ``jit``, ``vmap`` and ``grad`` like any
+array of its data, and is rebuilt around the traced data inside the function.
+"""
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import tree_util
+from axle._src.config import config
+from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import structural as lax_structural
+from axle._src.random import prng
+
+UINT32 = prng.UINT32
+
+
+class KeyTy:
+  """The dtype of typed PRNG key arrays: prints as ``key<fry>`` for threefry2x32."""
+  __slots__ = ("_impl",)
+
+  def __init__(self, impl: prng.PRNGImpl):
+    self._impl = impl
+
+  @property
+  def name(self) -> str:
+    return f"key<{self._impl.tag}>"
+
+  @property
+  def impl(self) -> prng.PRNGImpl:
+    return self._impl
+
+  itemsize = property(lambda self: 8)
+  kind = "V"
+
+  def __repr__(self):
+    return self.name
+
+  __str__ = __repr__
+
+  def __eq__(self, other):
+    return type(other) is KeyTy and other._impl is self._impl
+
+  def __hash__(self):
+    return hash((KeyTy, self._impl.name))
+
+
+class PRNGKeyArray:
+  """An array of typed PRNG keys (``dtype=key<fry>``) over key data ``uint32[*shape, 2]``."""
+  __slots__ = ("_impl", "_base_array")
+  __array_priority__ = 100
+
+  def __init__(self, impl: prng.PRNGImpl, key_data):
+    self._impl = impl
+    self._base_array = key_data
+
+  shape = property(lambda self: tuple(self._base_array.shape[:-1]))
+  ndim = property(lambda self: len(self.shape))
+  size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+  dtype = property(lambda self: KeyTy(self._impl))
+  weak_type = False
+
+  def __len__(self):
+    if not self.shape:
+      raise TypeError("len() of unsized object")
+    return self.shape[0]
+
+  def __iter__(self):
+    if not self.shape:
+      raise TypeError("iteration over a 0-d array")
+    return (self[i] for i in range(self.shape[0]))
+
+  def __getitem__(self, index):
+    if not isinstance(index, tuple):
+      index = (index,)
+    if any(i is Ellipsis for i in index):
+      index = (*index, slice(None))
+    return PRNGKeyArray(self._impl, self._base_array[index])
+
+  def reshape(self, *shape, order="C"):
+    """The keys with a new shape (the key data keeps its trailing dimension)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+      shape = tuple(shape[0])
+    shape = list(shape)
+    if -1 in shape:
+      known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+      shape[shape.index(-1)] = self.size // max(known, 1)
+    return PRNGKeyArray(self._impl, lax_structural.reshape(self._base_array, (*shape, 2)))
+
+  def ravel(self):
+    """The keys as a 1-D key array."""
+    return self.reshape((self.size,))
+
+  flatten = ravel
+
+  def __repr__(self):
+    data = self._base_array
+    if isinstance(data, core.Tracer):
+      return f"{type(data).__name__}<key<{self._impl.tag}>[{','.join(map(str, self.shape))}]>"
+    return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{np.asarray(data)}"
+
+  def __str__(self):
+    return repr(self)
+
+  def __array__(self, dtype=None, copy=None):
+    raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+                    "jax.random.key_data(arr) if you wish to extract the underlying integer "
+                    "array.")
+
+  def __hash__(self):
+    raise TypeError("unhashable type: 'PRNGKeyArray'")
+
+  def block_until_ready(self):
+    """Waits for the key data; returns the keys."""
+    if hasattr(self._base_array, "block_until_ready"):
+      self._base_array.block_until_ready()
+    return self
+
+
+tree_util.register_pytree_node(
+    PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
+    lambda impl, children: PRNGKeyArray(impl, children[0]))
+
+
+def default_prng_impl() -> prng.PRNGImpl:
+  name = getattr(config, "jax_default_prng_impl", "threefry2x32")
+  if name not in ("threefry2x32", None):
+    raise NotImplementedError(f"axle only implements the threefry2x32 PRNG, not {name!r}")
+  return prng.threefry_prng_impl
+
+
+def _resolve_impl(impl) -> prng.PRNGImpl:
+  if impl is None or impl == "threefry2x32" or impl is prng.threefry_prng_impl:
+    return prng.threefry_prng_impl
+  if isinstance(impl, str):
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+                     '"threefry2x32"?')
+  raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+
+
+def _is_key_data_like(x) -> bool:
+  return hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "ndim")
+
+
+def check_prng_key(name: str, key, *, allow_batched: bool = False):
+  """``(key_data, wrapped)`` for a typed key array or raw key data ``key``: the uint32[..., 2]
+  data, and whether ``key`` was a typed key array. Non-scalar keys raise unless allowed."""
+  if isinstance(key, PRNGKeyArray):
+    data, typed = key._base_array, True
+  elif isinstance(key, (int, float, complex, bool, str, np.generic)) or _is_key_data_like(key):
+    prng.check_key_data(key)
+    data, typed = key, False
+  else:
+    raise TypeError(f"unexpected PRNG key type {type(key)}")
+  if data.ndim > 1 and not allow_batched:
+    # JAX reports the shape of the key array as given: raw key data keeps its trailing 2.
+    shape = tuple(data.shape[:-1]) if typed else tuple(data.shape)
+    raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                     f"{shape} != (). Use jax.vmap for batching.")
+  return data, typed
+
+
+def _return_keys(data, typed: bool):
+  return PRNGKeyArray(prng.threefry_prng_impl, data) if typed else data
+
+
+def _seed_array(seed, name: str):
+  if isinstance(seed, PRNGKeyArray):
+    raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key array.")
+  if np.ndim(seed) if not isinstance(seed, core.Tracer) else seed.ndim:
+    raise TypeError(f"{name} accepts a scalar seed, but was given an array of shape "
+                    f"{np.shape(seed) if not isinstance(seed, core.Tracer) else seed.shape} != (). "
+                    "Use jax.vmap for batching")
+  if isinstance(seed, bool):
+    seed = int(seed)
+  if isinstance(seed, int):
+    # Python ints go through int64 (then wrap to int32 with x64 off), as JAX does, so
+    # hash()-sized seeds work.
+    value = np.asarray(np.int64(seed))
+    return value if config.jax_enable_x64 else value.astype(np.int32)
+  if isinstance(seed, float):
+    raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+  aval = core.get_aval(seed)
+  if not dtypes.issubdtype(aval.dtype, np.integer):
+    raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+  return seed
+
+
+def PRNGKey(seed, *, impl=None):
+  """A raw PRNG key (``uint32[2]``) from an integer seed (legacy API; prefer ``key``).
+
+  A 64-bit seed fills both words; a 32-bit seed the second word (the first is 0)."""
+  impl = _resolve_impl(impl)
+  seed = _seed_array(seed, "PRNGKey")
+  return prng.random_seed_p.bind(seed, impl=impl)
+
+
+def key(seed, *, impl=None):
+  """A typed PRNG key (``dtype=key<fry>``, shape ``()``) from an integer seed."""
+  impl = _resolve_impl(impl)
+  seed = _seed_array(seed, "key")
+  return PRNGKeyArray(impl, prng.random_seed_p.bind(seed, impl=impl))
+
+
+def key_data(keys):
+  """The underlying ``uint32[..., 2]`` data of a key array (raw keys are returned as is)."""
+  data, _ = check_prng_key("key_data", keys, allow_batched=True)
+  return data
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+  """A typed key array over ``key_bits_array`` (``uint32[..., 2]``)."""
+  impl = _resolve_impl(impl)
+  if isinstance(key_bits_array, PRNGKeyArray):
+    raise TypeError("wrap_key_data requires an array of key data, got a typed key array")
+  if not _is_key_data_like(key_bits_array):
+    from axle._src.numpy import creation
+    key_bits_array = creation.asarray(key_bits_array)
+  prng.check_key_data(key_bits_array)
+  return PRNGKeyArray(impl, key_bits_array)
+
+
+def key_impl(keys):
+  """The PRNG implementation of ``keys`` (``threefry2x32``)."""
+  check_prng_key("key_impl", keys, allow_batched=True)
+  return prng.threefry_prng_impl
+
+
+def _split_shape(num) -> tuple[int, ...]:
+  if isinstance(num, Sequence):
+    return core.canonicalize_shape(num)
+  return core.canonicalize_shape((operator.index(num) if not isinstance(num, core.Tracer)
+                                  else num,))
+
+
+def split(key, num=2):
+  """Splits a key into ``num`` new keys (``num`` may be a shape); keys keep their kind."""
+  data, typed = check_prng_key("split", key)
+  shape = _split_shape(num)
+  if any(d < 0 for d in shape):
+    raise ValueError(f"split: num must be non-negative, got shape {shape}")
+  return _return_keys(prng.random_split_p.bind(data, shape=shape), typed)
+
+
+def fold_in(key, data):
+  """A new key from ``key`` and the integer ``data`` (an array-safe hash of the pair)."""
+  key_data_, typed = check_prng_key("fold_in", key)
+  ndim = data.ndim if isinstance(data, core.Tracer) else np.ndim(data)
+  if ndim:
+    shape = data.shape if isinstance(data, core.Tracer) else np.shape(data)
+    raise TypeError(f"fold_in accepts a scalar, but was given an array of"
+                    f"shape {shape} != (). Use jax.vmap for batching.")
+  if isinstance(data, (int, bool)) and not isinstance(data, np.generic):
+    if not 0 <= int(data) <= 0xFFFFFFFF:
+      raise OverflowError(f"Python integer {data} out of bounds for uint32")
+    msg = np.uint32(data)
+  elif isinstance(data, float):
+    msg = np.asarray(data).astype(UINT32)
+  else:
+    msg = lax_convert.convert_element_type(data, UINT32)
+  return _return_keys(prng.random_fold_in_p.bind(key_data_, msg), typed)
+
+
+def clone(key):
+  """A copy of ``key`` (keys are immutable, so the same key)."""
+  check_prng_key("clone", key, allow_batched=True)
+  return key
+
+
+def random_bits(key_data_, bit_width: int, shape) -> object:
+  """``bit_width``-bit unsigned random bits of ``shape`` from raw key data."""
+  return prng.random_bits_p.bind(key_data_, bit_width=bit_width, shape=tuple(shape))
+
+
+def bits(key, shape=(), dtype=None):
+  """Uniform random bits as unsigned integers of ``dtype`` (default ``uint32``, or uint64 with
+  x64) and ``shape``."""
+  data, _ = check_prng_key("bits", key)
+  if dtype is None:
+    dtype = np.dtype(np.uint64) if config.jax_enable_x64 else UINT32
+  else:
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "bits")
+  if not dtypes.issubdtype(dtype, np.unsignedinteger):
+    raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
+  dtype = dtypes.canonicalize_dtype(dtype)
+  shape = core.canonicalize_shape(shape)
+  return random_bits(data, dtype.itemsize * 8, shape)
+
+
+__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "split", "fold_in", "clone",
+           "bits", "PRNGKeyArray", "KeyTy"]

@@ -1,0 +1,535 @@
+"""The threefry2x32 PRNG: the hash, key derivation (seed, split, fold_in) and random bits.
+
+Keys are arrays of ``uint32[..., 2]`` ("raw" keys, what ``PRNGKey`` returns) or typed key
+arrays (``PRNGKeyArray``, what ``key`` returns) that wrap such data. Every key operation is a
+primitive named as in JAX (``random_seed``, ``random_split``, ``random_fold_in``,
+``random_bits``, ``threefry2x32``) whose eager kernel is vectorised NumPy on ``uint32`` and
+whose lowering is a lax-level implementation of the same algorithm, so eager and jitted code
+produce the same bits. ``jax_threefry_partitionable`` (default True) chooses between the two
+counter layouts JAX uses for ``split`` and ``random_bits``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src.config import config
+from axle._src.core import ShapedArray
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering as mlir
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import structural as lax_structural
+
+try:
+  from axle._src.interpreters import ad
+except ImportError:  # pragma: no cover - the AD machinery is optional for eager use
+  ad = None
+
+UINT32 = np.dtype(np.uint32)
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+               64: np.dtype(np.uint64)}
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_KS_PARITY = 0x1BD11BDA
+
+
+def threefry_partitionable() -> bool:
+  """The value of ``jax_threefry_partitionable`` (True unless turned off)."""
+  return bool(getattr(config, "jax_threefry_partitionable", True))
+
+
+class PRNGImpl:
+  """Describes a PRNG implementation (only threefry2x32 exists in axle)."""
+  __slots__ = ("key_shape", "name", "tag")
+
+  def __init__(self, key_shape, name, tag):
+    self.key_shape = key_shape
+    self.name = name
+    self.tag = tag
+
+  def __repr__(self):
+    return self.name
+
+  __str__ = __repr__
+
+  def pprint(self):
+    return self.tag
+
+
+threefry_prng_impl = PRNGImpl((2,), "threefry2x32", "fry")
+
+
+def _invalid_key_data(message: str) -> TypeError:
+  return TypeError(f"JAX encountered invalid PRNG key data: {message} for "
+                   f"impl={threefry_prng_impl.name}")
+
+
+def check_key_data(data):
+  """Validates raw key data: a uint32 array whose shape ends with (2,). Returns it."""
+  if not (hasattr(data, "shape") and hasattr(data, "dtype") and hasattr(data, "ndim")):
+    raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have ndim, "
+                    f"shape, and dtype attributes. Got {data!r}")
+  if data.ndim < 1 or tuple(data.shape[-1:]) != (2,):
+    raise _invalid_key_data(f"expected key_data.shape to end with (2,); got "
+                            f"shape={tuple(data.shape)}")
+  if np.dtype(data.dtype) != UINT32:
+    raise _invalid_key_data(f"expected key_data.dtype = uint32; got dtype={np.dtype(data.dtype)}")
+  return data
+
+
+# ---------------------------------------------------------------------------
+# The threefry2x32 hash
+
+
+def _threefry2x32_numpy(k0, k1, x0, x1):
+  """Threefry-2x32 (20 rounds) on uint32 NumPy arrays; keys broadcast against counts.
+
+  Works in place on blocks of the counts so the intermediates stay in cache."""
+  k0 = np.asarray(k0, UINT32)
+  k1 = np.asarray(k1, UINT32)
+  shape = np.broadcast_shapes(k0.shape, k1.shape, np.shape(x0), np.shape(x1))
+  x0 = np.broadcast_to(np.asarray(x0, UINT32), shape).reshape(-1)
+  x1 = np.broadcast_to(np.asarray(x1, UINT32), shape).reshape(-1)
+  scalar_keys = k0.ndim == 0 and k1.ndim == 0
+  if scalar_keys:
+    keys = [k0.reshape(()), k1.reshape(())]
+  else:
+    keys = [np.broadcast_to(k0, shape).reshape(-1), np.broadcast_to(k1, shape).reshape(-1)]
+  out0 = np.empty(x0.shape, UINT32)
+  out1 = np.empty(x1.shape, UINT32)
+  n = x0.shape[0]
+  block = 1 << 16
+  shifts = [[(np.uint32(r), np.uint32(32 - r)) for r in rots] for rots in _ROTATIONS]
+  with np.errstate(over="ignore"):
+    for start in range(0, n, block):
+      stop = min(start + block, n)
+      if scalar_keys:
+        ka, kb = keys
+      else:
+        ka, kb = keys[0][start:stop], keys[1][start:stop]
+      ks = (ka, kb, ka ^ kb ^ np.uint32(_KS_PARITY))
+      a = out0[start:stop]
+      b = out1[start:stop]
+      np.add(x0[start:stop], ks[0], out=a)
+      np.add(x1[start:stop], ks[1], out=b)
+      tmp = np.empty_like(a)
+      for group in range(5):
+        for left, right in shifts[group % 2]:
+          np.add(a, b, out=a)
+          np.left_shift(b, left, out=tmp)
+          np.right_shift(b, right, out=b)
+          np.bitwise_or(b, tmp, out=b)
+          np.bitwise_xor(b, a, out=b)
+        np.add(a, ks[(group + 1) % 3], out=a)
+        np.add(b, ks[(group + 2) % 3], out=b)
+        np.add(b, np.uint32(group + 1), out=b)
+  return out0.reshape(shape), out1.reshape(shape)
+
+
+def _threefry2x32_lax(k0, k1, x0, x1):
+  """Threefry-2x32 in uint32 lax operations (the lowering)."""
+  add = lax_elementwise.add
+  rotl = lambda v, r: lax_elementwise.bitwise_or(
+      lax_elementwise.shift_left(v, np.uint32(r)),
+      lax_elementwise.shift_right_logical(v, np.uint32(32 - r)))
+  shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (k0, k1, x0, x1)))
+
+  def full(v):
+    if core.get_aval(v).shape == shape:
+      return v
+    return lax_structural.broadcast_in_dim(v, shape, ())
+  ks = [k0, k1, lax_elementwise.bitwise_xor(lax_elementwise.bitwise_xor(k0, k1),
+                                            np.uint32(_KS_PARITY))]
+  a = add(full(x0), ks[0])
+  b = add(full(x1), ks[1])
+  for group in range(5):
+    for r in _ROTATIONS[group % 2]:
+      a = add(a, b)
+      b = lax_elementwise.bitwise_xor(rotl(b, r), a)
+    a = add(a, ks[(group + 1) % 3])
+    b = add(b, add(ks[(group + 2) % 3], np.uint32(group + 1)))
+  return [a, b]
+
+
+threefry2x32_p = core.Primitive("threefry2x32")
+threefry2x32_p.multiple_results = True
+
+
+def _threefry2x32_abstract_eval(*avals):
+  if any(a.dtype != UINT32 for a in avals):
+    raise TypeError("Arguments to threefry2x32 must have uint32 type, got "
+                    f"{[a.str_short(False) for a in avals]}")
+  shapes = {a.shape for a in avals if a.shape}
+  if len(shapes) > 1:
+    raise TypeError("threefry2x32 got incompatible shapes for broadcasting: "
+                    f"{', '.join(str(a.shape) for a in avals)}.")
+  shape = shapes.pop() if shapes else ()
+  return [ShapedArray(shape, UINT32)] * 2
+
+
+threefry2x32_p.def_abstract_eval(_threefry2x32_abstract_eval)
+threefry2x32_p.def_impl(lambda k0, k1, x0, x1: list(_threefry2x32_numpy(k0, k1, x0, x1)))
+mlir.register(threefry2x32_p, mlir.lower_fun(_threefry2x32_lax, multiple_results=True))
+batching.defbroadcasting(threefry2x32_p)
+if ad is not None:
+  ad.defjvp_zero(threefry2x32_p)
+
+
+def threefry2x32(k0, k1, x0, x1):
+  """Applies the Threefry-2x32 hash (20 rounds) to the counter pairs ``(x0, x1)`` under the
+  key ``(k0, k1)``; all uint32, equal shapes or scalars. Returns the two output words."""
+  return threefry2x32_p.bind(k0, k1, x0, x1)
+
+
+def _words_lax(keys):
+  """The two words of key data u32[*B, 2] as two u32[*B] arrays."""
+  shape = core.get_aval(keys).shape
+  batch = shape[:-1]
+  take = lambda i: lax_structural.reshape(
+      lax_structural.slice(keys, (0,) * len(batch) + (i,), batch + (i + 1,)), batch)
+  return take(0), take(1)
+
+
+def _hash_lax(k0, k1, x0, x1):
+  """threefry2x32 of keys u32[*B] with counts u32[*S] (shared by all keys): u32[*B, *S]."""
+  batch = core.get_aval(k0).shape
+  count_shape = core.get_aval(x0).shape
+  if not batch:
+    return threefry2x32_p.bind(k0, k1, x0, x1)
+  if not count_shape:
+    return threefry2x32_p.bind(k0, k1, lax_structural.broadcast_in_dim(x0, batch, ()),
+                               lax_structural.broadcast_in_dim(x1, batch, ()))
+  shape = batch + count_shape
+  kdims = tuple(range(len(batch)))
+  xdims = tuple(range(len(batch), len(shape)))
+  bk = lambda k: lax_structural.broadcast_in_dim(k, shape, kdims)
+  bx = lambda x: lax_structural.broadcast_in_dim(x, shape, xdims)
+  return threefry2x32_p.bind(bk(k0), bk(k1), bx(x0), bx(x1))
+
+
+def _hash_numpy(k0, k1, x0, x1):
+  extra = (1,) * np.ndim(x0)
+  return _threefry2x32_numpy(np.reshape(k0, np.shape(k0) + extra),
+                             np.reshape(k1, np.shape(k1) + extra), x0, x1)
+
+
+def _threefry_2x32_lax(keys, size):
+  """JAX's ``threefry_2x32`` layout hashing the counts 0..size-1 with each key: the counts
+  (padded to even length) are split in halves that form the pairs. u32[*B, size]."""
+  k0, k1 = _words_lax(keys)
+  half = (size + 1) // 2
+  x0 = lax_structural.iota(UINT32, half)
+  x1 = lax_elementwise.add(lax_structural.iota(UINT32, half), np.uint32(half))
+  if size % 2:  # the padding count is 0
+    x1 = lax_elementwise.mul(x1, lax_convert.convert_element_type(
+        lax_elementwise.lt(lax_structural.iota(UINT32, half), np.uint32(half - 1)), UINT32))
+  y0, y1 = _hash_lax(k0, k1, x0, x1)
+  out = lax_structural.concatenate([y0, y1], len(core.get_aval(y0).shape) - 1)
+  if size % 2:
+    batch = core.get_aval(keys).shape[:-1]
+    out = lax_structural.slice(out, (0,) * (len(batch) + 1), batch + (size,))
+  return out
+
+
+def _threefry_2x32_numpy(keys, size):
+  half = (size + 1) // 2
+  x0 = np.arange(half, dtype=UINT32)
+  x1 = np.arange(half, 2 * half, dtype=UINT32)
+  if size % 2:
+    x1[-1] = 0
+  y0, y1 = _hash_numpy(keys[..., 0], keys[..., 1], x0, x1)
+  return np.concatenate([y0, y1], axis=-1)[..., :size]
+
+
+# ---------------------------------------------------------------------------
+# Key derivation on raw key data u32[*B, 2] (B: leading key dimensions, as vmap produces);
+# a NumPy and a lax version of each.
+
+
+def _iota_2x32(shape):
+  size = math.prod(shape)
+  if size > 2 ** 32:
+    raise NotImplementedError("random bits arrays of more than 2**32 elements")
+  return np.zeros(shape, UINT32), np.arange(size, dtype=UINT32).reshape(shape)
+
+
+def _iota_2x32_lax(shape):
+  size = math.prod(shape)
+  if size > 2 ** 32:
+    raise NotImplementedError("random bits arrays of more than 2**32 elements")
+  hi = lax_structural.full(shape, np.uint32(0), UINT32)
+  lo = lax_structural.broadcasted_iota(UINT32, (size,), 0)
+  return hi, lax_structural.reshape(lo, shape)
+
+
+def _split_numpy(keys, shape, partitionable):
+  batch = keys.shape[:-1]
+  if partitionable:
+    hi, lo = _iota_2x32(shape)
+    b0, b1 = _hash_numpy(keys[..., 0], keys[..., 1], hi, lo)
+    return np.stack([b0, b1], axis=-1)
+  num = math.prod(shape)
+  return _threefry_2x32_numpy(keys, num * 2).reshape((*batch, *shape, 2))
+
+
+def _split_lax(keys, shape, partitionable):
+  batch = core.get_aval(keys).shape[:-1]
+  out_shape = (*batch, *shape)
+  if partitionable:
+    k0, k1 = _words_lax(keys)
+    hi, lo = _iota_2x32_lax(shape)
+    b0, b1 = _hash_lax(k0, k1, hi, lo)
+    expand = lambda v: lax_structural.reshape(v, (*out_shape, 1))
+    return lax_structural.concatenate([expand(b0), expand(b1)], len(out_shape))
+  num = math.prod(shape)
+  return lax_structural.reshape(_threefry_2x32_lax(keys, num * 2), (*out_shape, 2))
+
+
+def _fold_in_numpy(keys, msgs):
+  msgs = np.broadcast_to(np.asarray(msgs, UINT32), keys.shape[:-1])
+  y0, y1 = _threefry2x32_numpy(keys[..., 0], keys[..., 1], np.zeros_like(msgs), msgs)
+  return np.stack([y0, y1], axis=-1)
+
+
+def _fold_in_lax(keys, msgs):
+  batch = core.get_aval(keys).shape[:-1]
+  k0, k1 = _words_lax(keys)
+  if core.get_aval(msgs).shape != batch:
+    msgs = lax_structural.broadcast_in_dim(msgs, batch, ())
+  zeros = lax_structural.full(batch, np.uint32(0), UINT32)
+  y0, y1 = threefry2x32_p.bind(k0, k1, zeros, msgs)
+  expand = lambda v: lax_structural.reshape(v, (*batch, 1))
+  return lax_structural.concatenate([expand(y0), expand(y1)], len(batch))
+
+
+def _bits_numpy(keys, bit_width, shape, partitionable):
+  batch = keys.shape[:-1]
+  size = math.prod(shape)
+  dtype = UINT_DTYPES[bit_width]
+  if partitionable:
+    hi, lo = _iota_2x32(shape)
+    b0, b1 = _hash_numpy(keys[..., 0], keys[..., 1], hi, lo)
+    if bit_width == 64:
+      return (b0.astype(np.uint64) << np.uint64(32)) | b1.astype(np.uint64)
+    np.bitwise_xor(b0, b1, out=b0)
+    return b0 if bit_width == 32 else b0.astype(dtype)
+  max_count = -(-bit_width * size // 32)
+  if max_count >= np.iinfo(np.uint32).max:
+    raise NotImplementedError("random bits arrays of more than 2**32 words")
+  bits = _threefry_2x32_numpy(keys, max_count)
+  if bit_width == 64:
+    half = max_count // 2
+    bits = (bits[..., :half].astype(np.uint64) << np.uint64(32)) | bits[..., half:].astype(np.uint64)
+  elif bit_width in (8, 16):
+    bits = np.ascontiguousarray(bits.astype("<u4")).view(dtype)[..., :size]
+  return bits.reshape((*batch, *shape))
+
+
+def _bits_lax(keys, bit_width, shape, partitionable):
+  dtype = UINT_DTYPES[bit_width]
+  batch = core.get_aval(keys).shape[:-1]
+  size = math.prod(shape)
+  if partitionable:
+    k0, k1 = _words_lax(keys)
+    hi, lo = _iota_2x32_lax(shape)
+    b0, b1 = _hash_lax(k0, k1, hi, lo)
+    if bit_width == 64:
+      hi64 = lax_convert.convert_element_type(b0, dtype)
+      lo64 = lax_convert.convert_element_type(b1, dtype)
+      return lax_elementwise.bitwise_or(lax_elementwise.shift_left(hi64, np.uint64(32)), lo64)
+    bits = lax_elementwise.bitwise_xor(b0, b1)
+    return bits if bit_width == 32 else lax_convert.convert_element_type(bits, dtype)
+  max_count = -(-bit_width * size // 32)
+  if max_count >= np.iinfo(np.uint32).max:
+    raise NotImplementedError("random bits arrays of more than 2**32 words")
+  bits = _threefry_2x32_lax(keys, max_count)
+  nb = len(batch)
+  if bit_width == 64:
+    half = max_count // 2
+    part = lambda lo, hi: lax_convert.convert_element_type(
+        lax_structural.slice(bits, (0,) * nb + (lo,), batch + (hi,)), dtype)
+    bits = lax_elementwise.bitwise_or(
+        lax_elementwise.shift_left(part(0, half), np.uint64(32)), part(half, 2 * half))
+  elif bit_width in (8, 16):
+    per_word = 32 // bit_width
+    full_shape = (*batch, max_count, per_word)
+    shifts = lax_elementwise.mul(np.uint32(bit_width),
+                                 lax_structural.broadcasted_iota(UINT32, full_shape, nb + 1))
+    words = lax_structural.broadcast_in_dim(bits, full_shape, tuple(range(nb + 1)))
+    pieces = lax_elementwise.bitwise_and(lax_elementwise.shift_right_logical(words, shifts),
+                                         np.uint32(np.iinfo(dtype).max))
+    pieces = lax_structural.reshape(pieces, (*batch, max_count * per_word))
+    bits = lax_convert.convert_element_type(
+        lax_structural.slice(pieces, (0,) * (nb + 1), batch + (size,)), dtype)
+  return lax_structural.reshape(bits, (*batch, *shape))
+
+
+def _seed_numpy(seeds):
+  seeds = np.asarray(seeds)
+  if seeds.dtype.itemsize == 8:
+    value = seeds.astype(np.uint64)
+    hi, lo = value >> np.uint64(32), value & np.uint64(0xFFFFFFFF)
+  else:
+    hi, lo = np.zeros(seeds.shape, UINT32), seeds
+  return np.stack([hi.astype(UINT32), lo.astype(UINT32)], axis=-1)
+
+
+def _seed_lax(seeds):
+  aval = core.get_aval(seeds)
+  if aval.dtype.itemsize == 8:
+    unsigned = lax_convert.bitcast_convert_type(seeds, np.uint64) \
+        if dtypes.issubdtype(aval.dtype, np.signedinteger) else seeds
+    hi = lax_convert.convert_element_type(
+        lax_elementwise.shift_right_logical(unsigned, np.uint64(32)), UINT32)
+    lo = lax_convert.convert_element_type(
+        lax_elementwise.bitwise_and(unsigned, np.uint64(0xFFFFFFFF)), UINT32)
+  else:
+    hi = lax_structural.full(aval.shape, np.uint32(0), UINT32)
+    lo = lax_convert.convert_element_type(seeds, UINT32)
+  expand = lambda v: lax_structural.reshape(v, (*aval.shape, 1))
+  return lax_structural.concatenate([expand(hi), expand(lo)], len(aval.shape))
+
+
+def _batch_by_moving_to_front(primitive):
+  """Batching rule for a primitive over key data u32[*B, 2] whose leading dimensions are key
+  dimensions: the vmapped axis moves to the front (it is then one more key dimension)."""
+  def rule(values, dims, **params):
+    (keys,), (d,) = values, dims
+    return primitive.bind(batching.moveaxis(keys, d, 0), **params), 0
+  batching.primitive_batchers[primitive] = rule
+
+
+def _lower_by_flag(impl_lax, multiple_results=False):
+  """A lowering rule that picks the partitionable or original counter layout by the flag."""
+  rules = {flag: mlir.lower_fun(_with_flag(impl_lax, flag), multiple_results)
+           for flag in (True, False)}
+
+  def rule(ctx, *args, **params):
+    return rules[threefry_partitionable()](ctx, *args, **params)
+  return rule
+
+
+def _with_flag(fn, flag):
+  def wrapped(*args, **params):
+    return fn(*args, partitionable=flag, **params)
+  wrapped.__name__ = f"{fn.__name__}_{'partitionable' if flag else 'original'}"
+  return wrapped
+
+
+def _key_data_aval(aval: ShapedArray, name: str) -> None:
+  if aval.dtype != UINT32 or aval.shape[-1:] != (2,):
+    raise TypeError(f"{name} expects uint32 key data with a trailing dimension of 2, got "
+                    f"{aval.str_short(False)}")
+
+
+# random_seed --------------------------------------------------------------
+
+random_seed_p = core.Primitive("random_seed")
+
+
+def _random_seed_abstract_eval(seed, *, impl):
+  if not dtypes.issubdtype(seed.dtype, np.integer):
+    raise TypeError(f"PRNG key seed must be an integer; got dtype {seed.dtype.name}")
+  return ShapedArray((*seed.shape, 2), UINT32)
+
+
+random_seed_p.def_abstract_eval(_random_seed_abstract_eval)
+random_seed_p.def_impl(lambda seeds, *, impl: _seed_numpy(seeds))
+mlir.register(random_seed_p, mlir.lower_fun(lambda seeds, impl: _seed_lax(seeds)))
+ir.pp_param_rules[random_seed_p] = lambda params: {"impl": params["impl"].tag}
+batching.defvectorized(random_seed_p)
+if ad is not None:
+  ad.defjvp_zero(random_seed_p)
+
+
+# random_split -------------------------------------------------------------
+
+random_split_p = core.Primitive("random_split")
+
+
+def _random_split_abstract_eval(keys, *, shape):
+  _key_data_aval(keys, "random_split")
+  return ShapedArray((*keys.shape[:-1], *shape, 2), UINT32)
+
+
+random_split_p.def_abstract_eval(_random_split_abstract_eval)
+random_split_p.def_impl(
+    lambda keys, *, shape: _split_numpy(keys, shape, threefry_partitionable()))
+mlir.register(random_split_p, _lower_by_flag(_split_lax))
+_batch_by_moving_to_front(random_split_p)
+if ad is not None:
+  ad.defjvp_zero(random_split_p)
+
+
+# random_fold_in -----------------------------------------------------------
+
+random_fold_in_p = core.Primitive("random_fold_in")
+
+
+def _random_fold_in_abstract_eval(keys, msgs):
+  _key_data_aval(keys, "random_fold_in")
+  if msgs.dtype != UINT32:
+    raise TypeError(f"random_fold_in expects uint32 data, got {msgs.dtype.name}")
+  batch = keys.shape[:-1]
+  if msgs.shape and msgs.shape != batch:
+    raise ValueError(f"fold_in data of shape {msgs.shape} does not match keys of shape {batch}")
+  return keys.strip_weak_type()
+
+
+random_fold_in_p.def_abstract_eval(_random_fold_in_abstract_eval)
+random_fold_in_p.def_impl(_fold_in_numpy)
+mlir.register(random_fold_in_p, mlir.lower_fun(_fold_in_lax))
+
+
+def _fold_in_batcher(values, dims):
+  keys, msgs = values
+  kd, md = dims
+  size = core.get_aval(keys).shape[kd] if kd is not None else core.get_aval(msgs).shape[md]
+  keys = batching.bdim_at_front(keys, kd, size)
+  key_batch = core.get_aval(keys).shape[:-1]
+  if md is None:
+    msgs = lax_structural.broadcast_in_dim(msgs, key_batch, tuple(
+        range(len(key_batch) - core.get_aval(msgs).ndim, len(key_batch))))
+  else:
+    msgs = batching.moveaxis(msgs, md, 0)
+    aval = core.get_aval(msgs)
+    if aval.shape != key_batch:
+      msgs = lax_structural.broadcast_in_dim(msgs, key_batch, (0,) + tuple(
+          range(len(key_batch) - aval.ndim + 1, len(key_batch))))
+  return random_fold_in_p.bind(keys, msgs), 0
+
+
+batching.primitive_batchers[random_fold_in_p] = _fold_in_batcher
+if ad is not None:
+  ad.defjvp_zero(random_fold_in_p)
+
+
+# random_bits --------------------------------------------------------------
+
+random_bits_p = core.Primitive("random_bits")
+
+
+def _random_bits_abstract_eval(keys, *, bit_width, shape):
+  _key_data_aval(keys, "random_bits")
+  if bit_width not in UINT_DTYPES:
+    raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+  dtype = dtypes.canonicalize_dtype(UINT_DTYPES[bit_width])
+  return ShapedArray((*keys.shape[:-1], *shape), dtype)
+
+
+random_bits_p.def_abstract_eval(_random_bits_abstract_eval)
+random_bits_p.def_impl(lambda keys, *, bit_width, shape: _bits_numpy(
+    keys, bit_width, shape, threefry_partitionable()))
+mlir.register(random_bits_p, _lower_by_flag(_bits_lax))
+_batch_by_moving_to_front(random_bits_p)
+if ad is not None:
+  ad.defjvp_zero(random_bits_p)
+
+
+__all__ = ["threefry2x32", "threefry2x32_p", "random_seed_p", "random_split_p",
+           "random_fold_in_p", "random_bits_p", "threefry_prng_impl", "check_key_data"]

@@ -1,0 +1,1 @@
+"""Implementation of axle.scipy (JAX's jax.scipy)."""

@@ -1,0 +1,25 @@
+"""``axle.scipy.linalg``: SciPy-style dense linear algebra (JAX's ``jax.scipy.linalg``).
+Re-exports only."""
+from axle._src.scipy.linalg import (  # noqa: F401
+    block_diag as block_diag,
+    cho_factor as cho_factor,
+    cho_solve as cho_solve,
+    cholesky as cholesky,
+    circulant as circulant,
+    det as det,
+    dft as dft,
+    eigh as eigh,
+    expm as expm,
+    hankel as hankel,
+    hilbert as hilbert,
+    inv as inv,
+    lu as lu,
+    lu_factor as lu_factor,
+    lu_solve as lu_solve,
+    polar as polar,
+    qr as qr,
+    solve as solve,
+    solve_triangular as solve_triangular,
+    svd as svd,
+    toeplitz as toeplitz,
+)
