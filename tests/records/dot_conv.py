@@ -244,3 +244,30 @@ RECORDS += [
     _conv_record("conv_int8_pref_float32", (2, 3, 9), (4, 3, 3), CONV_CONFIGS[1][3], np.int8, np.float32),
     _conv_record("conv_f16_pref_f32", (2, 3, 9), (4, 3, 3), CONV_CONFIGS[1][3], np.float16, np.float32),
 ]
+
+
+# ---------------------------------------------------------------------------
+# Transformations: vmap-vs-loop for the float32 and int32 records, check_grads (order 2, forward
+# and reverse) for the float32 ones at random normal points (both operands differentiated).
+
+
+def _first_dtype(record: OpRecord) -> np.dtype:
+  return np.asarray(record.make_args(np.random.default_rng(0))[0]).dtype
+
+
+def _normal_args(make_args):
+  def make(rng):
+    return [rng.normal(size=np.shape(a)).astype(np.float32) if np.asarray(a).dtype == np.float32
+            else a for a in make_args(rng)]
+  return make
+
+
+for _record in RECORDS:
+  _dtypes = {np.asarray(a).dtype for a in _record.make_args(np.random.default_rng(0))}
+  if _dtypes <= {np.dtype(np.float32), np.dtype(np.int32)}:
+    _record.transforms = _record.transforms | {"vmap"}
+  # (Algorithm presets round the operands to 16 bits: finite differences are meaningless there.)
+  if _dtypes == {np.dtype(np.float32)} and "preset" not in _record.name:
+    _record.transforms = _record.transforms | {"grad"}
+    _record.grad_make_args = _normal_args(_record.make_args)
+    _record.grad_tol = 5e-2

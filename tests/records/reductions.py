@@ -408,3 +408,61 @@ RECORDS.append(OpRecord(
         np.take_along_axis(x, np.lexsort(_sort_order_keys(b) + _sort_order_keys(a), axis=-1), -1)
         for x in (a, b, c)],
     make_args=_two_float_keys_args, rtol=0, atol=0))
+
+
+# ---------------------------------------------------------------------------
+# Transformations. vmap-vs-loop for the float32, int32 and bool records (every primitive has
+# some); check_grads (order 2, forward and reverse) for the float32 records of differentiable
+# primitives, at tie-free finite points (random normals), away from the kinks of max/min/sort.
+
+_DIFFERENTIABLE = {"reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "cumsum", "cumprod",
+                   "cummax", "cummin", "cumlogsumexp", "reduce_window_sum", "reduce_window_max",
+                   "reduce_window_min", "reduce_window", "sort", "top_k"}
+# Non-associative computations: XLA may combine in any order, so only the fold order the eager
+# kernel uses is defined, and the JVP (a pairwise tree, as JAX's) differs from it.
+_NOT_ASSOCIATIVE = {f"reduce_generic_float32_axes{a}" for a in ("0", "1", "01")}
+
+
+def _first_dtype(record: OpRecord) -> np.dtype:
+  return np.asarray(record.make_args(np.random.default_rng(0))[0]).dtype
+
+
+def _normal_args(make_args, spaced: bool):
+  """Float32 arguments replaced by random normals, or by distinct values 0.25 apart (``spaced``,
+  for sorts: finite differences must not reorder them)."""
+  def fresh(rng, a):
+    if spaced:
+      return ((rng.permutation(a.size) - a.size // 2) * 0.25).astype(np.float32).reshape(a.shape)
+    return rng.normal(size=a.shape).astype(np.float32)
+
+  def make(rng):
+    return [fresh(rng, np.asarray(a)) if np.asarray(a).dtype == np.float32 else a
+            for a in make_args(rng)]
+  return make
+
+
+def _empty_extremum(record: OpRecord) -> bool:
+  """max/min over an empty axis is -inf/+inf: nothing to differentiate."""
+  args = record.make_args(np.random.default_rng(0))
+  return record.primitive in ("reduce_max", "reduce_min") and any(np.size(a) == 0 for a in args)
+
+
+for _record in RECORDS:
+  _dtype = _first_dtype(_record)
+  if _dtype in (np.dtype(np.float32), np.dtype(np.int32), np.dtype(bool)):
+    _record.transforms = _record.transforms | {"vmap"}
+  if (_dtype == np.dtype(np.float32) and _record.primitive in _DIFFERENTIABLE
+      and _record.name not in _NOT_ASSOCIATIVE and not _empty_extremum(_record)):
+    _record.transforms = _record.transforms | {"grad"}
+    _record.grad_make_args = _normal_args(_record.make_args,
+                                          spaced=_record.primitive in ("sort", "top_k"))
+    _record.grad_tol = 2e-2
+
+RECORDS.append(OpRecord(
+    name="reduce_generic_pair_float32_float32_grad", primitive="reduce",
+    fun=lambda x, y: lax.reduce((x, y), (np.float32(0), np.float32(-np.inf)),
+                                lambda a, b: (a[0] + b[0], lax.max(a[1], b[1])), (1,)),
+    reference=lambda x, y: [x.astype(np.float64).sum(1).astype(np.float32), y.max(1)],
+    make_args=lambda rng: [rng.normal(size=(3, 5)).astype(np.float32),
+                           rng.normal(size=(3, 5)).astype(np.float32)],
+    rtol=1e-5, atol=1e-5, transforms=frozenset({"jit", "grad", "vmap"}), grad_tol=2e-2))

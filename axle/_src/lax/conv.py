@@ -30,6 +30,8 @@ import numpy as np
 
 from axle._src import core
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax.reductions import padding_attribute
 from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
@@ -442,6 +444,213 @@ def _conv_general_dilated_lowering(ctx, lhs, rhs, **params):
 
 
 mlir.register(conv_general_dilated_p, _conv_general_dilated_lowering)
+
+
+# ---------------------------------------------------------------------------
+# conv_general_dilated: differentiation and batching
+#
+# The convolution is bilinear. The cotangent of the input is a convolution of the output
+# cotangent with the spatially reversed kernel (its in/out feature roles swapped), with the
+# forward strides becoming input dilation and vice versa; the cotangent of the kernel is a
+# convolution of the input with the output cotangent, the forward strides becoming kernel
+# dilation. Feature groups of one become batch groups of the other.
+
+
+def _structural():
+  from axle._src.lax import structural
+  return structural
+
+
+def _spec_transpose(spec) -> tuple[int, ...]:
+  """A spec with its first two entries (batch/feature or out/in feature) swapped."""
+  return (int(spec[1]), int(spec[0])) + tuple(int(d) for d in spec[2:])
+
+
+def _reshape_axis_into(src: int, dst: int, x):
+  """Merges axis ``src`` of ``x`` into axis ``dst`` (numbered with ``src`` removed), ``src``
+  becoming the major part."""
+  shape = core.get_aval(x).shape
+  perm = [i for i in range(len(shape)) if i != src]
+  perm.insert(dst, src)
+  new_shape = [shape[i] for i in range(len(shape)) if i != src]
+  new_shape[dst] *= shape[src]
+  return _structural().reshape(x, tuple(new_shape), tuple(perm))
+
+
+def _reshape_axis_out_of(src: int, size1: int, x):
+  """Splits axis ``src`` of ``x`` into ``(size1, rest)``."""
+  shape = list(core.get_aval(x).shape)
+  size2, ragged = divmod(shape[src], size1)
+  assert not ragged, (shape, src, size1)
+  shape[src:src + 1] = [size1, size2]
+  return _structural().reshape(x, tuple(shape))
+
+
+def _dilated_shape(shape, dilation) -> list[int]:
+  return [_dilate_dim(int(d), int(r)) for d, r in zip(shape, dilation)]
+
+
+def _lhs_transpose_padding(in_shape, window_shape, window_strides, out_shape, padding,
+                           lhs_dilation, rhs_dilation) -> tuple[tuple[int, int], ...]:
+  """Padding of the convolution computing the input cotangent."""
+  lhs_d = _dilated_shape(in_shape, lhs_dilation)
+  rhs_d = _dilated_shape(window_shape, rhs_dilation)
+  out_d = _dilated_shape(out_shape, window_strides)
+  before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding)]
+  after = [l + k - 1 - o - b for l, k, o, b in zip(lhs_d, rhs_d, out_d, before)]
+  return tuple((int(b), int(a)) for b, a in zip(before, after))
+
+
+def _rhs_transpose_padding(in_shape, window_shape, window_strides, out_shape, padding,
+                           lhs_dilation, rhs_dilation) -> tuple[tuple[int, int], ...]:
+  """Padding of the convolution computing the kernel cotangent."""
+  if not in_shape:
+    return ()
+  lhs_d = _dilated_shape(in_shape, lhs_dilation)
+  rhs_d = _dilated_shape(window_shape, rhs_dilation)
+  out_d = _dilated_shape(out_shape, window_strides)
+  return tuple((int(lo), int((o - l) + (k - lo - 1)))
+               for (lo, _), l, k, o in zip(padding, lhs_d, rhs_d, out_d))
+
+
+def _matching_dtypes(ct, other):
+  """The cotangent and the other operand in one dtype (they differ under
+  preferred_element_type): the narrower is converted to the wider."""
+  from axle._src.lax.elementwise_convert import _convert_element_type
+  ct_dtype, other_dtype = core.get_aval(ct).dtype, core.get_aval(other).dtype
+  if ct_dtype == other_dtype:
+    return ct, other, None
+  if np.dtype(ct_dtype).itemsize >= np.dtype(other_dtype).itemsize:
+    return ct, _convert_element_type(other, ct_dtype), ct_dtype
+  return _convert_element_type(ct, other_dtype), other, other_dtype
+
+
+def _to_operand_dtype(x, aval):
+  from axle._src.lax.elementwise_convert import _convert_element_type
+  if core.get_aval(x).dtype != aval.dtype:
+    x = _convert_element_type(x, aval.dtype, aval.weak_type)
+  return x
+
+
+def _conv_transpose_lhs(g, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type, out_sharding):
+  lhs_aval = lhs.aval
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  g, rhs, preferred = _matching_dtypes(g, rhs)
+  if feature_group_count > 1:
+    # The group axis moves from the kernel's output features into its input features.
+    rhs = _reshape_axis_out_of(rhs_spec[0], feature_group_count, rhs)
+    rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+  elif batch_group_count > 1:
+    rhs = _reshape_axis_out_of(rhs_spec[0], batch_group_count, rhs)
+    rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+    feature_group_count = batch_group_count
+  rhs_shape = core.get_aval(rhs).shape
+  trans_dnums = ConvDimensionNumbers(tuple(out_spec), _spec_transpose(rhs_spec), tuple(lhs_spec))
+  pads = _lhs_transpose_padding(
+      [lhs_aval.shape[i] for i in lhs_spec[2:]], [rhs_shape[i] for i in rhs_spec[2:]],
+      window_strides, [core.get_aval(g).shape[i] for i in out_spec[2:]], padding, lhs_dilation,
+      rhs_dilation)
+  reversed_rhs = _structural().rev(rhs, tuple(int(d) for d in rhs_spec[2:]))
+  out = conv_general_dilated_p.bind(
+      g, reversed_rhs, window_strides=tuple(lhs_dilation), padding=pads,
+      lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
+      dimension_numbers=trans_dnums, feature_group_count=int(feature_group_count),
+      batch_group_count=1, precision=precision,
+      preferred_element_type=preferred if preferred is not None else preferred_element_type,
+      out_sharding=None)
+  if batch_group_count > 1:
+    out = _reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
+    out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
+  return _to_operand_dtype(out, lhs_aval)
+
+
+def _conv_transpose_rhs(g, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type, out_sharding):
+  rhs_aval = rhs.aval
+  if core.get_aval(g).size == 0:
+    return ad.Zero(rhs_aval)
+  g, lhs, preferred = _matching_dtypes(g, lhs)
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  lhs_shape = core.get_aval(lhs).shape
+  if batch_group_count > 1:
+    feature_group_count, batch_group_count = batch_group_count, 1
+  elif feature_group_count > 1:
+    feature_group_count, batch_group_count = 1, feature_group_count
+  trans_dnums = ConvDimensionNumbers(_spec_transpose(lhs_spec), _spec_transpose(out_spec),
+                                     _spec_transpose(rhs_spec))
+  pads = _rhs_transpose_padding(
+      [lhs_shape[i] for i in lhs_spec[2:]], [rhs_aval.shape[i] for i in rhs_spec[2:]],
+      window_strides, [core.get_aval(g).shape[i] for i in out_spec[2:]], padding, lhs_dilation,
+      rhs_dilation)
+  out = conv_general_dilated_p.bind(
+      lhs, g, window_strides=tuple(rhs_dilation), padding=pads,
+      lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
+      dimension_numbers=trans_dnums, feature_group_count=int(feature_group_count),
+      batch_group_count=int(batch_group_count), precision=precision,
+      preferred_element_type=preferred if preferred is not None else preferred_element_type,
+      out_sharding=None)
+  return _to_operand_dtype(out, rhs_aval)
+
+
+ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
+
+
+def _conv_general_dilated_batch_rule(values, batch_dims, **params):
+  """The vmapped axis folds into the convolution: into feature groups when both operands are
+  batched, into the batch dimension (input) or output features (kernel) when one is."""
+  lhs, rhs = values
+  lhs_bdim, rhs_bdim = batch_dims
+  lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+  feature_group_count = params["feature_group_count"]
+  batch_group_count = params["batch_group_count"]
+  bind = lambda l, r, **changes: conv_general_dilated_p.bind(l, r, **{**params, **changes})
+  if lhs_bdim is not None and rhs_bdim is not None:
+    size = core.get_aval(lhs).shape[lhs_bdim]
+    if batch_group_count > 1:
+      new_lhs = _reshape_axis_into(lhs_bdim, lhs_spec[0], lhs)
+      batch_group_count *= size
+    else:
+      new_lhs = _reshape_axis_into(lhs_bdim, lhs_spec[1], lhs)
+      feature_group_count *= size
+    new_rhs = _reshape_axis_into(rhs_bdim, rhs_spec[0], rhs)
+    out = bind(new_lhs, new_rhs, feature_group_count=feature_group_count,
+               batch_group_count=batch_group_count)
+    return _reshape_axis_out_of(out_spec[1], size, out), int(out_spec[1])
+  if lhs_bdim is not None:
+    size = core.get_aval(lhs).shape[lhs_bdim]
+    if batch_group_count == 1:
+      new_lhs = _reshape_axis_into(lhs_bdim, lhs_spec[0], lhs)
+    else:
+      # Batch groups must stay outermost in the batch dimension.
+      new_lhs = _reshape_axis_out_of(lhs_spec[0] + int(lhs_bdim <= lhs_spec[0]),
+                                     batch_group_count, lhs)
+      new_lhs = _reshape_axis_into(lhs_bdim + int(lhs_spec[0] < lhs_bdim), lhs_spec[0] + 1,
+                                   new_lhs)
+      new_lhs = _reshape_axis_into(lhs_spec[0], lhs_spec[0], new_lhs)
+    out = bind(new_lhs, rhs)
+    return _reshape_axis_out_of(out_spec[0], size, out), int(out_spec[0])
+  size = core.get_aval(rhs).shape[rhs_bdim]
+  if feature_group_count == 1 and batch_group_count == 1:
+    new_rhs = _reshape_axis_into(rhs_bdim, rhs_spec[0], rhs)
+    out = bind(lhs, new_rhs)
+    return _reshape_axis_out_of(out_spec[1], size, out), int(out_spec[1])
+  # Groups must stay outermost in the kernel's output features: factor them out, fold the
+  # batch into the rest, put them back; undo the same way on the output.
+  groups = feature_group_count if feature_group_count > 1 else batch_group_count
+  new_rhs = _reshape_axis_out_of(rhs_spec[0] + int(rhs_bdim <= rhs_spec[0]), groups, rhs)
+  new_rhs = _reshape_axis_into(rhs_bdim + int(rhs_spec[0] < rhs_bdim), rhs_spec[0] + 1, new_rhs)
+  new_rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[0], new_rhs)
+  out = bind(lhs, new_rhs)
+  out = _reshape_axis_out_of(out_spec[1], groups, out)
+  out = _reshape_axis_out_of(out_spec[1] + 1, size, out)
+  out = _reshape_axis_into(out_spec[1], out_spec[1] + 1, out)
+  return out, int(out_spec[1])
+
+
+batching.primitive_batchers[conv_general_dilated_p] = _conv_general_dilated_batch_rule
 
 
 def _shape_of(x) -> tuple[int, ...]:

@@ -34,6 +34,8 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.config import config
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax.elementwise_convert import convert_value
 
@@ -473,6 +475,104 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
 
 
 mlir.register(dot_general_p, _dot_general_lowering)
+
+
+# Differentiation: dot_general is bilinear. The cotangent of one operand is a dot_general of the
+# output cotangent with the other operand, contracting the other operand's free dimensions and
+# keeping the batch dimensions, followed by the transpose that puts the dimensions back in the
+# operand's order (and a conversion back to the operand's dtype).
+
+
+def _remaining(ndim: int, *removed) -> list[int]:
+  drop = set(d for dims in removed for d in dims)
+  return [i for i in range(ndim) if i not in drop]
+
+
+def _dot_transpose_operand(ct, other, operand_aval, operand_dims, other_dims, *, precision,
+                           preferred_element_type, operand_is_lhs: bool):
+  """Cotangent of the operand with contracting/batch dims ``operand_dims``, the other operand
+  being ``other`` with ``other_dims`` (each a (contracting, batch) pair)."""
+  from axle._src.lax import structural
+  from axle._src.lax.elementwise_convert import _convert_element_type
+  (x_contract, x_batch), (y_contract, y_batch) = operand_dims, other_dims
+  x_ndim = operand_aval.ndim
+  y_ndim = core.get_aval(other).ndim
+  x_kept = _remaining(x_ndim, x_contract, x_batch)
+  y_kept = _remaining(y_ndim, y_contract, y_batch)
+  nb = len(x_batch)
+  # Output dims of the forward dot: batch, lhs free, rhs free.
+  if operand_is_lhs:
+    ans_y = list(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
+  else:
+    ans_y = list(range(nb, nb + len(y_kept)))
+  ans_batch = list(range(nb))
+  dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
+  # The result holds: batch, operand's kept dims, operand's contracting dims ordered as the
+  # other operand's contracting dims are sorted.
+  order = np.argsort(np.asarray(y_contract, dtype=np.int64), kind="stable")
+  x_contract_sorted = [int(x_contract[i]) for i in order]
+  out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_sorted))
+  out = dot_general_p.bind(ct, other, dimension_numbers=dims, precision=precision,
+                           preferred_element_type=preferred_element_type, out_sharding=None)
+  if out_axes != tuple(range(len(out_axes))):
+    out = structural.transpose(out, out_axes)
+  if core.get_aval(out).dtype != operand_aval.dtype:
+    out = _convert_element_type(out, operand_aval.dtype, operand_aval.weak_type)
+  return out
+
+
+def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                               out_sharding):
+  (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+  return _dot_transpose_operand(ct, y, x.aval, (x_contract, x_batch), (y_contract, y_batch),
+                                precision=precision, preferred_element_type=preferred_element_type,
+                                operand_is_lhs=True)
+
+
+def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                               out_sharding):
+  (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+  return _dot_transpose_operand(ct, x, y.aval, (y_contract, y_batch), (x_contract, x_batch),
+                                precision=precision, preferred_element_type=preferred_element_type,
+                                operand_is_lhs=False)
+
+
+ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
+
+
+def _bump(dims, bdim: int) -> tuple[int, ...]:
+  """Dimension indices of an unbatched operand, renumbered for a batch axis at ``bdim``."""
+  return tuple(int(d) + (1 if d >= bdim else 0) for d in dims)
+
+
+def _dot_general_batch_rule(values, batch_dims, *, dimension_numbers, precision,
+                            preferred_element_type, out_sharding):
+  """The vmapped axis becomes a dot_general batch dimension (both operands batched) or a free
+  dimension (one operand batched); no operand is moved."""
+  lhs, rhs = values
+  lbd, rbd = batch_dims
+  (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+  if lbd is not None and rbd is not None:
+    lhs_batch = (lbd,) + _bump(lhs_batch, lbd)
+    rhs_batch = (rbd,) + _bump(rhs_batch, rbd)
+    lhs_contract, rhs_contract = _bump(lhs_contract, lbd), _bump(rhs_contract, rbd)
+    out_dim = 0
+  elif lbd is not None:
+    lhs_free = _remaining(core.get_aval(lhs).ndim - 1, lhs_batch, lhs_contract)
+    out_dim = len(lhs_batch) + sum(1 for d in lhs_free if d < lbd)
+    lhs_batch, lhs_contract = _bump(lhs_batch, lbd), _bump(lhs_contract, lbd)
+  else:
+    lhs_ndim = core.get_aval(lhs).ndim
+    rhs_free = _remaining(core.get_aval(rhs).ndim - 1, rhs_batch, rhs_contract)
+    out_dim = lhs_ndim - len(lhs_contract) + sum(1 for d in rhs_free if d < rbd)
+    rhs_batch, rhs_contract = _bump(rhs_batch, rbd), _bump(rhs_contract, rbd)
+  dims = ((tuple(lhs_contract), tuple(rhs_contract)), (tuple(lhs_batch), tuple(rhs_batch)))
+  out = dot_general_p.bind(lhs, rhs, dimension_numbers=dims, precision=precision,
+                           preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+  return out, out_dim
+
+
+batching.primitive_batchers[dot_general_p] = _dot_general_batch_rule
 
 
 def _dot_general_pp_params(params: dict) -> dict:

@@ -36,6 +36,8 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
@@ -115,6 +117,71 @@ def _empty_result(x: np.ndarray, axes, identity) -> np.ndarray | None:
     with np.errstate(over="ignore", invalid="ignore"):
       return np.full(_reduced_shape(x.shape, axes), identity, dtype=x.dtype)
   return None
+
+
+# ---------------------------------------------------------------------------
+# Transformation helpers
+
+
+def _lax():
+  """The lax modules the rules are written with (imported late: they import this module)."""
+  from axle._src.lax import elementwise, special, structural
+  return elementwise, special, structural
+
+
+def _shifted_axes(axes, bdim: int) -> tuple:
+  """Reduction axes renumbered for a batch axis at ``bdim`` (NumPy integers, as JAX's params
+  print after vmap)."""
+  return tuple(np.where(np.less(axes, bdim), axes, np.add(axes, 1)).astype(np.int64))
+
+
+def reducer_batcher(primitive: core.Primitive, axes_param: str = "axes") -> Callable:
+  """Batching rule of a one-operand reduction: the reduced axes move past the batch axis."""
+  def rule(values, dims, **params):
+    (x,), (bdim,) = values, dims
+    axes = _shifted_axes(params[axes_param], bdim)
+    out = primitive.bind(x, **{**params, axes_param: axes})
+    kept = [i for i in range(core.get_aval(x).ndim) if i not in set(int(a) for a in axes)]
+    return out, kept.index(bdim)
+  return rule
+
+
+def tree_reduce_jvp(combine: Callable, identities, primals, tangents, axes):
+  """JVP of a reduction of ``primals`` over ``axes`` with ``combine`` (lists of arrays in, list
+  out), computed by differentiating a pairwise-halving tree of ``combine`` applications (the
+  reduced axes first moved to the front and flattened). Zeros in a product and ties in
+  extrema are handled exactly as ``combine``'s own JVP handles them."""
+  from axle._src import differentiation
+  _, _, structural = _lax()
+  shape = core.get_aval(primals[0]).shape
+  axes = tuple(int(a) for a in axes)
+  kept = tuple(i for i in range(len(shape)) if i not in axes)
+  n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+  rest = tuple(shape[i] for i in kept)
+  new_shape = (n,) + rest
+  permutation = axes + kept
+  primals = [structural.reshape(x, new_shape, permutation) for x in primals]
+  tangents = [np.zeros(new_shape, ad.float0) if ad.tangent_aval(core.get_aval(x)).dtype == ad.float0
+              else structural.reshape(ad.instantiate_zeros(t), new_shape, permutation)
+              for x, t in zip(primals, tangents)]
+
+  def tree(*xs):
+    xs = list(xs)
+    while core.get_aval(xs[0]).shape[0] > 1:
+      size = core.get_aval(xs[0]).shape[0]
+      half = (size + 1) // 2
+      first = [structural.slice_in_dim(x, 0, half) for x in xs]
+      second = [structural.slice_in_dim(x, half, size) for x in xs]
+      if size - half != half:
+        config = [(0, 1, 0)] + [(0, 0, 0)] * len(rest)
+        second = [structural.pad(x, init, config) for x, init in zip(second, identities)]
+      xs = list(combine(first, second))
+    if core.get_aval(xs[0]).shape[0] == 0:
+      return [structural.full(rest, init, core.get_aval(x).dtype)
+              for x, init in zip(xs, identities)]
+    return [structural.squeeze(x, (0,)) for x in xs]
+
+  return differentiation.jvp(tree, primals, tangents)
 
 
 # ---------------------------------------------------------------------------
@@ -251,6 +318,30 @@ reduce_prod_p.def_impl(_make_arith_impl(np.multiply, 1))
 mlir.register(reduce_prod_p, _monoid_reduce_lowering("prod"))
 
 
+def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
+  _, _, structural = _lax()
+  aval = operand.aval
+  kept = tuple(np.delete(np.arange(aval.ndim), axes))
+  return [structural.broadcast_in_dim(ct, aval.shape, kept)]
+
+
+ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
+batching.primitive_batchers[reduce_sum_p] = reducer_batcher(reduce_sum_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+  elementwise, _, _ = _lax()
+  (operand,), (tangent,) = primals, tangents
+  one = np.ones((), core.get_aval(operand).dtype)
+  outs, tangent_outs = tree_reduce_jvp(lambda a, b: [elementwise.mul(a[0], b[0])], [one],
+                                       [operand], [tangent], axes)
+  return outs[0], tangent_outs[0]
+
+
+ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
+batching.primitive_batchers[reduce_prod_p] = reducer_batcher(reduce_prod_p)
+
+
 def _canonical_axes(axes) -> tuple[int, ...]:
   try:
     return tuple(operator.index(a) for a in axes)
@@ -328,6 +419,22 @@ reduce_min_p.def_impl(_make_extremum_impl(reduce_min_p, np.minimum, _highest, Fa
 mlir.register(reduce_min_p, _monoid_reduce_lowering("min"))
 
 
+def _reduce_chooser_jvp(g, ans, operand, *, axes):
+  """The tangent at the extremum; ties share it equally (JAX's convention)."""
+  elementwise, _, structural = _lax()
+  aval = core.get_aval(operand)
+  shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+  location = elementwise.convert_element_type(
+      elementwise.eq(operand, structural.reshape(ans, shape)), core.get_aval(g).dtype)
+  counts = reduce_sum(location, axes)
+  return elementwise.div(reduce_sum(elementwise.mul(g, location), axes), counts)
+
+
+for _p in (reduce_max_p, reduce_min_p):
+  ad.defjvp2(_p, _reduce_chooser_jvp)
+  batching.primitive_batchers[_p] = reducer_batcher(_p)
+
+
 def reduce_max(operand, axes: Sequence[int]):
   """Maximum of ``operand``'s elements over ``axes`` (``lax.reduce_max``).
 
@@ -373,6 +480,10 @@ reduce_xor_p = core.Primitive("reduce_xor")
 reduce_xor_p.def_abstract_eval(_reduce_rule("reduce_xor", utils._bool_or_int, _logical_message))
 reduce_xor_p.def_impl(_make_logical_impl(np.logical_xor, np.bitwise_xor, lambda d: 0))
 mlir.register(reduce_xor_p, _monoid_reduce_lowering("xor"))
+
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
+  ad.defjvp_zero(_p)
+  batching.primitive_batchers[_p] = reducer_batcher(_p)
 
 
 def reduce_and(operand, axes: Sequence[int]):
@@ -469,6 +580,10 @@ argmin_p = core.Primitive("argmin")
 argmin_p.def_abstract_eval(_arg_rule)
 argmin_p.def_impl(_make_arg_impl(np.argmin))
 mlir.register(argmin_p, _make_arg_lowering(False))
+
+for _p in (argmax_p, argmin_p):
+  ad.defjvp_zero(_p)
+  batching.primitive_batchers[_p] = reducer_batcher(_p)
 
 
 def _index_dtype(index_dtype, name: str) -> np.dtype:
@@ -602,6 +717,76 @@ cumprod_p = _cumulative_primitive("cumprod", "prod", utils._num)
 cummax_p = _cumulative_primitive("cummax", "max", utils._num)
 cummin_p = _cumulative_primitive("cummin", "min", utils._num)
 cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", "logsumexp", utils._float_or_complex)
+
+
+def _cumulative_batcher(primitive: core.Primitive) -> Callable:
+  def rule(values, dims, *, axis, reverse):
+    (x,), (bdim,) = values, dims
+    axis = axis + 1 if bdim <= axis else axis
+    return primitive.bind(x, axis=axis, reverse=reverse), bdim
+  return rule
+
+
+def _cumsum_transpose(ct, operand, *, axis, reverse):
+  return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+ad.deflinear2(cumsum_p, _cumsum_transpose)
+
+
+def prefix_scan(combine: Callable, x, axis: int, reverse: bool = False):
+  """Inclusive scan of ``x`` along ``axis`` with an associative ``combine``, written with lax
+  slices and concatenations (log2(n) doubling steps) so it can be differentiated."""
+  _, _, structural = _lax()
+  if reverse:
+    x = structural.rev(x, (axis,))
+  n = core.get_aval(x).shape[axis]
+  step = 1
+  while step < n:
+    head = structural.slice_in_dim(x, 0, step, axis=axis)
+    combined = combine(structural.slice_in_dim(x, 0, n - step, axis=axis),
+                       structural.slice_in_dim(x, step, n, axis=axis))
+    x = structural.concatenate([head, combined], axis)
+    step *= 2
+  if reverse:
+    x = structural.rev(x, (axis,))
+  return x
+
+
+def logaddexp(x, y):
+  """``log(exp(x) + exp(y))`` in lax operations, stable for large magnitudes."""
+  elementwise, special, _ = _lax()
+  if core.get_aval(x).dtype.kind == "c":
+    larger = elementwise.gt(elementwise.real(x), elementwise.real(y))
+    amax = elementwise.select(larger, x, y)
+    other = elementwise.select(larger, y, x)
+    return elementwise.add(amax, special.log1p(special.exp(elementwise.sub(other, amax))))
+  amax = elementwise.max(x, y)
+  delta = elementwise.sub(x, y)
+  stable = elementwise.add(amax, special.log1p(special.exp(elementwise.neg(elementwise.abs(delta)))))
+  return elementwise.select(elementwise.ne(delta, delta), elementwise.add(x, y), stable)
+
+
+def _scan_combine(kind: str) -> Callable:
+  elementwise, _, _ = _lax()
+  return {"prod": elementwise.mul, "max": elementwise.max, "min": elementwise.min,
+          "logsumexp": logaddexp}[kind]
+
+
+def _cumulative_jvp(kind: str) -> Callable:
+  """JVP by differentiating the doubling scan (reduce_window is not differentiable)."""
+  def rule(primals, tangents, *, axis, reverse):
+    from axle._src import differentiation
+    scan = lambda x: prefix_scan(_scan_combine(kind), x, axis, reverse)
+    return differentiation.jvp(scan, list(primals), [ad.instantiate_zeros(tangents[0])])
+  return rule
+
+
+for _p, _kind in ((cumsum_p, "sum"), (cumprod_p, "prod"), (cummax_p, "max"), (cummin_p, "min"),
+                  (cumlogsumexp_p, "logsumexp")):
+  if _kind != "sum":
+    ad.primitive_jvps[_p] = _cumulative_jvp(_kind)
+  batching.primitive_batchers[_p] = _cumulative_batcher(_p)
 
 
 def _cumulative(primitive, operand, axis, reverse):
@@ -767,6 +952,38 @@ reduce_p.multiple_results = True
 reduce_p.def_abstract_eval(_generic_reduce_rule)
 reduce_p.def_impl(_generic_reduce_impl)
 mlir.register(reduce_p, _generic_reduce_lowering)
+
+
+def _generic_reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+  n = len(primals) // 2
+  operands, inits = primals[:n], primals[n:]
+  if any(type(t) is not ad.Zero for t in tangents[n:]):
+    raise NotImplementedError("Differentiation of lax.reduce with respect to its init values is "
+                              "not implemented; pass constant init values.")
+
+  def combine(a, b):
+    return ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a, *b)
+
+  return tree_reduce_jvp(combine, inits, operands, tangents[:n], dimensions)
+
+
+ad.primitive_jvps[reduce_p] = _generic_reduce_jvp
+
+
+def _generic_reduce_batcher(values, dims, *, computation, jaxpr, dimensions):
+  n = len(values) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("vmap of lax.reduce over batched init values is not implemented; "
+                              "the init values must be the same for every example.")
+  size = next(core.get_aval(v).shape[d] for v, d in zip(values, dims) if d is not None)
+  operands = [batching.bdim_at_front(v, d, size) for v, d in zip(values[:n], dims[:n])]
+  dimensions = tuple(d + 1 for d in dimensions)
+  outs = reduce_p.bind(*operands, *values[n:], computation=computation, jaxpr=jaxpr,
+                       dimensions=dimensions)
+  return outs, [0] * n
+
+
+batching.primitive_batchers[reduce_p] = _generic_reduce_batcher
 
 
 def pp_callable(fun) -> str:

@@ -21,6 +21,8 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 
@@ -102,6 +104,49 @@ sort_p = core.Primitive("sort")
 sort_p.multiple_results = True
 sort_p.def_abstract_eval(_sort_rule)
 sort_p.def_impl(_sort_impl)
+
+
+def _take_along(x, indices, axis: int):
+  """``x`` gathered at ``indices`` (in bounds) along ``axis``."""
+  from axle._src.numpy import selection
+  return selection.take_along_axis(x, indices, axis, mode="clip")
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+  """Sorts an iota along with the operands; the permutation it ends up in gathers the tangents."""
+  from axle._src.lax import structural
+  shape = core.get_aval(primals[0]).shape
+  index_dtype = np.int32 if shape[dimension] < np.iinfo(np.int32).max else np.int64
+  iota = structural.broadcasted_iota(index_dtype, shape, dimension)
+  outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+  permutation = outs[-1]
+  tangents_out = [t if type(t) is ad.Zero else _take_along(t, permutation, dimension)
+                  for t in tangents]
+  return list(outs[:-1]), tangents_out
+
+
+ad.primitive_jvps[sort_p] = _sort_jvp
+
+
+def _sort_batcher(values, dims, *, dimension, is_stable, num_keys):
+  """Every operand gets the batch axis where the first batched one has it (unbatched operands
+  are broadcast); the sorted dimension shifts past it."""
+  from axle._src.lax import structural
+  prototype, bdim = next((v, d) for v, d in zip(values, dims) if d is not None)
+  shape = core.get_aval(prototype).shape
+  new_values = []
+  for v, d in zip(values, dims):
+    if d is None:
+      kept = tuple(i for i in range(len(shape)) if i != bdim)
+      new_values.append(structural.broadcast_in_dim(v, shape, kept))
+    else:
+      new_values.append(batching.moveaxis(v, d, bdim))
+  new_dimension = dimension + (1 if bdim <= dimension else 0)
+  outs = sort_p.bind(*new_values, dimension=new_dimension, is_stable=is_stable, num_keys=num_keys)
+  return outs, [bdim] * len(outs)
+
+
+batching.primitive_batchers[sort_p] = _sort_batcher
 
 
 def _comparator_keys(ctx, x: mlir.Value) -> list[tuple[mlir.Value, str]]:
@@ -248,6 +293,25 @@ def _top_k_lowering(ctx, x, *, k, axis):
 
 
 mlir.register(top_k_p, _top_k_lowering)
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+  (operand,), (tangent,) = primals, tangents
+  values, indices = top_k_p.bind(operand, k=k, axis=axis)
+  tangent_out = _take_along(ad.instantiate_zeros(tangent), indices, axis)
+  return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
+
+
+ad.primitive_jvps[top_k_p] = _top_k_jvp
+
+
+def _top_k_batcher(values, dims, *, k, axis):
+  (x,), (bdim,) = values, dims
+  axis = axis + 1 if bdim <= axis else axis
+  return top_k_p.bind(x, k=k, axis=axis), [bdim, bdim]
+
+
+batching.primitive_batchers[top_k_p] = _top_k_batcher
 
 
 def top_k(operand, k: int, *, axis: int = -1):

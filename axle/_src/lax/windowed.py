@@ -18,7 +18,10 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
@@ -185,6 +188,108 @@ _WINDOW_PRIMITIVES = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
                       "min": reduce_window_min_p}
 
 
+# ---------------------------------------------------------------------------
+# reduce_window_sum/_max/_min: differentiation and batching
+
+
+def _lax():
+  from axle._src.lax import elementwise, structural
+  return elementwise, structural
+
+
+def window_taps(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
+                window_dilation) -> list:
+  """For every window offset, the (strided) slice of ``x`` holding the element at that offset
+  of every window, as lax operations: ``x`` is dilated and padded with ``fill`` first."""
+  _, structural = _lax()
+  shape = core.get_aval(x).shape
+  out_shape = window_output_shape(shape, window_dimensions, window_strides, padding,
+                                  base_dilation, window_dilation)
+  config = [(int(lo), int(hi), int(b) - 1) for (lo, hi), b in zip(padding, base_dilation)]
+  if any(c != (0, 0, 0) for c in config):
+    x = structural.pad(x, fill, config)
+  taps = []
+  for tap in itertools.product(*[range(w) for w in window_dimensions]):
+    start = [t * wd for t, wd in zip(tap, window_dilation)]
+    limit = [st + (o - 1) * s + 1 if o else st
+             for st, o, s in zip(start, out_shape, window_strides)]
+    taps.append(structural.slice(x, start, limit, window_strides))
+  return taps
+
+
+def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation):
+  """Every input element receives the sum of the cotangents of the windows holding it: the
+  cotangent, dilated by the strides and padded, summed over windows placed every
+  ``base_dilation`` elements."""
+  from axle._src.lax import conv
+  _, structural = _lax()
+  in_shape = operand.aval.shape
+  ct_shape = core.get_aval(ct).shape
+  pads = conv._lhs_transpose_padding(in_shape, window_dimensions, window_strides, ct_shape,
+                                     padding, base_dilation, window_dilation)
+  # (NumPy integers for the edges, as JAX computes them and prints them.)
+  config = [(np.int64(lo), np.int64(hi), int(s) - 1) for (lo, hi), s in zip(pads, window_strides)]
+  padded = structural.pad_p.bind(ct, np.zeros((), core.get_aval(ct).dtype),
+                                 padding_config=tuple(config))
+  ones = (1,) * len(in_shape)
+  result = reduce_window_sum_p.bind(padded, window_dimensions=tuple(window_dimensions),
+                                    window_strides=tuple(base_dilation),
+                                    padding=((0, 0),) * len(in_shape), base_dilation=ones,
+                                    window_dilation=tuple(window_dilation))
+  assert core.get_aval(result).shape == in_shape, (core.get_aval(result).shape, in_shape)
+  return [result]
+
+
+ad.deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
+
+
+def _reduce_window_chooser_jvp(primitive: core.Primitive, is_max: bool):
+  """The tangent of the element each window selects (the first extremum in window order; NaN
+  counts as the extremum), picked with select_n over the window taps."""
+  def rule(primals, tangents, **params):
+    from axle._src.lax import reductions
+    elementwise, structural = _lax()
+    (operand,), (tangent,) = primals, tangents
+    out = primitive.bind(operand, **params)
+    dtype = core.get_aval(operand).dtype
+    fill = np.asarray((reductions._lowest if is_max else reductions._highest)(dtype), dtype)
+    tangent_taps = window_taps(ad.instantiate_zeros(tangent), np.zeros((), dtype), **params)
+    if len(tangent_taps) == 1:
+      return out, tangent_taps[0]
+    taps = window_taps(operand, fill, **params)
+    out_shape = core.get_aval(out).shape
+    stacked = structural.concatenate([structural.reshape(t, (1,) + out_shape) for t in taps], 0)
+    pick = (reductions.argmax if is_max else reductions.argmin)(stacked, 0, np.int32)
+    return out, elementwise.select_n(pick, *tangent_taps)
+  return rule
+
+
+ad.primitive_jvps[reduce_window_max_p] = _reduce_window_chooser_jvp(reduce_window_max_p, True)
+ad.primitive_jvps[reduce_window_min_p] = _reduce_window_chooser_jvp(reduce_window_min_p, False)
+
+
+def _unit_window_at(params: dict, bdim: int) -> dict:
+  """Window params with a size-1, unpadded, undilated window dimension inserted at ``bdim``."""
+  ins = lambda seq, v: tuple(seq[:bdim]) + (v,) + tuple(seq[bdim:])
+  return dict(params, window_dimensions=ins(params["window_dimensions"], 1),
+              window_strides=ins(params["window_strides"], 1),
+              padding=ins(params["padding"], (0, 0)),
+              base_dilation=ins(params["base_dilation"], 1),
+              window_dilation=ins(params["window_dilation"], 1))
+
+
+def _window_batcher(primitive: core.Primitive):
+  def rule(values, dims, **params):
+    (x,), (bdim,) = values, dims
+    return primitive.bind(x, **_unit_window_at(params, bdim)), bdim
+  return rule
+
+
+for _p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
+  batching.primitive_batchers[_p] = _window_batcher(_p)
+
+
 # The generic reduce_window: operands then init values; the computation as a jaxpr.
 
 
@@ -234,6 +339,61 @@ reduce_window_p.multiple_results = True
 reduce_window_p.def_abstract_eval(_generic_window_rule)
 reduce_window_p.def_impl(_generic_window_impl)
 mlir.register(reduce_window_p, _generic_window_lowering)
+
+
+def elementwise_computation(jaxpr, consts) -> Callable:
+  """A scalar computation's jaxpr applied elementwise to equally shaped arrays (by vmap over the
+  flattened elements), so it can be traced and differentiated."""
+  from axle._src import vmap as vmap_module
+  _, structural = _lax()
+
+  def apply(*arrays):
+    shape = core.get_aval(arrays[0]).shape
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = [structural.reshape(a, (size,)) for a in arrays]
+    outs = vmap_module.vmap(lambda *xs: ir.eval_jaxpr(jaxpr, consts, *xs))(*flat)
+    return [structural.reshape(o, shape) for o in outs]
+  return apply
+
+
+def _generic_window_jvp(primals, tangents, *, jaxpr, consts, **params):
+  """JVP by differentiating a fold of the computation over the window taps (taps on padding or
+  base-dilation holes are skipped, as XLA skips them)."""
+  from axle._src import differentiation
+  elementwise, structural = _lax()
+  n = len(primals) // 2
+  shape = core.get_aval(primals[0]).shape
+  combine = elementwise_computation(jaxpr, consts)
+  valid_taps = window_taps(np.ones(shape, bool), np.zeros((), bool), **params)
+
+  def fold(*args):
+    operands, inits = args[:n], args[n:]
+    taps = [window_taps(op, init, **params) for op, init in zip(operands, inits)]
+    out_shape = core.get_aval(taps[0][0]).shape
+    accs = [structural.broadcast_in_dim(init, out_shape, ()) for init in inits]
+    for k, valid in enumerate(valid_taps):
+      new = combine(*accs, *[t[k] for t in taps])
+      accs = [elementwise.select(valid, a_new, a) for a_new, a in zip(new, accs)]
+    return accs
+
+  return differentiation.jvp(fold, list(primals), [ad.instantiate_zeros(t) for t in tangents])
+
+
+ad.primitive_jvps[reduce_window_p] = _generic_window_jvp
+
+
+def _generic_window_batcher(values, dims, **params):
+  n = len(values) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("vmap of lax.reduce_window over batched init values is not "
+                              "implemented; the init values must be the same for every example.")
+  size = next(core.get_aval(v).shape[d] for v, d in zip(values, dims) if d is not None)
+  operands = [batching.bdim_at_front(v, d, size) for v, d in zip(values[:n], dims[:n])]
+  outs = reduce_window_p.bind(*operands, *values[n:], **_unit_window_at(params, 0))
+  return outs, [0] * n
+
+
+batching.primitive_batchers[reduce_window_p] = _generic_window_batcher
 
 
 def _int_tuple(values, what: str) -> tuple[int, ...]:
