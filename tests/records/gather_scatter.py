@@ -152,6 +152,35 @@ _SCATTERS = {"scatter": lax.scatter, "scatter-add": lax.scatter_add, "scatter-su
              "scatter-max": lax.scatter_max}
 
 
+# vmap-vs-loop runs on these dtypes; check_grads on float32 in CLIP mode here (PROMISE_IN_BOUNDS
+# with out-of-bounds indices breaks its promise: a gather clamps while its transpose, a
+# scatter-add, drops, as in JAX; FILL_OR_DROP gathers fill NaN, which finite differences cannot
+# difference: FILL_OR_DROP is checked by the records further below, with finite fill values).
+VMAP_DTYPES = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_),
+               np.dtype(np.complex64)}
+
+
+def _smooth(make_args):
+  """Float arguments replaced by moderate random values (points for check_grads)."""
+  def make(rng):
+    return [random_array(rng, a.shape, a.dtype, low=-2, high=2) if a.dtype.kind in "fc" else a
+            for a in map(np.asarray, make_args(rng))]
+  return make
+
+
+def _transform_kw(dtype, mode, make_args, differentiable=True, gather=False) -> dict:
+  transforms = {"jit"}
+  kw = {}
+  if np.dtype(dtype) in VMAP_DTYPES:
+    transforms.add("vmap")
+  grad_modes = (CLIP,) if gather else (CLIP, FILL)
+  if differentiable and np.dtype(dtype) == np.float32 and mode in grad_modes:
+    transforms.add("grad")
+    kw["grad_make_args"] = _smooth(make_args)
+  kw["transforms"] = frozenset(transforms)
+  return kw
+
+
 def _gather_record(case, dtype, mode):
   name, shape, indices, dn, sizes = case
 
@@ -162,7 +191,7 @@ def _gather_record(case, dtype, mode):
       name=f"gather_{name}_{_name(dtype)}_{mode.name.lower()}", primitive="gather",
       fun=lambda x, i: lax.gather(x, i, dn, sizes, mode=mode),
       reference=lambda x, i: gather_reference(x, i, dn, sizes, mode), make_args=make_args,
-      trials=2, rtol=0, atol=0)
+      trials=2, rtol=0, atol=0, **_transform_kw(dtype, mode, make_args, gather=True))
 
 
 def _scatter_record(prim, case, dtype, mode):
@@ -182,7 +211,10 @@ def _scatter_record(prim, case, dtype, mode):
       fun=lambda x, i, u: _SCATTERS[prim](x, i, u, dn, mode=mode),
       reference=lambda x, i, u: scatter_reference(prim, x, i, u, dn, mode), make_args=make_args,
       trials=2, rtol=1e-5 if finite else 0,
-      atol=float(ml_dtypes.finfo(dtype).tiny) if flushes else 0)
+      # (x 2**10: a product of several factors under vmap+jit flushes a subnormal partial product)
+      atol=float(ml_dtypes.finfo(dtype).tiny) * 2**10 if flushes else 0,
+      # scatter-mul differentiates in its updates only with unique indices (records below).
+      **_transform_kw(dtype, mode, make_args, differentiable=prim != "scatter-mul"))
 
 
 RECORDS = []
@@ -314,3 +346,43 @@ RECORDS.append(OpRecord(
     make_args=lambda rng: [random_array(rng, (6,), np.float32),
                            np.array([[1], [4], [1], [9], [-1], [1]], np.int32)],
     trials=2, rtol=0, atol=0))
+
+
+# Transformation checks that need their own records: FILL_OR_DROP gathers with a finite
+# fill_value (finite differences of a NaN fill are NaN), and the scatters whose derivatives need
+# unique indices (scatter-mul in its updates; scatter's simpler unique-indices rule).
+for _case in GATHER_CASES:
+  _name_, _shape, _indices, _dn, _sizes = _case
+  _make = (lambda rng, shape=_shape, indices=_indices: [_values(rng, shape, np.float32),
+                                                        indices.astype(np.int32)])
+  RECORDS.append(OpRecord(
+      name=f"gather_{_name_}_float32_fill0", primitive="gather",
+      fun=lambda x, i, dn=_dn, sizes=_sizes: lax.gather(x, i, dn, sizes, mode=FILL,
+                                                        fill_value=0),
+      reference=lambda x, i, dn=_dn, sizes=_sizes: gather_reference(x, i, dn, sizes, FILL,
+                                                                    fill_value=0),
+      make_args=_make, trials=1, rtol=0, atol=0,
+      transforms=frozenset({"jit", "vmap", "grad"}), grad_make_args=_smooth(_make)))
+
+# (name, operand shape, unique in-bounds indices, dimension numbers, updates shape)
+_UNIQUE_SCATTER_CASES = [
+    ("rows", (5, 4), np.array([[3], [0], [4]]), SD((1,), (0,), (0,)), (3, 4)),
+    ("points", (3, 4), np.array([[0, 1], [2, 3], [1, 0]]), SD((), (0, 1), (0, 1)), (3,)),
+    ("batched", (2, 3, 4), np.array([[[1], [0]], [[2], [1]]]), SD((2,), (1,), (1,), (0,), (0,)),
+     (2, 2, 4)),
+]
+for _prim in ("scatter", "scatter-mul", "scatter-add"):
+  for _case in _UNIQUE_SCATTER_CASES:
+    _name_, _shape, _indices, _dn, _ushape = _case
+    _make = (lambda rng, shape=_shape, indices=_indices, ushape=_ushape: [
+        random_array(rng, shape, np.float32, -2, 2), indices.astype(np.int32),
+        random_array(rng, ushape, np.float32, -2, 2)])
+    for _mode in (CLIP, FILL):
+      RECORDS.append(OpRecord(
+          name=f"{_prim}_{_name_}_unique_float32_{_mode.name.lower()}", primitive=_prim,
+          fun=lambda x, i, u, prim=_prim, dn=_dn, mode=_mode: _SCATTERS[prim](
+              x, i, u, dn, mode=mode, unique_indices=True),
+          reference=lambda x, i, u, prim=_prim, dn=_dn, mode=_mode: scatter_reference(
+              prim, x, i, u, dn, mode),
+          make_args=_make, trials=1, rtol=1e-6, atol=1e-6,
+          transforms=frozenset({"jit", "vmap", "grad"})))

@@ -105,11 +105,50 @@ def ref_iota(dtype, shape, dimension):
 RECORDS: list[OpRecord] = []
 
 
-def _add(name, primitive, fun, reference, make_args, **kw):
+# vmap-vs-loop runs on these dtypes, check_grads on float32 (at points without edge values).
+VMAP_DTYPES = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_),
+               np.dtype(np.complex64), np.dtype(ml_dtypes.bfloat16)}
+GRAD_DTYPES = {np.dtype(np.float32)}
+
+
+def smooth_args(make_args):
+  """``make_args`` with its float arrays replaced by moderate random values (no inf/nan/edge
+  values): the points check_grads differentiates at. Integer arguments (indices) are kept."""
+  def make(rng):
+    out = []
+    for a in make_args(rng):
+      a = np.asarray(a)
+      if a.dtype.kind in "fc" or a.dtype == ml_dtypes.bfloat16:
+        a = random_array(rng, a.shape, a.dtype, low=-2, high=2)
+      out.append(a)
+    return out
+  return make
+
+
+def _transforms(dtype, primitive) -> dict:
+  if primitive == "iota":  # no operands: nothing to batch or differentiate
+    return {}
+  transforms = {"jit"}
+  if np.dtype(dtype) in VMAP_DTYPES:
+    transforms.add("vmap")
+  if np.dtype(dtype) in GRAD_DTYPES:
+    transforms.add("grad")
+  return {"transforms": frozenset(transforms)}
+
+
+def _add_typed(dtype, name, primitive, fun, reference, make_args, **kw):
+  _add(name, primitive, fun, reference, make_args, dtype=dtype, **kw)
+
+
+def _add(name, primitive, fun, reference, make_args, dtype=None, **kw):
   # Structural ops move values without arithmetic: eager, jit and reference agree bitwise
   # (NaNs positionally), so the tolerance is zero for every primitive of the family.
   kw.setdefault("rtol", 0)
   kw.setdefault("atol", 0)
+  if dtype is not None and "transforms" not in kw:
+    kw.update(_transforms(dtype, primitive))
+    if "grad" in kw.get("transforms", ()):
+      kw["grad_make_args"] = smooth_args(make_args)
   RECORDS.append(OpRecord(name=f"structural.{name}", primitive=primitive, fun=fun,
                           reference=reference, make_args=make_args, **kw))
 
@@ -138,62 +177,62 @@ def _start_indices(rng, shape):
 for dtype in DTYPES:
   n = _name(dtype)
   for k, (in_shape, shape, dims) in enumerate(_BROADCAST_CASES):
-    _add(f"broadcast_in_dim.{n}.{k}", "broadcast_in_dim",
+    _add_typed(dtype, f"broadcast_in_dim.{n}.{k}", "broadcast_in_dim",
          lambda x, shape=shape, dims=dims: lax.broadcast_in_dim(x, shape, dims),
          lambda x, shape=shape, dims=dims: ref_broadcast_in_dim(x, shape, dims),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   for k, (in_shape, new_sizes, dims) in enumerate(_RESHAPE_CASES):
-    _add(f"reshape.{n}.{k}", "reshape",
+    _add_typed(dtype, f"reshape.{n}.{k}", "reshape",
          lambda x, new_sizes=new_sizes, dims=dims: lax.reshape(x, new_sizes, dims),
          lambda x, new_sizes=new_sizes, dims=dims: np.reshape(
              x if dims is None else np.transpose(x, dims), new_sizes),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   for k, (in_shape, dims) in enumerate(_SQUEEZE_CASES):
-    _add(f"squeeze.{n}.{k}", "squeeze", lambda x, dims=dims: lax.squeeze(x, dims),
+    _add_typed(dtype, f"squeeze.{n}.{k}", "squeeze", lambda x, dims=dims: lax.squeeze(x, dims),
          lambda x, dims=dims: np.squeeze(x, dims),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   for k, (in_shape, perm) in enumerate(_TRANSPOSE_CASES):
-    _add(f"transpose.{n}.{k}", "transpose", lambda x, perm=perm: lax.transpose(x, perm),
+    _add_typed(dtype, f"transpose.{n}.{k}", "transpose", lambda x, perm=perm: lax.transpose(x, perm),
          lambda x, perm=perm: np.transpose(x, perm),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   for k, (in_shape, dims) in enumerate(_REV_CASES):
-    _add(f"rev.{n}.{k}", "rev", lambda x, dims=dims: lax.rev(x, dims),
+    _add_typed(dtype, f"rev.{n}.{k}", "rev", lambda x, dims=dims: lax.rev(x, dims),
          lambda x, dims=dims: x[tuple(np.s_[::-1] if i in dims else np.s_[:] for i in range(x.ndim))],
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   for k, (shapes, axis) in enumerate(_CONCAT_CASES):
-    _add(f"concatenate.{n}.{k}", "concatenate",
+    _add_typed(dtype, f"concatenate.{n}.{k}", "concatenate",
          lambda *xs, axis=axis: lax.concatenate(xs, axis),
          lambda *xs, axis=axis: np.concatenate(xs, axis),
          lambda rng, shapes=shapes, dtype=dtype: [data(rng, s, dtype) for s in shapes])
   for k, (in_shape, config) in enumerate(_PAD_CASES):
-    _add(f"pad.{n}.{k}", "pad", lambda x, v, config=config: lax.pad(x, v, config),
+    _add_typed(dtype, f"pad.{n}.{k}", "pad", lambda x, v, config=config: lax.pad(x, v, config),
          lambda x, v, config=config: ref_pad(x, v, config),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype), scalar(rng, dtype)])
   for k, (in_shape, start, limit, strides) in enumerate(_SLICE_CASES):
-    _add(f"slice.{n}.{k}", "slice",
+    _add_typed(dtype, f"slice.{n}.{k}", "slice",
          lambda x, start=start, limit=limit, strides=strides: lax.slice(x, start, limit, strides),
          lambda x, start=start, limit=limit, strides=strides: x[tuple(
              np.s_[s:l:(1 if strides is None else strides[i])] for i, (s, l) in enumerate(zip(start, limit)))],
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   for k, (in_shape, sizes) in enumerate(_DYNAMIC_SLICE_CASES):
-    _add(f"dynamic_slice.{n}.{k}", "dynamic_slice",
+    _add_typed(dtype, f"dynamic_slice.{n}.{k}", "dynamic_slice",
          lambda x, *starts, sizes=sizes: lax.dynamic_slice(x, starts, sizes),
          lambda x, *starts, sizes=sizes: ref_dynamic_slice(x, starts, sizes),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype),
                                                       *_start_indices(rng, in_shape)], trials=6)
-    _add(f"dynamic_update_slice.{n}.{k}", "dynamic_update_slice",
+    _add_typed(dtype, f"dynamic_update_slice.{n}.{k}", "dynamic_update_slice",
          lambda x, u, *starts: lax.dynamic_update_slice(x, u, starts),
          lambda x, u, *starts: ref_dynamic_update_slice(x, u, starts),
          lambda rng, in_shape=in_shape, sizes=sizes, dtype=dtype: [
              data(rng, in_shape, dtype), data(rng, sizes, dtype), *_start_indices(rng, in_shape)],
          trials=6)
   for k, (in_shape, sizes, axis) in enumerate(_SPLIT_CASES):
-    _add(f"split.{n}.{k}", "split", lambda x, sizes=sizes, axis=axis: lax.split(x, sizes, axis),
+    _add_typed(dtype, f"split.{n}.{k}", "split", lambda x, sizes=sizes, axis=axis: lax.split(x, sizes, axis),
          lambda x, sizes=sizes, axis=axis: np.split(x, np.cumsum(sizes)[:-1], axis),
          lambda rng, in_shape=in_shape, dtype=dtype: [data(rng, in_shape, dtype)])
   if dtype != np.bool_:
     for k, (shape, dimension) in enumerate([((5,), 0), ((2, 3), 1), ((3, 0, 2), 0), ((300,), 0)]):
-      _add(f"iota.{n}.{k}", "iota",
+      _add_typed(dtype, f"iota.{n}.{k}", "iota",
            lambda shape=shape, dimension=dimension, dtype=dtype: lax.broadcasted_iota(dtype, shape, dimension),
            lambda shape=shape, dimension=dimension, dtype=dtype: ref_iota(dtype, shape, dimension),
            lambda rng: [], trials=1)

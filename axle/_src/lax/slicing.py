@@ -33,6 +33,8 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
 from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import structural as lax_structural
 
@@ -225,7 +227,7 @@ def _gather_abstract_eval(operand: ShapedArray, indices: ShapedArray, *, dimensi
       raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
                       f"{slice_sizes[d]} for index {d} at position {position}.")
   for position, d in enumerate(dn.operand_batching_dims):
-    if slice_sizes[d] != 1:
+    if slice_sizes[d] != 1 and not (slice_sizes[d] == 0 and operand.shape[d] == 0):
       raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but bound "
                       f"is {slice_sizes[d]} for index {d} at position {position}.")
   for d_operand, d_indices in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
@@ -422,6 +424,97 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
 mlir.register(gather_p, _gather_lowering)
 
 
+def _gather(operand, indices, dimension_numbers, slice_sizes, *, indices_are_sorted=False,
+            unique_indices=False, mode=None, fill_value=None):
+  """``lax.gather`` for the transformation rules: binds the dimension numbers as given (JAX
+  prints the NumPy integers its rules compute) and ``mode`` None is PROMISE_IN_BOUNDS."""
+  mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
+  if mode == GatherScatterMode.FILL_OR_DROP:
+    if fill_value is None:
+      fill_value = _default_fill_value(core.get_aval(operand).dtype)
+  else:
+    fill_value = None
+  return gather_p.bind(operand, indices, dimension_numbers=dimension_numbers,
+                       slice_sizes=core.canonicalize_shape(slice_sizes),
+                       indices_are_sorted=bool(indices_are_sorted),
+                       unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
+
+
+def _gather_jvp(g, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                indices_are_sorted, mode, fill_value):
+  # Out-of-bounds windows of a FILL_OR_DROP gather are constants: their tangent is 0.
+  return _gather(g, indices, dimension_numbers, slice_sizes, unique_indices=unique_indices,
+                 indices_are_sorted=indices_are_sorted, mode=mode, fill_value=0)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                      indices_are_sorted, mode, fill_value):
+  # The adjoint of reading windows is adding the cotangent windows back (repeated indices
+  # accumulate); the scatter uses the gather's mode so clamped windows land where they were read.
+  if type(ct) is ad.Zero:
+    return [ad.Zero(operand.aval), None]
+  dn = dimension_numbers
+  zeros = lax_structural.full(operand.aval.shape, 0, core.get_aval(ct).dtype)
+  scatter_dnums = ScatterDimensionNumbers(
+      update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+      scatter_dims_to_operand_dims=dn.start_index_map,
+      operand_batching_dims=dn.operand_batching_dims,
+      scatter_indices_batching_dims=dn.start_indices_batching_dims)
+  out = _scatter(scatter_add_p, "add", zeros, indices, ct, scatter_dnums,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted, mode=mode)
+  return [out, None]
+
+
+ad.defjvp(gather_p, _gather_jvp, None)
+ad.primitive_transposes[gather_p] = _gather_transpose
+
+
+def gather_batcher(values, dims, *, dimension_numbers, slice_sizes, unique_indices,
+                   indices_are_sorted, mode, fill_value):
+  """vmap of gather: a batched operand gets a full window along its batch axis; batched indices
+  add a batch dimension of the indices; both batched pair the two batch axes as gather batching
+  dimensions (``operand_batching_dims``/``start_indices_batching_dims``)."""
+  operand, indices = values
+  operand_bdim, indices_bdim = dims
+  dn = dimension_numbers
+  slice_sizes = tuple(slice_sizes)
+  if indices_bdim is None:
+    operand = batching.moveaxis(operand, operand_bdim, 0)
+    dnums = GatherDimensionNumbers(
+        offset_dims=(0,) + tuple(np.add(1, dn.offset_dims)),
+        collapsed_slice_dims=tuple(np.add(1, dn.collapsed_slice_dims)),
+        start_index_map=tuple(np.add(1, dn.start_index_map)),
+        operand_batching_dims=tuple(np.add(1, dn.operand_batching_dims)),
+        start_indices_batching_dims=dn.start_indices_batching_dims)
+    return _gather(operand, indices, dnums, (core.get_aval(operand).shape[0],) + slice_sizes,
+                   unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                   mode=mode, fill_value=fill_value), 0
+  indices = batching.moveaxis(indices, indices_bdim, 0)
+  if operand_bdim is None:
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(1 + d for d in dn.offset_dims),
+        collapsed_slice_dims=dn.collapsed_slice_dims, start_index_map=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=tuple(np.add(1, dn.start_indices_batching_dims)))
+    # Different examples may read the same rows: the promises no longer hold.
+    return _gather(operand, indices, dnums, slice_sizes, unique_indices=False,
+                   indices_are_sorted=False, mode=mode, fill_value=fill_value), 0
+  operand = batching.moveaxis(operand, operand_bdim, 0)
+  batch_window = 0 if core.get_aval(operand).shape[0] == 0 else 1
+  dnums = GatherDimensionNumbers(
+      offset_dims=tuple(np.add(1, dn.offset_dims)),
+      collapsed_slice_dims=tuple(np.add(1, dn.collapsed_slice_dims)),
+      start_index_map=tuple(np.add(1, dn.start_index_map)),
+      operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
+      start_indices_batching_dims=(0,) + tuple(np.add(1, dn.start_indices_batching_dims)))
+  return _gather(operand, indices, dnums, (batch_window,) + slice_sizes,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 mode=mode, fill_value=fill_value), 0
+
+
+batching.primitive_batchers[gather_p] = gather_batcher
+
+
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, slice_sizes, *,
            unique_indices: bool = False, indices_are_sorted: bool = False, mode=None,
            fill_value=None):
@@ -607,7 +700,7 @@ def _make_scatter_impl(name: str):
   def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices,
            mode, update_jaxpr, update_consts):
     operand = np.asarray(operand)
-    out = np.array(operand, copy=True)
+    out = np.array(operand, copy=True, order="C")  # reshape(-1) below must be a view
     if out.size == 0 or np.size(updates) == 0:
       return out
     if name == "scatter-mul" and operand.dtype.kind == "c":
@@ -725,6 +818,304 @@ for _primitive in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatt
   mlir.register(_primitive, _scatter_lowering)
 
 
+# ---------------------------------------------------------------------------
+# scatter transformation rules
+
+
+def _scatter(primitive, combiner_name, operand, indices, updates, dimension_numbers, *,
+             indices_are_sorted=False, unique_indices=False, mode=None):
+  """Binds a scatter primitive with the dimension numbers as given (see ``_gather``)."""
+  if combiner_name is None:
+    jaxpr, consts = None, ()
+  else:
+    jaxpr, consts = _scalar_update_jaxpr(_combiners[combiner_name], _scalar_aval(operand),
+                                         key=combiner_name)
+  return primitive.bind(operand, indices, updates, dimension_numbers=dimension_numbers,
+                        indices_are_sorted=bool(indices_are_sorted),
+                        unique_indices=bool(unique_indices),
+                        mode=GatherScatterMode.from_any(mode), update_jaxpr=jaxpr,
+                        update_consts=consts)
+
+
+def _inverse_gather(dn: ScatterDimensionNumbers, operand_rank: int, updates_shape):
+  """The dimension numbers and slice sizes of the gather that reads back, from the operand, the
+  windows a scatter with ``dn`` writes."""
+  gather_dnums = GatherDimensionNumbers(
+      offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+      start_index_map=dn.scatter_dims_to_operand_dims,
+      operand_batching_dims=dn.operand_batching_dims,
+      start_indices_batching_dims=dn.scatter_indices_batching_dims)
+  slice_sizes = []
+  pos = 0
+  for i in range(operand_rank):
+    if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+      slice_sizes.append(1)
+    else:
+      slice_sizes.append(updates_shape[dn.update_window_dims[pos]])
+      pos += 1
+  return gather_dnums, tuple(slice_sizes)
+
+
+def _shape_of(x):
+  return x.aval.shape if ad.is_undefined_primal(x) else core.get_aval(x).shape
+
+
+def _elementwise():
+  from axle._src.lax import elementwise
+  return elementwise
+
+
+def _zeros_like(x):
+  return lax_structural.full_like(x, 0)
+
+
+def _ones_like(x, dtype=None):
+  return lax_structural.full_like(x, 1, dtype)
+
+
+def _make_scatter_addsub_jvp(primitive):
+  def jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
+          indices_are_sorted, unique_indices, mode):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts,
+                  dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=mode)
+    out = primitive.bind(operand, indices, updates, **params)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+      return out, ad.Zero.from_primal_value(out)
+    t_out = primitive.bind(ad.instantiate_zeros(t_operand), indices,
+                           ad.instantiate_zeros(t_updates), **params)
+    return out, t_out
+  return jvp
+
+
+def _make_scatter_addsub_transpose(primitive):
+  def transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                dimension_numbers, indices_are_sorted, unique_indices, mode):
+    if type(ct) is ad.Zero:
+      return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
+              ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+    t_operand = ct if ad.is_undefined_primal(operand) else None
+    t_updates = None
+    if ad.is_undefined_primal(updates):
+      gather_dnums, slice_sizes = _inverse_gather(dimension_numbers, core.get_aval(ct).ndim,
+                                                  _shape_of(updates))
+      # Dropped (out-of-bounds) windows read 0, matching the updates that had no effect.
+      t_updates = _gather(ct, indices, gather_dnums, slice_sizes, mode=mode, fill_value=0)
+      if primitive is scatter_sub_p:
+        t_updates = _elementwise().neg(t_updates)
+    return [t_operand, None, t_updates]
+  return transpose
+
+
+for _primitive in (scatter_add_p, scatter_sub_p):
+  ad.primitive_jvps[_primitive] = _make_scatter_addsub_jvp(_primitive)
+  ad.primitive_transposes[_primitive] = _make_scatter_addsub_transpose(_primitive)
+
+
+_UNIQUE_MUL_MESSAGE = "scatter_mul gradients are only implemented if `unique_indices=True`"
+
+
+def _scatter_mul_jvp_updates(g, operand, indices, updates, *, dimension_numbers,
+                             indices_are_sorted, unique_indices, mode, **params):
+  if not unique_indices:
+    raise NotImplementedError(_UNIQUE_MUL_MESSAGE)
+  spread = _scatter(scatter_add_p, "add", _zeros_like(operand), indices, g, dimension_numbers,
+                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                    mode=mode)
+  return _elementwise().mul(operand, spread)
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                           dimension_numbers, indices_are_sorted, unique_indices, mode):
+  if type(ct) is ad.Zero:
+    return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
+            ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+  t_operand = t_updates = None
+  if ad.is_undefined_primal(operand):
+    t_operand = _scatter(scatter_mul_p, "mul", ct, indices, updates, dimension_numbers,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode)
+  if ad.is_undefined_primal(updates):
+    if not unique_indices:
+      raise NotImplementedError(_UNIQUE_MUL_MESSAGE)
+    gather_dnums, slice_sizes = _inverse_gather(dimension_numbers, core.get_aval(ct).ndim,
+                                                _shape_of(updates))
+    t_updates = _gather(_elementwise().mul(ct, operand), indices, gather_dnums, slice_sizes,
+                        mode=mode, fill_value=0)
+  return [t_operand, None, t_updates]
+
+
+ad.defjvp(scatter_mul_p, lambda g, x, i, y, **params: scatter_mul_p.bind(g, i, y, **params),
+          None, _scatter_mul_jvp_updates)
+ad.primitive_transposes[scatter_mul_p] = _scatter_mul_transpose
+
+
+def _make_scatter_extremal_jvp(primitive):
+  def jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
+          indices_are_sorted, unique_indices, mode):
+    # JAX's rule: where several values (updates and the original operand value) tie for the
+    # extremum at one position, the tangent there is the average of their tangents.
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    dn = dimension_numbers
+    out = primitive.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                         update_consts=update_consts, dimension_numbers=dn,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+      return out, ad.Zero.from_primal_value(out)
+    t_operand = ad.instantiate_zeros(t_operand)
+    t_updates = ad.instantiate_zeros(t_updates)
+    ew = _elementwise()
+    gather_dnums, slice_sizes = _inverse_gather(dn, core.get_aval(operand).ndim,
+                                                core.get_aval(updates).shape)
+    # A CLIP scatter clamps its windows, so the reads clamp too: CLIP keeps the gathers'
+    # transposes (scatter-adds) clamping rather than dropping (JAX reads PROMISE_IN_BOUNDS).
+    read_mode = GatherScatterMode.CLIP if mode == GatherScatterMode.CLIP else None
+    read = lambda x: _gather(x, indices, gather_dnums, slice_sizes, mode=read_mode)
+    # JAX counts with the default mode (FILL_OR_DROP); the scatter's own mode counts the
+    # updates a CLIP scatter clamps into bounds too (same jaxpr for FILL_OR_DROP scatters).
+    add_at = lambda x, u: _scatter(scatter_add_p, "add", x, indices, u, dn, mode=mode)
+    initial_vals = read(operand)
+    target_vals = read(out)
+    successful_updates = ew.eq(updates, target_vals)
+    retained_values = ew.eq(initial_vals, target_vals)
+    num_updates = read(add_at(_zeros_like(operand), ew.select(
+        successful_updates, _ones_like(updates), _zeros_like(updates))))
+    num_refs = read(add_at(_zeros_like(operand), _ones_like(updates)))
+    updates_normalizer = ew.select(retained_values, 1.0 / (num_updates + 1), 1.0 / num_updates)
+    updates_coef = ew.select(successful_updates, updates_normalizer, _zeros_like(updates))
+    operand_normalizer = ew.select(retained_values, 1.0 / (num_updates + 1),
+                                   _zeros_like(num_updates))
+    operand_coef = (-1.0 + operand_normalizer) / num_refs
+    target_tangents = read(t_operand)
+    tangent_updates = target_tangents * operand_coef + t_updates * updates_coef
+    t_out = _scatter(scatter_add_p, "add", t_operand, indices, tangent_updates, dn,
+                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                     mode=mode)
+    return out, t_out
+  return jvp
+
+
+ad.primitive_jvps[scatter_min_p] = _make_scatter_extremal_jvp(scatter_min_p)
+ad.primitive_jvps[scatter_max_p] = _make_scatter_extremal_jvp(scatter_max_p)
+
+
+def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
+                 indices_are_sorted, unique_indices, mode):
+  if update_jaxpr is not None:
+    raise NotImplementedError("scatter_apply JVP not implemented")
+  operand, indices, updates = primals
+  t_operand, _, t_updates = tangents
+  dn = dimension_numbers
+  params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts, dimension_numbers=dn,
+                indices_are_sorted=indices_are_sorted, mode=mode)
+  if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+    out = scatter_p.bind(operand, indices, updates, unique_indices=unique_indices, **params)
+    return out, ad.Zero.from_primal_value(out)
+  t_operand = ad.instantiate_zeros(t_operand)
+  t_updates = ad.instantiate_zeros(t_updates)
+  if unique_indices:
+    out = scatter_p.bind(operand, indices, updates, unique_indices=True, **params)
+    return out, scatter_p.bind(t_operand, indices, t_updates, unique_indices=True, **params)
+  # Overlapping windows: which update wins is decided by scattering positive ids (one per
+  # index vector) and reading them back; only the winners (and the operand elements no update
+  # touched) contribute, and the result is a scatter-add of the masked values, so the
+  # primal and tangent agree on the winner and no transpose of `scatter` is needed.
+  ew = _elementwise()
+  updates_shape = core.get_aval(updates).shape
+  ids_shape = list(updates_shape)
+  for d in dn.update_window_dims:
+    ids_shape[d] = 1
+  num_ids = int(np.prod(ids_shape, dtype=np.int64))
+  id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+  update_ids = ew.add(lax_structural.reshape(lax_structural.iota(id_dtype, num_ids), ids_shape),
+                      _ones_like(updates, id_dtype))
+  operand_shape = core.get_aval(operand).shape
+  scattered_ids = _scatter(scatter_p, None, lax_structural.full(operand_shape, 0, id_dtype),
+                           indices, update_ids, dn, indices_are_sorted=indices_are_sorted,
+                           unique_indices=unique_indices, mode=mode)
+  gather_dnums, slice_sizes = _inverse_gather(dn, len(operand_shape), updates_shape)
+  gathered_update_ids = _gather(scattered_ids, indices, gather_dnums, slice_sizes)
+  untouched = lambda: ew.eq(scattered_ids, _zeros_like(scattered_ids))
+  won = lambda: ew.eq(update_ids, gathered_update_ids)
+  masked_operand = ew.select(untouched(), operand, _zeros_like(operand))
+  masked_updates = ew.select(won(), updates, _zeros_like(updates))
+  masked_t_operand = ew.select(untouched(), t_operand, _zeros_like(t_operand))
+  masked_t_updates = ew.select(won(), t_updates, _zeros_like(t_updates))
+  add = lambda x, u: _scatter(scatter_add_p, "add", x, indices, u, dn,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode)
+  return add(masked_operand, masked_updates), add(masked_t_operand, masked_t_updates)
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                       dimension_numbers, indices_are_sorted, unique_indices, mode):
+  # Only reached from the unique-indices JVP above (linear in operand and updates jointly).
+  if not unique_indices:
+    raise NotImplementedError("scatter transpose is only implemented where unique_indices=True")
+  if type(ct) is ad.Zero:
+    return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
+            ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+  updates_shape = _shape_of(updates)
+  ct_aval = core.get_aval(ct)
+  t_operand = t_updates = None
+  if ad.is_undefined_primal(operand):
+    # The overwritten elements get no cotangent.
+    t_operand = _scatter(scatter_p, None, ct, indices,
+                         lax_structural.full(updates_shape, 0, ct_aval.dtype),
+                         dimension_numbers, indices_are_sorted=indices_are_sorted,
+                         unique_indices=True, mode=mode)
+  if ad.is_undefined_primal(updates):
+    gather_dnums, slice_sizes = _inverse_gather(dimension_numbers, ct_aval.ndim, updates_shape)
+    t_updates = _gather(ct, indices, gather_dnums, slice_sizes, mode=mode, fill_value=0)
+  return [t_operand, None, t_updates]
+
+
+ad.primitive_jvps[scatter_p] = _scatter_jvp
+ad.primitive_transposes[scatter_p] = _scatter_transpose
+
+
+def scatter_batcher(primitive, values, dims, *, dimension_numbers, indices_are_sorted,
+                    unique_indices, mode, update_jaxpr, update_consts):
+  """vmap of a scatter: the operand's batch axis goes in front (an unbatched operand is
+  broadcast, since the examples write different values into it); unbatched indices make it a
+  window dimension, batched indices a pair of scatter batching dimensions."""
+  operand, indices, updates = values
+  operand_bdim, indices_bdim, updates_bdim = dims
+  dn = dimension_numbers
+  params = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
+                update_jaxpr=update_jaxpr, update_consts=update_consts)
+  size = next(core.get_aval(x).shape[d] for x, d in zip(values, dims) if d is not None)
+  operand = batching.bdim_at_front(operand, operand_bdim, size)
+  updates = batching.bdim_at_front(updates, updates_bdim, size)
+  if indices_bdim is None:
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=(0,) + tuple(np.add(1, dn.update_window_dims)),
+        inserted_window_dims=tuple(np.add(1, dn.inserted_window_dims)),
+        scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
+        operand_batching_dims=tuple(np.add(1, dn.operand_batching_dims)),
+        scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+    return primitive.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+  indices = batching.bdim_at_front(indices, indices_bdim, size)
+  dnums = ScatterDimensionNumbers(
+      update_window_dims=tuple(np.add(1, dn.update_window_dims)),
+      inserted_window_dims=tuple(np.add(1, dn.inserted_window_dims)),
+      scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
+      operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
+      scatter_indices_batching_dims=(0,) + tuple(np.add(1, dn.scatter_indices_batching_dims)))
+  return primitive.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+
+
+for _primitive in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+                   scatter_max_p):
+  batching.primitive_batchers[_primitive] = (
+      lambda values, dims, _primitive=_primitive, **params: scatter_batcher(
+          _primitive, values, dims, **params))
+
+
 # (combiner name or function, aval) -> (jaxpr, consts): one jaxpr per signature, so the eager
 # shape-rule cache (keyed by params) keeps hitting.
 _update_jaxpr_cache: dict = {}
@@ -770,17 +1161,10 @@ _combiners = {name: _combiner(name) for name in ("add", "sub", "mul", "min", "ma
 
 def _bind_scatter(primitive, combiner_name, operand, scatter_indices, updates, dimension_numbers,
                   indices_are_sorted, unique_indices, mode):
-  dimension_numbers = _canonical_scatter_dnums(dimension_numbers)
-  if combiner_name is None:
-    jaxpr, consts = None, ()
-  else:
-    jaxpr, consts = _scalar_update_jaxpr(_combiners[combiner_name], _scalar_aval(operand),
-                                         key=combiner_name)
-  return primitive.bind(operand, scatter_indices, updates, dimension_numbers=dimension_numbers,
-                        indices_are_sorted=bool(indices_are_sorted),
-                        unique_indices=bool(unique_indices),
-                        mode=GatherScatterMode.from_any(mode), update_jaxpr=jaxpr,
-                        update_consts=consts)
+  return _scatter(primitive, combiner_name, operand, scatter_indices, updates,
+                  _canonical_scatter_dnums(dimension_numbers),
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=mode)
 
 
 _SCATTER_ARGS_DOC = """
