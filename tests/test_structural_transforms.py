@@ -28,8 +28,6 @@ _BROADCAST_DIMS = ("batching.broadcast (unbatched operand moved to a batched one
 KNOWN_DIFFERENCES = {
     "vjp_gather_index": _FLOAT0_ZEROS,
     "vjp_gather_lax": _FLOAT0_ZEROS,
-    "vmap_dus_operand": _BROADCAST_DIMS,
-    "vmap_scatter_add_updates": _BROADCAST_DIMS,
 }
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from axle._src import core
 from axle._src import ir
 from axle._src.core import ShapedArray, Tracer
@@ -133,7 +135,7 @@ def broadcast(x, size: int, axis: int):
   aval = core.get_aval(x)
   shape = list(aval.shape)
   shape.insert(axis, size)
-  dims = tuple(i if i < axis else i + 1 for i in range(aval.ndim))
+  dims = tuple(np.delete(np.arange(len(shape)), axis))  # NumPy ints, as JAX's jaxprs print
   return structural.broadcast_in_dim(x, tuple(shape), dims)
 
 
