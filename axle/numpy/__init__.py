@@ -75,6 +75,26 @@ from axle._src.numpy.reductions import (
 )
 from axle._src.numpy.ufuncs import *  # noqa: F401,F403
 from axle._src.numpy.util import broadcast_shapes as broadcast_shapes
+from axle._src.numpy.creation import (
+    from_dlpack as from_dlpack,
+    frombuffer as frombuffer,
+    fromfile as fromfile,
+    fromfunction as fromfunction,
+    fromiter as fromiter,
+    fromstring as fromstring,
+    geomspace as geomspace,
+    indices as indices,
+    logspace as logspace,
+    meshgrid as meshgrid,
+    mgrid as mgrid,
+    ogrid as ogrid,
+)
+from axle._src.numpy.statistics import *  # noqa: F401,F403  (var, std, nan*, quantile, ...)
+from axle._src.numpy.selection import *  # noqa: F401,F403  (take, sort, unique, ...)
+from axle._src.numpy.shape_ops import *  # noqa: F401,F403  (split, pad, tril, ...)
+from axle._src.numpy.products import *  # noqa: F401,F403  (einsum, tensordot, ...)
+from axle._src.numpy.polynomial import *  # noqa: F401,F403  (poly*, windows, histogram, ...)
+from axle._src.numpy.misc import *  # noqa: F401,F403  (predicates, ufunc, vectorize, ...)
 
 from numpy import (  # the abstract scalar type hierarchy, shared with NumPy as in JAX
     character as character,
@@ -96,3 +116,4 @@ inf = _np.inf
 nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
+from axle.numpy import fft as fft, linalg as linalg

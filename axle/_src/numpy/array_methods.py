@@ -150,6 +150,32 @@ _methods = {
     "dot": lax_numpy.dot, "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
     "copy": lax_numpy.copy, "swapaxes": lax_numpy.swapaxes, "devices": _devices,
 }
+
+
+def _later(module: str, name: str):
+  """A method calling ``axle._src.numpy.<module>.<name>`` (imported on first use: those modules
+  import this one indirectly)."""
+  def method(self, *args, **kwargs):
+    import importlib
+    return getattr(importlib.import_module(f"axle._src.numpy.{module}"), name)(self, *args, **kwargs)
+  method.__name__ = name
+  method.__doc__ = f"``jnp.{name}`` of this array."
+  return method
+
+
+_methods.update({
+    "std": _later("statistics", "std"), "var": _later("statistics", "var"),
+    "ptp": _later("statistics", "ptp"), "sort": _later("selection", "sort"),
+    "argsort": _later("selection", "argsort"), "argpartition": _later("selection", "argpartition"),
+    "nonzero": _later("selection", "nonzero"), "take": _later("selection", "take"),
+    "compress": lambda self, condition, axis=None, **kwargs: __import__(
+        "axle._src.numpy.selection", fromlist=["compress"]).compress(condition, self, axis,
+                                                                      **kwargs),
+    "choose": lambda self, choices, out=None, mode="raise": __import__(
+        "axle._src.numpy.selection", fromlist=["choose"]).choose(self, choices, out, mode),
+    "searchsorted": _later("selection", "searchsorted"), "repeat": _later("shape_ops", "repeat"),
+    "diagonal": _later("shape_ops", "diagonal"), "trace": _later("shape_ops", "trace"),
+})
 _properties = {
     "T": lambda self: lax_numpy.transpose(self),
     "mT": lambda self: lax_numpy.matrix_transpose(self),

@@ -237,27 +237,14 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   indices of the nonzero elements (needs ``size`` under jit)."""
   if x is None and y is None:
     return nonzero(condition, size=size, fill_value=fill_value)
-  if x is None or y is None:
-    raise ValueError("Either both or neither of the x and y arguments should be provided to "
-                     "jax.numpy.where, got {} and {}.".format(x, y))
-  util.check_arraylike("where", condition, x, y)
+  util.check_arraylike("where", condition, x, y)  # a missing x or y is refused here, as in JAX
   return _where(condition, x, y)
 
 
 def nonzero(a, *, size=None, fill_value=None):
   """Indices of the nonzero elements, one array per axis (concrete input unless ``size``)."""
-  if isinstance(a, Tracer):
-    from axle._src import errors
-    raise errors.ConcretizationTypeError(
-        a, "The size argument of jnp.nonzero must be statically specified to use jnp.nonzero "
-        "within JAX transformations.")
-  value = np.asarray(a)
-  indices = np.nonzero(value)
-  if size is not None:
-    fill = 0 if fill_value is None else fill_value
-    indices = tuple(np.concatenate([i[:size], np.full(max(size - len(i), 0), fill, i.dtype)]) for i in indices)
-  int_dtype = dtypes.default_int_dtype()
-  return tuple(Array(i.astype(int_dtype)) for i in indices)
+  from axle._src.numpy import selection
+  return selection.nonzero(a, size=size, fill_value=fill_value)
 
 
 @util.jit_when_tracing

@@ -38,11 +38,18 @@ def _upcast_low_precision(dtype: np.dtype) -> np.dtype:
   return dtype
 
 
+def _identity_for(name: str, dtype: np.dtype):
+  """The value a masked-out element contributes to reduction ``name`` (None: no identity)."""
+  if name in ("sum", "any"):
+    return np.zeros((), dtype)[()]
+  if name in ("prod", "all"):
+    return np.ones((), dtype)[()]
+  return None
+
+
 def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_integers=False,
             upcast=True, bool_op=None, identity=None):
   util.check_arraylike(name, a)
-  if where is not None:
-    raise NotImplementedError(f"jnp.{name}: the `where` argument arrives with the numpy issue")
   a = util.asarray_operand(a)
   aval = core.get_aval(a)
   axes = util.canonicalize_axes(axis, len(aval.shape))
@@ -52,14 +59,27 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
   else:
     reducer = lax_reduce
   compute_dtype = _upcast_low_precision(result_dtype) if upcast else result_dtype
-  operand = lax._convert_element_type(a, compute_dtype, aval.weak_type)
+  operand = lax._convert_element_type(a, compute_dtype, False)
+  if where is not None:
+    from axle._src.numpy import lax_numpy
+    util.check_arraylike(name, where)
+    fill = _identity_for(name, compute_dtype)
+    if fill is None:
+      if initial is None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                         f"where mask one has to specify 'initial'")
+      fill = initial
+    where = lax_numpy.broadcast_to(_to_bool(where), aval.shape)
+    operand = lax.select(where, operand,
+                         lax_numpy.broadcast_to(lax._convert_element_type(fill, compute_dtype, False),
+                                                aval.shape))
   out = reducer(operand, axes) if axes else operand
   if initial is not None:
     from axle._src.numpy import ufuncs
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
     out = combine(out, lax._convert_element_type(initial, compute_dtype, False))
-  out = lax._convert_element_type(out, result_dtype, aval.weak_type)
+  out = lax._convert_element_type(out, result_dtype, False)  # reductions are never weak
   if keepdims:
     from axle._src.numpy import lax_numpy
     out = lax_numpy.expand_dims(out, axes)
@@ -134,9 +154,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
   a = util.asarray_operand(a)
   aval = core.get_aval(a)
   axes = util.canonicalize_axes(axis, len(aval.shape))
-  count = 1
-  for i in axes:
-    count *= aval.shape[i]
+  if where is None:
+    count = 1
+    for i in axes:
+      count *= aval.shape[i]
+  else:
+    count = _where_count(where, aval.shape, axes, keepdims)
   if dtype is None:
     result_dtype = dtypes.to_inexact_dtype(aval.dtype)
   else:
@@ -145,7 +168,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
   compute_dtype = _upcast_low_precision(result_dtype)
   total = sum(a, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
   out = lax.div(total, lax._convert_element_type(count, compute_dtype, False))
-  return lax._convert_element_type(out, result_dtype, aval.weak_type)
+  return lax._convert_element_type(out, result_dtype, False)
+
+
+def _where_count(where, shape, axes, keepdims):
+  """How many elements ``where`` selects along ``axes`` (an int32/int64 array)."""
+  from axle._src.numpy import lax_numpy
+  mask = lax_numpy.broadcast_to(_to_bool(where), shape)
+  return sum(mask, axes, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
 def _arg_reduce(name, lax_fn, a, axis, keepdims):
@@ -191,7 +221,7 @@ def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=True):
   result_dtype = _reduction_dtype(aval.dtype, dtype, promote_integers)
   if result_dtype == np.bool_ and name in ("cumsum", "cumprod"):
     result_dtype = dtypes.default_int_dtype()
-  operand = lax._convert_element_type(a, result_dtype, aval.weak_type)
+  operand = lax._convert_element_type(a, result_dtype, False)
   return lax_fn(operand, axis)
 
 

@@ -393,3 +393,379 @@ def conjugate(x, /):
 
 
 conj = conjugate
+
+
+# ---------------------------------------------------------------------------
+# More elementwise functions (the rest of NumPy's ufuncs and the array API's aliases)
+
+__all__ += ["acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "pow", "copysign",
+            "deg2rad", "degrees", "rad2deg", "radians", "fabs", "fmax", "fmin", "frexp", "gcd",
+            "lcm", "heaviside", "hypot", "i0", "isneginf", "isposinf", "iscomplex", "isreal",
+            "ldexp", "log10", "log2", "logaddexp", "logaddexp2", "modf", "nan_to_num", "rint",
+            "signbit", "sinc", "spacing", "trunc", "bitwise_count", "angle", "isclose"]
+
+acos, acosh, asin, asinh, atan, atanh, atan2 = (arccos, arccosh, arcsin, arcsinh, arctan,
+                                                arctanh, arctan2)
+pow = power
+
+
+def _const(value, like):
+  return lax._convert_element_type(value, np.dtype(like.dtype), False)
+
+
+def copysign(x1, x2, /):
+  """``x1`` with the sign of ``x2``, elementwise, in floating point."""
+  x1, x2 = util.promote_args_inexact("copysign", x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
+    raise TypeError("copysign does not support complex-valued inputs")
+  return _where(signbit(x2), negative(absolute(x1)), absolute(x1))
+
+
+def deg2rad(x, /):
+  """Degrees to radians."""
+  (x,) = util.promote_args_inexact("deg2rad", x)
+  return lax.mul(x, _const(np.pi / 180, x))
+
+
+def rad2deg(x, /):
+  """Radians to degrees."""
+  (x,) = util.promote_args_inexact("rad2deg", x)
+  return lax.mul(x, _const(180 / np.pi, x))
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def fabs(x, /):
+  """Elementwise absolute value in floating point (complex input is refused)."""
+  (x,) = util.promote_args_inexact("fabs", x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    raise TypeError("ufunc 'fabs' does not support complex dtypes")
+  return lax.abs(x)
+
+
+def fmax(x1, x2, /):
+  """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
+  x1, x2 = util.promote_args("fmax", x1, x2)
+  return _where(logical_or(isnan(x2), greater(x1, x2)), x1, x2) if np.dtype(
+      x1.dtype).kind in "fc" else lax.max(x1, x2)
+
+
+def fmin(x1, x2, /):
+  """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
+  x1, x2 = util.promote_args("fmin", x1, x2)
+  return _where(logical_or(isnan(x2), less(x1, x2)), x1, x2) if np.dtype(
+      x1.dtype).kind in "fc" else lax.min(x1, x2)
+
+
+def hypot(x1, x2, /):
+  """``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
+  x1, x2 = util.promote_args_inexact("hypot", x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
+    raise TypeError("hypot does not support complex-valued inputs.")
+  x1, x2 = lax.abs(x1), lax.abs(x2)
+  big, small = lax.max(x1, x2), lax.min(x1, x2)
+  zero = _const(0, big)
+  ratio = lax.div(small, _where(lax.eq(big, zero), _const(1, big), big))
+  out = lax.mul(big, lax_special.sqrt(lax.add(_const(1, big), lax.mul(ratio, ratio))))
+  return _where(lax.eq(big, _const(np.inf, big)), big, out)
+
+
+def _int_args(name, x1, x2):
+  x1, x2 = util.promote_args_numeric(name, x1, x2)
+  if not np.issubdtype(np.dtype(x1.dtype), np.integer):
+    raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
+  return x1, x2
+
+
+@util.jit_when_tracing
+def gcd(x1, x2, /):
+  """Elementwise greatest common divisor of integers (non-negative)."""
+  x1, x2 = _int_args("gcd", x1, x2)
+  a, b = absolute(x1), absolute(x2)
+  bits = np.iinfo(np.dtype(a.dtype)).bits
+  # Euclid's algorithm, unrolled to the worst case (Fibonacci growth: ~1.44 * bits steps).
+  for _ in range(int(1.45 * bits) + 2):
+    zero_b = lax.eq(b, _const(0, b))
+    safe_b = _where(zero_b, _const(1, b), b)
+    a, b = _where(zero_b, a, b), _where(zero_b, b, lax.rem(a, safe_b))
+  return a
+
+
+@util.jit_when_tracing
+def lcm(x1, x2, /):
+  """Elementwise least common multiple of integers (non-negative)."""
+  x1, x2 = _int_args("lcm", x1, x2)
+  d = gcd(x1, x2)
+  zero = lax.eq(d, _const(0, d))
+  return _where(zero, _const(0, d),
+                lax.mul(absolute(x1), lax.div(absolute(x2), _where(zero, _const(1, d), d))))
+
+
+def heaviside(x1, x2, /):
+  """The Heaviside step: 0 for x1 < 0, ``x2`` at 0, 1 for x1 > 0."""
+  x1, x2 = util.promote_args_inexact("heaviside", x1, x2)
+  zero = _const(0, x1)
+  return _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), _const(1, x1), x2))
+
+
+def i0(x, /):
+  """The modified Bessel function of the first kind, order 0."""
+  (x,) = util.promote_args_inexact("i0", x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    raise TypeError("i0 does not support complex-valued inputs.")
+  x = lax.abs(x)
+  return lax.mul(lax_special.exp(x), lax_special.bessel_i0e(x))
+
+
+def isneginf(x, /):
+  """Elementwise test for negative infinity."""
+  (x,) = util.promote_args("isneginf", x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    raise ValueError("isneginf does not support complex-valued inputs")
+  if not np.issubdtype(np.dtype(x.dtype), np.floating):
+    from axle._src.numpy import creation
+    return creation.full_like(x, False, dtype=np.bool_)
+  return lax.eq(x, _const(-np.inf, x))
+
+
+def isposinf(x, /):
+  """Elementwise test for positive infinity."""
+  (x,) = util.promote_args("isposinf", x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    raise ValueError("isposinf does not support complex-valued inputs")
+  if not np.issubdtype(np.dtype(x.dtype), np.floating):
+    from axle._src.numpy import creation
+    return creation.full_like(x, False, dtype=np.bool_)
+  return lax.eq(x, _const(np.inf, x))
+
+
+def iscomplex(x, /):
+  """Whether each element has a nonzero imaginary part."""
+  util.check_arraylike("iscomplex", x)
+  i = imag(x)
+  return lax.ne(i, _const(0, i))
+
+
+def isreal(x, /):
+  """Whether each element has a zero imaginary part."""
+  util.check_arraylike("isreal", x)
+  i = imag(x)
+  return lax.eq(i, _const(0, i))
+
+
+def ldexp(x1, x2, /):
+  """``x1 * 2**x2`` elementwise (``x2`` integer)."""
+  util.check_arraylike("ldexp", x1, x2)
+  x2_dtype = dtypes.dtype(x2, canonicalize=True)
+  if x2_dtype == np.bool_ or not np.issubdtype(x2_dtype, np.integer):
+    raise ValueError(f"ldexp not supported for input types {(dtypes.dtype(x1), x2_dtype)}")
+  (x1,) = util.promote_args_inexact("ldexp", x1)
+  x2 = lax._convert_element_type(util.asarray_operand(x2), np.dtype(x1.dtype), False)
+  x1, x2 = util.promote_shapes("ldexp", x1, x2)
+  return lax.mul(x1, lax_special.exp2(x2))
+
+
+def log10(x, /):
+  """Elementwise base-10 logarithm."""
+  (x,) = util.promote_args_inexact("log10", x)
+  return lax.div(lax_special.log(x), lax_special.log(_const(10, x)))
+
+
+def log2(x, /):
+  """Elementwise base-2 logarithm."""
+  (x,) = util.promote_args_inexact("log2", x)
+  return lax.div(lax_special.log(x), lax_special.log(_const(2, x)))
+
+
+@util.jit_when_tracing
+def logaddexp(x1, x2, /):
+  """``log(exp(x1) + exp(x2))`` computed without overflow."""
+  x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
+  amax = lax.max(x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.floating):
+    delta = lax.sub(x1, x2)
+    return _where(isnan(delta), lax.add(x1, x2),
+                  lax.add(amax, lax_special.log1p(lax_special.exp(lax.neg(lax.abs(delta))))))
+  delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(2, amax)))
+  out = lax.add(amax, lax_special.log1p(lax_special.exp(delta)))
+  return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+
+
+def _wrap_between(x, bound):
+  two = _const(2 * bound, x)
+  return lax.sub(remainder(lax.add(x, _const(bound, x)), two), _const(bound, x))
+
+
+@util.jit_when_tracing
+def logaddexp2(x1, x2, /):
+  """``log2(2**x1 + 2**x2)`` computed without overflow."""
+  x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
+  amax = lax.max(x1, x2)
+  delta = lax.sub(x1, x2)
+  ln2 = _const(np.log(2), x1)
+  return _where(isnan(delta), lax.add(x1, x2),
+                lax.add(amax, lax.div(lax_special.log1p(lax_special.exp2(lax.neg(lax.abs(delta)))),
+                                      ln2)))
+
+
+def modf(x, /, out=None):
+  """The fractional and integral parts of ``x`` (both with ``x``'s sign)."""
+  (x,) = util.promote_args_inexact("modf", x)
+  whole = trunc(x)
+  return lax.sub(x, whole), whole
+
+
+def trunc(x, /):
+  """Rounds toward zero (integers unchanged)."""
+  (x,) = util.promote_args_numeric("trunc", x)
+  if np.issubdtype(np.dtype(x.dtype), np.integer):
+    return x
+  return _where(lax.lt(x, _const(0, x)), lax.ceil(x), lax.floor(x))
+
+
+def rint(x, /):
+  """Rounds to the nearest integer, halves to even (result in floating point)."""
+  (x,) = util.promote_args_inexact("rint", x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    return lax.complex(lax.round(lax.real(x), lax.RoundingMethod.TO_NEAREST_EVEN),
+                       lax.round(lax.imag(x), lax.RoundingMethod.TO_NEAREST_EVEN))
+  return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def signbit(x, /):
+  """Whether the sign bit is set (true for -0.0 and negative NaNs)."""
+  (x,) = util.promote_args("signbit", x)
+  dtype = np.dtype(x.dtype)
+  if np.issubdtype(dtype, np.integer):
+    return lax.lt(x, _const(0, x))
+  if dtype == np.bool_:
+    from axle._src.numpy import creation
+    return creation.full_like(x, False, dtype=np.bool_)
+  if not np.issubdtype(dtype, np.floating):
+    raise ValueError(f"jnp.signbit is not well defined for {dtype}")
+  from axle._src.lax import elementwise_convert
+  int_type = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
+  bits = elementwise_convert.bitcast_convert_type(x, int_type)
+  return lax.lt(bits, lax._convert_element_type(0, np.dtype(int_type), False))
+
+
+@util.jit_when_tracing
+def sinc(x, /):
+  """``sin(pi x) / (pi x)``, 1 at 0."""
+  (x,) = util.promote_args_inexact("sinc", x)
+  zero = lax.eq(x, _const(0, x))
+  pi_x = lax.mul(_const(np.pi, x), _where(zero, _const(1, x), x))
+  return _where(zero, _const(1, x), lax.div(lax_special.sin(pi_x), pi_x))
+
+
+def spacing(x, /):
+  """The distance from ``x`` to the next representable number away from zero."""
+  (x,) = util.promote_args_inexact("spacing", x)
+  dtype = np.dtype(x.dtype)
+  if np.issubdtype(dtype, np.complexfloating):
+    raise ValueError("spacing is not defined for complex inputs.")
+  inf = _const(np.inf, x)
+  toward = _where(signbit(x), lax.neg(inf), inf)
+  return lax.sub(lax.nextafter(x, toward), x)
+
+
+def frexp(x, /):
+  """Mantissa in [0.5, 1) and integer exponent with ``x == m * 2**e``."""
+  (x,) = util.promote_args_inexact("frexp", x)
+  dtype = np.dtype(x.dtype)
+  if np.issubdtype(dtype, np.complexfloating):
+    raise TypeError("frexp does not support complex-valued inputs")
+  from axle._src.lax import elementwise_convert
+  info = dtypes.finfo(dtype)
+  nbits = info.bits
+  int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[nbits])
+  nmant = info.nmant
+  bias = -info.minexp + 1  # e.g. 127 + ... for float32: minexp=-126 -> bias 127
+  bias = info.maxexp - 1
+  # Scale subnormals into the normal range first.
+  is_sub = lax.lt(lax.abs(x), _const(float(info.smallest_normal), x))
+  scale = float(2.0 ** nmant)
+  xs = _where(is_sub, lax.mul(x, _const(scale, x)), x)
+  bits = elementwise_convert.bitcast_convert_type(xs, int_type)
+  exp_mask = lax._convert_element_type(((1 << (nbits - nmant - 1)) - 1) << nmant, int_type, False)
+  biased = lax.shift_right_logical(lax.bitwise_and(bits, exp_mask),
+                                   lax._convert_element_type(nmant, int_type, False))
+  exponent = lax.sub(biased, lax._convert_element_type(bias - 1, int_type, False))
+  exponent = _where(is_sub, lax.sub(exponent, lax._convert_element_type(nmant, int_type, False)),
+                    exponent)
+  new_bits = lax.bitwise_or(lax.bitwise_and(bits, lax.bitwise_not(exp_mask)),
+                            lax._convert_element_type((bias - 1) << nmant, int_type, False))
+  mantissa = elementwise_convert.bitcast_convert_type(new_bits, dtype)
+  special = logical_or(lax.eq(x, _const(0, x)), logical_not(lax.is_finite(x)))
+  mantissa = _where(special, x, mantissa)
+  exponent = _where(special, lax._convert_element_type(0, int_type, False), exponent)
+  return mantissa, lax._convert_element_type(exponent, np.dtype(np.int32), False)
+
+
+def bitwise_count(x, /):
+  """The number of 1 bits in the absolute value of each integer."""
+  (x,) = util.promote_args_numeric("bitwise_count", x) if not isinstance(x, bool) else [x]
+  x = util.asarray_operand(x)
+  dtype = np.dtype(core.get_aval(x).dtype)
+  if not (dtype == np.bool_ or np.issubdtype(dtype, np.integer)):
+    raise TypeError(f"bitwise_count requires integer or boolean input, got {dtype}")
+  if dtype == np.bool_:
+    return lax._convert_element_type(x, np.dtype(np.uint8), False)
+  counted = lax.population_count(absolute(x) if np.issubdtype(dtype, np.signedinteger) else x)
+  return lax._convert_element_type(counted, np.dtype(np.uint8), False)
+
+
+def angle(z, deg: bool = False):
+  """The angle of complex ``z`` (radians, or degrees with ``deg``)."""
+  util.check_arraylike("angle", z)
+  z = util.asarray_operand(z)
+  dtype = dtypes.dtype(z, canonicalize=True)
+  if np.issubdtype(dtype, np.complexfloating):
+    re, im = lax.real(z), lax.imag(z)
+  else:
+    (re,) = util.promote_dtypes_inexact(z)
+    im = lax._convert_element_type(0, np.dtype(re.dtype), False)
+  out = arctan2(im, re)
+  return rad2deg(out) if deg else out
+
+
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+  """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (default: the
+  largest/smallest finite value of the dtype)."""
+  util.check_arraylike("nan_to_num", x)
+  x = util.asarray_operand(x)
+  dtype = np.dtype(core.get_aval(x).dtype)
+  if not np.issubdtype(dtype, np.inexact):
+    from axle._src.numpy import creation
+    return creation.asarray(x)
+  if np.issubdtype(dtype, np.complexfloating):
+    return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                       nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
+  info = dtypes.finfo(dtype)
+  posinf = float(info.max) if posinf is None else posinf
+  neginf = float(info.min) if neginf is None else neginf
+  out = _where(isnan(x), _const(nan, x), x)
+  out = _where(isposinf(out), _const(posinf, x), out)
+  return _where(isneginf(out), _const(neginf, x), out)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+  """Elementwise ``|a - b| <= atol + rtol * |b|``, with matching infinities equal and NaNs equal
+  when ``equal_nan``."""
+  a, b = util.promote_args("isclose", a, b)
+  dtype = np.dtype(a.dtype)
+  if dtype == np.bool_ or not np.issubdtype(dtype, np.inexact):
+    return lax.eq(a, b)
+  real_dtype = np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
+  rtol = lax._convert_element_type(rtol, real_dtype, False)
+  atol = lax._convert_element_type(atol, real_dtype, False)
+  out = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  both_finite = logical_and(isfinite(a), isfinite(b))
+  out = logical_and(out, both_finite)
+  same_inf = logical_and(logical_and(isinf(a), isinf(b)), lax.eq(a, b))
+  out = logical_or(out, same_inf)
+  if equal_nan:
+    out = logical_or(out, logical_and(isnan(a), isnan(b)))
+  return out

@@ -74,11 +74,18 @@ def _already_agree(args, kinds: str | None) -> bool:
 def promote_dtypes(*args):
   """Converts operands to their JAX result type (keeping weak types when all are weak)."""
   if len(args) < 2:
-    return [asarray_operand(a) for a in args]
+    return [_weak_scalar_array(asarray_operand(a)) for a in args]
   if _already_agree(args, None):
     return list(args)
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
   return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+
+
+def _weak_scalar_array(x):
+  """A Python scalar as a weakly typed 0-d Array (what ``jnp.asarray(1.0)`` gives)."""
+  if isinstance(x, _scalar_types):
+    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), True)
+  return x
 
 
 def promote_dtypes_inexact(*args):

@@ -1,0 +1,411 @@
+"""The rest of axle.numpy: array comparisons and predicates, printing options, ``ufunc`` and
+``frompyfunc``, ``vectorize`` and ``apply_along_axis`` (on top of ``vmap``), and the NumPy file
+helpers JAX re-exports."""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import Tracer
+from axle._src.numpy import util
+
+__all__ = ["array_equal", "array_equiv", "allclose", "iscomplexobj", "isrealobj", "isscalar",
+           "iterable", "ndim", "shape", "size", "isdtype", "array_repr", "array_str",
+           "get_printoptions", "printoptions", "set_printoptions", "ufunc", "frompyfunc",
+           "vectorize", "apply_along_axis", "load", "save", "savez", "ComplexWarning", "object_"]
+
+ComplexWarning = np.exceptions.ComplexWarning
+object_ = np.object_
+get_printoptions = np.get_printoptions
+printoptions = np.printoptions
+set_printoptions = np.set_printoptions
+save = np.save
+savez = np.savez
+array_repr = np.array_repr
+array_str = np.array_str
+isdtype = dtypes.isdtype
+
+
+def _jnp():
+  import axle.numpy as jnp
+  return jnp
+
+
+def array_equal(a1, a2, equal_nan: bool = False):
+  """Whether ``a1`` and ``a2`` have the same shape and elements (``jnp.array_equal``)."""
+  jnp = _jnp()
+  try:
+    a1, a2 = jnp.asarray(a1), jnp.asarray(a2)
+  except Exception:
+    return jnp.bool_(False)
+  if np.shape(a1) != np.shape(a2):
+    return jnp.bool_(False)
+  eq = jnp.asarray(jnp.equal(a1, a2))
+  if equal_nan:
+    eq = jnp.logical_or(eq, jnp.logical_and(jnp.isnan(a1), jnp.isnan(a2)))
+  return jnp.all(eq)
+
+
+def array_equiv(a1, a2):
+  """Whether ``a1`` and ``a2`` are equal after broadcasting (``jnp.array_equiv``)."""
+  jnp = _jnp()
+  try:
+    a1, a2 = jnp.asarray(a1), jnp.asarray(a2)
+  except Exception:
+    return jnp.bool_(False)
+  try:
+    eq = jnp.equal(a1, a2)
+  except ValueError:
+    return jnp.bool_(False)
+  return jnp.all(eq)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+  """Whether every element of ``a`` is close to ``b`` (``jnp.allclose``)."""
+  util.check_arraylike("allclose", a, b)
+  jnp = _jnp()
+  return jnp.all(jnp.isclose(a, b, rtol, atol, equal_nan))
+
+
+def iscomplexobj(x):
+  """Whether ``x`` has a complex dtype (``jnp.iscomplexobj``)."""
+  if x is None:
+    return False
+  try:
+    typ = x.dtype.type
+  except AttributeError:
+    typ = dtypes.dtype(x).type
+  return issubclass(typ, np.complexfloating)
+
+
+def isrealobj(x):
+  """Whether ``x`` does not have a complex dtype (``jnp.isrealobj``)."""
+  return not iscomplexobj(x)
+
+
+def isscalar(element):
+  """Whether ``element`` is a scalar: a Python/NumPy scalar or a 0-d array (``jnp.isscalar``)."""
+  if hasattr(element, "__jax_array__"):
+    element = element.__jax_array__()
+  if isinstance(element, (Array, Tracer, np.ndarray)):
+    return np.ndim(element) == 0
+  return dtypes.is_python_scalar(element) or np.isscalar(element)
+
+
+def iterable(y):
+  """Whether ``iter(y)`` works (``jnp.iterable``)."""
+  try:
+    iter(y)
+  except TypeError:
+    return False
+  return True
+
+
+def ndim(a):
+  """The number of dimensions of ``a`` (``jnp.ndim``)."""
+  return np.ndim(a)
+
+
+def shape(a):
+  """The shape of ``a`` (``jnp.shape``)."""
+  return np.shape(a)
+
+
+def size(a, axis: int | None = None):
+  """The number of elements of ``a``, or along ``axis`` (``jnp.size``)."""
+  return np.size(a, axis)
+
+
+def load(file, *args, **kwargs):
+  """``np.load`` returning Arrays for array data (``jnp.load``)."""
+  out = np.load(file, *args, **kwargs)
+  if isinstance(out, np.ndarray):
+    if out.dtype == np.dtype("V2"):  # bfloat16 saved by NumPy as raw 2-byte values
+      out = out.view(dtypes.bfloat16)
+    try:
+      return _jnp().asarray(out)
+    except (TypeError, AssertionError):
+      return out
+  return out
+
+
+# ---------------------------------------------------------------------------
+# ufunc
+
+
+class ufunc:
+  """A NumPy-style universal function built from an elementwise ``func`` of ``nin`` arguments
+  (``jnp.ufunc``): call it, or use ``outer``, ``reduce``, ``accumulate``, ``at`` and
+  ``reduceat``."""
+
+  def __init__(self, func: Callable[..., Any], /, nin: int, nout: int, *, name: str | None = None,
+               nargs: int | None = None, identity: Any = None, call=None, reduce=None,
+               accumulate=None, at=None, reduceat=None):
+    self.__wrapped__ = func
+    self._func = func
+    self._name = name or getattr(func, "__name__", "<unnamed>")
+    self.nin = int(nin)
+    self.nout = int(nout)
+    self.nargs = nargs or self.nin
+    self.identity = identity
+    self._call, self._reduce, self._accumulate = call, reduce, accumulate
+    self._at, self._reduceat = at, reduceat
+
+  def __repr__(self):
+    return f"<jnp.ufunc '{self._name}'>"
+
+  @property
+  def __name__(self):
+    return self._name
+
+  def __call__(self, *args, out=None, where=None):
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self}")
+    if where is not None:
+      raise NotImplementedError(f"where argument of {self}")
+    if len(args) != self.nin:
+      raise TypeError(f"{self._name}() takes {self.nin} positional argument(s) but {len(args)} "
+                      "were given")
+    call = self._call or self._func
+    return call(*args)
+
+  def outer(self, A, B, /):
+    """``self(a, b)`` for every pair of elements of ``A`` and ``B``."""
+    if self.nin != 2:
+      raise ValueError("outer only supported for binary ufuncs")
+    if self.nout != 1:
+      raise ValueError("outer only supported for functions returning a single value")
+    jnp = _jnp()
+    util.check_arraylike(f"{self._name}.outer", A, B)
+    A, B = jnp.asarray(A), jnp.asarray(B)
+    return self(jnp.reshape(A, np.shape(A) + (1,) * np.ndim(B)), B)
+
+  def reduce(self, a, axis=0, dtype=None, out=None, keepdims: bool = False, initial=None,
+             where=None):
+    """Reduces ``a`` along ``axis`` by repeated application of this binary function."""
+    if self.nin != 2:
+      raise ValueError("reduce only supported for binary ufuncs")
+    if self.nout != 1:
+      raise ValueError("reduce only supported for functions returning a single value")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self}.reduce()")
+    if self._reduce is not None:
+      return self._reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
+                          where=where)
+    jnp = _jnp()
+    util.check_arraylike(f"{self._name}.reduce", a)
+    a = jnp.asarray(a)
+    if dtype is not None:
+      a = a.astype(dtype)
+    axes = util.canonicalize_axes(axis, a.ndim)
+    if where is not None:
+      if initial is None and self.identity is None:
+        raise ValueError(f"reduction operation {self._name!r} does not have an identity, so to "
+                         "use a where mask one has to specify 'initial'.")
+      fill = self.identity if initial is None else initial
+      a = jnp.where(jnp.broadcast_to(where, a.shape), a, jnp.asarray(fill, a.dtype))
+    moved = jnp.moveaxis(a, axes, tuple(range(len(axes))))
+    flat = jnp.reshape(moved, (-1,) + moved.shape[len(axes):])
+    if flat.shape[0] == 0 and initial is None and self.identity is None:
+      raise ValueError(f"zero-size array to reduction operation {self._name} which has no "
+                       "identity")
+    if initial is not None:
+      result = jnp.broadcast_to(jnp.asarray(initial, a.dtype), flat.shape[1:])
+      start = 0
+    elif flat.shape[0] == 0:
+      result = jnp.broadcast_to(jnp.asarray(self.identity, a.dtype), flat.shape[1:])
+      start = 0
+    else:
+      result = flat[0]
+      start = 1
+    for i in range(start, flat.shape[0]):
+      result = self(result, flat[i])
+    if keepdims:
+      result = jnp.expand_dims(result, axes)
+    return result
+
+  def accumulate(self, a, axis: int = 0, dtype=None, out=None):
+    """The running reduction of ``a`` along ``axis``."""
+    if self.nin != 2:
+      raise ValueError("accumulate only supported for binary ufuncs")
+    if self.nout != 1:
+      raise ValueError("accumulate only supported for functions returning a single value")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self}.accumulate()")
+    if self._accumulate is not None:
+      return self._accumulate(a, axis=axis, dtype=dtype)
+    jnp = _jnp()
+    util.check_arraylike(f"{self._name}.accumulate", a)
+    a = jnp.asarray(a)
+    if dtype is not None:
+      a = a.astype(dtype)
+    axis = util.canonicalize_axis(axis, a.ndim)
+    moved = jnp.moveaxis(a, axis, 0)
+    if moved.shape[0] == 0:
+      return a
+    results = [moved[0]]
+    for i in range(1, moved.shape[0]):
+      results.append(self(results[-1], moved[i]).astype(a.dtype))
+    return jnp.moveaxis(jnp.stack(results), 0, axis)
+
+  def at(self, a, indices, b=None, /, *, inplace: bool = True):
+    """A copy of ``a`` with this function applied at ``indices`` (``inplace=False`` needed)."""
+    if inplace:
+      raise NotImplementedError("jax.numpy.ufunc.at: in-place updates are not supported; "
+                                "pass inplace=False to return an updated copy.")
+    if self._at is not None:
+      return self._at(a, indices, b)
+    jnp = _jnp()
+    a = jnp.asarray(a)
+    if b is None:
+      return a.at[indices].set(self(a[indices]))
+    return a.at[indices].set(self(a[indices], b))
+
+  def reduceat(self, a, indices, axis: int = 0, dtype=None, out=None):
+    """Reductions over the slices ``indices[i]:indices[i+1]`` along ``axis``."""
+    if self.nin != 2:
+      raise ValueError("reduceat only supported for binary ufuncs")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self}.reduceat()")
+    jnp = _jnp()
+    a = jnp.asarray(a)
+    idx = core.concrete_or_error(np.asarray, indices, "indices of ufunc.reduceat must be static")
+    axis = util.canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    pieces = []
+    for i, start in enumerate(idx):
+      stop = idx[i + 1] if i + 1 < len(idx) else n
+      if stop <= start:
+        pieces.append(jnp.take(a, jnp.asarray([start]), axis=axis))
+      else:
+        segment = jnp.take(a, jnp.arange(start, stop), axis=axis)
+        pieces.append(self.reduce(segment, axis=axis, dtype=dtype, keepdims=True))
+    return jnp.concatenate(pieces, axis=axis)
+
+
+def frompyfunc(func, /, nin: int, nout: int, *, identity=None):
+  """A ``jnp.ufunc`` from an elementwise Python function of arrays (``jnp.frompyfunc``)."""
+  return ufunc(func, nin, nout, identity=identity)
+
+
+# ---------------------------------------------------------------------------
+# vectorize and apply_along_axis (need vmap)
+
+
+def _vmap():
+  try:
+    from axle._src.vmap import vmap
+  except ImportError:
+    raise NotImplementedError("this function needs axle.vmap, which is not available yet") from None
+  return vmap
+
+
+_DIMENSION_NAME = r"\w+"
+_CORE_DIMENSION_LIST = f"(?:{_DIMENSION_NAME}(?:,{_DIMENSION_NAME})*)?"
+_ARGUMENT = rf"\({_CORE_DIMENSION_LIST}\)"
+_ARGUMENT_LIST = f"{_ARGUMENT}(?:,{_ARGUMENT})*"
+_SIGNATURE = f"^{_ARGUMENT_LIST}->{_ARGUMENT_LIST}$"
+
+
+def _parse_gufunc_signature(signature: str):
+  if not re.match(_SIGNATURE, signature):
+    raise ValueError(f"not a valid gufunc signature: {signature}")
+  args, retvals = ([tuple(re.findall(_DIMENSION_NAME, arg)) for arg in
+                    re.findall(_ARGUMENT, arg_list)] for arg_list in signature.split("->"))
+  return args, retvals
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
+  """A function that maps ``pyfunc`` over the leading (broadcast) dimensions of its array
+  arguments, with ``signature`` naming core dimensions (``jnp.vectorize``)."""
+  if any(not isinstance(e, (int, str)) for e in excluded):
+    raise TypeError("jax.numpy.vectorize can only exclude integer or string arguments, but "
+                    f"excluded={excluded!r}")
+  if any(isinstance(e, int) and e < 0 for e in excluded):
+    raise ValueError(f"excluded={excluded!r} contains negative numbers")
+
+  @functools.wraps(pyfunc)
+  def wrapped(*args, **kwargs):
+    jnp = _jnp()
+    vmap = _vmap()
+    excluded_func = pyfunc
+    if excluded:
+      static_args = {i: args[i] for i in excluded if isinstance(i, int) and i < len(args)}
+      static_kwargs = {k: kwargs[k] for k in excluded if isinstance(k, str) and k in kwargs}
+      dyn_args = [a for i, a in enumerate(args) if i not in static_args]
+      dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
+      n_total = len(args)
+
+      def excluded_func(*d_args, **d_kwargs):
+        it = iter(d_args)
+        full = [static_args[i] if i in static_args else next(it) for i in range(n_total)]
+        return pyfunc(*full, **static_kwargs, **d_kwargs)
+      args, kwargs = dyn_args, dyn_kwargs
+    if kwargs:
+      names = list(kwargs)
+      n_pos = len(args)
+      base = excluded_func
+
+      def excluded_func(*all_args):
+        return base(*all_args[:n_pos], **dict(zip(names, all_args[n_pos:])))
+      args = list(args) + [kwargs[k] for k in names]
+    args = [jnp.asarray(a) for a in args]
+    if signature is not None:
+      input_core_dims, output_core_dims = _parse_gufunc_signature(signature)
+    else:
+      input_core_dims = [()] * len(args)
+      output_core_dims = None
+    if len(input_core_dims) != len(args):
+      raise TypeError(f"wrong number of positional arguments: expected {len(input_core_dims)}, "
+                      f"got {len(args)}")
+    dim_sizes: dict[str, int] = {}
+    broadcast_shapes = []
+    for arg, core_dims in zip(args, input_core_dims):
+      n = len(core_dims)
+      if arg.ndim < n:
+        raise ValueError(f"input with shape {arg.shape} does not have enough dimensions for all "
+                         f"core dimensions {core_dims} of signature {signature}")
+      for dim, size_ in zip(core_dims, arg.shape[arg.ndim - n:]):
+        if dim in dim_sizes and dim_sizes[dim] != size_:
+          raise ValueError(f"inconsistent size for core dimension {dim!r}: {size_} vs "
+                           f"{dim_sizes[dim]}")
+        dim_sizes[dim] = size_
+      broadcast_shapes.append(arg.shape[:arg.ndim - n])
+    loop_shape = util.broadcast_shapes(*broadcast_shapes)
+    # Each argument broadcast to the full loop shape, then one vmap per loop axis.
+    args = [jnp.broadcast_to(arg, loop_shape + arg.shape[arg.ndim - len(core_dims):])
+            for arg, core_dims in zip(args, input_core_dims)]
+    f = excluded_func
+    for _ in loop_shape:
+      f = vmap(f)
+    out = f(*args)
+    if output_core_dims is not None:
+      outs = out if isinstance(out, tuple) else (out,)
+      if len(outs) != len(output_core_dims):
+        raise ValueError(f"wrong number of output arguments: expected {len(output_core_dims)}, "
+                         f"got {len(outs)}")
+    return out
+
+  return wrapped
+
+
+def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
+  """``func1d`` applied to the 1-D slices of ``arr`` along ``axis`` (``jnp.apply_along_axis``)."""
+  jnp = _jnp()
+  vmap = _vmap()
+  util.check_arraylike("apply_along_axis", arr)
+  arr = jnp.asarray(arr)
+  num_dims = arr.ndim
+  axis = util.canonicalize_axis(axis, num_dims)
+  func = lambda arr: func1d(arr, *args, **kwargs)  # noqa: E731
+  for i in range(1, num_dims - axis):
+    func = vmap(func, in_axes=i, out_axes=-1)
+  for i in range(axis):
+    func = vmap(func, in_axes=0, out_axes=0)
+  return func(arr)

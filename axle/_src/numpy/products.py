@@ -1,0 +1,445 @@
+"""Products and differences in axle.numpy: einsum (with opt_einsum's contraction paths),
+tensordot, kron, cross, vecdot/matvec/vecmat, trapezoid, gradient, cov, corrcoef."""
+from __future__ import annotations
+
+import builtins
+import collections
+import operator
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import Tracer
+from axle._src.lax import dot as lax_dot
+from axle._src.lax import elementwise as lax
+from axle._src.lax import structural as lax_structural
+from axle._src.numpy import reductions
+from axle._src.numpy import util
+
+__all__ = ["einsum", "einsum_path", "tensordot", "kron", "cross", "vecdot", "matvec", "vecmat",
+           "trapezoid", "gradient", "cov", "corrcoef"]
+
+
+def _lnp():
+  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
+  return jnp
+
+
+def _uf():
+  from axle._src.numpy import ufuncs
+  return ufuncs
+
+
+def _shape(x):
+  return core.get_aval(x).shape
+
+
+def _ndim(x):
+  return len(core.get_aval(x).shape)
+
+
+def _dtype(x):
+  return np.dtype(core.get_aval(x).dtype)
+
+
+def _arr(name, *args):
+  util.check_arraylike(name, *args)
+  from axle._src.numpy import creation
+  out = [a if isinstance(a, (Array, Tracer)) else creation.asarray(util.asarray_operand(a))
+         for a in args]
+  return out[0] if len(out) == 1 else out
+
+
+# ---------------------------------------------------------------------------
+# einsum
+
+
+def _opt_einsum():
+  try:
+    import opt_einsum
+  except ImportError:  # pragma: no cover - opt_einsum is a dependency
+    raise ImportError("jnp.einsum needs the opt_einsum package (pip install opt_einsum)") from None
+  return opt_einsum
+
+
+class _ShapeOnly:
+  """Stands in for an operand when asking opt_einsum for a path (it only reads ``shape``)."""
+
+  def __init__(self, shape):
+    self.shape = tuple(shape)
+    self.ndim = len(self.shape)
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+  """The contraction order opt_einsum picks for ``einsum`` and a description of its cost
+  (``jnp.einsum_path``)."""
+  opt_einsum = _opt_einsum()
+  if optimize is True:
+    optimize = "optimal"
+  shapes = [_ShapeOnly(np.shape(o)) for o in operands]
+  return opt_einsum.contract_path(subscripts, *shapes, optimize=optimize)
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
+  """Einstein summation (``jnp.einsum``): the contraction is split into pairwise
+  ``dot_general``s in the order opt_einsum finds (``optimize``: 'auto', 'greedy', 'optimal',
+  True, False or an explicit path)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+  opt_einsum = _opt_einsum()
+  if not isinstance(subscripts, str):
+    from opt_einsum.parser import convert_interleaved_input
+    subscripts, operands = convert_interleaved_input((subscripts,) + operands)
+  util.check_arraylike("einsum", *operands)
+  operands = [_arr("einsum", o) for o in operands]
+  if optimize is True:
+    optimize = "optimal"
+  elif optimize is False:
+    # No search: contract left to right, two operands at a time.
+    optimize = [(0, 1)] * (len(operands) - 1) if len(operands) > 1 else [(0,)]
+  shapes = [_ShapeOnly(_shape(o)) for o in operands]
+  _, contractions = opt_einsum.contract_path(subscripts, *shapes, einsum_call=True,
+                                             use_blas=True, optimize=optimize)
+  operands = list(util.promote_dtypes(*operands)) if len(operands) > 1 else operands
+  if preferred_element_type is not None:
+    preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+  result_dtype = preferred_element_type or _dtype(operands[0])
+  for contraction in contractions:
+    indices, einstr = contraction[0], contraction[2]
+    inputs, result_names = einstr.split("->")
+    input_names = inputs.split(",")
+    ops = [operands.pop(i) for i in indices]
+    if len(ops) == 1:
+      out_op = _einsum_unary(ops[0], input_names[0], result_names)
+    elif len(ops) == 2:
+      out_op = _einsum_binary(ops[0], input_names[0], ops[1], input_names[1], result_names,
+                              precision, preferred_element_type)
+    else:  # pragma: no cover - opt_einsum only emits unary and binary steps
+      raise NotImplementedError("einsum contraction of more than two operands at once")
+    operands.append(out_op)
+  result = operands[0]
+  if _dtype(result) != result_dtype:
+    result = lax._convert_element_type(result, result_dtype, False)
+  return result
+
+
+def _take_diagonals_and_sum(operand, names: str, keep: set):
+  """Collapses repeated names (diagonals) and sums out names not in ``keep``."""
+  names = list(names)
+  counts = collections.Counter(names)
+  for name, count in counts.items():
+    while names.count(name) > 1:
+      first = names.index(name)
+      second = names.index(name, first + 1)
+      from axle._src.numpy import shape_ops
+      operand = shape_ops.diagonal(operand, 0, first, second)
+      names = [n for i, n in enumerate(names) if i not in (first, second)] + [name]
+  sum_axes = tuple(i for i, n in enumerate(names) if n not in keep)
+  if sum_axes:
+    if _dtype(operand) == np.bool_:
+      operand = reductions.any(operand, axis=sum_axes)
+    else:
+      operand = reductions.sum(operand, axis=sum_axes, dtype=_dtype(operand),
+                               promote_integers=False)
+    names = [n for i, n in enumerate(names) if i not in sum_axes]
+  return operand, "".join(names)
+
+
+def _transpose_to(operand, names: str, result_names: str):
+  if names == result_names:
+    return operand
+  return lax_structural.transpose(operand, tuple(names.index(n) for n in result_names))
+
+
+def _einsum_unary(operand, names, result_names):
+  operand, names = _take_diagonals_and_sum(operand, names, set(result_names))
+  return _transpose_to(operand, names, result_names)
+
+
+def _einsum_binary(lhs, lhs_names, rhs, rhs_names, result_names, precision, preferred):
+  lhs, lhs_names = _take_diagonals_and_sum(lhs, lhs_names, set(rhs_names) | set(result_names))
+  rhs, rhs_names = _take_diagonals_and_sum(rhs, rhs_names, set(lhs_names) | set(result_names))
+  # Dimensions of size 1 shared with a larger one broadcast: squeeze them from their side.
+  for name in set(lhs_names) & set(rhs_names):
+    dl, dr = _shape(lhs)[lhs_names.index(name)], _shape(rhs)[rhs_names.index(name)]
+    if dl != dr and 1 in (dl, dr):
+      if dl == 1:
+        lhs = lax_structural.squeeze(lhs, (lhs_names.index(name),))
+        lhs_names = lhs_names.replace(name, "")
+      else:
+        rhs = lax_structural.squeeze(rhs, (rhs_names.index(name),))
+        rhs_names = rhs_names.replace(name, "")
+  batch = [n for n in lhs_names if n in rhs_names and n in result_names]
+  contract = [n for n in lhs_names if n in rhs_names and n not in result_names]
+  dimension_numbers = ((tuple(lhs_names.index(n) for n in contract),
+                        tuple(rhs_names.index(n) for n in contract)),
+                       (tuple(lhs_names.index(n) for n in batch),
+                        tuple(rhs_names.index(n) for n in batch)))
+  if _dtype(lhs) == np.bool_:
+    out = lax._convert_element_type(lax_dot.dot_general(
+        lax._convert_element_type(lhs, np.int32, False),
+        lax._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
+        np.bool_, False)
+  else:
+    out = lax_dot.dot_general(lhs, rhs, dimension_numbers, precision=precision,
+                              preferred_element_type=preferred)
+  out_names = "".join(batch) + "".join(n for n in lhs_names if n not in batch and n not in
+                                       contract) + "".join(n for n in rhs_names if n not in batch
+                                                           and n not in contract)
+  return _transpose_to(out, out_names, result_names)
+
+
+# ---------------------------------------------------------------------------
+# tensordot, kron, cross, vecdot, matvec, vecmat
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+  """Sum of products over the last ``axes`` axes of ``a`` and the first of ``b``, or over the
+  given pairs of axes (``jnp.tensordot``)."""
+  a, b = _arr("tensordot", a, b)
+  a, b = util.promote_dtypes(a, b)
+  a_ndim, b_ndim = _ndim(a), _ndim(b)
+  if type(axes) is int or isinstance(axes, (np.integer,)):
+    n = operator.index(axes)
+    if n > builtins.min(a_ndim, b_ndim):
+      raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks ({a_ndim} and "
+                      f"{b_ndim})")
+    contracting = (tuple(range(a_ndim - n, a_ndim)), tuple(range(n)))
+  elif isinstance(axes, (list, tuple)) and len(axes) == 2:
+    ax1, ax2 = axes
+    if type(ax1) is int and type(ax2) is int:
+      contracting = ((util.canonicalize_axis(ax1, a_ndim),), (util.canonicalize_axis(ax2, b_ndim),))
+    elif isinstance(ax1, (list, tuple)) and isinstance(ax2, (list, tuple)):
+      if len(ax1) != len(ax2):
+        raise TypeError(f"tensordot requires axes lists to have equal length, got {ax1} and "
+                        f"{ax2}.")
+      contracting = (tuple(util.canonicalize_axis(i, a_ndim) for i in ax1),
+                     tuple(util.canonicalize_axis(i, b_ndim) for i in ax2))
+    else:
+      raise TypeError(f"tensordot requires both axes lists to be either ints, tuples or lists, "
+                      f"got {ax1} and {ax2}")
+  else:
+    raise TypeError(f"tensordot axes argument must be an int, a pair of ints, or a pair of "
+                    f"lists/tuples of ints; got {axes}")
+  out_dtype = dtypes.canonicalize_dtype(preferred_element_type) if preferred_element_type \
+      else None
+  return lax_dot.dot_general(a, b, (contracting, ((), ())), precision=precision,
+                             preferred_element_type=out_dtype)
+
+
+def kron(a, b):
+  """The Kronecker product of ``a`` and ``b`` (``jnp.kron``)."""
+  a, b = _arr("kron", a, b)
+  a, b = util.promote_dtypes(a, b)
+  nd = builtins.max(_ndim(a), _ndim(b))
+  a = _lnp().reshape(a, (1,) * (nd - _ndim(a)) + _shape(a))
+  b = _lnp().reshape(b, (1,) * (nd - _ndim(b)) + _shape(b))
+  a_b = _lnp().reshape(a, tuple(d for s in _shape(a) for d in (s, 1)))
+  b_b = _lnp().reshape(b, tuple(d for s in _shape(b) for d in (1, s)))
+  out = _uf().multiply(a_b, b_b)
+  return _lnp().reshape(out, tuple(x * y for x, y in zip(_shape(a), _shape(b))))
+
+
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
+  """Cross product of 2- or 3-element vectors along the given axes (``jnp.cross``)."""
+  a, b = _arr("cross", a, b)
+  if axis is not None:
+    axisa = axisb = axisc = axis
+  a = _lnp().moveaxis(a, axisa, -1)
+  b = _lnp().moveaxis(b, axisb, -1)
+  if _shape(a)[-1] not in (2, 3) or _shape(b)[-1] not in (2, 3):
+    raise ValueError("Dimension must be either 2 or 3 for cross product")
+  if _shape(a)[-1] == 2 and _shape(b)[-1] == 2:
+    return _uf().subtract(_uf().multiply(a[..., 0], b[..., 1]), _uf().multiply(a[..., 1], b[..., 0]))
+  a0, a1 = a[..., 0], a[..., 1]
+  a2 = a[..., 2] if _shape(a)[-1] == 3 else lax_structural.full_like(a0, 0)
+  b0, b1 = b[..., 0], b[..., 1]
+  b2 = b[..., 2] if _shape(b)[-1] == 3 else lax_structural.full_like(b0, 0)
+  mul, sub = _uf().multiply, _uf().subtract
+  c = _lnp().array([sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
+                    sub(mul(a0, b1), mul(a1, b0))])
+  return _lnp().moveaxis(c, 0, axisc)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+  """Vector dot product of ``x1`` (conjugated) and ``x2`` along ``axis``, broadcasting the other
+  axes (``jnp.vecdot``)."""
+  x1, x2 = _arr("vecdot", x1, x2)
+  x1, x2 = util.promote_dtypes(x1, x2)
+  a1 = util.canonicalize_axis(axis, _ndim(x1))
+  a2 = util.canonicalize_axis(axis, _ndim(x2))
+  if _shape(x1)[a1] != _shape(x2)[a2]:
+    raise ValueError("axes must match; got shapes {} and {} with axis={}".format(
+        _shape(x1), _shape(x2), axis))
+  x1 = _lnp().moveaxis(x1, a1, -1)
+  x2 = _lnp().moveaxis(x2, a2, -1)
+  if _dtype(x1).kind == "c":
+    x1 = lax.conj(x1)
+  out = _lnp().matmul(x1[..., None, :], x2[..., :, None], precision=precision,
+                      preferred_element_type=preferred_element_type)
+  return out[..., 0, 0]
+
+
+def matvec(x1, x2, /):
+  """Matrix-vector product over the last axes, broadcasting the rest (``jnp.matvec``)."""
+  x1, x2 = _arr("matvec", x1, x2)
+  return _lnp().matmul(x1, x2[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /):
+  """Vector-matrix product ``conj(x1) @ x2`` over the last axes (``jnp.vecmat``)."""
+  x1, x2 = _arr("vecmat", x1, x2)
+  if _dtype(x1).kind == "c":
+    x1 = lax.conj(x1)
+  return _lnp().matmul(x1[..., None, :], x2)[..., 0, :]
+
+
+# ---------------------------------------------------------------------------
+# Integration, gradients, covariance
+
+
+def trapezoid(y, x=None, dx=1.0, axis: int = -1):
+  """Integral of ``y`` along ``axis`` by the trapezoidal rule (``jnp.trapezoid``)."""
+  if x is None:
+    util.check_arraylike("trapezoid", y)
+    (y,) = util.promote_dtypes_inexact(y)
+    dx_array = util.asarray_operand(dx)
+  else:
+    util.check_arraylike("trapezoid", y, x)
+    y, x = util.promote_dtypes_inexact(y, x)
+    from axle._src.numpy import shape_ops
+    if _ndim(x) == 1:
+      dx_array = shape_ops.diff(x)
+    else:
+      dx_array = _lnp().moveaxis(shape_ops.diff(x, axis=axis), axis, -1)
+  y = _lnp().moveaxis(y, axis, -1)
+  total = _uf().multiply(dx_array, _uf().add(y[..., 1:], y[..., :-1]))
+  return _uf().multiply(0.5, reductions.sum(total, axis=-1))
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+  """The gradient of sampled ``f`` by second-order central differences in the interior and
+  first-order differences at the edges (``jnp.gradient``)."""
+  if edge_order is not None:
+    raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+  f = _arr("gradient", f)
+  (f,) = util.promote_dtypes_inexact(f)
+  ndim = _ndim(f)
+  axes = util.canonicalize_axes(axis, ndim)
+  if len(varargs) == 0:
+    spacings = [1.0] * len(axes)
+  elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+    spacings = list(varargs) * len(axes)
+  elif len(varargs) == len(axes):
+    spacings = list(varargs)
+  else:
+    raise TypeError("Invalid number of spacing arguments {}".format(len(varargs)))
+  outs = []
+  for ax, h in zip(axes, spacings):
+    n = _shape(f)[ax]
+    if n < 2:
+      raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                       "(edge_order + 1) elements are required.")
+    sl = lambda start, stop: lax_structural.slice_in_dim(f, start, stop, axis=ax)  # noqa: E731
+    sub, div, mul, add = _uf().subtract, _uf().divide, _uf().multiply, _uf().add
+    if np.ndim(h) == 0:
+      first = div(sub(sl(1, 2), sl(0, 1)), h)
+      last = div(sub(sl(n - 1, n), sl(n - 2, n - 1)), h)
+      interior = div(sub(sl(2, n), sl(0, n - 2)), mul(2.0, h)) if n > 2 else None
+    else:
+      (x,) = util.promote_dtypes_inexact(_arr("gradient", h))
+      shape = [1] * ndim
+      shape[ax] = -1
+      dx = _lnp().reshape(sub(x[1:], x[:-1]), tuple(shape) if ndim > 1 else (-1,))
+      dx_slice = lambda start, stop: lax_structural.slice_in_dim(dx, start, stop, axis=ax if ndim > 1 else 0)  # noqa: E731
+      first = div(sub(sl(1, 2), sl(0, 1)), dx_slice(0, 1))
+      last = div(sub(sl(n - 1, n), sl(n - 2, n - 1)), dx_slice(n - 2, n - 1))
+      if n > 2:
+        h1, h2 = dx_slice(0, n - 2), dx_slice(1, n - 1)
+        a = div(_uf().negative(h2), mul(h1, add(h1, h2)))
+        b = div(sub(h2, h1), mul(h1, h2))
+        c = div(h1, mul(h2, add(h1, h2)))
+        interior = add(add(mul(a, sl(0, n - 2)), mul(b, sl(1, n - 1))), mul(c, sl(2, n)))
+      else:
+        interior = None
+    parts = [first] + ([interior] if interior is not None else []) + [last]
+    outs.append(_lnp().concatenate(parts, ax))
+  return outs[0] if len(outs) == 1 else outs
+
+
+def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
+        aweights=None):
+  """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
+  (``jnp.cov``)."""
+  if y is not None:
+    m, y = _arr("cov", m, y)
+    (m, y) = util.promote_dtypes_inexact(m, y)
+  else:
+    m = _arr("cov", m)
+    (m,) = util.promote_dtypes_inexact(m)
+  if _ndim(m) > 2:
+    raise ValueError("m has more than 2 dimensions")
+  from axle._src.numpy import shape_ops
+  X = shape_ops.atleast_2d(m)
+  if not rowvar and _shape(X)[0] != 1:
+    X = _lnp().transpose(X)
+  if _shape(X)[0] == 0:
+    return _lnp().array([]).reshape(0, 0)
+  if y is not None:
+    y2 = shape_ops.atleast_2d(y)
+    if not rowvar and _shape(y2)[0] != 1:
+      y2 = _lnp().transpose(y2)
+    X = _lnp().concatenate((X, y2), axis=0)
+  if ddof is None:
+    ddof = 1 if bias == 0 else 0
+  w = None
+  if fweights is not None:
+    fweights = _arr("cov", fweights)
+    if _ndim(fweights) > 1:
+      raise RuntimeError("cannot handle multidimensional fweights")
+    if _shape(fweights)[0] != _shape(X)[1]:
+      raise RuntimeError("incompatible numbers of samples and fweights")
+    if not dtypes.issubdtype(_dtype(fweights), np.integer):
+      raise TypeError("fweights must be integer.")
+    w = fweights
+  if aweights is not None:
+    aweights = _arr("cov", aweights)
+    if _ndim(aweights) > 1:
+      raise RuntimeError("cannot handle multidimensional aweights")
+    if _shape(aweights)[0] != _shape(X)[1]:
+      raise RuntimeError("incompatible numbers of samples and aweights")
+    w = aweights if w is None else _uf().multiply(w, aweights)
+  from axle._src.numpy import statistics
+  avg, w_sum = statistics.average(X, axis=1, weights=w, returned=True)
+  w_sum = w_sum[0]
+  if w is None:
+    f = _uf().subtract(_shape(X)[1], ddof)
+  elif ddof == 0:
+    f = w_sum
+  elif aweights is None:
+    f = _uf().subtract(w_sum, ddof)
+  else:
+    f = _uf().subtract(w_sum, _uf().divide(_uf().multiply(ddof, reductions.sum(
+        _uf().multiply(w, aweights))), w_sum))
+  X = _uf().subtract(X, avg[:, None])
+  X_T = _lnp().transpose(X) if w is None else _lnp().transpose(_uf().multiply(X, w))
+  return _lnp().squeeze(_uf().divide(_lnp().dot(X, _uf().conj(X_T)), f))
+
+
+def corrcoef(x, y=None, rowvar: bool = True):
+  """Pearson correlation coefficients (``jnp.corrcoef``)."""
+  util.check_arraylike("corrcoef", x)
+  c = cov(x, y, rowvar)
+  if _ndim(c) == 0:
+    return _uf().divide(c, c)
+  from axle._src.numpy import shape_ops
+  d = shape_ops.diag(c)
+  stddev = _uf().sqrt(_uf().real(d))
+  c = _uf().divide(c, stddev[:, None])
+  c = _uf().divide(c, stddev[None, :])
+  if _dtype(c).kind == "c":
+    return lax.complex(_lnp().clip(_uf().real(c), -1, 1), _lnp().clip(_uf().imag(c), -1, 1))
+  return _lnp().clip(c, -1, 1)

@@ -1,0 +1,1209 @@
+"""Array manipulation in axle.numpy: stacking, splitting, flipping, rolling, tiling, padding,
+diagonals and triangles, index helpers (``ix_``, ``unravel_index``, ``r_``/``c_``...).
+
+Everything is a composition of lax structural operations (slice, concatenate, pad, rev,
+broadcast_in_dim, gather/scatter through indexing)."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import Tracer
+from axle._src.lax import elementwise as lax
+from axle._src.lax import structural as lax_structural
+from axle._src.numpy import reductions
+from axle._src.numpy import util
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack",
+           "column_stack", "concat", "permute_dims", "unstack", "split", "array_split", "hsplit",
+           "vsplit", "dsplit", "flip", "fliplr", "flipud", "rot90", "roll", "rollaxis", "tile",
+           "repeat", "resize", "append", "insert", "delete", "pad", "block", "diagonal", "diag",
+           "diagflat", "trace", "tril", "triu", "tri", "fill_diagonal", "trim_zeros",
+           "diag_indices", "diag_indices_from", "tril_indices", "tril_indices_from",
+           "triu_indices", "triu_indices_from", "mask_indices", "unravel_index",
+           "ravel_multi_index", "ix_", "apply_over_axes", "vander", "packbits", "unpackbits",
+           "diff", "ediff1d", "index_exp", "s_", "r_", "c_"]
+
+
+def _lnp():
+  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
+  return jnp
+
+
+def _uf():
+  from axle._src.numpy import ufuncs
+  return ufuncs
+
+
+def _arr(name, *args):
+  util.check_arraylike(name, *args)
+  from axle._src.numpy import creation
+  out = [a if isinstance(a, (Array, Tracer)) else creation.asarray(util.asarray_operand(a))
+         for a in args]
+  return out[0] if len(out) == 1 else out
+
+
+def _shape(x):
+  return core.get_aval(x).shape
+
+
+def _ndim(x):
+  return len(core.get_aval(x).shape)
+
+
+def _dtype(x):
+  return np.dtype(core.get_aval(x).dtype)
+
+
+# ---------------------------------------------------------------------------
+# Rank and stacking
+
+
+def atleast_1d(*arys):
+  """Each argument with at least one dimension (``jnp.atleast_1d``)."""
+  util.check_arraylike("atleast_1d", *arys)
+  out = [_arr("atleast_1d", a) for a in arys]
+  out = [a if _ndim(a) >= 1 else _lnp().reshape(a, (1,)) for a in out]
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+  """Each argument with at least two dimensions (``jnp.atleast_2d``)."""
+  util.check_arraylike("atleast_2d", *arys)
+  out = [_arr("atleast_2d", a) for a in arys]
+  out = [a if _ndim(a) >= 2 else _lnp().reshape(a, (1,) * (2 - _ndim(a)) + _shape(a)) for a in out]
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+  """Each argument with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
+  (``jnp.atleast_3d``)."""
+  util.check_arraylike("atleast_3d", *arys)
+  out = []
+  for a in arys:
+    a = _arr("atleast_3d", a)
+    if _ndim(a) == 0:
+      a = _lnp().reshape(a, (1, 1, 1))
+    elif _ndim(a) == 1:
+      a = _lnp().reshape(a, (1,) + _shape(a) + (1,))
+    elif _ndim(a) == 2:
+      a = _lnp().reshape(a, _shape(a) + (1,))
+    out.append(a)
+  return out[0] if len(out) == 1 else out
+
+
+def _sequence(name, tup):
+  if isinstance(tup, (Array, Tracer, np.ndarray)):
+    return [tup[i] for i in range(_shape(tup)[0] if not isinstance(tup, np.ndarray)
+                                  else tup.shape[0])]
+  return list(tup)
+
+
+def hstack(tup, dtype=None):
+  """Stacks arrays horizontally: along axis 1, or axis 0 for 1-D arrays (``jnp.hstack``)."""
+  arrs = [atleast_1d(a) for a in _sequence("hstack", tup)]
+  axis = 0 if arrs and _ndim(arrs[0]) == 1 else 1
+  return _lnp().concatenate(arrs, axis, dtype=dtype)
+
+
+def vstack(tup, dtype=None):
+  """Stacks arrays vertically (along axis 0, after ``atleast_2d``) (``jnp.vstack``)."""
+  return _lnp().concatenate([atleast_2d(a) for a in _sequence("vstack", tup)], 0, dtype=dtype)
+
+
+def dstack(tup, dtype=None):
+  """Stacks arrays depth-wise (along axis 2, after ``atleast_3d``) (``jnp.dstack``)."""
+  return _lnp().concatenate([atleast_3d(a) for a in _sequence("dstack", tup)], 2, dtype=dtype)
+
+
+def column_stack(tup):
+  """Stacks 1-D arrays as columns of a 2-D array (``jnp.column_stack``)."""
+  arrs = []
+  for a in _sequence("column_stack", tup):
+    a = _arr("column_stack", a)
+    arrs.append(_lnp().reshape(a, (-1, 1)) if _ndim(a) < 2 else a)
+  return _lnp().concatenate(arrs, 1)
+
+
+def concat(arrays, /, *, axis: int | None = 0):
+  """Joins arrays along ``axis`` (the array API's ``concat``)."""
+  util.check_arraylike("concat", *arrays)
+  return _lnp().concatenate(arrays, axis=axis)
+
+
+def permute_dims(a, /, axes):
+  """``a`` with its axes permuted (the array API's ``permute_dims``)."""
+  util.check_arraylike("permute_dims", a)
+  return _lnp().transpose(a, axes)
+
+
+def unstack(x, /, *, axis: int = 0):
+  """The slices of ``x`` along ``axis`` as a tuple (``jnp.unstack``)."""
+  x = _arr("unstack", x)
+  axis = util.canonicalize_axis(axis, _ndim(x))
+  return tuple(lax_structural.index_in_dim(x, i, axis, keepdims=False)
+               for i in range(_shape(x)[axis]))
+
+
+# ---------------------------------------------------------------------------
+# Splitting
+
+
+def _split(name, ary, indices_or_sections, axis, strict):
+  ary = _arr(name, ary)
+  axis = util.canonicalize_axis(axis, _ndim(ary))
+  size = _shape(ary)[axis]
+  if isinstance(indices_or_sections, (tuple, list, np.ndarray, Array)) or (
+      isinstance(indices_or_sections, Tracer) and np.ndim(indices_or_sections) > 0):
+    split_indices = [core.concrete_or_error(operator.index, i, f"in jax.numpy.{name} argument 1")
+                     for i in indices_or_sections]
+    split_indices = [0] + [i if i >= 0 else builtins.max(i + size, 0) for i in split_indices] + [size]
+  else:
+    sections = core.concrete_or_error(operator.index, indices_or_sections,
+                                      f"in jax.numpy.{name} argument 1")
+    if sections <= 0:
+      raise ValueError("number sections must be larger than 0.")
+    if strict and size % sections != 0:
+      raise ValueError(f"array split does not result in an equal division: rest is "
+                       f"{size % sections}")
+    quotient, remainder = divmod(size, sections)
+    sizes = [quotient + 1] * remainder + [quotient] * (sections - remainder)
+    split_indices = [0] + list(np.cumsum(sizes))
+  out = []
+  for start, stop in zip(split_indices[:-1], split_indices[1:]):
+    start = builtins.min(start, size)
+    stop = builtins.min(builtins.max(stop, start), size)
+    out.append(lax_structural.slice_in_dim(ary, start, stop, axis=axis))
+  return out
+
+
+def split(ary, indices_or_sections, axis: int = 0):
+  """Splits ``ary`` into equal sections, or at the given indices, along ``axis``
+  (``jnp.split``)."""
+  return _split("split", ary, indices_or_sections, axis, strict=True)
+
+
+def array_split(ary, indices_or_sections, axis: int = 0):
+  """Like ``split``, allowing sections of unequal size (``jnp.array_split``)."""
+  return _split("array_split", ary, indices_or_sections, axis, strict=False)
+
+
+def hsplit(ary, indices_or_sections):
+  """Splits along axis 1 (axis 0 for 1-D arrays) (``jnp.hsplit``)."""
+  ary = _arr("hsplit", ary)
+  return _split("hsplit", ary, indices_or_sections, 0 if _ndim(ary) == 1 else 1, strict=True)
+
+
+def vsplit(ary, indices_or_sections):
+  """Splits along axis 0 (``jnp.vsplit``)."""
+  ary = _arr("vsplit", ary)
+  if _ndim(ary) < 2:
+    raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+  return _split("vsplit", ary, indices_or_sections, 0, strict=True)
+
+
+def dsplit(ary, indices_or_sections):
+  """Splits along axis 2 (``jnp.dsplit``)."""
+  ary = _arr("dsplit", ary)
+  if _ndim(ary) < 3:
+    raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+  return _split("dsplit", ary, indices_or_sections, 2, strict=True)
+
+
+# ---------------------------------------------------------------------------
+# Flipping, rolling, tiling
+
+
+def flip(m, axis=None):
+  """``m`` with the order of elements reversed along ``axis`` (all axes when None)
+  (``jnp.flip``)."""
+  m = _arr("flip", m)
+  axes = util.canonicalize_axes(axis, _ndim(m))
+  return lax_structural.rev(m, axes) if axes else m
+
+
+def fliplr(m):
+  """``m`` reversed along axis 1 (``jnp.fliplr``)."""
+  m = _arr("fliplr", m)
+  if _ndim(m) < 2:
+    raise ValueError("Input must be >= 2-d.")
+  return flip(m, 1)
+
+
+def flipud(m):
+  """``m`` reversed along axis 0 (``jnp.flipud``)."""
+  m = _arr("flipud", m)
+  if _ndim(m) < 1:
+    raise ValueError("Input must be >= 1-d.")
+  return flip(m, 0)
+
+
+def rot90(m, k: int = 1, axes=(0, 1)):
+  """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes`` (``jnp.rot90``)."""
+  m = _arr("rot90", m)
+  if np.ndim(axes) != 1 or len(axes) != 2:
+    raise ValueError("len(axes) must be 2.")
+  if _ndim(m) < 2:
+    raise ValueError("rot90 requires its first argument to have ndim at least two, but got "
+                     f"first argument of shape {_shape(m)}, which has ndim {_ndim(m)}")
+  ax1, ax2 = (util.canonicalize_axis(a, _ndim(m)) for a in axes)
+  if ax1 == ax2:
+    raise ValueError("Axes must be different")
+  k = operator.index(k) % 4
+  if k == 0:
+    return m
+  if k == 2:
+    return flip(flip(m, ax1), ax2)
+  perm = list(range(_ndim(m)))
+  perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+  if k == 1:
+    return _lnp().transpose(flip(m, ax2), perm)
+  return flip(_lnp().transpose(m, perm), ax2)
+
+
+def roll(a, shift, axis=None):
+  """``a`` with elements shifted cyclically by ``shift`` along ``axis`` (flattened when None)
+  (``jnp.roll``); ``shift`` may be traced."""
+  a = _arr("roll", a)
+  if axis is None:
+    return _lnp().reshape(roll(_lnp().ravel(a), shift, 0), _shape(a))
+  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  if len(shifts) == 1:
+    shifts = shifts * len(axes)
+  if len(axes) == 1:
+    axes = axes * len(shifts)
+  if len(shifts) != len(axes):
+    raise ValueError("Mismatched shifts and axis: the sizes must be equal or broadcastable.")
+  for s, ax in zip(shifts, axes):
+    ax = util.canonicalize_axis(ax, _ndim(a))
+    n = _shape(a)[ax]
+    if n == 0:
+      continue
+    if isinstance(s, Tracer) or isinstance(s, Array) and not isinstance(s, int):
+      offset = _uf().remainder(s, n)
+      doubled = _lnp().concatenate([a, a], ax)
+      a = lax_structural.dynamic_slice_in_dim(doubled, lax.sub(
+          lax._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
+    else:
+      offset = operator.index(s) % n
+      if offset:
+        a = _lnp().concatenate([lax_structural.slice_in_dim(a, n - offset, n, axis=ax),
+                                lax_structural.slice_in_dim(a, 0, n - offset, axis=ax)], ax)
+  return a
+
+
+def rollaxis(a, axis: int, start: int = 0):
+  """``a`` with ``axis`` moved to position ``start`` (``jnp.rollaxis``)."""
+  a = _arr("rollaxis", a)
+  n = _ndim(a)
+  axis = util.canonicalize_axis(axis, n)
+  if not -n <= start <= n:
+    raise ValueError(f"start={start} must satisfy {-n}<=start<={n}")
+  if start < 0:
+    start += n
+  if start > axis:
+    start -= 1
+  return _lnp().moveaxis(a, axis, start)
+
+
+def tile(A, reps):
+  """``A`` repeated ``reps`` times along each axis (``jnp.tile``)."""
+  A = _arr("tile", A)
+  reps = (reps,) if not isinstance(reps, (tuple, list)) and np.ndim(reps) == 0 else tuple(reps)
+  reps = tuple(core.concrete_or_error(operator.index, r, "The error arose in jnp.tile().")
+               for r in reps)
+  shape = _shape(A)
+  reps = (1,) * (len(shape) - len(reps)) + reps
+  shape = (1,) * (len(reps) - len(shape)) + shape
+  A = _lnp().reshape(A, shape)
+  expanded = lax_structural.broadcast_in_dim(
+      A, tuple(d for pair in zip(reps, shape) for d in pair), tuple(range(1, 2 * len(shape), 2)))
+  return _lnp().reshape(expanded, tuple(r * d for r, d in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+  """Each element of ``a`` repeated ``repeats`` times along ``axis`` (``jnp.repeat``); traced
+  ``repeats`` need a static ``total_repeat_length``."""
+  a = _arr("repeat", a)
+  util.check_arraylike("repeat", repeats)
+  if axis is None:
+    a = _lnp().ravel(a)
+    axis = 0
+  axis = util.canonicalize_axis(axis, _ndim(a))
+  n = _shape(a)[axis]
+  if np.ndim(repeats) == 0 and not isinstance(repeats, Tracer):
+    r = operator.index(np.asarray(repeats).item() if isinstance(repeats, Array) else repeats)
+    if total_repeat_length is not None and total_repeat_length != r * n:
+      repeats = np.full((n,), r)
+    else:
+      shape = _shape(a)
+      expanded = lax_structural.broadcast_in_dim(
+          a, shape[:axis + 1] + (r,) + shape[axis + 1:],
+          tuple(range(axis + 1)) + tuple(range(axis + 2, len(shape) + 1)))
+      return _lnp().reshape(expanded, shape[:axis] + (n * r,) + shape[axis + 1:])
+  if total_repeat_length is None:
+    value = core.concrete_or_error(np.asarray, repeats, "When jit-compiling jnp.repeat, the total "
+                                   "number of repeats must be static. To fix this, either specify "
+                                   "a static value for `repeats`, or pass a static value to "
+                                   "`total_repeat_length`.")
+    value = np.broadcast_to(value, (n,))
+    index = np.repeat(np.arange(n), value)
+    return _lnp().take(a, Array(index.astype(dtypes.default_int_dtype())), axis=axis)
+  repeats = _lnp().broadcast_to(_lnp().asarray(repeats), (n,))
+  if total_repeat_length == 0 or n == 0:
+    shape = list(_shape(a))
+    shape[axis] = total_repeat_length
+    return lax_structural.full(tuple(shape), 0, _dtype(a))
+  ends = reductions.cumsum(repeats)
+  marks = lax_structural.full((total_repeat_length,), 0, dtypes.default_int_dtype())
+  marks = marks.at[ends[:-1]].add(1, mode="drop")
+  index = reductions.cumsum(marks)
+  return _lnp().take(a, index, axis=axis, mode="clip")
+
+
+def resize(a, new_shape):
+  """``a`` reshaped to ``new_shape``, repeating its elements as needed (``jnp.resize``)."""
+  a = _arr("resize", a)
+  new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+  if any(d < 0 for d in new_shape):
+    raise ValueError("all elements of `new_shape` must be non-negative")
+  flat = _lnp().ravel(a)
+  size = math.prod(new_shape)
+  n = _shape(flat)[0]
+  if size == 0 or n == 0:
+    from axle._src.numpy import creation
+    return creation.zeros(new_shape, _dtype(a))
+  reps = -(-size // n)
+  if reps > 1:
+    flat = _lnp().concatenate([flat] * reps)
+  return _lnp().reshape(flat[:size], new_shape)
+
+
+def append(arr, values, axis=None):
+  """``arr`` with ``values`` appended along ``axis`` (flattened when None) (``jnp.append``)."""
+  arr, values = _arr("append", arr, values)
+  if axis is None:
+    return _lnp().concatenate([_lnp().ravel(arr), _lnp().ravel(values)], 0)
+  return _lnp().concatenate([arr, values], axis=axis)
+
+
+def _index_positions(name, obj, size):
+  if isinstance(obj, slice):
+    return np.arange(size)[obj]
+  value = core.concrete_or_error(np.asarray, obj, f"jnp.{name}(): the indices must be static "
+                                 "(concrete).")
+  if value.dtype.kind not in "iub":
+    raise ValueError(f"jnp.{name}(): index should be integer or slice, got dtype {value.dtype}")
+  return value
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
+  """``arr`` without the entries ``obj`` along ``axis`` (``jnp.delete``)."""
+  arr = _arr("delete", arr)
+  if axis is None:
+    arr = _lnp().ravel(arr)
+    axis = 0
+  axis = util.canonicalize_axis(axis, _ndim(arr))
+  n = _shape(arr)[axis]
+  if assume_unique_indices and not isinstance(obj, slice):
+    obj = _lnp().asarray(obj) if not isinstance(obj, (Array, Tracer)) else obj
+    k = core.get_aval(obj).size
+    obj = _lnp().ravel(_uf().remainder(obj, n)) if k else obj
+    shifts = reductions.sum(_uf().less_equal(obj[:, None], _lnp().arange(n - k)[None, :] +
+                                             0), axis=0) if k else 0
+    keep = _lnp().arange(n - k) + shifts
+    return _lnp().take(arr, keep, axis=axis)
+  index = _index_positions("delete", obj, n)
+  if index.dtype == np.bool_:
+    if index.shape != (n,):
+      raise ValueError(f"np.delete(arr, obj): for boolean indices, obj must be one-dimensional "
+                       f"with length matching specified axis.")
+    keep = np.nonzero(~index)[0]
+  else:
+    index = np.ravel(index)
+    if np.any((index < -n) | (index >= n)):
+      raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+    mask = np.ones(n, bool)
+    mask[index % n if n else index] = False
+    keep = np.nonzero(mask)[0]
+  return _lnp().take(arr, Array(keep.astype(dtypes.default_int_dtype())), axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+  """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis``
+  (``jnp.insert``)."""
+  arr, values = _arr("insert", arr, values)
+  if axis is None:
+    arr = _lnp().ravel(arr)
+    axis = 0
+  axis = util.canonicalize_axis(axis, _ndim(arr))
+  n = _shape(arr)[axis]
+  values = lax._convert_element_type(values, _dtype(arr), False)
+  index = _index_positions("insert", obj, n + 1)
+  scalar_index = np.ndim(index) == 0
+  index = np.atleast_1d(index).astype(np.int64)
+  if np.any((index < -n) | (index > n)):
+    raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
+  index = np.where(index < 0, index + n, index)
+  values = _lnp().moveaxis(values, axis, 0) if _ndim(values) > axis and not scalar_index \
+      and _ndim(values) == _ndim(arr) else values
+  rest = _shape(_lnp().moveaxis(arr, axis, 0))[1:]
+  if scalar_index:
+    if _ndim(values) == 0:
+      values = _lnp().broadcast_to(values, (1,) + rest)
+    else:
+      values = _lnp().moveaxis(values, 0, 0) if _ndim(values) == _ndim(arr) else values
+      if _ndim(values) == _ndim(arr):
+        values = _lnp().moveaxis(values, axis, 0)
+      else:
+        values = _lnp().broadcast_to(values, (_shape(values)[0] if _ndim(values) and
+                                              _ndim(values) == len(rest) + 1 else 1,) + rest) \
+            if _ndim(values) == len(rest) + 1 else _lnp().broadcast_to(values, (1,) + rest)
+    count = _shape(values)[0]
+    positions = np.full(count, index[0])
+  else:
+    values = _lnp().broadcast_to(values, (len(index),) + rest) if _ndim(values) <= len(rest) \
+        or _shape(values)[0] == 1 else values
+    count = _shape(values)[0]
+    positions = np.broadcast_to(index, (count,))
+  order = np.argsort(positions, kind="stable")
+  positions = positions[order]
+  new_positions = positions + np.arange(count)
+  old_mask = np.ones(n + count, bool)
+  old_mask[new_positions] = False
+  moved = _lnp().moveaxis(arr, axis, 0)
+  out = _lnp().zeros((n + count,) + rest, _dtype(arr))
+  out = out.at[Array(np.nonzero(old_mask)[0].astype(np.int32))].set(moved)
+  out = out.at[Array(new_positions.astype(np.int32))].set(
+      _lnp().take(values, Array(order.astype(np.int32)), axis=0))
+  return _lnp().moveaxis(out, 0, axis)
+
+
+# ---------------------------------------------------------------------------
+# Padding
+
+
+_PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
+              "reflect", "symmetric", "wrap", "empty")
+
+
+def _pad_widths(pad_width, ndim):
+  if isinstance(pad_width, (Tracer,)):
+    core.concrete_or_error(None, pad_width, "The error arose in jnp.pad's pad_width argument.")
+  value = np.asarray(pad_width.tolist() if isinstance(pad_width, Array) else pad_width)
+  if value.dtype.kind not in "iu" and value.size:
+    if value.dtype.kind == "O" or value.dtype.kind == "f":
+      raise TypeError("`pad_width` must be of integral type.")
+  value = value.astype(np.int64) if value.size else np.zeros((ndim, 2), np.int64)
+  try:
+    widths = np.broadcast_to(value, (ndim, 2))
+  except ValueError:
+    raise ValueError(f"jnp.pad: pad_width with shape={value.shape} is invalid for an array of "
+                     f"ndim={ndim}") from None
+  if np.any(widths < 0):
+    raise ValueError("index can't contain negative values")
+  return [tuple(int(x) for x in w) for w in widths]
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+  """``array`` padded by ``pad_width`` (per axis (before, after)) in NumPy's ``mode``
+  (``jnp.pad``): constant, edge, reflect, symmetric, wrap, linear_ramp, maximum, minimum, mean,
+  median, empty, or a callable."""
+  array = _arr("pad", array)
+  ndim = _ndim(array)
+  widths = _pad_widths(pad_width, ndim)
+  if callable(mode):
+    raise NotImplementedError("jnp.pad with a callable mode needs vmap")
+  if mode not in _PAD_MODES:
+    raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+  allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
+             "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
+             "maximum": {"stat_length"}, "minimum": {"stat_length"}, "mean": {"stat_length"},
+             "median": {"stat_length"}}.get(mode, set())
+  unsupported = set(kwargs) - allowed
+  if unsupported:
+    raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+  if mode in ("constant", "empty"):
+    values = kwargs.get("constant_values", 0) if mode == "constant" else 0
+    return _pad_constant(array, widths, values)
+  for axis, (before, after) in enumerate(widths):
+    if before == 0 and after == 0:
+      continue
+    size = _shape(array)[axis]
+    if size == 0:
+      raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or "
+                       "'empty'")
+    if mode == "edge":
+      array = _pad_edge(array, axis, before, after)
+    elif mode == "wrap":
+      array = _pad_wrap(array, axis, before, after)
+    elif mode in ("reflect", "symmetric"):
+      array = _pad_reflect(array, axis, before, after, mode,
+                           kwargs.get("reflect_type", "even"))
+    elif mode == "linear_ramp":
+      array = _pad_linear_ramp(array, axis, before, after, kwargs.get("end_values", 0))
+    else:
+      array = _pad_stats(array, axis, before, after, mode, kwargs.get("stat_length"))
+  return array
+
+
+def _pad_constant(array, widths, values):
+  values = _lnp().asarray(values) if not isinstance(values, (Array, Tracer)) else values
+  if np.ndim(values) == 0:
+    return lax_structural.pad(array, lax._convert_element_type(values, _dtype(array), False),
+                              [(b, a, 0) for b, a in widths])
+  values = np.broadcast_to(np.asarray(values), (len(widths), 2))
+  for axis, (before, after) in enumerate(widths):
+    config = [(0, 0, 0)] * len(widths)
+    config[axis] = (before, 0, 0)
+    array = lax_structural.pad(array, lax._convert_element_type(values[axis][0].item(),
+                                                                _dtype(array), False), config)
+    config[axis] = (0, after, 0)
+    array = lax_structural.pad(array, lax._convert_element_type(values[axis][1].item(),
+                                                                _dtype(array), False), config)
+  return array
+
+
+def _slice_axis(a, start, stop, axis):
+  return lax_structural.slice_in_dim(a, start, stop, axis=axis)
+
+
+def _pad_edge(a, axis, before, after):
+  n = _shape(a)[axis]
+  reps = []
+  if before:
+    first = _slice_axis(a, 0, 1, axis)
+    reps.append(_lnp().repeat(first, before, axis=axis))
+  reps.append(a)
+  if after:
+    reps.append(_lnp().repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis))
+  return _lnp().concatenate(reps, axis)
+
+
+def _pad_wrap(a, axis, before, after):
+  n = _shape(a)[axis]
+  reps = -(-(before + after) // n) + 1 if before + after else 1
+  tiled = _lnp().concatenate([a] * (2 * reps + 1), axis)
+  start = reps * n - before
+  return _slice_axis(tiled, start, start + n + before + after, axis)
+
+
+def _pad_reflect(a, axis, before, after, mode, reflect_type):
+  n = _shape(a)[axis]
+  if mode == "reflect" and n == 1:
+    return _pad_edge(a, axis, before, after)
+  while before or after:
+    n = _shape(a)[axis]
+    chunk = n - 1 if mode == "reflect" else n
+    b = builtins.min(before, chunk)
+    c = builtins.min(after, chunk)
+    parts = []
+    if b:
+      start = 1 if mode == "reflect" else 0
+      edge = flip(_slice_axis(a, start, start + b, axis), axis)
+      if reflect_type == "odd":
+        edge = _uf().subtract(_uf().multiply(2, _slice_axis(a, 0, 1, axis)), edge)
+      parts.append(edge)
+    parts.append(a)
+    if c:
+      stop = n - 1 if mode == "reflect" else n
+      edge = flip(_slice_axis(a, stop - c, stop, axis), axis)
+      if reflect_type == "odd":
+        edge = _uf().subtract(_uf().multiply(2, _slice_axis(a, n - 1, n, axis)), edge)
+      parts.append(edge)
+    a = _lnp().concatenate(parts, axis)
+    before -= b
+    after -= c
+  return a
+
+
+def _pad_linear_ramp(a, axis, before, after, end_values):
+  from axle._src.numpy import creation
+  ends = np.broadcast_to(np.asarray(end_values), (_ndim(a), 2))[axis]
+  n = _shape(a)[axis]
+  parts = []
+  dtype = _dtype(a)
+  if before:
+    edge = _slice_axis(a, 0, 1, axis)
+    ramp = creation.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
+                             dtype=dtype)
+    parts.append(_lnp().reshape(ramp, _shape(edge)[:axis] + (before,) + _shape(edge)[axis + 1:]))
+  parts.append(a)
+  if after:
+    edge = _slice_axis(a, n - 1, n, axis)
+    ramp = creation.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
+    ramp = flip(_lnp().reshape(ramp, _shape(edge)[:axis] + (after,) + _shape(edge)[axis + 1:]),
+                axis)
+    parts.append(ramp)
+  return _lnp().concatenate(parts, axis)
+
+
+def _pad_stats(a, axis, before, after, mode, stat_length):
+  from axle._src.numpy import statistics
+  n = _shape(a)[axis]
+  if stat_length is None:
+    lengths = (n, n)
+  else:
+    lengths = tuple(int(x) for x in np.broadcast_to(np.asarray(stat_length), (_ndim(a), 2))[axis])
+  reduce = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
+            "median": statistics.median}[mode]
+
+  def stat(part):
+    value = reduce(part, axis=axis, keepdims=True)
+    if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
+      value = _lnp().round(value)
+    return lax._convert_element_type(value, _dtype(a), False)
+
+  parts = []
+  if before:
+    s = stat(_slice_axis(a, 0, builtins.max(1, builtins.min(lengths[0], n)), axis))
+    parts.append(_lnp().repeat(s, before, axis=axis))
+  parts.append(a)
+  if after:
+    s = stat(_slice_axis(a, n - builtins.max(1, builtins.min(lengths[1], n)), n, axis))
+    parts.append(_lnp().repeat(s, after, axis=axis))
+  return _lnp().concatenate(parts, axis)
+
+
+# ---------------------------------------------------------------------------
+# block
+
+
+def block(arrays):
+  """Assembles an array from nested lists of blocks (``jnp.block``)."""
+  def depth(x):
+    if isinstance(x, list):
+      if not x:
+        raise ValueError("Lists cannot be empty")
+      depths = {depth(i) for i in x}
+      if len(depths) != 1:
+        raise ValueError("List depths are mismatched.")
+      return depths.pop() + 1
+    if isinstance(x, tuple):
+      raise ValueError("jax.numpy.block does not allow tuples, got {}".format(x))
+    return 0
+
+  list_depth = depth(arrays)
+
+  def assemble(x, level):
+    if level == list_depth:
+      return _arr("block", x)
+    parts = [assemble(i, level + 1) for i in x]
+    result_ndim = builtins.max(list_depth, *(np.ndim(p) for p in parts))
+    parts = [_lnp().reshape(p, (1,) * (result_ndim - _ndim(p)) + _shape(p)) for p in parts]
+    return _lnp().concatenate(parts, axis=-(list_depth - level))
+
+  if list_depth == 0:
+    return _arr("block", arrays)
+  return assemble(arrays, 0)
+
+
+# ---------------------------------------------------------------------------
+# Diagonals and triangles
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+  """The ``offset``-th diagonal of the 2-D slices in axes ``axis1``, ``axis2``, as the last axis
+  (``jnp.diagonal``)."""
+  a = _arr("diagonal", a)
+  if _ndim(a) < 2:
+    raise ValueError("diagonal requires an array of at least two dimensions.")
+  offset = core.concrete_or_error(operator.index, offset, "'offset' argument of jnp.diagonal()")
+  axis1 = util.canonicalize_axis(axis1, _ndim(a))
+  axis2 = util.canonicalize_axis(axis2, _ndim(a))
+  if axis1 == axis2:
+    raise ValueError("axis1 and axis2 must be different")
+  a = _lnp().moveaxis(a, (axis1, axis2), (-2, -1))
+  n, m = _shape(a)[-2:]
+  size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
+  if size == 0:
+    return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
+  i = lax_structural.iota(np.dtype(np.int32), size)
+  rows = lax.add(i, lax._convert_element_type(-builtins.min(offset, 0), np.int32, False))
+  cols = lax.add(i, lax._convert_element_type(builtins.max(offset, 0), np.int32, False))
+  return a[..., rows, cols]
+
+
+def diag(v, k: int = 0):
+  """The ``k``-th diagonal of a 2-D ``v``, or a 2-D array with the 1-D ``v`` on its ``k``-th
+  diagonal (``jnp.diag``)."""
+  v = _arr("diag", v)
+  k = core.concrete_or_error(operator.index, k, "'k' argument of jnp.diag")
+  if _ndim(v) == 1:
+    n = _shape(v)[0] + builtins.abs(k)
+    from axle._src.numpy import creation
+    mask = creation.eye(n, k=k, dtype=bool)
+    if k >= 0:
+      v_b = lax_structural.pad(v, lax._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
+      return _lnp().where(mask, v_b[None, :], lax._convert_element_type(0, _dtype(v), False))
+    v_b = lax_structural.pad(v, lax._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
+    return _lnp().where(mask, v_b[:, None], lax._convert_element_type(0, _dtype(v), False))
+  if _ndim(v) == 2:
+    return diagonal(v, offset=k)
+  raise ValueError("diag input must be 1d or 2d")
+
+
+def diagflat(v, k: int = 0):
+  """A 2-D array with the flattened ``v`` on its ``k``-th diagonal (``jnp.diagflat``)."""
+  v = _arr("diagflat", v)
+  return diag(_lnp().ravel(v), k)
+
+
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+  """Sum along a diagonal (``jnp.trace``)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+  a = _arr("trace", a)
+  return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def _tri_mask(n, m, k):
+  rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
+  cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
+  return lax.ge(lax.add(rows, lax._convert_element_type(k, np.int32, False)), cols)
+
+
+def tri(N, M=None, k: int = 0, dtype=None):
+  """An (N, M) array with ones at and below the ``k``-th diagonal (``jnp.tri``)."""
+  N = core.concrete_or_error(operator.index, N, "The error arose in jnp.tri for argument N.")
+  M = N if M is None else core.concrete_or_error(operator.index, M,
+                                                 "The error arose in jnp.tri for argument M.")
+  k = core.concrete_or_error(operator.index, k, "The error arose in jnp.tri for argument k.")
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "tri")
+  dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+  return lax._convert_element_type(_tri_mask(N, M, k), dtype, False)
+
+
+def tril(m, k: int = 0):
+  """``m`` with the elements above the ``k``-th diagonal zeroed (``jnp.tril``)."""
+  m = _arr("tril", m)
+  if _ndim(m) < 2:
+    raise ValueError("Argument to jax.numpy.tril must be at least 2D")
+  n, p = _shape(m)[-2:]
+  mask = _lnp().broadcast_to(_tri_mask(n, p, k), _shape(m))
+  return lax.select(mask, m, lax_structural.full_like(m, 0))
+
+
+def triu(m, k: int = 0):
+  """``m`` with the elements below the ``k``-th diagonal zeroed (``jnp.triu``)."""
+  m = _arr("triu", m)
+  if _ndim(m) < 2:
+    raise ValueError("Argument to jax.numpy.triu must be at least 2D")
+  n, p = _shape(m)[-2:]
+  mask = _lnp().broadcast_to(_tri_mask(n, p, k - 1), _shape(m))
+  return lax.select(mask, lax_structural.full_like(m, 0), m)
+
+
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+  """A copy of ``a`` with its main diagonal set to ``val`` (``jnp.fill_diagonal``, needs
+  ``inplace=False``)."""
+  if inplace:
+    raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+  if wrap:
+    raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+  a, val = _arr("fill_diagonal", a, val)
+  if _ndim(a) < 2:
+    raise ValueError("array must be at least 2-d")
+  if _ndim(a) > 2 and not all(d == _shape(a)[0] for d in _shape(a)[1:]):
+    raise ValueError("All dimensions of input must be of equal length")
+  n = builtins.min(_shape(a))
+  idx = _lnp().arange(n)
+  return a.at[(idx,) * _ndim(a)].set(_lnp().ravel(_lnp().broadcast_to(
+      _lnp().ravel(val) if np.ndim(val) else val, (n,)) if np.ndim(val) <= 1 else
+      _lnp().resize(val, (n,))))
+
+
+def trim_zeros(filt, trim: str = "fb"):
+  """``filt`` without its leading ('f') and/or trailing ('b') zeros (``jnp.trim_zeros``)."""
+  filt = _arr("trim_zeros", filt)
+  value = core.concrete_or_error(np.asarray, filt, "Error arose in the `filt` argument of "
+                                 "trim_zeros()")
+  if value.ndim != 1:
+    raise TypeError(f"'filt' must be 1-D array, but received {value.ndim}-D array.")
+  nonzero = np.nonzero(value)[0]
+  if nonzero.size == 0:
+    return filt[:0]
+  start = nonzero[0] if "f" in trim.lower() else 0
+  stop = nonzero[-1] + 1 if "b" in trim.lower() else value.size
+  return filt[int(start):int(stop)]
+
+
+# ---------------------------------------------------------------------------
+# Index helpers
+
+
+def diag_indices(n, ndim: int = 2):
+  """Indices of the main diagonal of an (n, ..., n) array (``jnp.diag_indices``)."""
+  n = core.concrete_or_error(operator.index, n, "'n' argument of jnp.diag_indices()")
+  ndim = core.concrete_or_error(operator.index, ndim, "'ndim' argument of jnp.diag_indices()")
+  if n < 0:
+    raise ValueError("n argument to diag_indices must be nonnegative, got {}".format(n))
+  if ndim < 0:
+    raise ValueError("ndim argument to diag_indices must be nonnegative, got {}".format(ndim))
+  return (lax_structural.iota(dtypes.default_int_dtype(), n),) * ndim
+
+
+def diag_indices_from(arr):
+  """Indices of the main diagonal of ``arr`` (``jnp.diag_indices_from``)."""
+  arr = _arr("diag_indices_from", arr)
+  shape = _shape(arr)
+  if len(shape) < 2:
+    raise ValueError("input array must be at least 2-d")
+  if len(set(shape)) != 1:
+    raise ValueError("All dimensions of input must be of equal length")
+  return diag_indices(shape[0], ndim=len(shape))
+
+
+def _tri_indices(n, k, m, lower):
+  n = core.concrete_or_error(operator.index, n, "n argument of jnp.tril_indices")
+  k = core.concrete_or_error(operator.index, k, "k argument of jnp.tril_indices")
+  m = n if m is None else core.concrete_or_error(operator.index, m, "m argument of "
+                                                 "jnp.tril_indices")
+  mask = np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)
+  i, j = np.nonzero(mask)
+  int_dtype = dtypes.default_int_dtype()
+  return Array(i.astype(int_dtype)), Array(j.astype(int_dtype))
+
+
+def tril_indices(n, k: int = 0, m=None):
+  """Indices of the lower triangle of an (n, m) array (``jnp.tril_indices``)."""
+  return _tri_indices(n, k, m, True)
+
+
+def triu_indices(n, k: int = 0, m=None):
+  """Indices of the upper triangle of an (n, m) array (``jnp.triu_indices``)."""
+  return _tri_indices(n, k, m, False)
+
+
+def tril_indices_from(arr, k: int = 0):
+  """Indices of the lower triangle of the 2-D ``arr`` (``jnp.tril_indices_from``)."""
+  shape = np.shape(arr)
+  if len(shape) != 2:
+    raise ValueError("Only 2-D inputs are accepted")
+  return tril_indices(shape[0], k=k, m=shape[1])
+
+
+def triu_indices_from(arr, k: int = 0):
+  """Indices of the upper triangle of the 2-D ``arr`` (``jnp.triu_indices_from``)."""
+  shape = np.shape(arr)
+  if len(shape) != 2:
+    raise ValueError("Only 2-D inputs are accepted")
+  return triu_indices(shape[0], k=k, m=shape[1])
+
+
+def mask_indices(n, mask_func, k: int = 0, *, size=None):
+  """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (``jnp.mask_indices``)."""
+  from axle._src.numpy import creation, selection
+  a = mask_func(creation.ones((n, n), np.bool_), k)
+  return selection.nonzero(a, size=size)
+
+
+def unravel_index(indices, shape):
+  """Converts flat indices into a tuple of coordinate arrays for ``shape``
+  (``jnp.unravel_index``); out-of-bounds indices are clipped."""
+  indices = _arr("unravel_index", indices)
+  if not dtypes.issubdtype(_dtype(indices), np.integer):
+    raise TypeError(f"Only integer indices are allowed; got {_dtype(indices)}")
+  shape = core.canonicalize_shape(shape)
+  if any(s < 0 for s in shape):
+    raise ValueError("unravel_index: shape should be non-negative.")
+  total = math.prod(shape)
+  dtype = _dtype(indices)
+  clipped = _lnp().clip(indices, -total, builtins.max(total - 1, 0)) if total else indices
+  clipped = _uf().remainder(clipped, total) if total else clipped
+  out = []
+  stride = total
+  for d in shape:
+    stride = stride // d if d else 0
+    if d == 0:
+      out.append(lax_structural.full_like(indices, 0))
+      continue
+    out.append(_uf().remainder(_uf().floor_divide(clipped, lax._convert_element_type(
+        builtins.max(stride, 1), dtype, False)), lax._convert_element_type(d, dtype, False)))
+  return tuple(out)
+
+
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
+  """Converts a tuple of coordinate arrays into flat indices for ``dims``
+  (``jnp.ravel_multi_index``)."""
+  if order not in ("C", "F"):
+    raise ValueError("only 'C' or 'F' order is permitted")
+  dims = core.canonicalize_shape(dims)
+  if len(multi_index) != len(dims):
+    raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+  util.check_arraylike("ravel_multi_index", *multi_index)
+  indices = [_arr("ravel_multi_index", i) for i in multi_index]
+  for i in indices:
+    if not dtypes.issubdtype(_dtype(i), np.integer):
+      raise TypeError("only int indices permitted")
+  if mode == "raise":
+    for i, d in zip(indices, dims):
+      value = core.concrete_or_error(np.asarray, i, "The error occurred because "
+                                     "ravel_multi_index was jit-compiled with mode='raise'. Use "
+                                     "mode='wrap' or mode='clip' instead.")
+      if np.any((value < 0) | (value >= d)):
+        raise ValueError("invalid entry in coordinates array")
+  elif mode == "clip":
+    indices = [_lnp().clip(i, 0, d - 1) for i, d in zip(indices, dims)]
+  elif mode == "wrap":
+    indices = [_uf().remainder(i, d) for i, d in zip(indices, dims)]
+  else:
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+  order_dims = list(range(len(dims)))[::-1] if order == "C" else list(range(len(dims)))
+  result = None
+  stride = 1
+  for axis in order_dims:
+    term = _uf().multiply(indices[axis], stride)
+    result = term if result is None else _uf().add(result, term)
+    stride *= dims[axis]
+  return result
+
+
+def ix_(*args):
+  """Open-mesh index arrays from 1-D sequences (``jnp.ix_``)."""
+  util.check_arraylike("ix_", *args)
+  n = len(args)
+  out = []
+  for i, a in enumerate(args):
+    a = _arr("ix_", a)
+    if _ndim(a) != 1:
+      raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
+                       f"{_shape(a)}")
+    if _dtype(a) == np.bool_:
+      raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+    shape = [1] * n
+    shape[i] = _shape(a)[0]
+    out.append(_lnp().reshape(a, tuple(shape)))
+  return tuple(out)
+
+
+def apply_over_axes(func, a, axes):
+  """``func(a, axis)`` applied repeatedly over ``axes``, keeping dimensions
+  (``jnp.apply_over_axes``)."""
+  a = _arr("apply_over_axes", a)
+  for axis in axes:
+    b = func(a, axis)
+    if _ndim(b) == _ndim(a):
+      a = b
+    elif _ndim(b) == _ndim(a) - 1:
+      a = _lnp().expand_dims(b, axis)
+    else:
+      raise ValueError("function is not returning an array of the correct shape")
+  return a
+
+
+def vander(x, N=None, increasing: bool = False):
+  """The Vandermonde matrix of the 1-D ``x`` (``jnp.vander``)."""
+  x = _arr("vander", x)
+  if _ndim(x) != 1:
+    raise ValueError("x must be a one-dimensional array")
+  N = _shape(x)[0] if N is None else core.concrete_or_error(operator.index, N, "'N' argument of "
+                                                            "jnp.vander()")
+  if N < 0:
+    raise ValueError("N must be nonnegative")
+  powers = lax_structural.iota(dtypes.dtype(x, canonicalize=True) if _dtype(x) != np.bool_
+                               else dtypes.default_int_dtype(), N)
+  if not increasing:
+    powers = lax_structural.rev(powers, (0,))
+  return _uf().power(x[:, None], powers[None, :])
+
+
+def packbits(a, axis=None, bitorder: str = "big"):
+  """Packs the elements of a boolean/integer array into the bits of uint8s (``jnp.packbits``)."""
+  a = _arr("packbits", a)
+  if not (dtypes.issubdtype(_dtype(a), np.integer) or _dtype(a) == np.bool_):
+    raise TypeError("Expected an input array of integer or boolean data type")
+  if bitorder not in ("little", "big"):
+    raise ValueError("'order' must be either 'little' or 'big'")
+  a = lax._convert_element_type(_uf()._to_bool(a), np.uint8, False)
+  if axis is None:
+    a = _lnp().ravel(a)
+    axis = 0
+  a = _lnp().moveaxis(a, axis, -1)
+  n = _shape(a)[-1]
+  remainder = (-n) % 8
+  if remainder:
+    a = pad(a, [(0, 0)] * (_ndim(a) - 1) + [(0, remainder)])
+  a = _lnp().reshape(a, _shape(a)[:-1] + (-1, 8))
+  shifts = np.arange(8, dtype=np.uint8)
+  if bitorder == "big":
+    shifts = shifts[::-1].copy()
+  packed = reductions.sum(_uf().left_shift(a, Array(shifts)), axis=-1, dtype=np.uint8)
+  return _lnp().moveaxis(packed, -1, axis)
+
+
+def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
+  """Unpacks the bits of a uint8 array into 0/1 uint8 elements (``jnp.unpackbits``)."""
+  a = _arr("unpackbits", a)
+  if _dtype(a) != np.uint8:
+    raise TypeError("Expected an input array of unsigned byte data type")
+  if bitorder not in ("little", "big"):
+    raise ValueError("'order' must be either 'little' or 'big'")
+  shifts = np.arange(8, dtype=np.uint8)
+  if bitorder == "big":
+    shifts = shifts[::-1].copy()
+  bits = _uf().bitwise_and(_uf().right_shift(a[..., None], Array(shifts)), np.uint8(1))
+  if axis is None:
+    bits = _lnp().ravel(bits)
+    axis = 0
+  else:
+    axis = util.canonicalize_axis(axis, _ndim(a))
+    bits = _lnp().moveaxis(bits, -1, axis + 1)
+    bits = _lnp().reshape(bits, _shape(a)[:axis] + (-1,) + _shape(a)[axis + 1:])
+  if count is not None:
+    n = _shape(bits)[axis]
+    if count <= n:
+      bits = lax_structural.slice_in_dim(bits, 0, count, axis=axis)
+    else:
+      config = [(0, 0, 0)] * _ndim(bits)
+      config[axis] = (0, count - n, 0)
+      bits = lax_structural.pad(bits, lax._convert_element_type(0, np.uint8, False), config)
+  return bits
+
+
+def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
+  """The ``n``-th discrete difference along ``axis`` (``jnp.diff``)."""
+  a = _arr("diff", a)
+  n = core.concrete_or_error(operator.index, n, "'n' argument of jnp.diff")
+  if n < 0:
+    raise ValueError(f"order must be non-negative but got {n}")
+  if n == 0:
+    return a
+  if _ndim(a) == 0:
+    raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+  axis = util.canonicalize_axis(axis, _ndim(a))
+  parts = []
+  for value in (prepend, a, append):
+    if value is None:
+      continue
+    if value is a:
+      parts.append(a)
+      continue
+    value = _arr("diff", value)
+    if _ndim(value) == 0:
+      shape = list(_shape(a))
+      shape[axis] = 1
+      value = _lnp().broadcast_to(value, tuple(shape))
+    parts.append(value)
+  if len(parts) > 1:
+    a = _lnp().concatenate(parts, axis)
+  is_bool = _dtype(a) == np.bool_
+  for _ in range(n):
+    size = _shape(a)[axis]
+    hi = lax_structural.slice_in_dim(a, 1, size, axis=axis) if size else a
+    lo = lax_structural.slice_in_dim(a, 0, builtins.max(size - 1, 0), axis=axis)
+    a = _uf().not_equal(hi, lo) if is_bool else _uf().subtract(hi, lo)
+  return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+  """Differences between consecutive elements of the flattened ``ary`` (``jnp.ediff1d``)."""
+  ary = _lnp().ravel(_arr("ediff1d", ary))
+  result = _uf().subtract(ary[1:], ary[:-1])
+  parts = []
+  if to_begin is not None:
+    parts.append(_lnp().ravel(lax._convert_element_type(_arr("ediff1d", to_begin),
+                                                        _dtype(result), False)))
+  parts.append(result)
+  if to_end is not None:
+    parts.append(_lnp().ravel(lax._convert_element_type(_arr("ediff1d", to_end),
+                                                        _dtype(result), False)))
+  return _lnp().concatenate(parts) if len(parts) > 1 else result
+
+
+# ---------------------------------------------------------------------------
+# Index expression helpers: s_, index_exp, r_, c_
+
+
+class _IndexExpression:
+  """``s_[...]`` / ``index_exp[...]``: the index expression itself (a tuple for index_exp)."""
+
+  def __init__(self, maketuple: bool):
+    self.maketuple = maketuple
+
+  def __getitem__(self, item):
+    if self.maketuple and not isinstance(item, tuple):
+      return (item,)
+    return item
+
+
+index_exp = _IndexExpression(maketuple=True)
+s_ = _IndexExpression(maketuple=False)
+
+
+class _AxisConcat:
+  """``r_`` / ``c_``: concatenation with NumPy's index-expression syntax (slices become
+  ``arange``/``linspace``; a leading string sets axis, minimum rank and 1-D placement)."""
+
+  def __init__(self, axis: int, ndmin: int, trans1d: int, name: str):
+    self.axis, self.ndmin, self.trans1d, self.name = axis, ndmin, trans1d, name
+
+  def __getitem__(self, key):
+    from axle._src.numpy import creation
+    key = key if isinstance(key, tuple) else (key,)
+    axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+    parts = []
+    matrix_mode = None
+    for position, item in enumerate(key):
+      if isinstance(item, str):
+        if position != 0:
+          raise ValueError("string directive must be placed at the beginning")
+        if item in ("r", "c"):
+          matrix_mode = item
+          continue
+        if "," in item or item.lstrip("-").isdigit():
+          values = [int(x) for x in item.split(",")]
+          axis = values[0]
+          if len(values) > 1:
+            ndmin = values[1]
+          if len(values) > 2:
+            trans1d = values[2]
+          continue
+        raise ValueError(f"unknown directive {item!r}")
+      if isinstance(item, slice):
+        start = 0 if item.start is None else item.start
+        step = 1 if item.step is None else item.step
+        if isinstance(step, complex):
+          value = creation.linspace(start, item.stop, int(abs(step)))
+        else:
+          value = creation.arange(start, item.stop, step)
+      else:
+        value = _arr(self.name, item)
+      if _ndim(value) < ndmin:
+        shape = _shape(value)
+        pad_count = ndmin - len(shape)
+        new_shape = (1,) * pad_count + shape
+        value = _lnp().reshape(value, new_shape)
+        if trans1d != -1 and len(shape) > 0:
+          t = trans1d if trans1d >= 0 else ndmin + trans1d
+          perm = list(range(pad_count, ndmin))
+          perm = list(range(pad_count))
+          order = list(range(ndmin))
+          src = list(range(pad_count, ndmin))
+          rest = [i for i in order if i not in src]
+          dest = list(range(t, t + len(src)))
+          value = _lnp().moveaxis(value, src, dest) if dest != src else value
+      parts.append(value)
+    if not parts:
+      return creation.zeros((0,))
+    result = _lnp().concatenate(util.promote_dtypes(*parts) if len(parts) > 1 else parts, axis)
+    if matrix_mode == "c":
+      result = _lnp().reshape(result, (1, -1)) if _ndim(result) == 1 else result
+    elif matrix_mode == "r":
+      result = _lnp().reshape(result, (1, -1)) if _ndim(result) == 1 else result
+    return result
+
+  def __len__(self):
+    return 0
+
+
+r_ = _AxisConcat(0, 1, -1, "r_")
+c_ = _AxisConcat(-1, 2, 0, "c_")

@@ -1,0 +1,401 @@
+"""Statistics in axle.numpy: var/std, the NaN-ignoring reductions, quantiles, averages.
+
+All are compositions of the reductions in ``reductions.py`` and lax operations; dtypes follow
+JAX (integer inputs give the default float, complex variances are real).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from axle._src import core
+from axle._src import dtypes
+from axle._src.lax import elementwise as lax
+from axle._src.lax import sorting as lax_sorting
+from axle._src.numpy import reductions
+from axle._src.numpy import util
+
+__all__ = ["var", "std", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
+           "nanargmax", "nanargmin", "nancumsum", "nancumprod", "median", "nanmedian", "quantile",
+           "nanquantile", "percentile", "nanpercentile", "average", "ptp", "count_nonzero"]
+
+
+def _lnp():
+  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
+  return jnp
+
+
+def _ufuncs():
+  from axle._src.numpy import ufuncs
+  return ufuncs
+
+
+def _operand(name, a):
+  util.check_arraylike(name, a)
+  return util.asarray_operand(a)
+
+
+def _var_dtypes(a_dtype, dtype):
+  """(computation dtype, result dtype) of var/std, as JAX picks them."""
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "var")
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if not dtypes.issubdtype(dtype, np.inexact):
+      raise ValueError(f"dtype argument to jnp.var must be inexact; got {dtype}")
+    return reductions._upcast_low_precision(dtype), dtype
+  if not dtypes.issubdtype(a_dtype, np.inexact):
+    result = dtypes.default_float_dtype()
+    return result, result
+  result = np.dtype(np.finfo(a_dtype).dtype) if a_dtype.kind == "c" else a_dtype
+  return reductions._upcast_low_precision(a_dtype), result
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
+        correction=None):
+  """Variance over ``axis`` with ``ddof`` (or ``correction``) degrees of freedom removed
+  (``jnp.var``); complex inputs give a real variance."""
+  if correction is None:
+    correction = ddof
+  elif not isinstance(ddof, int) or ddof != 0:
+    raise ValueError("ddof and correction can't be provided simultaneously.")
+  a = _operand("var", a)
+  aval = core.get_aval(a)
+  compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
+  a = lax._convert_element_type(a, compute_dtype, False)
+  axes = util.canonicalize_axes(axis, aval.ndim)
+  centered = lax.sub(a, reductions.mean(a, axes, keepdims=True, where=where))
+  if compute_dtype.kind == "c":
+    centered = lax.real(lax.mul(centered, lax.conj(centered)))
+  else:
+    centered = lax.mul(centered, centered)
+  real_dtype = np.dtype(centered.dtype)
+  if where is None:
+    count = 1
+    for i in axes:
+      count *= aval.shape[i]
+    normalizer = lax._convert_element_type(count, real_dtype, False)
+  else:
+    normalizer = lax._convert_element_type(
+        reductions._where_count(where, aval.shape, axes, keepdims), real_dtype, False)
+  normalizer = lax.sub(normalizer, lax._convert_element_type(correction, real_dtype, False))
+  total = reductions.sum(centered, axes, keepdims=keepdims, where=where)
+  return lax._convert_element_type(lax.div(total, normalizer), result_dtype, False)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
+        correction=None):
+  """Standard deviation: the square root of ``var`` (``jnp.std``)."""
+  from axle._src.lax import special
+  return special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+
+
+def _nan_masked(name, a, fill):
+  """``a`` with NaNs replaced by ``fill`` (inexact ``a`` only) and the NaN mask (or None)."""
+  a = _operand(name, a)
+  if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
+    return a, None
+  mask = _ufuncs().isnan(a)
+  return _lnp().where(mask, fill, a), mask
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+  """Sum treating NaNs as zero (``jnp.nansum``)."""
+  a, _ = _nan_masked("nansum", a, 0)
+  return reductions.sum(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+  """Product treating NaNs as one (``jnp.nanprod``)."""
+  a, _ = _nan_masked("nanprod", a, 1)
+  return reductions.prod(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
+
+
+def _nan_extremum(name, reduce, a, axis, keepdims, initial, where):
+  a = _operand(name, a)
+  if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
+    return reduce(a, axis, keepdims=keepdims, initial=initial, where=where)
+  mask = _ufuncs().isnan(a)
+  fill = -np.inf if name == "nanmax" else np.inf
+  out = reduce(_lnp().where(mask, fill, a), axis, keepdims=keepdims, initial=initial, where=where)
+  all_nan = reductions.all(mask, axis, keepdims=keepdims, where=where)
+  return _lnp().where(all_nan, np.nan, out)
+
+
+def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+  """Maximum ignoring NaNs; NaN where a slice is all NaN (``jnp.nanmax``)."""
+  return _nan_extremum("nanmax", reductions.max, a, axis, keepdims, initial, where)
+
+
+def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+  """Minimum ignoring NaNs; NaN where a slice is all NaN (``jnp.nanmin``)."""
+  return _nan_extremum("nanmin", reductions.min, a, axis, keepdims, initial, where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
+  """Mean of the non-NaN elements (``jnp.nanmean``)."""
+  a = _operand("nanmean", a)
+  aval = core.get_aval(a)
+  if not dtypes.issubdtype(aval.dtype, np.inexact):
+    return reductions.mean(a, axis, dtype, keepdims=keepdims, where=where)
+  if dtype is None:
+    dtype = aval.dtype
+  not_nan = _ufuncs().logical_not(_ufuncs().isnan(a))
+  count = reductions.sum(not_nan, axis, dtype=dtype, keepdims=keepdims, where=where)
+  total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
+  return _ufuncs().divide(total, count)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
+  """Variance of the non-NaN elements (``jnp.nanvar``)."""
+  a = _operand("nanvar", a)
+  aval = core.get_aval(a)
+  compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
+  a = lax._convert_element_type(a, compute_dtype, False)
+  mean = nanmean(a, axis, keepdims=True, where=where)
+  centered = _lnp().where(_ufuncs().isnan(a), 0, lax.sub(a, mean))
+  if compute_dtype.kind == "c":
+    centered = lax.real(lax.mul(centered, lax.conj(centered)))
+  else:
+    centered = lax.mul(centered, centered)
+  not_nan = _ufuncs().logical_not(_ufuncs().isnan(a))
+  real_dtype = np.dtype(centered.dtype)
+  count = reductions.sum(not_nan, axis, dtype=real_dtype, keepdims=keepdims, where=where)
+  normalizer = lax.sub(count, lax._convert_element_type(ddof, real_dtype, False))
+  total = reductions.sum(centered, axis, keepdims=keepdims, where=where)
+  result = _lnp().where(lax.le(normalizer, lax._convert_element_type(0, real_dtype, False)),
+                        np.nan, lax.div(total, normalizer))
+  return lax._convert_element_type(result, result_dtype, False)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
+  """Standard deviation of the non-NaN elements (``jnp.nanstd``)."""
+  from axle._src.lax import special
+  return special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+
+
+def _nan_arg(name, arg_fn, fill, a, axis, keepdims):
+  a = _operand(name, a)
+  if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
+    return arg_fn(a, axis, keepdims=keepdims)
+  mask = _ufuncs().isnan(a)
+  out = arg_fn(_lnp().where(mask, fill, a), axis, keepdims=keepdims)
+  return _lnp().where(reductions.all(mask, axis, keepdims=keepdims), -1, out)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+  """Index of the maximum ignoring NaNs; -1 where a slice is all NaN (``jnp.nanargmax``)."""
+  return _nan_arg("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+  """Index of the minimum ignoring NaNs; -1 where a slice is all NaN (``jnp.nanargmin``)."""
+  return _nan_arg("nanargmin", reductions.argmin, np.inf, a, axis, keepdims)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+  """Cumulative sum treating NaNs as zero (``jnp.nancumsum``)."""
+  a, _ = _nan_masked("nancumsum", a, 0)
+  return reductions.cumsum(a, axis, dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+  """Cumulative product treating NaNs as one (``jnp.nancumprod``)."""
+  a, _ = _nan_masked("nancumprod", a, 1)
+  return reductions.cumprod(a, axis, dtype)
+
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, a, q, axis, method, keepdims, squash_nans):
+  util.check_arraylike(name, a, q)
+  if method not in _QUANTILE_METHODS:
+    raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
+                     "'inverted_cdf'")
+  a, q = util.promote_dtypes_inexact(a, q)
+  if dtypes.issubdtype(core.get_aval(a).dtype, np.complexfloating):
+    raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
+  q_ndim = np.ndim(q)
+  if q_ndim > 1:
+    raise ValueError(f"q must be have rank <= 1, got shape {np.shape(q)}")
+  lnp = _lnp()
+  a_shape = core.get_aval(a).shape
+  if axis is None:
+    keep_shape = (1,) * len(a_shape)
+    a = lnp.ravel(a)
+    axis = 0
+  elif isinstance(axis, (tuple, list)):
+    axes = util.canonicalize_axes(axis, len(a_shape))
+    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a_shape))
+    rest = [i for i in range(len(a_shape)) if i not in axes]
+    a = lnp.transpose(a, rest + list(axes))
+    a = lnp.reshape(a, tuple(a_shape[i] for i in rest) + (-1,))
+    axis = len(rest)
+  else:
+    axis = util.canonicalize_axis(axis, len(a_shape))
+    keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a_shape))
+  a = lnp.moveaxis(a, axis, -1)
+  n = core.get_aval(a).shape[-1]
+  q_dtype = core.get_aval(q).dtype
+  isnan = _ufuncs().isnan
+  if squash_nans:
+    a = lax_sorting.sort(a, dimension=-1)
+    counts = reductions.sum(_ufuncs().logical_not(isnan(a)), -1, dtype=q_dtype)
+  else:
+    a = lnp.where(reductions.any(isnan(a), -1, keepdims=True), np.nan, a)
+    a = lax_sorting.sort(a, dimension=-1)
+    counts = lax._convert_element_type(n, q_dtype, False)
+  rest_shape = core.get_aval(a).shape[:-1]
+  q = lnp.reshape(q, np.shape(q) + (1,) * len(rest_shape))
+  one = lax._convert_element_type(1, q_dtype, False)
+  zero = lax._convert_element_type(0, q_dtype, False)
+  position = _ufuncs().multiply(q, lax.sub(counts, one))
+  low = lax.floor(position)
+  high = lax.ceil(position)
+  high_weight = lax.sub(position, low)
+  low_weight = lax.sub(one, high_weight)
+  top = _ufuncs().maximum(lax.sub(counts, one), zero)
+  low = _ufuncs().minimum(_ufuncs().maximum(low, zero), top)
+  high = _ufuncs().minimum(_ufuncs().maximum(high, zero), top)
+  out_shape = util.broadcast_shapes(np.shape(q), rest_shape)
+  index_dtype = dtypes.default_int_dtype()
+  sorted_b = lnp.broadcast_to(a, out_shape[:q_ndim] + rest_shape + (n,)) if q_ndim else a
+
+  def pick(index):
+    index = lnp.broadcast_to(lax._convert_element_type(index, index_dtype, False), out_shape)
+    from axle._src.numpy import selection
+    return selection.take_along_axis(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
+
+  low_value, high_value = pick(low), pick(high)
+  if method == "linear":
+    result = _ufuncs().add(_ufuncs().multiply(low_value, low_weight),
+                           _ufuncs().multiply(high_value, high_weight))
+  elif method == "lower":
+    result = low_value
+  elif method == "higher":
+    result = high_value
+  elif method == "nearest":
+    result = lnp.where(_ufuncs().less_equal(high_weight, 0.5), low_value, high_value)
+  else:
+    result = _ufuncs().multiply(_ufuncs().add(low_value, high_value), 0.5)
+  result = lax._convert_element_type(lnp.broadcast_to(result, out_shape), q_dtype, False)
+  if keepdims:
+    result = lnp.reshape(result, np.shape(q)[:q_ndim] + keep_shape)
+  return result
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
+             keepdims: bool = False, *, interpolation=None):
+  """The ``q``-th quantiles of ``a`` along ``axis`` (``jnp.quantile``); NaN if a slice has NaN."""
+  if overwrite_input or out is not None:
+    raise ValueError("jax.numpy.quantile does not support overwrite_input=True or out != None")
+  if interpolation is not None:
+    raise TypeError("quantile() argument interpolation was removed in JAX v0.8.0. "
+                    "Use method instead.")
+  return _quantile("quantile", a, q, axis, method, keepdims, squash_nans=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False,
+                method: str = "linear", keepdims: bool = False, *, interpolation=None):
+  """The ``q``-th quantiles ignoring NaNs (``jnp.nanquantile``)."""
+  if overwrite_input or out is not None:
+    raise ValueError("jax.numpy.nanquantile does not support overwrite_input=True or out != None")
+  return _quantile("nanquantile", a, q, axis, method, keepdims, squash_nans=True)
+
+
+def _percent(q):
+  if isinstance(q, (core.Tracer,)) or not isinstance(q, (int, float)):
+    (q,) = util.promote_dtypes_inexact(util.asarray_operand(q) if not isinstance(q, (list, tuple)) else q)
+  return _ufuncs().true_divide(q, 100.0)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False, *, interpolation=None):
+  """The ``q``-th percentiles (``q`` in [0, 100]) of ``a`` (``jnp.percentile``)."""
+  util.check_arraylike("percentile", a, q)
+  return quantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input,
+                  method=method, keepdims=keepdims, interpolation=interpolation)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
+                  method: str = "linear", keepdims: bool = False, *, interpolation=None):
+  """The ``q``-th percentiles ignoring NaNs (``jnp.nanpercentile``)."""
+  util.check_arraylike("nanpercentile", a, q)
+  return nanquantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input,
+                     method=method, keepdims=keepdims, interpolation=interpolation)
+
+
+def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+  """The median along ``axis`` (``jnp.median``)."""
+  util.check_arraylike("median", a)
+  return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims,
+                  method="midpoint")
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+  """The median ignoring NaNs (``jnp.nanmedian``)."""
+  util.check_arraylike("nanmedian", a)
+  return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                     keepdims=keepdims, method="midpoint")
+
+
+def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
+  """The (weighted) average along ``axis`` (``jnp.average``); with ``returned`` also the sum of
+  the weights."""
+  lnp = _lnp()
+  if weights is None:
+    util.check_arraylike("average", a)
+    a = util.asarray_operand(a)
+    avg = reductions.mean(a, axis=axis, keepdims=keepdims)
+    aval = core.get_aval(a)
+    if axis is None:
+      count = aval.size
+    else:
+      count = 1
+      for i in util.canonicalize_axes(axis, aval.ndim):
+        count *= aval.shape[i]
+    weights_sum = lnp.broadcast_to(lax._convert_element_type(count, avg.dtype, False),
+                                   core.get_aval(avg).shape)
+  else:
+    util.check_arraylike("average", a, weights)
+    a, weights = util.promote_dtypes_inexact(a, weights)
+    a_shape, w_shape = core.get_aval(a).shape, core.get_aval(weights).shape
+    if axis is None:
+      pass
+    elif isinstance(axis, tuple):
+      raise TypeError("Single axis expected, tuple was given.")
+    else:
+      axis = util.canonicalize_axis(axis, len(a_shape))
+    if a_shape != w_shape:
+      if len(w_shape) != 1:
+        raise ValueError("1D weights expected when shapes of a and weights differ.")
+      if axis is None:
+        raise ValueError("Axis must be specified when shapes of a and weights differ.")
+      if w_shape[0] != a_shape[axis]:
+        raise ValueError("Length of weights not compatible with specified axis.")
+      weights = lnp.broadcast_to(weights, (len(a_shape) - 1) * (1,) + w_shape)
+      weights = lnp.moveaxis(weights, -1, axis)
+    weights_sum = reductions.sum(weights, axis=axis, keepdims=keepdims)
+    avg = _ufuncs().divide(reductions.sum(_ufuncs().multiply(a, weights), axis=axis,
+                                          keepdims=keepdims), weights_sum)
+  if returned:
+    if core.get_aval(avg).shape != core.get_aval(weights_sum).shape:
+      weights_sum = lnp.broadcast_to(weights_sum, core.get_aval(avg).shape)
+    return avg, weights_sum
+  return avg
+
+
+def ptp(a, axis=None, out=None, keepdims: bool = False):
+  """Range (maximum minus minimum) along ``axis`` (``jnp.ptp``)."""
+  util.check_arraylike("ptp", a)
+  return _ufuncs().subtract(reductions.max(a, axis, keepdims=keepdims),
+                            reductions.min(a, axis, keepdims=keepdims))
+
+
+def count_nonzero(a, axis=None, keepdims: bool = False):
+  """Number of nonzero elements along ``axis`` (``jnp.count_nonzero``)."""
+  util.check_arraylike("count_nonzero", a)
+  a = util.asarray_operand(a)
+  return reductions.sum(_ufuncs()._to_bool(a), axis=axis, dtype=dtypes.default_int_dtype(),
+                        keepdims=keepdims)
