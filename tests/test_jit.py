@@ -491,3 +491,19 @@ def test_constants_keep_signed_zeros_and_bool_patterns():
   np.testing.assert_array_equal(np.signbit(out), [False, True])
   mask = np.array([[True, False], [True, True]])
   np.testing.assert_array_equal(axle.jit(lambda x: x & mask)(np.ones((2, 2), bool)), mask)
+
+
+def test_jit_twice_of_the_same_function_shares_its_traces():
+  traced = []
+
+  def f(x):
+    traced.append(1)
+    return x + 1.0
+
+  axle.jit(f)(4.0)
+  axle.jit(f)(5.0)
+  assert len(traced) == 1
+  axle.jit(f, static_argnums=())(6.0)  # same options: still cached
+  assert len(traced) == 1
+  axle.jit(f)(jnp.array([5.0]))  # a new signature traces again
+  assert len(traced) == 2

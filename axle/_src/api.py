@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -326,6 +327,24 @@ class _CacheEntry:
     self.single_output = out_tree.num_leaves == 1 and tree_util.treedef_is_leaf(out_tree)
 
 
+_caches_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _shared_caches(fun, options) -> tuple:
+  """The (trace cache, fast-path cache, trace counter) of ``fun`` jitted with ``options``."""
+  try:
+    per_function = _caches_by_function.setdefault(fun, {})
+  except TypeError:  # not weakly referenceable: a cache of its own
+    return {}, {}, cache_misses.TraceCounter()
+  try:
+    shared = per_function.get(options)
+  except TypeError:  # unhashable options
+    return {}, {}, cache_misses.TraceCounter()
+  if shared is None:
+    shared = per_function[options] = ({}, {}, cache_misses.TraceCounter())
+  return shared
+
+
 class JitFunction:
   """A function compiled with ``jit``: traced once per input signature, then compiled by XLA
   and cached; calls with a known signature go straight to the executable."""
@@ -357,13 +376,16 @@ class JitFunction:
     if backend is not None and backend != "cpu":
       raise RuntimeError(f"Unknown backend {backend}. Available backends: ['cpu']")
     self.name = staging._function_name(fun)
-    self._cache: dict = {}
-    self._fast_cache: dict = {}  # (trace flags, *avals) -> entry, for calls with Array args only
+    # jit(f) twice shares one cache, as in JAX: the traces are keyed by the function and the
+    # jit options, not by the wrapper object.
+    # _cache: signature -> entry; _fast_cache: (trace flags, *avals) -> entry, for calls with
+    # Array arguments only. Retraces are reported for functions the user jitted, when called
+    # outside any trace (a function jitted inside library code, or called inside an outer
+    # trace, is traced again whenever its caller is: the caller's report says why).
+    self._cache, self._fast_cache, self._traces = _shared_caches(
+        fun, (self.static_argnums, self.static_argnames, self.donate_argnums,
+              self.donate_argnames, keep_unused, inline))
     self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums)
-    # Retraces are reported for functions the user jitted, when called outside any trace (a
-    # function jitted inside library code, or called inside an outer trace, is traced again
-    # whenever its caller is: the caller's report says why).
-    self._traces = cache_misses.TraceCounter()
     self._report_retraces = True
     functools.update_wrapper(self, fun, updated=())
 
