@@ -290,6 +290,16 @@ def _monoid_reduce_lowering(kind: str) -> Callable:
 # reduce_sum / reduce_prod
 
 
+_wide_accumulation = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _reduced_count(shape, axes) -> int:
+  count = 1
+  for a in axes:
+    count *= shape[a]
+  return count
+
+
 def _make_arith_impl(ufunc: np.ufunc, identity):
   def impl(operand, *, axes, **_):
     x = np.asarray(operand)
@@ -302,6 +312,11 @@ def _make_arith_impl(ufunc: np.ufunc, identity):
     with np.errstate(all="ignore"):
       if dtype in _narrow_floats:
         return ufunc.reduce(x.astype(np.float32), axis=axes).astype(dtype)
+      if ufunc is np.add and dtype in _wide_accumulation and _reduced_count(x.shape, axes) > 128:
+        # Long float32 sums: NumPy sums strided axes sequentially (error growing with the
+        # length), XLA's tree-like reduction stays within a few ulps; accumulating in double
+        # precision keeps the eager result as close to XLA's.
+        return ufunc.reduce(x, axis=axes, dtype=_wide_accumulation[dtype]).astype(dtype)
       # dtype=dtype keeps integer accumulation in the operand's width, so overflow wraps.
       return np.asarray(ufunc.reduce(x, axis=axes, dtype=dtype))
   return impl
