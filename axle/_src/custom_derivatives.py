@@ -47,20 +47,40 @@ class _Rule:
     return self.name
 
 
+_signatures: dict = {}
+
+
+def _signature(fun):
+  try:
+    return _signatures[fun]
+  except (KeyError, TypeError):
+    pass
+  try:
+    signature = inspect.signature(fun)
+  except (TypeError, ValueError):
+    signature = None
+  try:
+    _signatures[fun] = signature
+  except TypeError:
+    pass
+  return signature
+
+
 def _resolve_argnums(fun, nondiff_argnums, args, kwargs):
-  """Binds keyword arguments to positions (custom_jvp/vjp functions take positional args)."""
-  if kwargs:
-    try:
-      signature = inspect.signature(fun)
-      bound = signature.bind(*args, **kwargs)
-      bound.apply_defaults()
-      args = bound.args
-      if bound.kwargs:
-        raise TypeError("keyword-only arguments are not supported by custom_jvp/custom_vjp "
-                        f"functions, got {sorted(bound.kwargs)}")
-    except ValueError:
+  """Binds keyword arguments and defaults to positions, as JAX does (custom_jvp/vjp functions
+  and their rules take positional arguments only)."""
+  signature = _signature(fun)
+  if signature is None:
+    if kwargs:
       raise TypeError("custom_jvp/custom_vjp functions must be called with positional "
-                      "arguments when their signature cannot be inspected") from None
+                      "arguments when their signature cannot be inspected")
+  else:
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+      raise TypeError("keyword arguments could not be resolved to positions: "
+                      f"{sorted(bound.kwargs)}")
+    args = bound.args
   for i in nondiff_argnums:
     if i >= len(args):
       raise TypeError(f"nondiff_argnums={nondiff_argnums} refers to argument {i}, but the "
