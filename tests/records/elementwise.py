@@ -573,3 +573,136 @@ for src, dst in [(np.float32, np.uint8), (np.float32, np.int16), (np.int32, bf16
                            else x.view(dst)),
        lambda rng, src=np.dtype(src), dst=np.dtype(dst): [random_array(
            rng, (3, max(1, dst.itemsize // src.itemsize)), src, -100, 100)], **EXACT)
+
+# ---------------------------------------------------------------------------
+# Transformations: vmap vs a loop on a representative subset of the records above (one or two
+# dtypes per primitive, broadcasting shapes included), and check_grads records at points away
+# from kinks, ties and poles (float32 and complex64 operands of moderate magnitude).
+
+_VMAP_DTYPES = ("float32", "int32", "bool", "complex64")
+
+
+def _vmap_subset(record) -> bool:
+  if record.primitive == "convert_element_type":
+    return record.name in {"ew_convert_float32_to_int32", "ew_convert_int8_to_float32",
+                           "ew_convert_complex64_to_float32", "ew_convert_float32_to_bool",
+                           "ew_convert_bfloat16_to_float16"}
+  parts = record.name.split("_")
+  if record.primitive == "div" and record.rtol == 0 and not any(p.startswith(("int", "uint"))
+                                                                for p in parts):
+    # Batching one operand broadcasts the other, and XLA (like the eager kernel) divides by a
+    # broadcast divisor as a multiplication by its reciprocal: 1 ulp from the per-example
+    # quotient, beyond these records' exact tolerance. The ew_grad_div records cover vmap.
+    return False
+  return any(d in parts for d in _VMAP_DTYPES) or record.primitive == "bitcast_convert_type"
+
+
+for _record in RECORDS:
+  if _vmap_subset(_record):
+    _record.transforms = _record.transforms | {"vmap"}
+
+_GRAD = frozenset({"grad", "vmap"})
+F32 = np.dtype(np.float32)
+C64 = np.dtype(np.complex64)
+
+
+def _uniform(rng, shape, dtype, low, high):
+  dtype = np.dtype(dtype)
+  if dtype.kind == "c":
+    return (rng.uniform(low, high, shape) + 1j * rng.uniform(low, high, shape)).astype(dtype)
+  return rng.uniform(low, high, shape).astype(dtype)
+
+
+def _away_from_zero(rng, shape, dtype, low=0.5, high=3.0):
+  x = _uniform(rng, shape, dtype, low, high)
+  signs = np.where(rng.random(shape) < 0.5, -1, 1).astype(dtype)
+  return (x * signs).astype(dtype)
+
+
+def _grad_record(name, primitive, fun, make_args, reference=None, **kw):
+  """A record whose main purpose is check_grads (and vmap); the eager check compares against a
+  NumPy ``reference`` (default: the function evaluated on NumPy's side is not needed, so the
+  record compares eager with itself through jit)."""
+  if reference is None:
+    reference = lambda *args, fun=fun: [np.asarray(o) for o in _as_tuple(fun(*args))]
+  RECORDS.append(OpRecord(name, primitive, fun, reference, make_args,
+                          transforms=frozenset({"jit"}) | _GRAD, trials=1, **kw))
+
+
+def _as_tuple(x):
+  return x if isinstance(x, (tuple, list)) else (x,)
+
+
+for _dtype in (F32, C64):
+  _n = _dtype.name
+  for _sa, _sb in [((2, 3), (2, 3)), ((2, 3), (1, 3)), ((), (3,)), ((2, 1), ())]:
+    _shapes = f"{'x'.join(map(str, _sa)) or 'scalar'}_{'x'.join(map(str, _sb)) or 'scalar'}"
+    for _op in ("add", "sub", "mul"):
+      _grad_record(f"ew_grad_{_op}_{_n}_{_shapes}", _op, getattr(lax, _op),
+                   lambda rng, d=_dtype, a=_sa, b=_sb: [_uniform(rng, a, d, -2, 2),
+                                                        _uniform(rng, b, d, -2, 2)])
+    _grad_record(f"ew_grad_div_{_n}_{_shapes}", "div", lax.div,
+                 lambda rng, d=_dtype, a=_sa, b=_sb: [_uniform(rng, a, d, -2, 2),
+                                                      _away_from_zero(rng, b, d)])
+  _grad_record(f"ew_grad_neg_{_n}", "neg", lax.neg, lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)])
+  _grad_record(f"ew_grad_square_{_n}", "square", lax.square,
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)])
+  for _y in (-3, -1, 0, 1, 2, 3, 7):
+    _grad_record(f"ew_grad_integer_pow{_y}_{_n}", "integer_pow",
+                 lambda x, y=_y: lax.integer_pow(x, y),
+                 lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d, 0.6, 1.4)])
+  _grad_record(f"ew_grad_abs_{_n}", "abs", lax.abs,
+               lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d)])
+  if _dtype == F32:  # complex sign z/|z| varies, but its JVP is zero (as JAX): see the test file
+    _grad_record(f"ew_grad_sign_{_n}", "sign", lax.sign,
+                 lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d)])
+  _grad_record(f"ew_grad_pow_{_n}", "pow", lax.pow,
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, 0.5, 2), _uniform(rng, (1, 3), d, -2, 2)])
+  _grad_record(f"ew_grad_pow_int_exponent_{_n}", "pow", lax.pow,
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, 0.5, 2),
+                                      np.array([[0, 1, 2], [3, -1, -2]], np.int32)])
+  _grad_record(f"ew_grad_copy_{_n}", "copy", lambda x: lax.copy_p.bind(x),
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)])
+  _grad_record(f"ew_grad_select_{_n}", "select_n", lax.select,
+               lambda rng, d=_dtype: [rng.random((2, 3)) < 0.5, _uniform(rng, (2, 3), d, -2, 2),
+                                      _uniform(rng, (2, 3), d, -2, 2)])
+  _grad_record(f"ew_grad_select_scalar_pred_{_n}", "select_n", lax.select,
+               lambda rng, d=_dtype: [np.bool_(True), _uniform(rng, (2, 3), d, -2, 2),
+                                      _uniform(rng, (2, 3), d, -2, 2)])
+  _grad_record(f"ew_grad_select_n3_{_n}", "select_n", lambda w, *c: lax.select_n(w, *c),
+               lambda rng, d=_dtype: [np.array([[0, 1, 2], [-1, 5, 1]], np.int32)]
+               + [_uniform(rng, (2, 3), d, -2, 2) for _ in range(3)])
+
+_distinct = lambda rng, a=(2, 3), b=(2, 3): [rng.permutation(np.linspace(-2, 2, 6, dtype=np.float32))[:int(np.prod(a))].reshape(a),
+                                             rng.permutation(np.linspace(-1.9, 2.1, 6, dtype=np.float32))[:int(np.prod(b))].reshape(b)]
+for _op in ("max", "min"):
+  _grad_record(f"ew_grad_{_op}_float32", _op, getattr(lax, _op), _distinct)
+  _grad_record(f"ew_grad_{_op}_float32_broadcast", _op, getattr(lax, _op),
+               lambda rng: _distinct(rng, (2, 3), (1, 3)))
+_grad_record("ew_grad_rem_float32", "rem", lax.rem,
+             lambda rng: [np.array([[2.3, -2.3, 0.7], [5.2, -1.4, 3.3]], np.float32),
+                          np.array([[1.0, 1.0, 2.0], [-2.0, 1.1, 1.5]], np.float32)])
+_grad_record("ew_grad_clamp_float32", "clamp", lax.clamp,
+             lambda rng: [np.full((2, 3), -1, np.float32),
+                          np.array([[-2.0, -0.5, 0.3], [0.8, 1.5, 2.5]], np.float32),
+                          np.full((2, 3), 1, np.float32)])
+_grad_record("ew_grad_clamp_scalar_bounds_float32", "clamp", lax.clamp,
+             lambda rng: [np.float32(-1), np.array([[-2.0, -0.5, 0.3], [0.8, 1.5, 2.5]], np.float32),
+                          np.float32(1)])
+for _op in ("floor", "ceil", "round"):
+  _grad_record(f"ew_grad_{_op}_float32", _op, getattr(lax, _op),
+               lambda rng: [np.array([[0.3, -0.3, 1.2], [2.7, -1.6, 5.4]], np.float32)])
+_grad_record("ew_grad_real_complex64", "real", lax.real, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)])
+_grad_record("ew_grad_imag_complex64", "imag", lax.imag, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)])
+_grad_record("ew_grad_conj_complex64", "conj", lax.conj, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)])
+_grad_record("ew_grad_conj_float32", "conj", lax.conj, lambda rng: [_uniform(rng, (2, 3), F32, -2, 2)])
+_grad_record("ew_grad_complex_float32", "complex", lax.complex,
+             lambda rng: [_uniform(rng, (2, 3), F32, -2, 2), _uniform(rng, (1, 3), F32, -2, 2)])
+for _src, _dst in [(F32, C64), (C64, F32), (F32, np.dtype(np.float16)), (F32, np.dtype(np.int32))]:
+  _grad_record(f"ew_grad_convert_{_src.name}_to_{_dst.name}", "convert_element_type",
+               lambda x, dst=_dst: _convert(dst)(x),
+               lambda rng, s=_src: [_uniform(rng, (2, 3), s, -2, 2)],
+               grad_tol=5e-2 if _dst == np.float16 else None)
+_grad_record("ew_grad_reduce_precision_float32", "reduce_precision",
+             lambda x: lax.reduce_precision(x, 8, 20),
+             lambda rng: [_uniform(rng, (2, 3), F32, -2, 2)])

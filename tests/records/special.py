@@ -250,3 +250,74 @@ def _jax_point_records():
 
 
 RECORDS = _unary_records() + _nary_records() + _jax_point_records()
+
+# ---------------------------------------------------------------------------
+# Transformations: vmap vs a loop for the float32 and complex64 2x3 records; check_grads
+# (order 2, both modes) at points inside each function's domain, away from poles.
+
+for _record in RECORDS:
+  if _record.name.endswith(("float32_2x3", "complex64_2x3")):
+    _record.transforms = _record.transforms | {"vmap"}
+
+_GRAD_DOMAINS = {  # where the finite differences of float32 values are well conditioned
+    "exp": (-2, 2), "exp2": (-2, 2), "log": (0.5, 3), "log1p": (-0.5, 3), "expm1": (-2, 2),
+    "sin": (-3, 3), "cos": (-3, 3), "tan": (-1, 1), "asin": (-0.7, 0.7), "acos": (-0.7, 0.7),
+    "atan": (-3, 3), "sinh": (-2, 2), "cosh": (-2, 2), "tanh": (-2, 2), "asinh": (-3, 3),
+    "acosh": (1.5, 4), "atanh": (-0.7, 0.7), "sqrt": (0.5, 4), "rsqrt": (0.5, 4),
+    "cbrt": (0.5, 4), "logistic": (-3, 3), "erf": (-1.5, 1.5), "erfc": (-1.5, 1.5),
+    "erf_inv": (-0.7, 0.7), "lgamma": (0.5, 4), "digamma": (0.5, 4), "bessel_i0e": (0.3, 3),
+    "bessel_i1e": (0.3, 3),
+}
+_COMPLEX_GRAD = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+                 "sqrt", "rsqrt", "logistic", "atan", "asinh", "asin", "acos", "acosh", "atanh"}
+
+
+def _self_reference(fun):
+  return lambda *args: np.asarray(fun(*args))
+
+
+def _grad_record(name, primitive, fun, make_args, **kw):
+  RECORDS.append(OpRecord(
+      name=name, primitive=primitive, fun=fun, reference=_self_reference(fun),
+      make_args=make_args, trials=1, transforms=frozenset({"jit", "grad", "vmap"}),
+      rtol=1e-5, atol=1e-5, **kw))  # jit (XLA) vs the eager kernels: a few ulps apart
+
+
+def _grad_args(dtype, low, high, count=1, shape=(2, 3)):
+  return lambda rng: [_values(rng, shape, dtype, low, high, edges=()) for _ in range(count)]
+
+
+for _name, (_low, _high) in _GRAD_DOMAINS.items():
+  _fun = _UNARY[_name][0]
+  _grad_record(f"special_grad_{_name}_float32", _name, _fun, _grad_args(F32, _low, _high))
+  if _name in _COMPLEX_GRAD:
+    if _name in ("acosh",):
+      _low, _high = 1.5, 3
+    _grad_record(f"special_grad_{_name}_complex64", _name, _fun,
+                 _grad_args(C64, _low if _name not in ("log", "sqrt", "rsqrt") else 0.5, _high))
+_grad_record("special_grad_bessel_i1e_near_zero_float32", "bessel_i1e", lax.bessel_i1e,
+             lambda rng: [np.array([[0.0, 1e-8, -1e-8], [0.05, -0.05, 0.2]], np.float32)])
+_grad_record("special_grad_atan2_float32", "atan2", lax.atan2, _grad_args(F32, 0.5, 3, 2))
+_grad_record("special_grad_atan2_float32_broadcast", "atan2", lax.atan2,
+             lambda rng: [_values(rng, (2, 3), F32, -3, 3, edges=()),
+                          _values(rng, (1, 3), F32, 0.5, 3, edges=())])
+# igamma's second derivative in a needs igamma_grad_a's derivative in a (JAX has none): order 1
+# in both arguments, order 2 in x alone.
+for _name in ("igamma", "igammac"):
+  _fun = getattr(lax, _name)
+  _grad_record(f"special_grad_{_name}_float32", _name, _fun, _grad_args(F32, 1.0, 3.0, 2),
+               grad_order=1)
+  _grad_record(f"special_grad_{_name}_x_float32", _name,
+               lambda x, f=_fun: f(np.full((2, 3), 2.5, np.float32), x), _grad_args(F32, 1.0, 3.0))
+_grad_record("special_grad_igamma_grad_a_x_float32", "igamma_grad_a",
+             lambda x: lax.igamma_grad_a(np.full((2, 3), 2.5, np.float32), x),
+             _grad_args(F32, 1.0, 3.0), grad_order=1)
+_grad_record("special_grad_polygamma_x_float32", "polygamma",
+             lambda x: lax.polygamma(np.array([[0, 1, 2], [1, 0, 3]], np.float32), x),
+             _grad_args(F32, 1.0, 3.0))
+_grad_record("special_grad_zeta_q_float32", "zeta",
+             lambda q: lax.zeta(np.full((2, 3), 3.0, np.float32), q), _grad_args(F32, 1.0, 3.0))
+_grad_record("special_grad_betainc_x_float32", "regularized_incomplete_beta",
+             lambda x: lax.betainc(np.full((2, 3), 2.0, np.float32),
+                                   np.full((2, 3), 3.0, np.float32), x),
+             _grad_args(F32, 0.2, 0.8))

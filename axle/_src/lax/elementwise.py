@@ -18,6 +18,7 @@ Each primitive's block also registers its lowering to StableHLO (what JAX emits)
 """
 from __future__ import annotations
 
+import builtins
 import enum
 
 import numpy as np
@@ -27,6 +28,8 @@ from axle._src import dtypes
 from axle._src import errors
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
@@ -160,14 +163,148 @@ def _unsigned_view_dtype(dtype: np.dtype) -> np.dtype:
 
 
 # ---------------------------------------------------------------------------
+# Transformation helpers (JVP, transpose and batching rules)
+#
+# Tangent computations are written with lax functions, so that they are themselves
+# differentiable (higher order) and batchable. Constants have the dtype of the value they
+# combine with (lax does not promote).
+
+
+def _structural():
+  from axle._src.lax import structural
+  return structural
+
+
+def _const(example, value):
+  """``value`` as a scalar constant of ``example``'s dtype (a Python scalar stays a Python
+  scalar when ``example`` is one, so weak typing is kept)."""
+  if type(example) in (int, float, builtins.complex):
+    return type(example)(value)
+  return np.array(value, core.get_aval(example).dtype)
+
+
+def _zeros(x):
+  """Zeros with ``x``'s shape, dtype and weak type (``full_like(x, 0)``)."""
+  return _structural().full_like(x, 0)
+
+
+def _ones(x):
+  return _structural().full_like(x, 1)
+
+
+def _twos(x):
+  return _structural().full_like(x, 2)
+
+
+def _one(x):
+  """A scalar 1 of ``x``'s dtype (and weak type)."""
+  return _structural().full_like(x, 1, shape=())
+
+
+def _shape(x) -> tuple:
+  return core.get_aval(x).shape
+
+
+def _dtype_of(x) -> np.dtype:
+  return core.get_aval(x).dtype
+
+
+def _replace_zero(x):
+  """``x`` with its zeros replaced by ones (a safe divisor or logarithm argument)."""
+  return select(eq(x, _const(x, 0)), _ones(x), x)
+
+
+def _maybe_broadcast(shape, x):
+  """``x`` broadcast to ``shape`` (the result shape of an elementwise op it took part in)."""
+  x_shape = _shape(x)
+  if x_shape == tuple(shape):
+    return x
+  structural = _structural()
+  if not x_shape:
+    return structural.broadcast_in_dim(x, tuple(shape), ())
+  kept = [i for i, (a, b) in enumerate(zip(x_shape, shape)) if a == b]
+  return structural.broadcast_in_dim(structural.reshape(x, tuple(x_shape[i] for i in kept)),
+                                     tuple(shape), tuple(kept))
+
+
+def _unbroadcast(aval: ShapedArray, x):
+  """The cotangent ``x`` of an elementwise op's result summed back to the shape of an operand
+  of abstract value ``aval`` (a scalar, or a shape with 1s where the op broadcast)."""
+  x_shape = _shape(x)
+  if x_shape == aval.shape:
+    return x
+  from axle._src.lax import reductions
+  if not aval.shape:
+    return reductions.reduce_sum(x, tuple(range(len(x_shape))))
+  dims = tuple(i for i, (a, b) in enumerate(zip(x_shape, aval.shape)) if a != b)
+  if dims:
+    x = reductions.reduce_sum(x, dims)
+  return _structural().reshape(x, aval.shape)
+
+
+def _not_differentiable(primitive):
+  """A JVP rule for a float-valued primitive JAX does not differentiate: raises JAX's error."""
+  def rule(primals, tangents, **params):
+    raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
+  ad.primitive_jvps[primitive] = rule
+
+
+# ---------------------------------------------------------------------------
 # Arithmetic
 
 add_p = _binop("add", _num, _exact(np.add))
 mlir.register(add_p, mlir.elementwise("stablehlo.add"))
+
+
+def _add_jvp(primals, tangents):
+  x, y = primals
+  x_dot, y_dot = tangents
+  out = add_p.bind(x, y)
+  if type(x_dot) is ad.Zero:
+    return out, _maybe_broadcast(_shape(out), y_dot)
+  if type(y_dot) is ad.Zero:
+    return out, _maybe_broadcast(_shape(out), x_dot)
+  return out, add(x_dot, y_dot)
+
+
+def _add_transpose(ct, x, y):
+  return [_unbroadcast(x.aval, ct) if ad.is_undefined_primal(x) else None,
+          _unbroadcast(y.aval, ct) if ad.is_undefined_primal(y) else None]
+
+
+ad.primitive_jvps[add_p] = _add_jvp
+ad.primitive_transposes[add_p] = _add_transpose
+batching.defbroadcasting(add_p)
+
 sub_p = _binop("sub", _num, _exact(np.subtract))
 mlir.register(sub_p, mlir.elementwise("stablehlo.subtract"))
+
+
+def _sub_jvp(primals, tangents):
+  x, y = primals
+  x_dot, y_dot = tangents
+  out = sub_p.bind(x, y)
+  if type(x_dot) is ad.Zero:
+    return out, _maybe_broadcast(_shape(out), neg(y_dot))
+  if type(y_dot) is ad.Zero:
+    return out, _maybe_broadcast(_shape(out), x_dot)
+  return out, sub(x_dot, y_dot)
+
+
+def _sub_transpose(ct, x, y):
+  return [_unbroadcast(x.aval, ct) if ad.is_undefined_primal(x) else None,
+          _unbroadcast(y.aval, neg(ct)) if ad.is_undefined_primal(y) else None]
+
+
+ad.primitive_jvps[sub_p] = _sub_jvp
+ad.primitive_transposes[sub_p] = _sub_transpose
+batching.defbroadcasting(sub_p)
+
 mul_p = _binop("mul", _num, _exact(np.multiply))
 mlir.register(mul_p, mlir.elementwise("stablehlo.multiply"))
+ad.defbilinear(mul_p, lambda ct, x, y: _unbroadcast(x.aval, mul(ct, y)),
+               lambda ct, x, y: _unbroadcast(y.aval, mul(x, ct)))
+batching.defbroadcasting(mul_p)
 
 
 def _div_impl(x, y):
@@ -203,6 +340,18 @@ def _div_impl(x, y):
 div_p = _binop("div", _num, _div_impl)
 # XLA's divide already has the semantics above (C truncation, x / 0 == -1, INT_MIN / -1 wraps).
 mlir.register(div_p, mlir.elementwise("stablehlo.divide"))
+ad.defjvp(div_p, lambda g, x, y: div(g, y),
+          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+
+
+def _div_transpose(ct, x, y):
+  if ad.is_undefined_primal(y):
+    raise RuntimeError("nonlinear div can't be transposed")
+  return [_unbroadcast(x.aval, div(ct, y)), None]
+
+
+ad.primitive_transposes[div_p] = _div_transpose
+batching.defbroadcasting(div_p)
 
 
 def _rem_impl(x, y):
@@ -221,6 +370,11 @@ def _rem_impl(x, y):
 
 rem_p = _primitive("rem", _naryop_rule("rem", [(np.integer, np.floating)] * 2), _rem_impl)
 mlir.register(rem_p, mlir.elementwise("stablehlo.remainder"))
+# d/dx rem(x, y) = 1; d/dy = -trunc(x / y) (as JAX: sign(x / y) * floor(abs(x / y))).
+ad.defjvp(rem_p,
+          lambda g, x, y: _maybe_broadcast(np.broadcast_shapes(_shape(x), _shape(y)), g),
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+batching.defbroadcasting(rem_p)
 
 
 def _pow_result_dtype(x, y):
@@ -257,6 +411,31 @@ def _pow_lowering(ctx, x, y):
 
 
 mlir.register(pow_p, _pow_lowering)
+
+
+def _pow_jvp_lhs(g, ans, x, y):
+  # d/dx x**y = y * x**(y - 1); with an integer exponent, 0 where y == 0 (so 0**0 has slope 0).
+  y_dtype = _dtype_of(y)
+  x_dtype = _dtype_of(x)
+  if dtypes.issubdtype(y_dtype, np.integer):
+    shape = np.broadcast_shapes(_shape(x), _shape(y))
+    x = _maybe_broadcast(shape, x)
+    y = _maybe_broadcast(shape, _convert_element_type(y, x_dtype))
+    jac = select(eq(y, _const(y, 0)), _zeros(y),
+                 mul(_replace_zero(y), pow(x, sub(y, _ones(y)))))
+  else:
+    jac = mul(y, pow(x, sub(y, _ones(y))))
+  return mul(g, jac)
+
+
+def _pow_jvp_rhs(g, ans, x, y):
+  # d/dy x**y = log(x) * x**y, with log(0) replaced by log(1) (0**y has slope 0 in y).
+  from axle._src.lax import special
+  return mul(g, mul(special.log(_replace_zero(x)), ans))
+
+
+ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+batching.defbroadcasting(pow_p)
 
 
 def _integer_pow_rule(x: ShapedArray, *, y: int) -> ShapedArray:
@@ -312,6 +491,20 @@ def _integer_pow_lowering(ctx, x, *, y: int):
 
 mlir.register(integer_pow_p, _integer_pow_lowering)
 
+
+def _integer_pow_jvp(g, x, *, y: int):
+  if y == 0:
+    return _zeros(g)
+  if y == 1:
+    return g
+  if y == 2:
+    return mul(g, mul(_const(x, 2), x))
+  return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+batching.defvectorized(integer_pow_p)
+
 square_p = _unop("square", _num, _exact(np.square))
 
 
@@ -324,10 +517,14 @@ def _square_lowering(ctx, x):
 
 
 mlir.register(square_p, _square_lowering)
+ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
+batching.defvectorized(square_p)
 
 
 neg_p = _unop("neg", _num, np.negative)
 mlir.register(neg_p, mlir.elementwise("stablehlo.negate"))
+ad.deflinear2(neg_p, lambda ct, x: [neg(ct)])
+batching.defvectorized(neg_p)
 
 
 def _sign_impl(x):
@@ -359,6 +556,8 @@ def _sign_lowering(ctx, x):
 
 
 mlir.register(sign_p, _sign_lowering)
+ad.defjvp_zero(sign_p)
+batching.defvectorized(sign_p)
 
 
 def _abs_impl(x):
@@ -372,6 +571,19 @@ def _abs_impl(x):
 abs_p = _unop("abs", (np.floating, np.complexfloating, np.signedinteger), _abs_impl,
               utils.real_dtype_of)
 mlir.register(abs_p, mlir.elementwise("stablehlo.abs"))
+
+
+def _abs_jvp(g, ans, x):
+  if _dtype_of(x).kind == "c":
+    # d|z| = Re(conj(z) dz) / |z| (0 where z == 0)
+    conj_x = conj(x)
+    return real(mul(g, div(conj_x, _replace_zero(_convert_element_type(ans, _dtype_of(x))))))
+  # As JAX: the slope at 0 is +1 (x >= 0 picks g).
+  return select(ge(x, _const(x, 0)), g, neg(g))
+
+
+ad.defjvp2(abs_p, _abs_jvp)
+batching.defvectorized(abs_p)
 
 
 def _zero_signs_fixed(out, x, y, combine):
@@ -446,6 +658,18 @@ mlir.register(max_p, _extremum_lowering("stablehlo.maximum", "GT"))
 mlir.register(min_p, _extremum_lowering("stablehlo.minimum", "LT"))
 
 
+def _balanced_eq(x, z, y):
+  """1 where ``x`` is the extremum ``z`` and ``y`` is not, 0.5 where both are (a tie splits the
+  gradient evenly, as in JAX), 0 elsewhere."""
+  return div(select(eq(x, z), _ones(z), _zeros(z)), select(eq(y, z), _twos(z), _ones(z)))
+
+
+for _extremum in (max_p, min_p):
+  ad.defjvp2(_extremum, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+             lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+  batching.defbroadcasting(_extremum)
+
+
 def _nextafter_impl(x, y):
   if x.dtype == dtypes.bfloat16:
     return _nextafter_bits(x, y)
@@ -476,6 +700,8 @@ def _nextafter_bits(x, y):
 
 nextafter_p = _binop("nextafter", _float, _nextafter_impl)
 mlir.register(nextafter_p, mlir.elementwise("chlo.next_after"))
+_not_differentiable(nextafter_p)  # as in JAX
+batching.defbroadcasting(nextafter_p)
 
 # ---------------------------------------------------------------------------
 # Rounding
@@ -503,6 +729,9 @@ floor_p = _unop("floor", _float, _floor_impl)
 mlir.register(floor_p, mlir.elementwise("stablehlo.floor"))
 ceil_p = _unop("ceil", _float, _ceil_impl)
 mlir.register(ceil_p, mlir.elementwise("stablehlo.ceil"))
+for _rounding in (floor_p, ceil_p):
+  ad.defjvp_zero(_rounding)
+  batching.defvectorized(_rounding)
 
 
 def _round_impl(x, *, rounding_method):
@@ -530,6 +759,8 @@ def _round_lowering(ctx, x, *, rounding_method):
 
 
 mlir.register(round_p, _round_lowering)
+ad.defjvp_zero(round_p)
+batching.defvectorized(round_p)
 
 
 def _is_finite_impl(x):
@@ -540,6 +771,8 @@ def _is_finite_impl(x):
 
 is_finite_p = _unop("is_finite", _float, _is_finite_impl, _bool_dtype)
 mlir.register(is_finite_p, mlir.elementwise("stablehlo.is_finite"))
+ad.defjvp_zero(is_finite_p)
+batching.defvectorized(is_finite_p)
 
 # ---------------------------------------------------------------------------
 # Complex numbers
@@ -561,6 +794,12 @@ real_p = _unop("real", _complex, _real_impl, utils.real_dtype_of)
 mlir.register(real_p, mlir.elementwise("stablehlo.real"))
 imag_p = _unop("imag", _complex, _imag_impl, utils.real_dtype_of)
 mlir.register(imag_p, mlir.elementwise("stablehlo.imag"))
+# Cotangents of complex values are conjugated (JAX's convention): real's transpose is
+# complex(ct, 0), imag's is complex(0, -ct).
+ad.deflinear2(real_p, lambda ct, x: [complex(ct, np.zeros((), _dtype_of(ct)))])
+ad.deflinear2(imag_p, lambda ct, x: [complex(np.zeros((), _dtype_of(ct)), neg(ct))])
+batching.defvectorized(real_p)
+batching.defvectorized(imag_p)
 
 
 def _complex_impl(x, y):
@@ -574,6 +813,15 @@ def _complex_impl(x, y):
 complex_p = _primitive("complex", _naryop_rule("complex", [_complex_elem, _complex_elem],
                                                lambda x, y: _complex_dtype(x)), _complex_impl)
 mlir.register(complex_p, mlir.elementwise("stablehlo.complex"))
+
+
+def _complex_transpose(ct, x, y):
+  return [_unbroadcast(x.aval, real(ct)) if ad.is_undefined_primal(x) else None,
+          _unbroadcast(y.aval, imag(neg(ct))) if ad.is_undefined_primal(y) else None]
+
+
+ad.deflinear2(complex_p, _complex_transpose)
+batching.defbroadcasting(complex_p)
 
 
 def _conj_rule(x: ShapedArray, *, input_dtype) -> ShapedArray:
@@ -604,6 +852,16 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 mlir.register(conj_p, _conj_lowering)
 
+
+def _conj_transpose(ct, x, *, input_dtype):
+  if dtypes.issubdtype(input_dtype, np.complexfloating):
+    return [conj(ct)]
+  return [real(ct)]
+
+
+ad.deflinear2(conj_p, _conj_transpose)
+batching.defvectorized(conj_p)
+
 # ---------------------------------------------------------------------------
 # Comparisons
 
@@ -630,6 +888,9 @@ gt_p = _binop("gt", _ordered, _exact(np.greater), _bool_dtype)
 mlir.register(gt_p, _compare_lowering("GT"))
 ge_p = _binop("ge", _ordered, _exact(np.greater_equal), _bool_dtype)
 mlir.register(ge_p, _compare_lowering("GE"))
+for _comparison in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+  ad.defjvp_zero(_comparison)
+  batching.defbroadcasting(_comparison)
 
 # ---------------------------------------------------------------------------
 # Bitwise operations
@@ -642,6 +903,11 @@ xor_p = _binop("xor", _bool_or_int, np.bitwise_xor)
 mlir.register(xor_p, mlir.elementwise("stablehlo.xor"))
 not_p = _unop("not", _bool_or_int, np.invert)
 mlir.register(not_p, mlir.elementwise("stablehlo.not"))
+for _bitwise in (and_p, or_p, xor_p):
+  ad.defjvp_zero(_bitwise)
+  batching.defbroadcasting(_bitwise)
+ad.defjvp_zero(not_p)
+batching.defvectorized(not_p)
 
 
 def _shift_amounts(x, y):
@@ -681,6 +947,9 @@ shift_right_logical_p = _binop("shift_right_logical", _int, _shift_right_logical
 mlir.register(shift_right_logical_p, mlir.elementwise("stablehlo.shift_right_logical"))
 shift_right_arithmetic_p = _binop("shift_right_arithmetic", _int, _shift_right_arithmetic_impl)
 mlir.register(shift_right_arithmetic_p, mlir.elementwise("stablehlo.shift_right_arithmetic"))
+for _shift in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p):
+  ad.defjvp_zero(_shift)
+  batching.defbroadcasting(_shift)
 
 
 def _population_count_impl(x):
@@ -703,6 +972,9 @@ population_count_p = _unop("population_count", _int, _population_count_impl)
 mlir.register(population_count_p, mlir.elementwise("stablehlo.popcnt"))
 clz_p = _unop("clz", _int, _clz_impl)
 mlir.register(clz_p, mlir.elementwise("stablehlo.count_leading_zeros"))
+for _bit_count in (population_count_p, clz_p):
+  ad.defjvp_zero(_bit_count)
+  batching.defvectorized(_bit_count)
 
 # ---------------------------------------------------------------------------
 # Selection
@@ -762,6 +1034,76 @@ def _select_n_lowering(ctx, which, *cases):
 mlir.register(select_n_p, _select_n_lowering)
 
 
+def _select_n_jvp(primals, tangents):
+  which, *cases = primals
+  case_tangents = tangents[1:]
+  out = select_n_p.bind(which, *cases)
+  nonzero = [t for t in case_tangents if type(t) is not ad.Zero]
+  if not nonzero:
+    return out, ad.Zero(case_tangents[0].aval)
+  zeros = _zeros(nonzero[0])
+  return out, select_n_p.bind(which, *[zeros if type(t) is ad.Zero else t
+                                       for t in case_tangents])
+
+
+def _select_n_transpose(ct, which, *cases):
+  if ad.is_undefined_primal(which):
+    raise ValueError("select_n cannot be transposed with respect to `which`")
+  if len(cases) == 1:
+    return [None, ct if ad.is_undefined_primal(cases[0]) else None]
+  zeros = _zeros(ct)
+  if _dtype_of(which) == np.bool_:
+    false_case, true_case = cases
+    return [None,
+            select(which, zeros, ct) if ad.is_undefined_primal(false_case) else None,
+            select(which, ct, zeros) if ad.is_undefined_primal(true_case) else None]
+  # XLA's select_n clamps out-of-range indices: the first and last cases take those entries.
+  cts = []
+  for i, case in enumerate(cases):
+    if not ad.is_undefined_primal(case):
+      cts.append(None)
+    elif i == 0:
+      cts.append(select(lt(which, _const(which, 1)), ct, zeros))
+    elif i == len(cases) - 1:
+      cts.append(select(ge(which, _const(which, i)), ct, zeros))
+    else:
+      cts.append(select(eq(which, _const(which, i)), ct, zeros))
+  return [None] + cts
+
+
+def _select_n_batcher(values, dims):
+  which, *cases = values
+  which_dim, *case_dims = dims
+  size = next(core.get_aval(v).shape[d] for v, d in zip(values, dims) if d is not None)
+  which_rank = len(_shape(which)) - (which_dim is not None)
+  case_rank = len(_shape(cases[0])) - (case_dims[0] is not None)
+  # Common cases without moving axes: everything batched along one axis.
+  if all(d == which_dim for d in case_dims):
+    if which_rank == case_rank:
+      return select_n_p.bind(which, *cases), which_dim
+    # a scalar `which` per example with array cases
+    which = _structural().broadcast_in_dim(which, _shape(cases[0]), (which_dim,))
+    return select_n_p.bind(which, *cases), which_dim
+  if which_dim is None and which_rank == 0 and all(d is not None for d in case_dims):
+    target = case_dims[0]
+    cases = [batching.moveaxis(c, d, target) for c, d in zip(cases, case_dims)]
+    return select_n_p.bind(which, *cases), target
+  # General case: batch axes first, unbatched operands broadcast.
+  cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
+  case_shape = _shape(cases[0])
+  if which_dim is None and which_rank == 0:
+    return select_n_p.bind(which, *cases), 0
+  which = batching.bdim_at_front(which, which_dim, size)
+  if which_rank < case_rank:
+    which = _structural().broadcast_in_dim(which, case_shape, (0,))
+  return select_n_p.bind(which, *cases), 0
+
+
+ad.primitive_jvps[select_n_p] = _select_n_jvp
+ad.primitive_transposes[select_n_p] = _select_n_transpose
+batching.primitive_batchers[select_n_p] = _select_n_batcher
+
+
 def _clamp_rule(min: ShapedArray, x: ShapedArray, max: ShapedArray) -> ShapedArray:
   _check_naryop_dtypes("clamp", (min, x, max), [_any] * 3)
   _check_same_dtypes("clamp", min, x, max)
@@ -799,6 +1141,57 @@ def _clamp_lowering(ctx, lo, x, hi):
 
 
 mlir.register(clamp_p, _clamp_lowering)
+
+
+def _clamp_jvp_fn(condition):
+  def fn(g, lo, x, hi):
+    return select(condition(lo, x, hi), _maybe_broadcast(_shape(x), g), _zeros(x))
+  return fn
+
+
+# The operand's slope is 1 strictly inside (min, max); min's where it is above x (and below
+# max); max's where it is below x.
+ad.defjvp(clamp_p,
+          _clamp_jvp_fn(lambda lo, x, hi: bitwise_and(gt(lo, x), lt(lo, hi))),
+          _clamp_jvp_fn(lambda lo, x, hi: bitwise_and(gt(x, lo), lt(x, hi))),
+          _clamp_jvp_fn(lambda lo, x, hi: lt(hi, x)))
+
+
+def _clamp_batcher(values, dims):
+  lo, x, hi = values
+  lo_dim, x_dim, hi_dim = dims
+  structural = _structural()
+  lo_rank, hi_rank = len(_shape(lo)), len(_shape(hi))  # batched ranks
+  # Without moving axes: bounds batched like x, or unbatched scalar bounds.
+  if lo_dim == x_dim == hi_dim:
+    if _shape(lo) == _shape(x) == _shape(hi):
+      return clamp_p.bind(lo, x, hi), x_dim
+    if lo_rank == hi_rank == 1:  # a scalar bound per example
+      lo = structural.broadcast_in_dim(lo, _shape(x), (lo_dim,))
+      hi = structural.broadcast_in_dim(hi, _shape(x), (hi_dim,))
+      return clamp_p.bind(lo, x, hi), x_dim
+  elif lo_rank == hi_rank == 0 and x_dim is not None:
+    return clamp_p.bind(lo, x, hi), x_dim
+  # Batch axes first; scalar bounds broadcast to the operand's shape.
+  size = next(core.get_aval(v).shape[d] for v, d in zip(values, dims) if d is not None)
+  lo = batching.bdim_at_front(lo, lo_dim, size) if lo_rank else lo
+  hi = batching.bdim_at_front(hi, hi_dim, size) if hi_rank else hi
+  x = batching.bdim_at_front(x, x_dim, size) if _shape(x) else x
+  x_rank = len(_shape(x))
+  if not _shape(lo) and x_rank:
+    lo = structural.broadcast_in_dim(lo, _shape(x), ())
+  if not _shape(hi) and x_rank:
+    hi = structural.broadcast_in_dim(hi, _shape(x), ())
+  if 0 < len(_shape(lo)) < x_rank:
+    lo = structural.broadcast_in_dim(lo, _shape(x), (0,))
+  if 0 < len(_shape(hi)) < x_rank:
+    hi = structural.broadcast_in_dim(hi, _shape(x), (0,))
+  if len(_shape(lo)) > x_rank:  # an unbatched scalar operand with batched bounds
+    x = structural.broadcast_in_dim(x, _shape(lo), ())
+  return clamp_p.bind(lo, x, hi), 0
+
+
+batching.primitive_batchers[clamp_p] = _clamp_batcher
 
 # ---------------------------------------------------------------------------
 # The lax functions

@@ -18,6 +18,8 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.array import Array
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import utils
 
@@ -149,6 +151,37 @@ def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type, sharding):
 mlir.register(convert_element_type_p, _convert_element_type_lowering)
 
 
+def _convert_element_type_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
+  (operand,), (tangent,) = primals, tangents
+  out = convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
+                                    sharding=sharding)
+  tangent_dtype = ad.tangent_dtype(new_dtype)
+  if tangent_dtype == ad.float0:
+    return out, ad.Zero.from_primal_value(out)
+  return out, _convert_tangent(tangent, tangent_dtype, weak_type, sharding)
+
+
+def _convert_tangent(t, new_dtype, weak_type, sharding):
+  # A constant scalar (grad's seed 1.0) is converted right away, as JAX folds it.
+  if isinstance(t, (np.ndarray, np.generic, Array)) and np.ndim(t) == 0 and sharding is None:
+    return _convert_element_type(np.asarray(t), new_dtype, weak_type,
+                                 warn_on_complex_to_real_cast=False)
+  return convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                     sharding=sharding)
+
+
+def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type, sharding):
+  aval = operand.aval
+  if ad.tangent_dtype(aval.dtype) == ad.float0:
+    return [ad.Zero(ad.tangent_aval(aval))]
+  return [_convert_tangent(ct, aval.dtype, aval.weak_type, sharding)]
+
+
+ad.primitive_jvps[convert_element_type_p] = _convert_element_type_jvp
+ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
+batching.defvectorized(convert_element_type_p)
+
+
 def _fold_scalar(operand, old_dtype, new_dtype, weak_type):
   """A Python or NumPy scalar converted right away (no equation is staged, as in JAX)."""
   value = np.asarray(operand)
@@ -259,6 +292,19 @@ bitcast_convert_type_p.def_impl(_bitcast_convert_type_impl)
 # A narrower new_dtype adds a trailing dimension, a wider one removes it: the result aval says which.
 mlir.register(bitcast_convert_type_p, lambda ctx, x, *, new_dtype: mlir.op(
     ctx, "stablehlo.bitcast_convert", [x], ctx.avals_out[0]))
+ad.defjvp_zero(bitcast_convert_type_p)  # as in JAX: reinterpreted bits have no derivative
+
+
+def _bitcast_convert_type_batcher(values, dims, *, new_dtype):
+  (x,), (d,) = values, dims
+  aval = core.get_aval(x)
+  if dtypes.itemsize_bits(new_dtype) > dtypes.itemsize_bits(aval.dtype) and d == aval.ndim - 1:
+    # A wider dtype consumes the last axis: the batch axis must not be it.
+    x, d = batching.moveaxis(x, d, 0), 0
+  return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+batching.primitive_batchers[bitcast_convert_type_p] = _bitcast_convert_type_batcher
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -335,6 +381,8 @@ def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
 
 
 mlir.register(reduce_precision_p, _reduce_precision_lowering)
+ad.deflinear(reduce_precision_p, lambda ct, **params: [reduce_precision_p.bind(ct, **params)])
+batching.defvectorized(reduce_precision_p)
 
 
 def reduce_precision(operand, exponent_bits, mantissa_bits):
@@ -365,3 +413,5 @@ copy_p.def_abstract_eval(_copy_rule)
 copy_p.def_impl(_copy_impl)
 # A copy is the identity in XLA (every result gets its own buffer); JAX emits no operation.
 mlir.register(copy_p, lambda ctx, x: x)
+ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
+batching.defvectorized(copy_p)

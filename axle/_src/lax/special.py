@@ -22,9 +22,13 @@ import numpy as np
 
 from axle._src import core
 from axle._src import ir
+from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
+from axle._src.lax import elementwise as ew
 from axle._src.lax import elementwise_convert
 from axle._src.lax import special_lowering
 from axle._src.lax import utils
@@ -200,10 +204,32 @@ def _naryop(name, fn, wide=False) -> core.Primitive:
 
 
 # ---------------------------------------------------------------------------
+# Transformation helpers. JVPs are written with lax functions (JAX's formulas), so they are
+# differentiable again and batchable; every primitive here is elementwise.
+
+_const = ew._const
+_one = ew._one
+_ones = ew._ones
+mul, div, add, sub, neg = ew.mul, ew.div, ew.add, ew.sub, ew.neg
+square, select = ew.square, ew.select
+
+
+def _unary_transforms(primitive, jvp=None, jvp2=None):
+  """Registers an elementwise unary primitive's JVP (``jvp(g, x, **params)`` or
+  ``jvp2(g, ans, x, **params)``) and its batching rule."""
+  if jvp is not None:
+    ad.defjvp(primitive, jvp)
+  else:
+    ad.defjvp2(primitive, jvp2)
+  batching.defvectorized(primitive)
+
+
+# ---------------------------------------------------------------------------
 # Exponentials and logarithms
 
 exp_p = _unop("exp", _float_complex, np.exp, accuracy=True, wide=True)
 mlir.register(exp_p, special_lowering.unary("stablehlo.exponential", accuracy=True))
+_unary_transforms(exp_p, jvp2=lambda g, ans, x, **params: mul(g, ans))
 
 
 def exp(x, *, accuracy=None):
@@ -227,6 +253,7 @@ def _exp2(x):
 exp2_p = _unop("exp2", _float_complex, _exp2, accuracy=True,
                narrow=lambda x: np.exp((x * x.dtype.type(_LN2)).astype(_F32)))
 mlir.register(exp2_p, special_lowering.exp2_rule)
+_unary_transforms(exp2_p, jvp2=lambda g, ans, x, **params: mul(log(_const(x, 2)), mul(g, ans)))
 
 
 def exp2(x, *, accuracy=None):
@@ -236,6 +263,7 @@ def exp2(x, *, accuracy=None):
 
 log_p = _unop("log", _float_complex, np.log, accuracy=True, wide=True)
 mlir.register(log_p, special_lowering.unary("stablehlo.log", accuracy=True))
+_unary_transforms(log_p, jvp=lambda g, x, **params: div(g, x))
 
 
 def log(x, *, accuracy=None):
@@ -245,6 +273,7 @@ def log(x, *, accuracy=None):
 
 log1p_p = _unop("log1p", _float_complex, np.log1p, accuracy=True)
 mlir.register(log1p_p, special_lowering.unary("stablehlo.log_plus_one", accuracy=True))
+_unary_transforms(log1p_p, jvp=lambda g, x, **params: div(g, add(x, _one(x))))
 
 
 def log1p(x, *, accuracy=None):
@@ -254,6 +283,10 @@ def log1p(x, *, accuracy=None):
 
 expm1_p = _unop("expm1", _float_complex, np.expm1, accuracy=True)
 mlir.register(expm1_p, special_lowering.unary("stablehlo.exponential_minus_one", accuracy=True))
+# exp(x) = expm1(x) + 1; with accuracy=HIGHEST exp(x) is recomputed (as JAX).
+_unary_transforms(expm1_p, jvp2=lambda g, ans, x, accuracy: (
+    mul(g, exp(x, accuracy=accuracy)) if accuracy is AccuracyMode.HIGHEST
+    else mul(g, add(ans, _one(ans)))))
 
 
 def expm1(x, *, accuracy=None):
@@ -270,6 +303,10 @@ def _logistic_narrow(x):
 logistic_p = _unop("logistic", _float_complex, lambda x: _sc.expit(x), accuracy=True,
                    narrow=_logistic_narrow)
 mlir.register(logistic_p, special_lowering.logistic_rule)
+# logistic' = s (1 - s); with accuracy=HIGHEST s * logistic(-x) (as JAX).
+_unary_transforms(logistic_p, jvp2=lambda g, ans, x, accuracy: (
+    mul(g, mul(ans, logistic(neg(x), accuracy=accuracy))) if accuracy is AccuracyMode.HIGHEST
+    else mul(g, mul(ans, sub(_one(ans), ans)))))
 
 
 def logistic(x, *, accuracy=None):
@@ -282,6 +319,7 @@ def logistic(x, *, accuracy=None):
 
 sin_p = _unop("sin", _float_complex, np.sin, accuracy=True, wide=True)
 mlir.register(sin_p, special_lowering.sin_rule)
+_unary_transforms(sin_p, jvp=lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 
 
 def sin(x, *, accuracy=None):
@@ -291,6 +329,7 @@ def sin(x, *, accuracy=None):
 
 cos_p = _unop("cos", _float_complex, np.cos, accuracy=True, wide=True)
 mlir.register(cos_p, special_lowering.cos_rule)
+_unary_transforms(cos_p, jvp=lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
 
 
 def cos(x, *, accuracy=None):
@@ -300,6 +339,7 @@ def cos(x, *, accuracy=None):
 
 tan_p = _unop("tan", _float_complex, np.tan, accuracy=True, wide=True)
 mlir.register(tan_p, special_lowering.unary("stablehlo.tan", accuracy=True))
+_unary_transforms(tan_p, jvp2=lambda g, ans, x, **params: mul(g, add(_const(x, 1), square(ans))))
 
 
 def tan(x, *, accuracy=None):
@@ -309,6 +349,7 @@ def tan(x, *, accuracy=None):
 
 asin_p = _unop("asin", _float_complex, np.arcsin)
 mlir.register(asin_p, special_lowering.unary("chlo.asin"))
+_unary_transforms(asin_p, jvp=lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 
 
 def asin(x):
@@ -318,6 +359,7 @@ def asin(x):
 
 acos_p = _unop("acos", _float_complex, np.arccos, wide=True)
 mlir.register(acos_p, special_lowering.unary("chlo.acos"))
+_unary_transforms(acos_p, jvp=lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 
 
 def acos(x):
@@ -327,6 +369,7 @@ def acos(x):
 
 atan_p = _unop("atan", _float_complex, np.arctan, wide=True)
 mlir.register(atan_p, special_lowering.unary("chlo.atan"))
+_unary_transforms(atan_p, jvp=lambda g, x: div(g, add(_const(x, 1), square(x))))
 
 
 def atan(x):
@@ -336,6 +379,9 @@ def atan(x):
 
 atan2_p = _naryop("atan2", np.arctan2, wide=True)
 mlir.register(atan2_p, mlir.elementwise("stablehlo.atan2"))
+ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
+batching.defbroadcasting(atan2_p)
 
 
 def atan2(x, y):
@@ -346,6 +392,7 @@ def atan2(x, y):
 
 sinh_p = _unop("sinh", _float_complex, np.sinh)
 mlir.register(sinh_p, special_lowering.unary("chlo.sinh"))
+_unary_transforms(sinh_p, jvp=lambda g, x: mul(g, cosh(x)))
 
 
 def sinh(x):
@@ -355,6 +402,7 @@ def sinh(x):
 
 cosh_p = _unop("cosh", _float_complex, np.cosh, wide=True)
 mlir.register(cosh_p, special_lowering.unary("chlo.cosh"))
+_unary_transforms(cosh_p, jvp=lambda g, x: mul(g, sinh(x)))
 
 
 def cosh(x):
@@ -364,6 +412,13 @@ def cosh(x):
 
 tanh_p = _unop("tanh", _float_complex, np.tanh, accuracy=True)
 mlir.register(tanh_p, special_lowering.unary("stablehlo.tanh", accuracy=True))
+# tanh' = 1 - t**2, written (g + g t)(1 - t) as JAX; with accuracy=HIGHEST
+# 4 logistic(2x) logistic(-2x).
+_unary_transforms(tanh_p, jvp2=lambda g, ans, x, accuracy: (
+    mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
+                                 logistic(mul(_const(x, -2), x), accuracy=accuracy))))
+    if accuracy is AccuracyMode.HIGHEST
+    else mul(add(g, mul(g, ans)), sub(_one(x), ans))))
 
 
 def tanh(x, *, accuracy=None):
@@ -373,6 +428,7 @@ def tanh(x, *, accuracy=None):
 
 asinh_p = _unop("asinh", _float_complex, np.arcsinh)
 mlir.register(asinh_p, special_lowering.unary("chlo.asinh"))
+_unary_transforms(asinh_p, jvp=lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
 
 
 def asinh(x):
@@ -382,6 +438,7 @@ def asinh(x):
 
 acosh_p = _unop("acosh", _float_complex, np.arccosh)
 mlir.register(acosh_p, special_lowering.unary("chlo.acosh"))
+_unary_transforms(acosh_p, jvp=lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
 
 
 def acosh(x):
@@ -391,6 +448,8 @@ def acosh(x):
 
 atanh_p = _unop("atanh", _float_complex, np.arctanh)
 mlir.register(atanh_p, special_lowering.unary("chlo.atanh"))
+_unary_transforms(atanh_p, jvp=lambda g, x: mul(ew.reciprocal(add(_one(x), x)),
+                                                div(g, sub(_one(x), x))))
 
 
 def atanh(x):
@@ -404,6 +463,8 @@ def atanh(x):
 
 sqrt_p = _unop("sqrt", _float_complex, np.sqrt, accuracy=True)
 mlir.register(sqrt_p, special_lowering.unary("stablehlo.sqrt", accuracy=True))
+# 0.5 / sqrt(x): infinite at 0, as JAX.
+_unary_transforms(sqrt_p, jvp2=lambda g, ans, x, **params: mul(g, div(_const(x, 0.5), ans)))
 
 
 def sqrt(x, *, accuracy=None):
@@ -414,6 +475,8 @@ def sqrt(x, *, accuracy=None):
 rsqrt_p = _unop("rsqrt", _float_complex, lambda x: np.reciprocal(np.sqrt(x)), accuracy=True,
                 wide=True)
 mlir.register(rsqrt_p, special_lowering.unary("stablehlo.rsqrt", accuracy=True))
+_unary_transforms(rsqrt_p, jvp2=lambda g, ans, x, **params: mul(g, mul(_const(x, -0.5),
+                                                                        div(ans, x))))
 
 
 def rsqrt(x, *, accuracy=None):
@@ -423,6 +486,8 @@ def rsqrt(x, *, accuracy=None):
 
 cbrt_p = _unop("cbrt", _float, np.cbrt, accuracy=True, wide=True)
 mlir.register(cbrt_p, special_lowering.unary("stablehlo.cbrt", accuracy=True))
+_unary_transforms(cbrt_p, jvp2=lambda g, ans, x, **params: mul(
+    g, mul(_const(x, 1 / 3), ew.integer_pow(ans, -2))))
 
 
 def cbrt(x, *, accuracy=None):
@@ -435,6 +500,8 @@ def cbrt(x, *, accuracy=None):
 
 erf_p = _unop("erf", _float, lambda x: _sc.erf(x))
 mlir.register(erf_p, special_lowering.unary("chlo.erf"))
+_unary_transforms(erf_p, jvp=lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)),
+                                              mul(g, exp(neg(square(x))))))
 
 
 def erf(x):
@@ -444,6 +511,8 @@ def erf(x):
 
 erfc_p = _unop("erfc", _float, lambda x: _sc.erfc(x))
 mlir.register(erfc_p, special_lowering.unary("chlo.erfc"))
+_unary_transforms(erfc_p, jvp=lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
+                                               mul(g, exp(neg(square(x))))))
 
 
 def erfc(x):
@@ -460,6 +529,8 @@ def _odd(fn):
 
 erf_inv_p = _unop("erf_inv", _float, _odd(lambda x: _sc.erfinv(x)))
 mlir.register(erf_inv_p, special_lowering.unary("chlo.erf_inv"))
+_unary_transforms(erf_inv_p, jvp2=lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
+                                                        mul(g, exp(square(ans)))))
 
 
 def erf_inv(x):
@@ -477,6 +548,7 @@ def _lgamma(x):
 
 lgamma_p = _unop("lgamma", _float, _lgamma)
 mlir.register(lgamma_p, special_lowering.unary("chlo.lgamma"))
+_unary_transforms(lgamma_p, jvp=lambda g, x: mul(g, digamma(x)))
 
 
 def lgamma(x):
@@ -493,6 +565,7 @@ def _digamma(x):
 
 digamma_p = _unop("digamma", _float, _digamma)
 mlir.register(digamma_p, special_lowering.unary("chlo.digamma"))
+_unary_transforms(digamma_p, jvp=lambda g, x: mul(g, polygamma(_const(x, 1), x)))
 
 
 def digamma(x):
@@ -502,6 +575,9 @@ def digamma(x):
 
 bessel_i0e_p = _unop("bessel_i0e", _float, lambda x: _sc.i0e(x))
 mlir.register(bessel_i0e_p, special_lowering.bessel_i0e_rule)
+# d/dx i0e(x) = i1e(x) - sign(x) i0e(x)
+_unary_transforms(bessel_i0e_p, jvp2=lambda g, ans, x: mul(g, sub(bessel_i1e(x),
+                                                                  mul(ew.sign(x), ans))))
 
 
 def bessel_i0e(x):
@@ -512,6 +588,20 @@ def bessel_i0e(x):
 
 bessel_i1e_p = _unop("bessel_i1e", _float, _odd(lambda x: _sc.i1e(x)))
 mlir.register(bessel_i1e_p, special_lowering.unary("chlo.bessel_i1e"))
+
+
+def _bessel_i1e_jvp(g, ans, x):
+  # d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), which is 0.5 at x == 0 (the 1/x term is
+  # computed away from zero and the limit used within machine epsilon of it).
+  eps = dtypes.finfo(ew._dtype_of(x)).eps
+  not_tiny = ew.gt(ew.abs(x), _const(x, eps))
+  safe_x = select(not_tiny, x, ew._structural().full_like(x, eps))
+  slope = sub(bessel_i0e(safe_x), mul(ans, add(ew.sign(safe_x), ew.reciprocal(safe_x))))
+  slope = select(not_tiny, slope, ew._structural().full_like(x, 0.5))
+  return mul(g, slope)
+
+
+_unary_transforms(bessel_i1e_p, jvp2=_bessel_i1e_jvp)
 
 
 def bessel_i1e(x):
@@ -530,6 +620,15 @@ igamma_p = _naryop("igamma", None)
 mlir.register(igamma_p, special_lowering.igamma_rule)
 
 
+def _igamma_gradx(g, a, x):
+  # d/dx P(a, x) = x**(a - 1) exp(-x) / Gamma(a)
+  return mul(g, exp(sub(add(neg(x), mul(sub(a, _ones(a)), log(x))), lgamma(a))))
+
+
+ad.defjvp(igamma_p, lambda g, a, x: mul(g, igamma_grad_a(a, x)), _igamma_gradx)
+batching.defbroadcasting(igamma_p)
+
+
 def igamma(a, x):
   """Regularized lower incomplete gamma function ``P(a, x)`` (``lax.igamma``)."""
   return igamma_p.bind(a, x)
@@ -537,6 +636,9 @@ def igamma(a, x):
 
 igammac_p = _naryop("igammac", None)
 mlir.register(igammac_p, special_lowering.igammac_rule)
+ad.defjvp(igammac_p, lambda g, a, x: neg(mul(g, igamma_grad_a(a, x))),
+          lambda g, a, x: neg(_igamma_gradx(g, a, x)))
+batching.defbroadcasting(igammac_p)
 
 
 def igammac(a, x):
@@ -548,6 +650,20 @@ igamma_grad_a_p = _naryop("igamma_grad_a", None)
 mlir.register(igamma_grad_a_p, special_lowering.igamma_grad_a_rule)
 
 
+def _igamma_grad_a_grada(g, a, x):
+  raise NotImplementedError("Differentiation rule for 'igamma_grad_a' with respect to a not "
+                            "implemented (JAX differentiates igamma_grad_a in neither argument)")
+
+
+def _igamma_grad_a_gradx(g, a, x):
+  # d/dx d/da P(a, x) = d/da (x**(a-1) e**-x / Gamma(a)) = that * (log(x) - digamma(a))
+  return mul(_igamma_gradx(g, a, x), sub(log(x), digamma(a)))
+
+
+ad.defjvp(igamma_grad_a_p, _igamma_grad_a_grada, _igamma_grad_a_gradx)
+batching.defbroadcasting(igamma_grad_a_p)
+
+
 def igamma_grad_a(a, x):
   """Derivative of ``igamma(a, x)`` with respect to ``a`` (``lax.igamma_grad_a``)."""
   return igamma_grad_a_p.bind(a, x)
@@ -555,6 +671,15 @@ def igamma_grad_a(a, x):
 
 polygamma_p = _naryop("polygamma", None)
 mlir.register(polygamma_p, mlir.elementwise("chlo.polygamma"))
+
+
+def _polygamma_gradm(g, m, x):
+  raise ValueError("polygamma gradient with respect to m is not supported")
+
+
+ad.defjvp(polygamma_p, _polygamma_gradm,
+          lambda g, m, x: mul(g, polygamma(add(m, _const(m, 1)), x)))
+batching.defbroadcasting(polygamma_p)
 
 
 def polygamma(m, x):
@@ -567,6 +692,16 @@ zeta_p = _naryop("zeta", None)
 mlir.register(zeta_p, mlir.elementwise("chlo.zeta"))
 
 
+def _zeta_gradx(g, x, q):
+  raise NotImplementedError("Differentiation rule for 'zeta' with respect to x not implemented")
+
+
+# d/dq zeta(x, q) = -x zeta(x + 1, q). (JAX differentiates zeta in neither argument.)
+ad.defjvp(zeta_p, _zeta_gradx,
+          lambda g, x, q: mul(g, mul(neg(x), zeta(add(x, _const(x, 1)), q))))
+batching.defbroadcasting(zeta_p)
+
+
 def zeta(x, q):
   """Hurwitz zeta function ``sum((k + q) ** -x for k >= 0)`` (``lax.zeta``)."""
   return zeta_p.bind(x, q)
@@ -574,6 +709,23 @@ def zeta(x, q):
 
 regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta", None)
 mlir.register(regularized_incomplete_beta_p, special_lowering.regularized_incomplete_beta_rule)
+
+
+def _betainc_grad_not_implemented(g, a, b, x):
+  raise ValueError("Betainc gradient with respect to a and b not supported.")
+
+
+def _betainc_gradx(g, a, b, x):
+  # d/dx I_x(a, b) = x**(a-1) (1-x)**(b-1) / B(a, b)
+  log_beta = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
+  partial_x = exp(sub(add(mul(sub(b, _ones(b)), log1p(neg(x))),
+                          mul(sub(a, _ones(a)), log(x))), log_beta))
+  return mul(partial_x, g)
+
+
+ad.defjvp(regularized_incomplete_beta_p, _betainc_grad_not_implemented,
+          _betainc_grad_not_implemented, _betainc_gradx)
+batching.defbroadcasting(regularized_incomplete_beta_p)
 
 
 def betainc(a, b, x):
