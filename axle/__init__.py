@@ -54,9 +54,13 @@ from axle._src.tree_util import (
     tree_unflatten as tree_unflatten,
 )
 from axle import dtypes as dtypes
+from axle import example_libraries as example_libraries
 from axle import errors as errors
 from axle import lax as lax
+from axle import nn as nn
 from axle import numpy as numpy
+from axle import random as random
+from axle import scipy as scipy
 from axle import tree as tree
 from axle import test_util as test_util
 from axle import tree_util as tree_util

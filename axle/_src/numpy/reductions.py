@@ -78,7 +78,7 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
     from axle._src.numpy import ufuncs
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
-    out = combine(out, lax._convert_element_type(initial, compute_dtype, False))
+    out = combine(lax._convert_element_type(initial, compute_dtype, False), out)
   out = lax._convert_element_type(out, result_dtype, False)  # reductions are never weak
   if keepdims:
     from axle._src.numpy import lax_numpy

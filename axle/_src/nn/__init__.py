@@ -1,0 +1,1 @@
+"""Implementation of axle.nn (JAX's jax.nn)."""

@@ -1,0 +1,662 @@
+"""``axle.scipy.special``: SciPy's special functions on axle arrays (JAX's ``jax.scipy.special``).
+
+Every function promotes its arguments as JAX does (integers and booleans become the default
+float dtype) and is written in lax operations: the gamma family, error functions, incomplete
+gamma/beta functions, Bessel functions and the Hurwitz zeta function use their lax primitives;
+the rest are compositions of those (series, continued fractions and rational approximations
+with a fixed number of terms, so they trace to straight-line jaxprs). The less common functions
+(erfcx, dawsn, exponential and trigonometric integrals, hypergeometric functions, Owen's T,
+spence, wofz, bessel_jn, sph_harm_y, fresnel) live in ``special_series``.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+
+import numpy as np
+
+from axle import lax
+from axle import numpy as jnp
+from axle._src import core
+from axle._src import dtypes
+from axle._src.numpy import util
+from axle._src.nn import functions as nn_functions
+
+__all__ = [
+    "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr",
+    "erf", "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
+    "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma",
+    "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr",
+    "softmax", "xlog1py", "xlogy", "zeta",
+]
+
+logsumexp = nn_functions.logsumexp
+custom_jvp = nn_functions.custom_jvp  # None until axle has custom_jvp
+
+
+def _const(x, value):
+  """``value`` as a constant for lax operations with ``x``: a 0-d NumPy constant of ``x``'s
+  dtype, or a Python float when ``x`` is weakly typed (so the result stays weak, as in JAX)."""
+  if getattr(x, "weak_type", False) and not isinstance(value, (bool, np.bool_)):
+    return float(value)
+  return np.array(value, dtype=x.dtype)
+
+
+def _strong(x):
+  """``x`` without a weak type (functions JAX computes with NumPy-typed constants)."""
+  return util.lax_elementwise._convert_element_type(x, x.dtype, False)
+
+
+def _no_complex(name: str, x) -> None:
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    raise ValueError(f"{name} does not support complex-valued inputs.")
+
+
+def signbit(x):
+  """Whether the sign bit of floating ``x`` is set (true for -0.0)."""
+  bits = {2: np.int16, 4: np.int32, 8: np.int64}[np.dtype(x.dtype).itemsize]
+  return lax.lt(lax.bitcast_convert_type(x, bits), np.array(0, bits))
+
+
+def polyval(coeffs, x):
+  """Horner evaluation of a polynomial with constant coefficients (highest power first)."""
+  coeffs = np.asarray(coeffs, dtype=x.dtype)
+  out = lax.full_like(x, coeffs[0])
+  for c in coeffs[1:]:
+    out = lax.add(lax.mul(out, x), _const(x, c))
+  return out
+
+
+def _where(cond, x, y):
+  return jnp.where(cond, x, y)
+
+
+# ---------------------------------------------------------------------------
+# Gamma family
+
+
+def gammaln(x):
+  """Natural log of the absolute value of the gamma function (``scipy.special.gammaln``)."""
+  x, = util.promote_args_inexact("gammaln", x)
+  return lax.lgamma(x)
+
+
+@util.jit_when_tracing
+def gammasgn(x):
+  """Sign of the gamma function: +-1, NaN at the poles (non-positive integers) and for NaN;
+  ``gammasgn(-0.0) == -1``."""
+  x, = util.promote_args_inexact("gammasgn", x)
+  _no_complex("gammasgn", x)
+  floor_x = lax.floor(x)
+  negative = lax.lt(x, _const(x, 0))
+  is_nan = jnp.logical_or(jnp.logical_and(negative, lax.eq(x, floor_x)), jnp.isnan(x))
+  odd_floor = lax.ne(lax.rem(floor_x, _const(x, 2)), _const(x, 0))
+  minus = jnp.logical_or(jnp.logical_and(negative, odd_floor),
+                         jnp.logical_and(lax.eq(x, _const(x, 0)), signbit(x)))
+  out = lax.select(minus, lax.full_like(x, -1), lax.full_like(x, 1))
+  out = lax.select(is_nan, lax.full_like(x, np.nan), out)
+  return util.lax_elementwise._convert_element_type(out, x.dtype, False)  # strong, as JAX's
+
+
+def gamma(x):
+  """The gamma function (``scipy.special.gamma``), as ``gammasgn(x) * exp(gammaln(x))``."""
+  x, = util.promote_args_inexact("gamma", x)
+  _no_complex("gamma", x)
+  return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
+
+
+def loggamma(x):
+  """Principal branch of the log of the gamma function; NaN for real ``x <= 0``
+  (``scipy.special.loggamma``; complex inputs are not supported)."""
+  x, = util.promote_args_inexact("loggamma", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    raise NotImplementedError("axle.scipy.special.loggamma does not support complex inputs yet.")
+  return _where(lax.gt(x, _const(x, 0)), lax.lgamma(x), _const(x, np.nan))
+
+
+def _betaln(a, b):
+  # lgamma(a) + lgamma(b) - lgamma(a + b) with a <= b; once b >= 8 the difference
+  # lgamma(b) - lgamma(a + b) is taken from Stirling's series, where subtracting the two large
+  # lgammas would cancel (SciPy's algdiv does the same).
+  small = lax.min(a, b)
+  big = lax.max(a, b)
+  direct = lax.add(lax.lgamma(small), lax.sub(lax.lgamma(big), lax.lgamma(lax.add(small, big))))
+  safe_big = lax.max(big, _const(a, 8))
+  total = lax.add(small, safe_big)
+  # (b - 1/2) log b - (a + b - 1/2) log(a + b) + a, rearranged to avoid cancellation
+  stirling = lax.sub(lax.sub(small, lax.mul(lax.sub(safe_big, _const(a, 0.5)),
+                                            lax.log1p(lax.div(small, safe_big)))),
+                     lax.mul(small, lax.log(total)))
+  algdiv = lax.add(stirling, lax.sub(_lgamma_correction(safe_big), _lgamma_correction(total)))
+  return _where(lax.lt(big, _const(a, 8)), direct, lax.add(lax.lgamma(small), algdiv))
+
+
+def _lgamma_correction(x):
+  """``lgamma(x) - ((x - 0.5) log x - x + 0.5 log(2 pi))`` for x >= 8 (Stirling's series)."""
+  inv = lax.div(_const(x, 1), x)
+  inv2 = lax.mul(inv, inv)
+  series = polyval([1 / 1188, -1 / 1680, 1 / 1260, -1 / 360, 1 / 12], inv2)
+  return lax.mul(series, inv)
+
+
+def betaln(a, b):
+  """Natural log of the absolute value of the beta function (``scipy.special.betaln``)."""
+  a, b = util.promote_args_inexact("betaln", a, b)
+  return _betaln(a, b)
+
+
+def beta(a, b):
+  """The beta function ``gamma(a) gamma(b) / gamma(a + b)`` (``scipy.special.beta``)."""
+  a, b = util.promote_args_inexact("beta", a, b)
+  _no_complex("beta", a)
+  sign = lax.mul(lax.mul(gammasgn(a), gammasgn(b)), gammasgn(lax.add(a, b)))
+  return lax.mul(sign, lax.exp(_betaln(a, b)))
+
+
+def betainc(a, b, x):
+  """Regularized incomplete beta function ``I_x(a, b)`` (``scipy.special.betainc``)."""
+  a, b, x = util.promote_args_inexact("betainc", a, b, x)
+  _no_complex("betainc", x)
+  return lax.betainc(a, b, x)
+
+
+def factorial(n, exact: bool = False):
+  """``n!`` computed as ``gamma(n + 1)`` in floating point; 0 for negative ``n``
+  (``scipy.special.factorial``). ``exact=True`` is not supported (as in JAX)."""
+  if exact:
+    raise NotImplementedError("factorial with exact=True")
+  n, = util.promote_args_inexact("factorial", n)
+  return _where(lax.lt(n, _const(n, 0)), _const(n, 0), lax.exp(lax.lgamma(lax.add(n, _const(n, 1)))))
+
+
+def comb(N, k, *, repetition: bool = False):
+  """Number of combinations of ``N`` things taken ``k`` at a time, in floating point
+  (``scipy.special.comb`` with ``exact=False``); 0 outside ``0 <= k <= N``."""
+  N, k = util.promote_args_inexact("comb", N, k)
+  if repetition:
+    result = comb(lax.sub(lax.add(N, k), _const(N, 1)), k)
+    return _where(jnp.logical_and(lax.eq(k, _const(k, 0)), lax.ge(N, _const(N, 0))),
+                  _const(N, 1), result)
+  valid = jnp.logical_and(jnp.logical_and(lax.le(k, N), lax.ge(N, _const(N, 0))),
+                          lax.ge(k, _const(k, 0)))
+  safe_N = _where(valid, N, _const(N, 0))
+  safe_k = _where(valid, k, _const(k, 0))
+  one = _const(N, 1)
+  log_comb = lax.sub(lax.sub(lax.lgamma(lax.add(safe_N, one)), lax.lgamma(lax.add(safe_k, one))),
+                     lax.lgamma(lax.sub(lax.add(safe_N, one), safe_k)))
+  return _where(valid, lax.exp(log_comb), _const(N, 0))
+
+
+def poch(z, m):
+  """Pochhammer symbol ``gamma(z + m) / gamma(z)`` (rising factorial; ``scipy.special.poch``)."""
+  z, m = util.promote_args_inexact("poch", z, m)
+  _no_complex("jnp.poch", z)
+  return _where(lax.eq(m, _const(m, 0)), _const(z, 1),
+                lax.div(gamma(lax.add(z, m)), gamma(z)))
+
+
+def digamma(x):
+  """The digamma function, derivative of ``gammaln`` (``scipy.special.digamma``)."""
+  x, = util.promote_args_inexact("digamma", x)
+  return lax.digamma(x)
+
+
+def gammainc(a, x):
+  """Regularized lower incomplete gamma function ``P(a, x)`` (``scipy.special.gammainc``)."""
+  a, x = util.promote_args_inexact("gammainc", a, x)
+  return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+  """Regularized upper incomplete gamma function ``Q(a, x)`` (``scipy.special.gammaincc``)."""
+  a, x = util.promote_args_inexact("gammaincc", a, x)
+  return lax.igammac(a, x)
+
+
+def multigammaln(a, d):
+  """Log of the multivariate gamma function of dimension ``d`` (a static integer)
+  (``scipy.special.multigammaln``)."""
+  d = core.concrete_or_error(int, d, "d argument of multigammaln")
+  a, d_arr = util.promote_args_inexact("multigammaln", a, d)
+  constant = lax.mul(lax.mul(lax.mul(_const(a, 0.25), d_arr), lax.sub(d_arr, _const(a, 1))),
+                     lax.log(_const(a, np.pi)))
+  offsets = np.arange(d, dtype=a.dtype) / np.array(2, a.dtype)
+  shifted = lax.sub(jnp.expand_dims(a, -1), offsets.reshape((1,) * np.ndim(a) + (d,)))
+  return lax.add(jnp.sum(lax.lgamma(shifted), axis=-1), constant)
+
+
+# ---------------------------------------------------------------------------
+# Error functions and the normal distribution
+
+
+def erf(x):
+  """The error function (``scipy.special.erf``)."""
+  x, = util.promote_args_inexact("erf", x)
+  return lax.erf(x)
+
+
+def erfc(x):
+  """The complementary error function ``1 - erf(x)`` (``scipy.special.erfc``)."""
+  x, = util.promote_args_inexact("erfc", x)
+  return lax.erfc(x)
+
+
+def erfinv(x):
+  """The inverse error function (``scipy.special.erfinv``)."""
+  x, = util.promote_args_inexact("erfinv", x)
+  return lax.erf_inv(x)
+
+
+def _check_ndtr_dtype(x) -> None:
+  if np.dtype(x.dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+    raise TypeError(f"x.dtype={np.dtype(x.dtype)} is not supported, see docstring for supported "
+                    "types.")
+
+
+def _ndtr(x):
+  half_sqrt_2 = _const(x, 0.5 * math.sqrt(2.0))
+  w = lax.mul(x, half_sqrt_2)
+  z = lax.abs(w)
+  y = lax.select(lax.lt(z, half_sqrt_2), lax.add(_const(x, 1), lax.erf(w)),
+                 lax.select(lax.gt(w, _const(x, 0)), lax.sub(_const(x, 2), lax.erfc(z)), lax.erfc(z)))
+  return lax.mul(_const(x, 0.5), y)
+
+
+def ndtr(x):
+  """Standard normal CDF (``scipy.special.ndtr``); float32 and float64 inputs only, as in JAX."""
+  x = jnp.asarray(x)
+  _check_ndtr_dtype(x)
+  return _ndtr(_strong(x))
+
+
+# Rational approximations of the normal quantile (Cephes ndtri): for the central region
+# (|p - 1/2| <= 1/2 - exp(-2)) and for the tails with z = sqrt(-2 log p) below/above 8.
+_NDTRI_P0 = [-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0]
+_NDTRI_Q0 = [1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0]
+_NDTRI_P1 = [4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4]
+_NDTRI_Q1 = [1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4]
+_NDTRI_P2 = [3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9]
+_NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9]
+
+
+def ndtri(p):
+  """Inverse of ``ndtr``: the standard normal quantile (``scipy.special.ndtri``); -inf at 0,
+  inf at 1, NaN outside [0, 1]. float32 and float64 only."""
+  p = jnp.asarray(p)
+  _check_ndtr_dtype(p)
+  p = _strong(p)
+  one, half = _const(p, 1), _const(p, 0.5)
+  complement = _where(lax.gt(p, _const(p, -np.expm1(-2.0))), lax.sub(one, p), p)
+  safe = _where(lax.eq(complement, _const(p, 0)), half, complement)
+  w = lax.sub(safe, half)
+  ww = lax.mul(w, w)
+  central = lax.add(w, lax.mul(lax.mul(w, ww), lax.div(polyval(_NDTRI_P0, ww), polyval(_NDTRI_Q0, ww))))
+  central = lax.mul(central, _const(p, -math.sqrt(2.0 * math.pi)))
+  z = lax.sqrt(lax.mul(_const(p, -2), lax.log(safe)))
+  inv_z = lax.div(one, z)
+  first = lax.sub(z, lax.div(lax.log(z), z))
+  far_tail = lax.sub(first, lax.div(lax.div(polyval(_NDTRI_P2, inv_z), polyval(_NDTRI_Q2, inv_z)), z))
+  near_tail = lax.sub(first, lax.div(lax.div(polyval(_NDTRI_P1, inv_z), polyval(_NDTRI_Q1, inv_z)), z))
+  x = _where(lax.gt(safe, _const(p, math.exp(-2.0))), central,
+             _where(lax.ge(z, _const(p, 8)), far_tail, near_tail))
+  x = _where(lax.gt(p, _const(p, 1.0 - math.exp(-2.0))), x, lax.neg(x))
+  return _where(lax.eq(p, _const(p, 0)), _const(p, -np.inf),
+                _where(lax.eq(p, one), _const(p, np.inf), x))
+
+
+def _double_factorial(n: int) -> int:
+  return math.prod(range(n, 1, -2))
+
+
+def log_ndtr(x, series_order: int = 3):
+  """Log of the standard normal CDF, accurate far into both tails (an asymptotic series of
+  ``series_order`` terms below -20 (float64) / -10 (float32)) (``scipy.special.log_ndtr``)."""
+  if not isinstance(series_order, int):
+    raise TypeError("series_order must be a Python integer.")
+  if series_order < 0:
+    raise ValueError("series_order must be non-negative.")
+  if series_order > 30:
+    raise ValueError("series_order must be <= 30.")
+  x = jnp.asarray(x)
+  if np.dtype(x.dtype) == np.float64:
+    lower, upper = -20.0, 8.0
+  elif np.dtype(x.dtype) == np.float32:
+    lower, upper = -10.0, 5.0
+  else:
+    raise TypeError(f"x.dtype={np.dtype(x.dtype)} is not supported.")
+  x = _strong(x)
+  lower_c, upper_c = _const(x, lower), _const(x, upper)
+  above = lax.gt(x, upper_c)
+  ndtr_value = _ndtr(_where(above, lax.neg(x), lax.max(x, lower_c)))
+  return _where(above, lax.neg(ndtr_value),
+                _where(lax.gt(x, lower_c), lax.log(ndtr_value),
+                       _log_ndtr_lower(lax.min(x, lower_c), series_order)))
+
+
+def _log_ndtr_lower(x, series_order: int):
+  x_2 = lax.mul(x, x)
+  log_scale = lax.sub(lax.sub(lax.mul(_const(x, -0.5), x_2), lax.log(lax.neg(x))),
+                      _const(x, 0.5 * math.log(2.0 * math.pi)))
+  series = lax.full_like(x, 1)
+  x_2n = x_2
+  for n in range(1, series_order + 1):
+    term = lax.div(_const(x, _double_factorial(2 * n - 1)), x_2n)
+    series = lax.sub(series, term) if n % 2 else lax.add(series, term)
+    x_2n = lax.mul(x_2n, x_2)
+  return lax.add(log_scale, lax.log(series))
+
+
+# ---------------------------------------------------------------------------
+# Logistic function, logs and entropies
+
+
+def expit(x):
+  """The logistic sigmoid ``1 / (1 + exp(-x))`` (``scipy.special.expit``)."""
+  x, = util.promote_args_inexact("expit", x)
+  return lax.logistic(x)
+
+
+def _logit(x):
+  x, = util.promote_args_inexact("logit", x)
+  return lax.log(lax.div(x, lax.sub(_const(x, 1), x)))
+
+
+def _xlogy(x, y):
+  x, y = util.promote_args_inexact("xlogy", x, y)
+  keep = jnp.logical_or(lax.ne(x, _const(x, 0)), jnp.isnan(y))
+  return _where(keep, lax.mul(x, lax.log(y)), lax.full_like(x, 0))
+
+
+def _xlog1py(x, y):
+  x, y = util.promote_args_inexact("xlog1py", x, y)
+  keep = jnp.logical_or(lax.ne(x, _const(x, 0)), jnp.isnan(y))
+  return _where(keep, lax.mul(x, lax.log1p(y)), lax.full_like(x, 0))
+
+
+def _xlogx(x):
+  return _xlogy(x, x)
+
+
+# Named as JAX's functions are (custom_jvp equations print the function's name).
+_logit.__name__ = _logit.__qualname__ = "logit"
+_xlogy.__name__ = _xlogy.__qualname__ = "xlogy"
+_xlog1py.__name__ = _xlog1py.__qualname__ = "xlog1py"
+
+if custom_jvp is not None:  # derivatives as JAX defines them (finite at x == 0)
+  _logit = custom_jvp(_logit)
+  _logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x))))
+  _xlogy = custom_jvp(_xlogy)
+
+  @_xlogy.defjvp
+  def _xlogy_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = _xlogy(x, y)
+    return out, (x_dot * lax.log(y) + y_dot * x / y).astype(out.dtype)
+
+  _xlog1py = custom_jvp(_xlog1py)
+
+  @_xlog1py.defjvp
+  def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = _xlog1py(x, y)
+    return out, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(out.dtype)
+
+  _xlogx = custom_jvp(_xlogx)
+
+  @_xlogx.defjvp
+  def _xlogx_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _xlogx(x), x_dot * (lax.log(x) + 1)
+
+
+def logit(x):
+  """The log-odds ``log(x / (1 - x))``, inverse of ``expit`` (``scipy.special.logit``)."""
+  return _logit(x)
+
+
+def xlogy(x, y):
+  """``x * log(y)``, defined as 0 where ``x == 0`` (unless ``y`` is NaN)
+  (``scipy.special.xlogy``)."""
+  return _xlogy(x, y)
+
+
+def xlog1py(x, y):
+  """``x * log1p(y)``, defined as 0 where ``x == 0`` (unless ``y`` is NaN)
+  (``scipy.special.xlog1py``)."""
+  return _xlog1py(x, y)
+
+
+def entr(x):
+  """Elementwise entropy ``-x log(x)``: 0 at 0, -inf for negative ``x``
+  (``scipy.special.entr``)."""
+  x, = util.promote_args_inexact("entr", x)
+  _no_complex("entr", x)
+  return lax.select(lax.lt(x, _const(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))
+
+
+def rel_entr(p, q):
+  """Elementwise relative entropy ``p log(p / q)``: 0 where ``p == 0 <= q``, inf where the
+  arguments are otherwise outside the positive quadrant (``scipy.special.rel_entr``)."""
+  p, q = util.promote_args_inexact("rel_entr", p, q)
+  _no_complex("rel_entr", p)
+  zero = _const(p, 0)
+  both_positive = jnp.logical_and(lax.gt(p, zero), lax.gt(q, zero))
+  p_zero = jnp.logical_and(lax.eq(p, zero), lax.ge(q, zero))
+  safe_p = _where(both_positive, p, _const(p, 1))
+  safe_q = _where(both_positive, q, _const(q, 1))
+  value = lax.sub(_xlogx(safe_p), _xlogy(safe_p, safe_q))
+  return _where(both_positive, value, _where(p_zero, zero, _const(p, np.inf)))
+
+
+def kl_div(p, q):
+  """Elementwise Kullback-Leibler divergence term ``p log(p / q) - p + q``
+  (``scipy.special.kl_div``)."""
+  p, q = util.promote_args_inexact("kl_div", p, q)
+  _no_complex("kl_div", p)
+  return lax.add(lax.sub(rel_entr(p, q), p), q)
+
+
+def boxcox(x, lmbda):
+  """Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` where ``lmbda == 0``)
+  (``scipy.special.boxcox``)."""
+  x, lmbda = util.promote_args_inexact("boxcox", x, lmbda)
+  return _boxcox(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+  """Box-Cox transform of ``1 + x`` (``scipy.special.boxcox1p``)."""
+  x, lmbda = util.promote_args_inexact("boxcox1p", x, lmbda)
+  return _boxcox(jnp.log1p(x), lmbda)
+
+
+def _boxcox(log_x, lmbda):
+  is_zero = lax.eq(lmbda, _const(lmbda, 0))
+  safe = _where(is_zero, _const(lmbda, 1), lmbda)
+  return _where(is_zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+# ---------------------------------------------------------------------------
+# Bessel functions, zeta, polygamma
+
+
+def i0e(x):
+  """Exponentially scaled modified Bessel function of order 0 (``scipy.special.i0e``)."""
+  x, = util.promote_args_inexact("i0e", x)
+  return lax.bessel_i0e(x)
+
+
+def i0(x):
+  """Modified Bessel function of order 0 (``scipy.special.i0``)."""
+  x, = util.promote_args_inexact("i0", x)
+  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1e(x):
+  """Exponentially scaled modified Bessel function of order 1 (``scipy.special.i1e``)."""
+  x, = util.promote_args_inexact("i1e", x)
+  return lax.bessel_i1e(x)
+
+
+def i1(x):
+  """Modified Bessel function of order 1 (``scipy.special.i1``)."""
+  x, = util.promote_args_inexact("i1", x)
+  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+def zeta(x, q=None):
+  """Hurwitz zeta function ``sum((k + q) ** -x for k >= 0)`` (``scipy.special.zeta``); the
+  Riemann zeta function (``q=None``) is not implemented, as in JAX."""
+  if q is None:
+    raise NotImplementedError("Riemann zeta function not implemented; pass q != None to compute "
+                              "the Hurwitz Zeta function.")
+  x, q = util.promote_args_inexact("zeta", x, q)
+  return lax.zeta(x, q)
+
+
+def polygamma(n, x):
+  """Polygamma function of integer order ``n``, the ``n + 1``-th derivative of ``gammaln``
+  (``scipy.special.polygamma``)."""
+  n_dtype = dtypes.dtype(n, canonicalize=True)
+  if not dtypes.issubdtype(n_dtype, np.integer):
+    raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
+  n, x = util.promote_args_inexact("polygamma", n, x)
+  _no_complex("polygamma", x)
+  return lax.polygamma(n, x)
+
+
+def bernoulli(n: int):
+  """The Bernoulli numbers ``B_0 .. B_n`` (with ``B_1 = -1/2``) as a float array of length
+  ``n + 1`` (``scipy.special.bernoulli``); ``n`` must be a concrete non-negative integer."""
+  n = core.concrete_or_error(operator.index, n, "Argument n of bernoulli")
+  if n < 0:
+    raise ValueError("n must be a non-negative integer.")
+  return jnp.asarray(np.array([float(b) for b in _bernoulli_numbers(n)], dtype=np.float64),
+                     dtype=dtypes.default_float_dtype())
+
+
+def _bernoulli_numbers(n: int) -> list:
+  # Akiyama-Tanigawa, exact in rationals; B_1 = -1/2 as in SciPy.
+  table = [Fraction(0)] * (n + 1)
+  out = []
+  for m in range(n + 1):
+    table[m] = Fraction(1, m + 1)
+    for j in range(m, 0, -1):
+      table[j - 1] = j * (table[j - 1] - table[j])
+    out.append(table[0])
+  if n >= 1:
+    out[1] = Fraction(-1, 2)
+  return out
+
+
+# ---------------------------------------------------------------------------
+# softmax, log_softmax
+
+
+def softmax(x, /, *, axis=None):
+  """``exp(x) / sum(exp(x), axis)``, computed stably (``scipy.special.softmax``; the default
+  ``axis=None`` normalises over all elements)."""
+  return nn_functions.softmax(x, axis=axis)
+
+
+def log_softmax(x, /, *, axis=None):
+  """``x - logsumexp(x, axis)``, computed stably (``scipy.special.log_softmax``)."""
+  return nn_functions.log_softmax(x, axis=axis)
+
+
+# ---------------------------------------------------------------------------
+# Scaled complementary error function and Dawson's integral
+
+# Cephes rational approximations of Dawson's integral on [0, 3.25), [3.25, 6.25), [6.25, inf).
+_DAWSN_AN = [
+    1.1368149897175597e-11, 8.492622676674738e-10, 1.9443420417555306e-08,
+    9.531517412544844e-07, 3.078283098749132e-06, 0.00035251336852028877,
+    -0.0008501498467244109, 0.04226182230055466, -0.09174803717734524, 1.0]
+_DAWSN_AD = [
+    2.403720730667626e-11, 1.488646813684934e-09, 5.212652810105416e-08,
+    1.2725847827318697e-06, 2.324902498207895e-05, 0.00032552474182605793,
+    0.003488058146571626, 0.027944853119882897, 0.15887424196012057, 0.5749186294893204, 1.0]
+_DAWSN_BN = [
+    0.5089551564179009, -0.24475441814269785, 0.09415123353035344, -0.021871125514203903,
+    0.003662076123295692, -0.0004232091144603888, 3.5964130479389666e-05,
+    -2.1464035171996896e-06, 9.100107800763914e-08, -2.4027452082825098e-09,
+    3.592333854409284e-11]
+_DAWSN_BD = [
+    1.0, -0.6318398698733682, 0.2367067882282487, -0.053180636700322324, 0.008480417185862954,
+    -0.0009479967684866654, 7.810255929445524e-05, -4.558751532524426e-06,
+    1.8910035811142186e-07, -4.913246913319206e-09, 7.184664032357345e-11]
+_DAWSN_CN = [
+    -0.5905928605347732, 0.6292352427243688, -0.17285897538038814, 0.016483704782518965,
+    -0.0004868276130204627]
+_DAWSN_CD = [
+    1.0, -2.698200571975449, 1.7327079904594784, -0.3937085822819395, 0.03442789240412334,
+    -0.0009736552260409412]
+
+
+def _erfcx_real(x):
+  """exp(x**2) erfc(x); past sqrt(log(max)) the asymptotic series in 1/x**2."""
+  nterms = 9 if np.dtype(x.dtype) == np.float64 else 5
+  coeffs = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, 0.75, -0.5,
+            1.0][-nterms:]
+  threshold = float(np.sqrt(np.log(dtypes.finfo(x.dtype).max)))
+  large = lax.gt(x, _const(x, threshold))
+  safe_x = lax.select(large, lax.full_like(x, 1), x)
+  direct = lax.mul(lax.exp(lax.mul(safe_x, safe_x)), lax.erfc(safe_x))
+  asymptotic = lax.div(polyval(coeffs, lax.div(_const(x, 1), lax.mul(x, x))),
+                       lax.mul(x, _const(x, math.sqrt(math.pi))))
+  return lax.select(large, asymptotic, direct)
+
+
+def _in_float32(fn, x):
+  if np.dtype(x.dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
+    return fn(x)
+  return fn(x.astype(np.float32)).astype(x.dtype)
+
+
+def erfcx(x):
+  """Scaled complementary error function ``exp(x**2) * erfc(x)`` (``scipy.special.erfcx``;
+  real inputs)."""
+  x, = util.promote_args_inexact("erfcx", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    raise NotImplementedError("axle.scipy.special.erfcx does not support complex inputs yet.")
+  return _in_float32(_erfcx_real, _strong(x))
+
+
+def _dawsn_real(x):
+  ax = lax.abs(x)
+  one = _const(x, 1)
+  t = lax.div(one, lax.mul(ax, ax))
+  r1 = lax.lt(ax, _const(x, 3.25))
+  r2 = jnp.logical_and(lax.ge(ax, _const(x, 3.25)), lax.lt(ax, _const(x, 6.25)))
+  r3 = lax.ge(ax, _const(x, 6.25))
+  ax1 = lax.select(r1, ax, lax.full_like(ax, 1))
+  ax1_2 = lax.mul(ax1, ax1)
+  val1 = lax.div(lax.mul(ax1, polyval(_DAWSN_AN, ax1_2)), polyval(_DAWSN_AD, ax1_2))
+
+  def tail(region, num, den):
+    t_r = lax.select(region, t, lax.full_like(t, 1))
+    ax_r = lax.select(region, ax, lax.full_like(ax, 1))
+    return lax.mul(lax.div(_const(x, 0.5), ax_r),
+                   lax.add(one, lax.div(lax.mul(t_r, polyval(num, t_r)), polyval(den, t_r))))
+
+  val = lax.select(r1, val1, lax.select(r2, tail(r2, _DAWSN_BN, _DAWSN_BD),
+                                        tail(r3, _DAWSN_CN, _DAWSN_CD)))
+  return lax.mul(lax.sign(x), val)
+
+
+def dawsn(x):
+  """Dawson's integral ``exp(-x**2) * integral_0^x exp(t**2) dt`` (``scipy.special.dawsn``)."""
+  x, = util.promote_args_inexact("dawsn", x)
+  _no_complex("dawsn", x)
+  return _in_float32(_dawsn_real, _strong(x))

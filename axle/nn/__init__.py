@@ -1,0 +1,4 @@
+"""``axle.nn``: neural-network functions (JAX's ``jax.nn``). Re-exports only."""
+from axle._src.numpy.ufuncs import tanh as tanh
+from axle._src.nn.functions import *  # noqa: F401,F403
+from axle.nn import initializers as initializers
