@@ -38,6 +38,22 @@ def zeros(key, shape, dtype=None):
   return _initializers().zeros(key, shape, *([dtype] if dtype is not None else []))
 
 
+glorot = glorot_normal
+randn = normal
+
+# JAX's stax module also exposes these axle.nn functions under its own name.
+_NN_ALIASES = {"relu": "relu", "log_softmax": "log_softmax", "logsoftmax": "log_softmax",
+               "softmax": "softmax", "softplus": "softplus", "sigmoid": "sigmoid", "elu": "elu",
+               "leaky_relu": "leaky_relu", "selu": "selu", "gelu": "gelu",
+               "standardize": "standardize"}
+
+
+def __getattr__(name):
+  if name in _NN_ALIASES:
+    return getattr(_modules()[2], _NN_ALIASES[name])
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # ---------------------------------------------------------------------------
 # Layers
 

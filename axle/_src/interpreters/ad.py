@@ -452,15 +452,27 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
       outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
     unknown_closed = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
-    jaxpr = unknown_closed.jaxpr
+    # Only residuals the live part of the unknown jaxpr reads are passed on.
+    jaxpr = staging.dce_jaxpr(unknown_closed.jaxpr)
+    used = _used_vars(jaxpr)
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, unknown_closed.consts) if v in used]
+    residual_vars = [v for v, _ in kept]
+    residuals = [c for _, c in kept]
     result["unknown"] = ir.ClosedJaxpr(
-        jaxpr.replace(constvars=[], invars=list(jaxpr.constvars) + list(jaxpr.invars)), [])
+        jaxpr.replace(constvars=[], invars=residual_vars + list(jaxpr.invars)), [])
     result["out_unknowns"] = out_unknowns
-    result["num_residuals"] = len(unknown_closed.consts)
-    return [o for o, u in zip(outs, out_unknowns) if not u] + list(unknown_closed.consts)
+    result["num_residuals"] = len(residuals)
+    return [o for o, u in zip(outs, out_unknowns) if not u] + residuals
 
   known_closed, _ = staging.trace_to_jaxpr(known_fun, known_avals)
   return known_closed, result["unknown"], result["out_unknowns"], result["num_residuals"]
+
+
+def _used_vars(jaxpr: ir.Jaxpr) -> set:
+  used = {v for v in jaxpr.outvars if type(v) is not ir.Literal}
+  for eqn in jaxpr.eqns:
+    used.update(a for a in eqn.invars if type(a) is not ir.Literal)
+  return used
 
 
 def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool]):

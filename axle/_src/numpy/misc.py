@@ -299,10 +299,7 @@ def frompyfunc(func, /, nin: int, nout: int, *, identity=None):
 
 
 def _vmap():
-  try:
-    from axle._src.vmap import vmap
-  except ImportError:
-    raise NotImplementedError("this function needs axle.vmap, which is not available yet") from None
+  from axle._src.vmap import vmap
   return vmap
 
 

@@ -1,0 +1,30 @@
+"""``axle.scipy.stats``: probability distributions and statistics (JAX's
+``jax.scipy.stats``). Re-exports only."""
+from axle.scipy.stats import bernoulli as bernoulli
+from axle.scipy.stats import beta as beta
+from axle.scipy.stats import betabinom as betabinom
+from axle.scipy.stats import binom as binom
+from axle.scipy.stats import cauchy as cauchy
+from axle.scipy.stats import chi2 as chi2
+from axle.scipy.stats import dirichlet as dirichlet
+from axle.scipy.stats import expon as expon
+from axle.scipy.stats import gamma as gamma
+from axle.scipy.stats import gennorm as gennorm
+from axle.scipy.stats import geom as geom
+from axle.scipy.stats import gumbel_l as gumbel_l
+from axle.scipy.stats import gumbel_r as gumbel_r
+from axle.scipy.stats import laplace as laplace
+from axle.scipy.stats import logistic as logistic
+from axle.scipy.stats import multinomial as multinomial
+from axle.scipy.stats import multivariate_normal as multivariate_normal
+from axle.scipy.stats import nbinom as nbinom
+from axle.scipy.stats import norm as norm
+from axle.scipy.stats import pareto as pareto
+from axle.scipy.stats import poisson as poisson
+from axle.scipy.stats import t as t
+from axle.scipy.stats import truncnorm as truncnorm
+from axle.scipy.stats import uniform as uniform
+from axle.scipy.stats import vonmises as vonmises
+from axle.scipy.stats import wrapcauchy as wrapcauchy
+from axle._src.scipy.stats._core import mode as mode, rankdata as rankdata, sem as sem
+from axle._src.scipy.stats.kde import gaussian_kde as gaussian_kde
