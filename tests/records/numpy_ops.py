@@ -8,7 +8,6 @@ import warnings
 
 import numpy as np
 
-
 import axle.numpy as jnp
 from tests.op_record import OpRecord, random_array
 
@@ -21,6 +20,7 @@ def _quiet(reference):
       warnings.simplefilter("ignore", RuntimeWarning)
       return reference(*args)
   return run
+
 
 RECORDS: list[OpRecord] = []
 DTYPES = [np.dtype(d) for d in ("bool", "int32", "float32", "complex64")]
