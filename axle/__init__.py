@@ -19,11 +19,14 @@ from axle._src.differentiation import (
     jacobian as jacobian,
     jacrev as jacrev,
     jvp as jvp,
+    linear_transpose as linear_transpose,
     linearize as linearize,
     value_and_grad as value_and_grad,
     vjp as vjp,
 )
 from axle._src.vmap import vmap as vmap
+from axle._src.dtypes import float0 as float0
+from axle._src.api import named_call as named_call, named_scope as named_scope, typeof as typeof
 from axle._src.checkpoint import (
     checkpoint as checkpoint,
     checkpoint_policies as checkpoint_policies,

@@ -304,3 +304,15 @@ def test_nested_jit_grad_vmap_compositions():
                              rtol=1e-5)
   np.testing.assert_allclose(jax.grad(lambda w: jax.vmap(f, in_axes=(None, 0))(w, xs).sum())(w),
                              loop.sum(0), rtol=1e-5)
+
+
+def test_linear_transpose():
+  f = lambda x, y: x * 2.0 + jnp.sum(y)
+  transposed = jax.linear_transpose(f, 1.0, jnp.ones(3))
+  ct_x, ct_y = transposed(1.5)
+  assert float(ct_x) == 3.0
+  np.testing.assert_allclose(ct_y, [1.5, 1.5, 1.5])
+  with pytest.raises(TypeError, match="cotangent type does not match function output"):
+    transposed(jnp.ones(2))
+  with pytest.raises(NotImplementedError):  # sin is not linear: it has no transpose rule
+    jax.linear_transpose(jnp.sin, 1.0)(1.0)

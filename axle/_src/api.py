@@ -751,3 +751,27 @@ def eval_shape(fun: Callable, *args, **kwargs):
   _, closed, out_tree = _trace(fun, args, kwargs, (), (), "eval_shape")
   shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
   return tree_util.tree_unflatten(out_tree, shapes)
+
+
+# ---------------------------------------------------------------------------
+# Names and types
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+  """``fun`` itself: axle does not annotate compiled programs with call names yet, so this only
+  keeps JAX code that uses it running."""
+  return fun
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+  """A context naming the operations staged inside it (accepted for JAX compatibility; axle's
+  jaxprs and programs carry no scope names yet)."""
+  if not isinstance(name, str):
+    raise TypeError("named_scope name argument must be a string.")
+  yield
+
+
+def typeof(x) -> ShapedArray:
+  """The abstract value (shape, dtype, weak type) of an array, tracer or scalar."""
+  return core.get_aval(x)

@@ -508,3 +508,48 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
   """The Hessian of the scalar-valued ``fun``: ``jacfwd(jacrev(fun))``."""
   return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                 has_aux=has_aux, holomorphic=holomorphic)
+
+
+# ---------------------------------------------------------------------------
+# linear_transpose
+
+
+def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
+  """The transpose of the linear function ``fun`` at inputs shaped like ``primals``: a function
+  taking the output cotangent and returning the input cotangents (a tuple, one per primal).
+  ``fun`` must be linear in its inputs (its jaxpr is transposed equation by equation)."""
+  from axle._src.interpreters import staging
+  leaves, in_tree = tree_util.tree_flatten(primals)
+  in_avals = [core.get_aval(x) for x in leaves]
+  for aval in in_avals:
+    if not dtypes.issubdtype(aval.dtype, np.inexact):
+      raise TypeError(f"linear_transpose only supports [float or complex] -> [float or complex], "
+                      f"got an input of dtype {aval.dtype.name}.")
+  store = {}
+
+  def flat_fun(*flat):
+    out = fun(*tree_util.tree_unflatten(in_tree, flat))
+    out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+    return out_leaves
+
+  closed, _ = staging.trace_to_jaxpr(flat_fun, in_avals)
+  out_tree = store["out_tree"]
+  out_avals = closed.out_avals
+
+  def transposed(*out_cotangent):
+    """Input cotangents (a tuple like the primals) from the output cotangent."""
+    cotangent = out_cotangent[0] if len(out_cotangent) == 1 else out_cotangent
+    ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
+    if ct_tree != out_tree:
+      raise TypeError(f"cotangent tree does not match function output, expected {out_tree} but "
+                      f"got {ct_tree}")
+    for ct, aval in zip(ct_leaves, out_avals):
+      ct_aval = core.get_aval(ct)
+      if ct_aval.shape != aval.shape or ct_aval.dtype != aval.dtype:
+        raise TypeError(f"cotangent type does not match function output, expected "
+                        f"{aval.str_short(False)} but got {ct_aval.str_short(False)}")
+    args = [ad.UndefinedPrimal(aval) for aval in in_avals]
+    cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
+    return tree_util.tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])
+
+  return transposed
