@@ -369,9 +369,9 @@ lowering.register(custom_lin_p, lambda ctx, *args, **params: _custom_lin_impl())
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+  outs, residuals = fwd(primals)  # JAX runs fwd before refusing forward mode
   if not isinstance(core.current_trace(), ad.LinearizeTrace):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-  outs, residuals = fwd(primals)
   in_avals = [core.get_aval(p) for p in primals]
   out_avals = [core.get_aval(o) for o in outs]
   tangent_outs = custom_lin_p.bind(

@@ -326,6 +326,13 @@ def _dyn_args(fun, argnums, args, name):
   return positions, partial_fun
 
 
+def _one_like(aval: ShapedArray):
+  """The seed cotangent 1 of a scalar output, weakly typed when the output is (as JAX's)."""
+  if aval.weak_type:
+    return complex(1) if dtypes.issubdtype(aval.dtype, np.complexfloating) else 1.0
+  return np.ones((), aval.dtype)
+
+
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                    allow_int: bool = False, reduce_axes=()) -> Callable:
   """Returns a function computing both ``fun``'s value and its gradient with respect to the
@@ -356,7 +363,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     aval = core.get_aval(value_leaves[0])
     _check_output(aval, holomorphic, "grad")
     grads = pullback(tree_util.tree_unflatten(tree_util.tree_structure(value),
-                                              [np.ones((), aval.dtype)]))
+                                              [_one_like(aval)]))
     grads = grads[0] if single else tuple(grads)
     if has_aux:
       return (value, aux), grads

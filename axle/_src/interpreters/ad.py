@@ -304,7 +304,7 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 
   def read(atom):
     if type(atom) is ir.Literal:
-      return atom.val
+      return atom.as_array()  # an Array of the literal's exact type (weak or not)
     return known[atom]
 
   def is_known(atom):
