@@ -108,6 +108,23 @@ def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
   return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), (*batch, *shape)))
 
 
+def _eager_array_args(*args) -> bool:
+  """Whether a sampler is called eagerly (no trace) on concrete values: it then runs as one
+  compiled program, like JAX's jitted samplers (bit-identical to the traced path)."""
+  return core.current_trace() is core.eval_trace and not any(
+      isinstance(a, core.Tracer) for a in args)
+
+
+def _compiled(sampler, static_argnums):
+  from axle._src import api
+  compiled = api.jit(sampler, static_argnums=static_argnums)
+  compiled._report_retraces = False  # library code: new shapes are the caller's business
+  return compiled
+
+
+_uniform_compiled = _compiled(_uniform, (1, 2))
+
+
 def _bcast(x, shape):
   x_shape = _shape_of(x)
   if x_shape == tuple(shape):
@@ -127,6 +144,8 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   shape = core.canonicalize_shape(shape)
   if not dtypes.issubdtype(dtype, np.floating):
     raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dtype}")
+  if _eager_array_args(data, minval, maxval):
+    return _uniform_compiled(data, shape, dtype, minval, maxval)
   return _uniform(data, shape, dtype, minval, maxval)
 
 
@@ -146,12 +165,17 @@ def _normal(key_data, shape, dtype):
   return _normal_real(key_data, shape, dtype)
 
 
+_normal_compiled = _compiled(_normal, (1, 2))
+
+
 def normal(key, shape=(), dtype=None):
   """Samples standard normal values (real, or complex with independent real and imaginary
   parts of variance 1/2)."""
   data = _key("normal", key)
   shape = core.canonicalize_shape(shape)
   dtype = _float_dtype("normal", dtype, allow_complex=True)
+  if _eager_array_args(data):
+    return _normal_compiled(data, shape, dtype)
   return _normal(data, shape, dtype)
 
 
