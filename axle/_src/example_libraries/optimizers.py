@@ -155,6 +155,19 @@ def make_schedule(scalar_or_schedule) -> Callable:
 # Optimizers
 
 
+def _params_of(state):
+  """get_params of optimizers whose per-parameter state is ``(x, *statistics)``."""
+  return state[0]
+
+
+def _with_zeros(count: int):
+  """init of optimizers whose state is ``x0`` followed by ``count`` zero arrays like it."""
+  def init(x0):
+    jnp = _jnp()
+    return (x0, *[jnp.zeros_like(x0) for _ in range(count)])
+  return init
+
+
 @optimizer
 def sgd(step_size):
   """Stochastic gradient descent: ``x -= step_size(i) * g``."""
@@ -176,40 +189,28 @@ def sgd(step_size):
 def momentum(step_size, mass: float):
   """Gradient descent with momentum ``mass``."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0)
+  init = _with_zeros(1)
 
   def update(i, g, state):
     x, velocity = state
     velocity = mass * velocity + g
     return x - step_size(i) * velocity, velocity
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer
 def nesterov(step_size, mass: float):
   """Gradient descent with Nesterov momentum ``mass``."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0)
+  init = _with_zeros(1)
 
   def update(i, g, state):
     x, velocity = state
     velocity = mass * velocity + g
     return x - step_size(i) * (mass * velocity + g), velocity
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer
@@ -217,9 +218,7 @@ def adagrad(step_size, momentum=0.9):
   """Adagrad with momentum: steps scaled by the inverse root of the summed squared gradients."""
   step_size = make_schedule(step_size)
   jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+  init = _with_zeros(2)
 
   def update(i, g, state):
     x, g_sq, m = state
@@ -228,10 +227,7 @@ def adagrad(step_size, momentum=0.9):
     m = (1. - momentum) * (g * g_sq_inv_sqrt) + momentum * m
     return x - step_size(i) * m, g_sq, m
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer
@@ -239,19 +235,14 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
   """RMSProp: steps scaled by a running average of squared gradients (decay ``gamma``)."""
   step_size = make_schedule(step_size)
   jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0)
+  init = _with_zeros(1)
 
   def update(i, g, state):
     x, avg_sq_grad = state
     avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
     return x - step_size(i) * g / jnp.sqrt(avg_sq_grad + eps), avg_sq_grad
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer
@@ -259,9 +250,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
   """RMSProp with momentum."""
   step_size = make_schedule(step_size)
   jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+  init = _with_zeros(2)
 
   def update(i, g, state):
     x, avg_sq_grad, mom = state
@@ -269,10 +258,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq_grad + eps)
     return x - mom, avg_sq_grad, mom
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer
@@ -280,9 +266,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
   """Adam: bias-corrected running averages of the gradient (``b1``) and its square (``b2``)."""
   step_size = make_schedule(step_size)
   jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+  init = _with_zeros(2)
 
   def update(i, g, state):
     x, m, v = state
@@ -292,10 +276,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     vhat = v / (1 - jnp.asarray(b2, m.dtype) ** (i + 1))
     return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer
@@ -303,9 +284,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
   """AdaMax: Adam with the infinity norm of past gradients."""
   step_size = make_schedule(step_size)
   jnp = _jnp()
-
-  def init(x0):
-    return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+  init = _with_zeros(2)
 
   def update(i, g, state):
     x, m, u = state
@@ -314,10 +293,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     x = x - (step_size(i) / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
     return x, m, u
 
-  def get_params(state):
-    return state[0]
-
-  return init, update, get_params
+  return init, update, _params_of
 
 
 @optimizer

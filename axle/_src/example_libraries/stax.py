@@ -78,10 +78,9 @@ def Dense(out_dim, W_init=None, b_init=None):
   return init_fun, apply_fun
 
 
-def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
-                W_init=None, b_init=None):
-  """A convolution layer with the given (lhs, rhs, out) layout strings, e.g.
-  ``('NHWC', 'HWIO', 'NHWC')``."""
+def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init, b_init,
+                transpose: bool):
+  """A (transposed) convolution layer: kernel of ``filter_shape`` with ``out_chan`` outputs."""
   lhs_spec, rhs_spec, out_spec = dimension_numbers
   one = (1,) * len(filter_shape)
   strides = strides or one
@@ -94,8 +93,8 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     kernel_shape = [out_chan if c == "O" else
                     input_shape[lhs_spec.index("C")] if c == "I" else
                     next(filter_shape_iter) for c in rhs_spec]
-    output_shape = lax.conv_general_shape_tuple(input_shape, kernel_shape, strides, padding,
-                                                dimension_numbers)
+    shape_rule = lax.conv_transpose_shape_tuple if transpose else lax.conv_general_shape_tuple
+    output_shape = shape_rule(input_shape, kernel_shape, strides, padding, dimension_numbers)
     bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
     k1, k2 = random.split(rng)
     W, b = W_init(k1, kernel_shape), b_init(k2, bias_shape)
@@ -104,10 +103,21 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
   def apply_fun(params, inputs, **kwargs):
     _, lax, _, _ = _modules()
     W, b = params
+    if transpose:
+      return lax.conv_transpose(inputs, W, strides, padding,
+                                dimension_numbers=dimension_numbers) + b
     return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
                                     dimension_numbers=dimension_numbers) + b
 
   return init_fun, apply_fun
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=None):
+  """A convolution layer with the given (lhs, rhs, out) layout strings, e.g.
+  ``('NHWC', 'HWIO', 'NHWC')``."""
+  return _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                     b_init, transpose=False)
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -116,32 +126,8 @@ Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
                          padding="VALID", W_init=None, b_init=None):
   """A transposed-convolution layer with the given (lhs, rhs, out) layout strings."""
-  lhs_spec, rhs_spec, out_spec = dimension_numbers
-  one = (1,) * len(filter_shape)
-  strides = strides or one
-  W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-  b_init = b_init or normal(1e-6)
-
-  def init_fun(rng, input_shape):
-    _, lax, _, random = _modules()
-    filter_shape_iter = iter(filter_shape)
-    kernel_shape = [out_chan if c == "O" else
-                    input_shape[lhs_spec.index("C")] if c == "I" else
-                    next(filter_shape_iter) for c in rhs_spec]
-    output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel_shape, strides, padding,
-                                                  dimension_numbers)
-    bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-    k1, k2 = random.split(rng)
-    W, b = W_init(k1, kernel_shape), b_init(k2, bias_shape)
-    return output_shape, (W, b)
-
-  def apply_fun(params, inputs, **kwargs):
-    _, lax, _, _ = _modules()
-    W, b = params
-    return lax.conv_transpose(inputs, W, strides, padding,
-                              dimension_numbers=dimension_numbers) + b
-
-  return init_fun, apply_fun
+  return _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                     b_init, transpose=True)
 
 
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
