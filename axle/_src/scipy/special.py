@@ -5,8 +5,8 @@ float dtype) and is written in lax operations: the gamma family, error functions
 gamma/beta functions, Bessel functions and the Hurwitz zeta function use their lax primitives;
 the rest are compositions of those (series, continued fractions and rational approximations
 with a fixed number of terms, so they trace to straight-line jaxprs). The less common functions
-(erfcx, dawsn, exponential and trigonometric integrals, hypergeometric functions, Owen's T,
-spence, wofz, bessel_jn, sph_harm_y, fresnel) live in ``special_series``.
+(exponential, sine/cosine and Fresnel integrals, hypergeometric functions, Owen's T, spence,
+wofz, bessel_jn, sph_harm_y) live in ``special_extra`` and are re-exported here.
 """
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ __all__ = [
     "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma",
     "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr",
     "softmax", "xlog1py", "xlogy", "zeta",
+    # from special_extra
+    "bessel_jn", "exp1", "expi", "expn", "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici",
+    "spence", "sph_harm_y", "wofz",
 ]
 
 logsumexp = nn_functions.logsumexp
@@ -660,3 +663,10 @@ def dawsn(x):
   x, = util.promote_args_inexact("dawsn", x)
   _no_complex("dawsn", x)
   return _in_float32(_dawsn_real, _strong(x))
+
+
+from axle._src.scipy.special_extra import (  # noqa: E402  (re-exports; no cycle: it needs none of the above)
+    bessel_jn as bessel_jn, exp1 as exp1, expi as expi, expn as expn, fresnel as fresnel,
+    hyp1f1 as hyp1f1, hyp2f1 as hyp2f1, owens_t as owens_t, sici as sici, spence as spence,
+    sph_harm_y as sph_harm_y, wofz as wofz,
+)
