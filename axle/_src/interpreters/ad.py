@@ -75,6 +75,10 @@ def zeros_like_aval(aval: ShapedArray):
   if aval.dtype == float0:
     return np.zeros(aval.shape, float0)
   from axle._src.lax import structural
+  if aval.weak_type:  # zeros keep the weak type, as JAX's zeros_like does
+    from axle._src.array import Array
+    zero = Array(np.zeros((), aval.dtype), weak_type=True)
+    return structural.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
   return structural.full(aval.shape, 0, aval.dtype)
 
 
