@@ -469,6 +469,9 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
     return [o for o, u in zip(outs, out_unknowns) if not u] + residuals
 
   known_closed, _ = staging.trace_to_jaxpr(known_fun, known_avals)
+  # Known work whose results neither the known outputs nor the residuals need (e.g. a JVP
+  # rule's primal-side bookkeeping for a tangent that is dropped) is removed.
+  known_closed = known_closed.map_jaxpr(staging.dce_jaxpr)
   return known_closed, result["unknown"], result["out_unknowns"], result["num_residuals"]
 
 
