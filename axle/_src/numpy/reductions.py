@@ -167,7 +167,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     result_dtype = dtypes.canonicalize_dtype(dtype)
   compute_dtype = _upcast_low_precision(result_dtype)
   total = sum(a, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
-  out = lax.div(total, lax._convert_element_type(count, compute_dtype, False))
+  if (type(count) is int and core.current_trace() is core.eval_trace
+      and dtypes.issubdtype(compute_dtype, np.floating)):
+    # Eagerly, compute what XLA compiles JAX's jitted mean to: a division by a constant
+    # becomes a multiplication by its reciprocal (so eager results match JAX's bit for bit).
+    reciprocal = np.divide(np.array(1, compute_dtype), np.array(count, compute_dtype))
+    out = lax.mul(total, reciprocal)
+  else:
+    out = lax.div(total, lax._convert_element_type(count, compute_dtype, False))
   return lax._convert_element_type(out, result_dtype, False)
 
 
