@@ -20,29 +20,16 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
            "histogram", "histogram_bin_edges", "histogram2d", "histogramdd", "unwrap"]
 
 
+# Shared argument helpers (numpy/util.py).
+_shape = util.shape_of
+_ndim = util.ndim_of
+_dtype = util.dtype_of
+_arr = util.arraylike_operands
+
+
 def _jnp():
   import axle.numpy as jnp
   return jnp
-
-
-def _shape(x):
-  return core.get_aval(x).shape
-
-
-def _ndim(x):
-  return len(core.get_aval(x).shape)
-
-
-def _dtype(x):
-  return np.dtype(core.get_aval(x).dtype)
-
-
-def _arr(name, *args):
-  util.check_arraylike(name, *args)
-  jnp = _jnp()
-  out = [a if isinstance(a, (Array, Tracer)) else jnp.asarray(util.asarray_operand(a))
-         for a in args]
-  return out[0] if len(out) == 1 else out
 
 
 # ---------------------------------------------------------------------------
@@ -192,7 +179,6 @@ def roots(p, *, strip_zeros: bool = True):
     raise ValueError("Input must be a rank-1 array.")
   if _shape(p)[0] < 2:
     return jnp.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
-  num_leading_zeros = 0
   if strip_zeros:
     value = core.concrete_or_error(np.asarray, p, "The error occurred in the jnp.roots() "
                                    "function. To use this within a JIT-compiled context, pass "
@@ -477,7 +463,6 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   for i in builtins.range(D):
     range_i = None if range is None else range[i]
     edges = histogram_bin_edges(sample[:, i], bins[i], range_i, weights)
-    n = _shape(edges)[0]
     bin_idx = jnp.searchsorted(edges, sample[:, i], side="right")
     bin_idx = jnp.where(jnp.equal(sample[:, i], edges[-1]), bin_idx - 1, bin_idx)
     bin_idx_by_dim.append(bin_idx)

@@ -8,10 +8,7 @@ import operator
 
 import numpy as np
 
-from axle._src import core
 from axle._src import dtypes
-from axle._src.array import Array
-from axle._src.core import Tracer
 from axle._src.lax import dot as lax_dot
 from axle._src.lax import elementwise as lax
 from axle._src.lax import structural as lax_structural
@@ -22,6 +19,13 @@ __all__ = ["einsum", "einsum_path", "tensordot", "kron", "cross", "vecdot", "mat
            "trapezoid", "gradient", "cov", "corrcoef"]
 
 
+# Shared argument helpers (numpy/util.py).
+_shape = util.shape_of
+_ndim = util.ndim_of
+_dtype = util.dtype_of
+_arr = util.arraylike_operands
+
+
 def _lnp():
   import axle.numpy as jnp  # the whole namespace (functions live in several modules)
   return jnp
@@ -30,26 +34,6 @@ def _lnp():
 def _uf():
   from axle._src.numpy import ufuncs
   return ufuncs
-
-
-def _shape(x):
-  return core.get_aval(x).shape
-
-
-def _ndim(x):
-  return len(core.get_aval(x).shape)
-
-
-def _dtype(x):
-  return np.dtype(core.get_aval(x).dtype)
-
-
-def _arr(name, *args):
-  util.check_arraylike(name, *args)
-  from axle._src.numpy import creation
-  out = [a if isinstance(a, (Array, Tracer)) else creation.asarray(util.asarray_operand(a))
-         for a in args]
-  return out[0] if len(out) == 1 else out
 
 
 # ---------------------------------------------------------------------------

@@ -35,6 +35,12 @@ _UNIQUE_SIZE_HINT = ("The error arose for the first argument of jnp.unique(). To
                      "output size.")
 
 
+# Shared argument helpers (numpy/util.py).
+_arr = util.arraylike_operands
+_shape = util.shape_of
+_dtype = util.dtype_of
+
+
 def _lnp():
   import axle.numpy as jnp  # the whole namespace (functions live in several modules)
   return jnp
@@ -43,21 +49,6 @@ def _lnp():
 def _uf():
   from axle._src.numpy import ufuncs
   return ufuncs
-
-
-def _arr(name, *args):
-  util.check_arraylike(name, *args)
-  out = [util.asarray_operand(a) for a in args]
-  out = [a if isinstance(a, (Array, Tracer)) else _lnp().asarray(a) for a in out]
-  return out[0] if len(out) == 1 else out
-
-
-def _shape(x):
-  return core.get_aval(x).shape
-
-
-def _dtype(x):
-  return np.dtype(core.get_aval(x).dtype)
 
 
 def _int_dtype():

@@ -31,6 +31,13 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack
            "diff", "ediff1d", "index_exp", "s_", "r_", "c_"]
 
 
+# Shared argument helpers (numpy/util.py).
+_arr = util.arraylike_operands
+_shape = util.shape_of
+_ndim = util.ndim_of
+_dtype = util.dtype_of
+
+
 def _lnp():
   import axle.numpy as jnp  # the whole namespace (functions live in several modules)
   return jnp
@@ -39,26 +46,6 @@ def _lnp():
 def _uf():
   from axle._src.numpy import ufuncs
   return ufuncs
-
-
-def _arr(name, *args):
-  util.check_arraylike(name, *args)
-  from axle._src.numpy import creation
-  out = [a if isinstance(a, (Array, Tracer)) else creation.asarray(util.asarray_operand(a))
-         for a in args]
-  return out[0] if len(out) == 1 else out
-
-
-def _shape(x):
-  return core.get_aval(x).shape
-
-
-def _ndim(x):
-  return len(core.get_aval(x).shape)
-
-
-def _dtype(x):
-  return np.dtype(core.get_aval(x).dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -423,8 +410,8 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
   index = _index_positions("delete", obj, n)
   if index.dtype == np.bool_:
     if index.shape != (n,):
-      raise ValueError(f"np.delete(arr, obj): for boolean indices, obj must be one-dimensional "
-                       f"with length matching specified axis.")
+      raise ValueError("np.delete(arr, obj): for boolean indices, obj must be one-dimensional "
+                       "with length matching specified axis.")
     keep = np.nonzero(~index)[0]
   else:
     index = np.ravel(index)
@@ -1184,11 +1171,7 @@ class _AxisConcat:
         value = _lnp().reshape(value, new_shape)
         if trans1d != -1 and len(shape) > 0:
           t = trans1d if trans1d >= 0 else ndmin + trans1d
-          perm = list(range(pad_count, ndmin))
-          perm = list(range(pad_count))
-          order = list(range(ndmin))
           src = list(range(pad_count, ndmin))
-          rest = [i for i in order if i not in src]
           dest = list(range(t, t + len(src)))
           value = _lnp().moveaxis(value, src, dest) if dest != src else value
       parts.append(value)

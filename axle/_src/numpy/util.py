@@ -44,6 +44,29 @@ def asarray_operand(x):
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array type.")
 
 
+def arraylike_operands(fun_name: str, *args):
+  """``args`` checked as array-likes (lists raise TypeError, as in JAX) and turned into Arrays
+  (tracers pass through); one argument gives one value, several a list."""
+  check_arraylike(fun_name, *args)
+  from axle._src.numpy import creation
+  out = [a if isinstance(a, (Array, Tracer)) else creation.asarray(asarray_operand(a))
+         for a in args]
+  return out[0] if len(out) == 1 else out
+
+
+def shape_of(x) -> tuple[int, ...]:
+  """The shape of an array, tracer or scalar."""
+  return core.get_aval(x).shape
+
+
+def ndim_of(x) -> int:
+  return len(core.get_aval(x).shape)
+
+
+def dtype_of(x) -> np.dtype:
+  return np.dtype(core.get_aval(x).dtype)
+
+
 def _common_aval(args, kinds: str | None, same_rank: bool):
   """The aval of the first operand when every operand is an Array or tracer of its dtype and
   weak type (of a kind in ``kinds``; of its rank too when ``same_rank``), else None: then
