@@ -20,16 +20,7 @@ import time
 
 import numpy as np
 
-
-def _timeit(fn, min_time=0.3, max_calls=100000):
-  fn()
-  calls, start = 0, time.perf_counter()
-  while True:
-    fn()
-    calls += 1
-    elapsed = time.perf_counter() - start
-    if elapsed > min_time or calls >= max_calls:
-      return elapsed / calls
+from bench_jit import _timeit  # the same timing loop as the jit benchmark (this folder)
 
 
 def _checksum(x) -> float:
