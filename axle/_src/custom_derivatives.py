@@ -194,17 +194,50 @@ def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros)
 batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
 
 
-class custom_jvp:
-  """Wraps ``fun`` so that differentiation uses a rule you define with ``defjvp`` (or
-  ``defjvps``) instead of differentiating ``fun``'s body. ``nondiff_argnums`` name positional
-  arguments that are not differentiated (passed first to the rule)."""
+class _CustomRuleFunction:
+  """What custom_jvp and custom_vjp share: wrapping ``fun``, binding its arguments, and the
+  lazily traced flat function their call primitives carry."""
 
   def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
     functools.update_wrapper(self, fun)
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
-    self.jvp = None
     self.symbolic_zeros = False
+
+  def __get__(self, instance, owner=None):
+    if instance is None:
+      return self
+    return functools.partial(self, instance)
+
+  def _bind_arguments(self, args, kwargs):
+    """(positional args, nondiff args, flat diff leaves, their treedef)."""
+    args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
+    nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+    leaves, in_tree = tree_util.tree_flatten(diff)
+    return args, nondiff, leaves, in_tree
+
+  def _full_args(self, nondiff, in_tree, flat, n_args):
+    return _merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, flat), self.nondiff_argnums,
+                          n_args)
+
+  def _lazy_call_jaxpr(self, nondiff, leaves, in_tree, n_args, store) -> "_LazyJaxpr":
+    """``fun`` on flat differentiable leaves, traced when a trace needs it; records the output
+    treedef in ``store["out_tree"]``."""
+    def flat_fun(*flat):
+      out = self.fun(*self._full_args(nondiff, in_tree, flat, n_args))
+      out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+      return out_leaves
+    return _lazy_trace(flat_fun, [core.get_aval(x) for x in leaves])
+
+
+class custom_jvp(_CustomRuleFunction):
+  """Wraps ``fun`` so that differentiation uses a rule you define with ``defjvp`` (or
+  ``defjvps``) instead of differentiating ``fun``'s body. ``nondiff_argnums`` name positional
+  arguments that are not differentiated (passed first to the rule)."""
+
+  def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    super().__init__(fun, nondiff_argnums)
+    self.jvp = None
 
   def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
     """Sets the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with nondiff
@@ -230,33 +263,16 @@ class custom_jvp:
       return out, total
     self.defjvp(jvp)
 
-  def __get__(self, instance, owner=None):
-    if instance is None:
-      return self
-    return functools.partial(self, instance)
-
   def __call__(self, *args, **kwargs):
     if self.jvp is None:
       raise AttributeError(f"No JVP defined for custom_jvp function {_function_name(self.fun)} "
                            "using defjvp.")
-    args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
-    nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-    leaves, in_tree = tree_util.tree_flatten(diff)
+    args, nondiff, leaves, in_tree = self._bind_arguments(args, kwargs)
     if _is_eager() or not _has_tracers(leaves):
       return self.fun(*args)
-    n_args = len(args)
     out_store = {}
-
-    def flat_fun(*flat):
-      out = self.fun(*_merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, flat),
-                                     self.nondiff_argnums, n_args))
-      out_leaves, out_tree = tree_util.tree_flatten(out)
-      out_store["tree"] = out_tree
-      return out_leaves
-
-    call_jaxpr = _lazy_trace(flat_fun, [core.get_aval(x) for x in leaves])
+    call_jaxpr = self._lazy_call_jaxpr(nondiff, leaves, in_tree, len(args), out_store)
     user_jvp = self.jvp
-    nondiff_argnums = self.nondiff_argnums
 
     def flat_jvp(primals, tangents):
       primal_tree = tree_util.tree_unflatten(in_tree, primals)
@@ -268,7 +284,7 @@ class custom_jvp:
       primal_out, tangent_out = out
       p_leaves, p_tree = tree_util.tree_flatten(primal_out)
       t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
-      out_tree = out_store.setdefault("tree", p_tree)
+      out_tree = out_store.setdefault("out_tree", p_tree)
       if p_tree != out_tree:
         raise TypeError("Custom JVP rule must produce primal outputs with the same container "
                         f"(pytree) structure as the primal function, got {p_tree} and "
@@ -286,12 +302,11 @@ class custom_jvp:
                            f"{p_aval.shape} and tangent output shape {t_aval.shape}.")
       return p_leaves, [_cast_tangent(t, p) for p, t in zip(p_leaves, t_leaves)]
 
-    del nondiff_argnums
     outs = custom_jvp_call_p.bind(
         *leaves, call_jaxpr=call_jaxpr,
         jvp=_Rule(flat_jvp, _function_name(self.jvp)), name=_function_name(self.fun),
         symbolic_zeros=self.symbolic_zeros)
-    return tree_util.tree_unflatten(out_store["tree"], outs)
+    return tree_util.tree_unflatten(out_store["out_tree"], outs)
 
 
 def _cast_tangent(t, p):
@@ -411,18 +426,15 @@ ir.pp_eqn_rules[custom_vjp_call_p] = _pp_in_order("name", "bwd", "call_jaxpr", "
                                                   "symbolic_zeros")
 
 
-class custom_vjp:
+class custom_vjp(_CustomRuleFunction):
   """Wraps ``fun`` so that reverse-mode differentiation uses the rules you define with
   ``defvjp(fwd, bwd)``: ``fwd`` returns the output and residuals, ``bwd(residuals, ct)`` the
   cotangents of the (differentiable) arguments as a tuple. Forward mode is not supported."""
 
   def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
-    functools.update_wrapper(self, fun)
-    self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    super().__init__(fun, nondiff_argnums)
     self.fwd = None
     self.bwd = None
-    self.symbolic_zeros = False
 
   def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
              optimize_remat: bool = False) -> None:
@@ -432,36 +444,21 @@ class custom_vjp:
     self.bwd = bwd
     self.symbolic_zeros = symbolic_zeros
 
-  def __get__(self, instance, owner=None):
-    if instance is None:
-      return self
-    return functools.partial(self, instance)
-
   def __call__(self, *args, **kwargs):
     if self.fwd is None or self.bwd is None:
       raise AttributeError(f"No VJP defined for custom_vjp function {_function_name(self.fun)} "
                            "using defvjp.")
-    args = _resolve_argnums(self.fun, self.nondiff_argnums, args, kwargs)
-    nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-    leaves, in_tree = tree_util.tree_flatten(diff)
+    args, nondiff, leaves, in_tree = self._bind_arguments(args, kwargs)
     if _is_eager() or not _has_tracers(leaves):
       return self.fun(*args)
     n_args = len(args)
-    nondiff_argnums = self.nondiff_argnums
+    diff = tree_util.tree_unflatten(in_tree, leaves)
     store = {}
-
-    def flat_fun(*flat):
-      out = self.fun(*_merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, flat),
-                                     nondiff_argnums, n_args))
-      out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
-      return out_leaves
-
-    call_jaxpr = _lazy_trace(flat_fun, [core.get_aval(x) for x in leaves])
+    call_jaxpr = self._lazy_call_jaxpr(nondiff, leaves, in_tree, n_args, store)
     user_fwd, user_bwd = self.fwd, self.bwd
 
     def flat_fwd(primals):
-      full = _merge_nondiff(nondiff, tree_util.tree_unflatten(in_tree, primals),
-                            nondiff_argnums, n_args)
+      full = self._full_args(nondiff, in_tree, primals, n_args)
       result = user_fwd(*full)
       if not (isinstance(result, (tuple, list)) and len(result) == 2):
         raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of length two) "
