@@ -127,3 +127,7 @@ def test_collectives():
 def test_unbound_axis_name():
   with pytest.raises(NameError, match="unbound axis name: i"):
     lax.psum(1.0, "i")
+  with pytest.raises(NameError, match="unbound axis name: i"):
+    lax.ppermute(jnp.ones(2), "i", [(0, 1)])
+  with pytest.raises(NameError, match="unbound axis name: i"):
+    lax.axis_index("i")

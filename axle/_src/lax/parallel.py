@@ -29,6 +29,11 @@ def _unbound(name):
                    "are available to collective operations: []")
 
 
+def _unbound_impl(*operands, axis_name, **_):
+  """Eager evaluation of a collective outside any vmap binding its axis name."""
+  raise _unbound(_as_tuple(axis_name)[0])
+
+
 def _named(axes) -> tuple:
   return tuple(a for a in axes if not isinstance(a, (int, np.integer)))
 
@@ -237,10 +242,6 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_index_groups, axi
   return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
-def _all_gather_impl(x, *, axis_name, **_):
-  raise _unbound(_as_tuple(axis_name)[0])
-
-
 def _all_gather_batcher(axis_data, values, dims, *, all_gather_dimension, axis_index_groups,
                         axis_name, axis_size, tiled):
   (x,), (d,) = values, dims
@@ -264,7 +265,7 @@ def _all_gather_batcher(axis_data, values, dims, *, all_gather_dimension, axis_i
 
 
 all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
-all_gather_p.def_impl(_all_gather_impl)
+all_gather_p.def_impl(_unbound_impl)
 mlir.register(all_gather_p, _no_lowering("all_gather"))
 batching.collective_batchers[all_gather_p] = _all_gather_batcher
 
@@ -315,10 +316,6 @@ def _reduce_scatter_abstract_eval(x, *, scatter_dimension, axis_index_groups, ax
   return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
-def _reduce_scatter_impl(x, *, axis_name, **_):
-  raise _unbound(_as_tuple(axis_name)[0])
-
-
 def _reduce_scatter_batcher(axis_data, values, dims, *, scatter_dimension, axis_index_groups,
                             axis_name, axis_size, tiled):
   (x,), (d,) = values, dims
@@ -339,7 +336,7 @@ def _reduce_scatter_batcher(axis_data, values, dims, *, scatter_dimension, axis_
 
 
 reduce_scatter_p.def_abstract_eval(_reduce_scatter_abstract_eval)
-reduce_scatter_p.def_impl(_reduce_scatter_impl)
+reduce_scatter_p.def_impl(_unbound_impl)
 mlir.register(reduce_scatter_p, _no_lowering("psum_scatter"))
 batching.collective_batchers[reduce_scatter_p] = _reduce_scatter_batcher
 
@@ -374,10 +371,6 @@ ppermute_p = core.Primitive("ppermute")
 ppermute_p.def_abstract_eval(lambda x, *, axis_name, perm: x)
 
 
-def _ppermute_impl(x, *, axis_name, perm):
-  raise _unbound(_as_tuple(axis_name)[0])
-
-
 def _ppermute_batcher(axis_data, values, dims, *, axis_name, perm):
   (x,), (d,) = values, dims
   if axis_data.name not in _as_tuple(axis_name):
@@ -399,7 +392,7 @@ def _ppermute_batcher(axis_data, values, dims, *, axis_name, perm):
   return moved, 0
 
 
-ppermute_p.def_impl(_ppermute_impl)
+ppermute_p.def_impl(_unbound_impl)
 mlir.register(ppermute_p, _no_lowering("ppermute"))
 batching.collective_batchers[ppermute_p] = _ppermute_batcher
 ad.deflinear2(ppermute_p, lambda ct, x, *, axis_name, perm: [
@@ -438,10 +431,6 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
   return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
-def _all_to_all_impl(x, *, axis_name, **_):
-  raise _unbound(_as_tuple(axis_name)[0])
-
-
 def _all_to_all_batcher(axis_data, values, dims, *, axis_name, split_axis, concat_axis,
                         axis_index_groups, tiled, axis_size):
   (x,), (d,) = values, dims
@@ -467,7 +456,7 @@ def _all_to_all_batcher(axis_data, values, dims, *, axis_name, split_axis, conca
 
 
 all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
-all_to_all_p.def_impl(_all_to_all_impl)
+all_to_all_p.def_impl(_unbound_impl)
 mlir.register(all_to_all_p, _no_lowering("all_to_all"))
 batching.collective_batchers[all_to_all_p] = _all_to_all_batcher
 ad.deflinear2(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis,
