@@ -29,6 +29,7 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 
@@ -179,16 +180,11 @@ class JVPTracer(Tracer):
 def _integer_output_rule(primitive, primals, params):
   """Without a JVP rule, a primitive whose outputs are all integer or boolean still
   differentiates (its tangents are float0 zeros); any other raises."""
-  avals = primitive.abstract_eval(*[core.get_aval(p) for p in primals], **params)
+  avals = eval_interpreter.abstract_eval(primitive, [core.get_aval(p) for p in primals], params)
   avals = avals if primitive.multiple_results else [avals]
   if any(dtypes.issubdtype(a.dtype, np.inexact) for a in avals):
     raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
-  def rule(primals, tangents, **params):
-    out = primitive.bind(*primals, **params)
-    if primitive.multiple_results:
-      return out, [Zero.from_primal_value(o) for o in out]
-    return out, Zero.from_primal_value(out)
-  return rule
+  return _zero_jvp_rule(primitive)
 
 
 class JVPTrace(core.Trace):
@@ -536,14 +532,18 @@ def defjvp2(primitive: core.Primitive, *jvp_fns) -> None:
   primitive_jvps[primitive] = rule
 
 
-def defjvp_zero(primitive: core.Primitive) -> None:
-  """The primitive is not differentiable: its outputs get symbolic zero tangents."""
+def _zero_jvp_rule(primitive: core.Primitive) -> Callable:
   def rule(primals, tangents, **params):
     out = primitive.bind(*primals, **params)
     if primitive.multiple_results:
       return out, [Zero.from_primal_value(o) for o in out]
     return out, Zero.from_primal_value(out)
-  primitive_jvps[primitive] = rule
+  return rule
+
+
+def defjvp_zero(primitive: core.Primitive) -> None:
+  """The primitive is not differentiable: its outputs get symbolic zero tangents."""
+  primitive_jvps[primitive] = _zero_jvp_rule(primitive)
 
 
 def linear_jvp(primitive: core.Primitive, primals, tangents, **params):
