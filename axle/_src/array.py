@@ -14,6 +14,11 @@ from axle._src import errors
 from axle._src.core import ShapedArray
 
 
+def _deleted_error(aval):
+  from axle._src.xla import client
+  return client.deleted_error(aval)
+
+
 class Array:
   """An immutable array produced by axle (JAX's ``jax.Array``)."""
   __slots__ = ("_value", "_aval", "_buffer", "__weakref__")
@@ -63,7 +68,7 @@ class Array:
     value = self._value
     if value is None:
       if self._buffer is None:
-        raise RuntimeError(f"Array has been deleted with shape={self._aval.str_short(False)}.")
+        raise _deleted_error(self._aval)
       from axle._src.xla import client
       value = self._value = client.to_host(self._buffer, self._aval)
     return value
@@ -73,7 +78,7 @@ class Array:
     buffer = self._buffer
     if buffer is None:
       if self._value is None:
-        raise RuntimeError(f"Array has been deleted with shape={self._aval.str_short(False)}.")
+        raise _deleted_error(self._aval)
       from axle._src.xla import client
       value = self._value
       if type(value) is not np.ndarray:
@@ -178,7 +183,7 @@ class Array:
     if self._buffer is not None:
       self._buffer.block_until_ready()
     elif self._value is None:
-      raise RuntimeError(f"Array has been deleted with shape={self._aval.str_short(False)}.")
+      raise _deleted_error(self._aval)
     return self
 
   def copy_to_host_async(self):

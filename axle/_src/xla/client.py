@@ -154,6 +154,11 @@ def put(value: np.ndarray, aval, device=None, owned: bool = True):
                                semantics, enable_x64=True)
 
 
+def deleted_error(aval) -> RuntimeError:
+  """JAX's error for reading an array whose buffer was deleted or donated."""
+  return RuntimeError(f"Array has been deleted with shape={aval.str_short(False)}.")
+
+
 def to_host(buffer, aval) -> np.ndarray:
   """The buffer's value as a read-only NumPy array (zero-copy on the CPU where possible);
   waits for the computation producing it."""
@@ -161,13 +166,13 @@ def to_host(buffer, aval) -> np.ndarray:
     view = np.asarray(memoryview(buffer))
   except (BufferError, TypeError, ValueError):
     if buffer.is_deleted():
-      raise RuntimeError(f"Array has been deleted with shape={aval.str_short(False)}.") from None
+      raise deleted_error(aval) from None
     if _needs_bitcast_read(aval.dtype) is None:
       raise
     return _read_by_bitcast(buffer, aval)
   except Exception as exc:  # XLA runtime errors surface here for asynchronous computations
     if "deleted" in str(exc) or "donated" in str(exc):
-      raise RuntimeError(f"Array has been deleted with shape={aval.str_short(False)}.") from None
+      raise deleted_error(aval) from None
     raise
   if view.dtype != aval.dtype:
     view = view.view(aval.dtype) if view.dtype.itemsize == aval.dtype.itemsize else view.astype(aval.dtype)
