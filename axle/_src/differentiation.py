@@ -326,6 +326,18 @@ def _dyn_args(fun, argnums, args, name):
   return positions, partial_fun
 
 
+def _vjp_of_args(fun, full_args, kwargs, dyn, has_aux):
+  """``vjp`` of ``fun`` in the differentiated arguments ``dyn`` (the others fixed by
+  ``full_args``): ``(out, pullback, aux or None)``."""
+  def f_dyn(*dyn_values):
+    return fun(*full_args(*dyn_values), **kwargs)
+
+  if has_aux:
+    return vjp(f_dyn, *dyn, has_aux=True)
+  out, pullback = vjp(f_dyn, *dyn)
+  return out, pullback, None
+
+
 def _one_like(aval: ShapedArray):
   """The seed cotangent 1 of a scalar output, weakly typed when the output is (as JAX's)."""
   if aval.weak_type:
@@ -349,13 +361,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     for leaf in tree_util.tree_leaves(dyn):
       _check_input_dtype(core.get_aval(leaf), holomorphic, allow_int, "grad")
 
-    def f_dyn(*dyn_values):
-      return fun(*full_args(*dyn_values), **kwargs)
-
-    if has_aux:
-      value, pullback, aux = vjp(f_dyn, *dyn, has_aux=True)
-    else:
-      value, pullback = vjp(f_dyn, *dyn)
+    value, pullback, aux = _vjp_of_args(fun, full_args, kwargs, dyn, has_aux)
     value_leaves = tree_util.tree_leaves(value)
     if len(value_leaves) != 1 or not core.valid_jaxtype(value_leaves[0]):
       raise TypeError("Gradient only defined for scalar-output functions. Output was "
@@ -479,13 +485,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     dyn = tuple(args[p] for p in positions)
     _check_jacobian_inputs(dyn, holomorphic, allow_int, "jacrev")
 
-    def f_dyn(*dyn_values):
-      return fun(*full_args(*dyn_values), **kwargs)
-
-    if has_aux:
-      out, pullback, aux = vjp(f_dyn, *dyn, has_aux=True)
-    else:
-      out, pullback = vjp(f_dyn, *dyn)
+    out, pullback, aux = _vjp_of_args(fun, full_args, kwargs, dyn, has_aux)
     out_leaves, out_tree = tree_util.tree_flatten(out)
     basis = _std_basis(out_leaves)
     rows = vmap(lambda *ct: pullback(tree_util.tree_unflatten(out_tree, ct)))(*basis)
