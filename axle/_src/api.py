@@ -29,6 +29,7 @@ from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
+from axle._src.xla import client
 from axle._src.xla import execution
 from axle._src.ir import ClosedJaxpr
 
@@ -560,7 +561,6 @@ class Lowered:
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
     """The StableHLO module as MLIR text."""
-    from axle._src.xla import client
     return client.pretty_mlir(self._module_text())
 
   def compiler_ir(self, dialect: str | None = None) -> str:

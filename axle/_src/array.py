@@ -11,12 +11,9 @@ import numpy as np
 
 from axle._src import dtypes
 from axle._src import errors
+from axle._src import ir
 from axle._src.core import ShapedArray
-
-
-def _deleted_error(aval):
-  from axle._src.xla import client
-  return client.deleted_error(aval)
+from axle._src.xla import client
 
 
 class Array:
@@ -68,8 +65,7 @@ class Array:
     value = self._value
     if value is None:
       if self._buffer is None:
-        raise _deleted_error(self._aval)
-      from axle._src.xla import client
+        raise client.deleted_error(self._aval)
       value = self._value = client.to_host(self._buffer, self._aval)
     return value
 
@@ -78,8 +74,7 @@ class Array:
     buffer = self._buffer
     if buffer is None:
       if self._value is None:
-        raise _deleted_error(self._aval)
-      from axle._src.xla import client
+        raise client.deleted_error(self._aval)
       value = self._value
       if type(value) is not np.ndarray:
         value = np.asarray(value)
@@ -183,17 +178,11 @@ class Array:
     if self._buffer is not None:
       self._buffer.block_until_ready()
     elif self._value is None:
-      raise _deleted_error(self._aval)
+      raise client.deleted_error(self._aval)
     return self
 
   def copy_to_host_async(self):
     """Starts copying the value to the host (on the CPU the host value is a view: a no-op)."""
-
-  @property
-  def sharding(self):
-    """How the array is laid out over devices: whole, on one device."""
-    from axle._src import devices
-    return devices.SingleDeviceSharding(devices.default_device())
 
   @property
   def committed(self) -> bool:
@@ -252,3 +241,6 @@ def from_numpy(value, weak_type: bool = False) -> Array:
   if value.dtype != target:
     value = value.astype(target)
   return Array(value, weak_type)
+
+
+ir.array_from_literal = lambda value, aval: Array(value, aval=aval)

@@ -14,6 +14,7 @@ from typing import Callable
 from axle._src import core
 from axle._src import ir
 from axle._src import tree_util
+from axle._src.array import Array
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
@@ -28,7 +29,6 @@ def _remat_abstract_eval(*avals, jaxpr, **_):
 
 
 def _remat_impl(*args, jaxpr, **_):
-  from axle._src.array import Array
   with core.set_current_trace(core.eval_trace):
     outs = ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *[Array(a) for a in args])
   import numpy as np

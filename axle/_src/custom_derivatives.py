@@ -21,11 +21,14 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
+from axle._src import pretty_printer as pp
 from axle._src import tree_util
+from axle._src.array import Array
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
+from axle._src.vmap import vmap
 
 
 def _function_name(fun) -> str:
@@ -142,7 +145,6 @@ def _custom_call_abstract_eval(*avals, call_jaxpr, **_):
 
 
 def _custom_call_impl(*args, call_jaxpr, **_):
-  from axle._src.array import Array
   call_jaxpr = _closed(call_jaxpr)
   with core.set_current_trace(core.eval_trace):
     outs = ir.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *[Array(a) for a in args])
@@ -177,7 +179,6 @@ def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
   batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
-  from axle._src.vmap import vmap
 
   def batched_jvp(primals, tangents):
     outs, tangent_outs = vmap(lambda p, t: tuple(map(list, jvp(p, t))),
@@ -314,14 +315,13 @@ def _cast_tangent(t, p):
   if expected == ad.float0:
     return ad.Zero(ad.tangent_aval(core.get_aval(p)))
   if core.get_aval(t).dtype != expected:
-    from axle._src.lax import elementwise_convert
+    from axle._src.lax import elementwise_convert  # lax sits above the custom rules
     return elementwise_convert.convert_element_type(t, expected)
   return t
 
 
 def _pp_in_order(*keys):
   """An equation printer showing ``keys`` of the params in this order (as JAX does)."""
-  from axle._src import pretty_printer as pp
 
   def rule(eqn, names):
     shown = {k: _closed(eqn.params[k]) if k == "call_jaxpr" else eqn.params[k] for k in keys}
@@ -404,7 +404,6 @@ def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_z
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
   batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
-  from axle._src.vmap import vmap
 
   def batched_fwd(primals):
     return vmap(lambda p: fwd(p), in_axes=(in_dims,), axis_size=size)(list(primals))

@@ -12,17 +12,14 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import tree_util
-
-
-def _client():
-  from axle._src.xla import client
-  return client
+from axle._src.array import Array, from_numpy
+from axle._src.xla import client
 
 
 def devices(backend: str | None = None) -> list:
   """All devices of the backend (``[CpuDevice(id=0)]`` by default)."""
   _check_backend(backend)
-  return list(_client().devices())
+  return list(client.devices())
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None,
@@ -63,7 +60,7 @@ def _check_backend(backend):
 
 def default_device():
   """The device arrays are placed on by default."""
-  return _client().default_device()
+  return client.default_device()
 
 
 class SingleDeviceSharding:
@@ -103,6 +100,15 @@ class SingleDeviceSharding:
     return hash(("SingleDeviceSharding", self._device))
 
 
+def _array_sharding(array) -> SingleDeviceSharding:
+  """How the array is laid out over devices: whole, on one device."""
+  return SingleDeviceSharding(default_device())
+
+
+# Array sits below this module, so its ``sharding`` property is installed from here.
+Array.sharding = property(_array_sharding)
+
+
 def _target_device(device):
   if device is None:
     return default_device()
@@ -118,7 +124,6 @@ def _target_device(device):
 def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
   """Places every array leaf of the pytree ``x`` on ``device`` (the default device if None)
   and returns axle Arrays. NumPy arrays and Python scalars are copied to the device."""
-  from axle._src.array import Array, from_numpy
   target = _target_device(device)
 
   def put(leaf):
@@ -143,7 +148,6 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
 
 def device_get(x):
   """The pytree ``x`` with every Array replaced by a NumPy array holding its value."""
-  from axle._src.array import Array
 
   def get(leaf):
     if isinstance(leaf, Array):
@@ -155,7 +159,6 @@ def device_get(x):
 
 def block_until_ready(x):
   """Waits until every Array in the pytree ``x`` has been computed; returns ``x``."""
-  from axle._src.array import Array
   buffers = []
   for leaf in tree_util.tree_leaves(x):
     if type(leaf) is Array or isinstance(leaf, Array):
@@ -166,5 +169,5 @@ def block_until_ready(x):
     elif hasattr(leaf, "block_until_ready"):
       leaf.block_until_ready()
   if buffers:
-    _client().block_until_ready(buffers)
+    client.block_until_ready(buffers)
   return x

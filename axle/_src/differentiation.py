@@ -9,11 +9,14 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src import ir
 from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
+from axle._src.interpreters import staging
+from axle._src.vmap import vmap
 
 # ---------------------------------------------------------------------------
 # stop_gradient
@@ -175,7 +178,6 @@ class _Linearized:
 
 
 def _eval_closed(closed, args):
-  from axle._src import ir
   return ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
@@ -424,7 +426,6 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   """The Jacobian of ``fun`` with respect to ``argnums``, computed column by column with
   forward mode (``vmap`` of ``jvp`` over the standard basis). For output leaf of shape ``o`` and
   input leaf of shape ``i`` the Jacobian block has shape ``o + i``."""
-  from axle._src.vmap import vmap
   argnums_n, single = _normalize_argnums(argnums)
 
   @functools.wraps(fun)
@@ -460,7 +461,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
 def _split_last(out_leaf, column, in_leaves, in_tree, single):
   """Splits the trailing flattened-input axis of ``column`` into one block per input leaf."""
-  from axle._src.lax import structural
+  from axle._src.lax import structural  # lax sits above the transformation API
   out_shape = core.get_aval(out_leaf).shape
   blocks, start = [], 0
   for leaf in in_leaves:
@@ -476,7 +477,6 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
            allow_int: bool = False) -> Callable:
   """The Jacobian of ``fun`` with respect to ``argnums``, computed row by row with reverse mode
   (``vmap`` of the VJP over the standard basis of the output)."""
-  from axle._src.vmap import vmap
   argnums_n, single = _normalize_argnums(argnums)
 
   @functools.wraps(fun)
@@ -493,7 +493,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     row_leaves, rows_tree = tree_util.tree_flatten(rows)
     per_out = []
     start = 0
-    from axle._src.lax import structural
+    from axle._src.lax import structural  # lax sits above the transformation API
     for o in out_leaves:
       o_aval = core.get_aval(o)
       blocks = [structural.reshape(
@@ -525,7 +525,6 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
   """The transpose of the linear function ``fun`` at inputs shaped like ``primals``: a function
   taking the output cotangent and returning the input cotangents (a tuple, one per primal).
   ``fun`` must be linear in its inputs (its jaxpr is transposed equation by equation)."""
-  from axle._src.interpreters import staging
   leaves, in_tree = tree_util.tree_flatten(primals)
   in_avals = [core.get_aval(x) for x in leaves]
   for aval in in_avals:

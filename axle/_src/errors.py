@@ -6,6 +6,8 @@ transformation, and which of its arguments the offending value came from
 """
 from __future__ import annotations
 
+from axle._src import dtypes
+
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 
 IMMUTABLE_SETITEM_MESSAGE = (
@@ -71,7 +73,6 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 
 def _short(tracer) -> str:
-  from axle._src import dtypes
   aval = tracer.aval
   return f"{dtypes.short_dtype_name(aval.dtype)}[{','.join(str(d) for d in aval.shape)}]"
 

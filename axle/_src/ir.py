@@ -35,6 +35,11 @@ class DropVar(Var):
     return f"_:{self.aval.str_short()}"
 
 
+# ``array_from_literal(value, aval)``: the Array type's constructor, registered by the array
+# module (one layer up).
+array_from_literal = None
+
+
 class Literal:
   """A scalar constant inlined in an equation (prints as ``1.0:f32[]``)."""
   __slots__ = ("val", "aval", "_array")
@@ -47,8 +52,7 @@ class Literal:
   def as_array(self):
     """The literal as an axle Array with exactly its aval (dtype and weak type)."""
     if self._array is None:
-      from axle._src.array import Array
-      self._array = Array(np.asarray(self.val, self.aval.dtype), aval=self.aval)
+      self._array = array_from_literal(np.asarray(self.val, self.aval.dtype), self.aval)
     return self._array
 
   def __repr__(self):

@@ -71,16 +71,17 @@ class Zero:
     return Zero(tangent_aval(core.get_aval(x)))
 
 
+# ``broadcast_zeros(aval)``: zeros of ``aval`` built with lax's broadcast_in_dim, so that they are
+# staged when tracing; registered by lax.structural (JAX's ``aval_zeros_likers`` pattern).
+broadcast_zeros = None
+
+
 def zeros_like_aval(aval: ShapedArray):
-  """An array of zeros of ``aval`` (a NumPy float0 array for float0)."""
+  """An array of zeros of ``aval`` (a NumPy float0 array for float0). The zeros keep the weak
+  type, as JAX's zeros_like does."""
   if aval.dtype == float0:
     return np.zeros(aval.shape, float0)
-  from axle._src.lax import structural
-  if aval.weak_type:  # zeros keep the weak type, as JAX's zeros_like does
-    from axle._src.array import Array
-    zero = Array(np.zeros((), aval.dtype), weak_type=True)
-    return structural.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-  return structural.full(aval.shape, 0, aval.dtype)
+  return broadcast_zeros(aval)
 
 
 def instantiate_zeros(t):

@@ -16,6 +16,7 @@ import numpy as np
 from axle._src import core
 from axle._src import ir
 from axle._src.core import ShapedArray, Tracer
+from axle._src.interpreters import staging
 
 primitive_batchers: dict = {}
 collective_batchers: dict = {}
@@ -119,7 +120,7 @@ class BatchTrace(core.Trace):
 
 def moveaxis(x, src: int, dst: int):
   """``x`` with axis ``src`` moved to position ``dst`` (no-op when equal)."""
-  from axle._src.lax import structural
+  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   ndim = core.get_aval(x).ndim
   src, dst = src % ndim, dst % ndim
   if src == dst:
@@ -131,7 +132,7 @@ def moveaxis(x, src: int, dst: int):
 
 def broadcast(x, size: int, axis: int):
   """``x`` with a new axis of ``size`` inserted at ``axis`` (the value repeated)."""
-  from axle._src.lax import structural
+  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   aval = core.get_aval(x)
   shape = list(aval.shape)
   shape.insert(axis, size)
@@ -158,7 +159,7 @@ def matchaxis(x, src, dst, size: int):
 
 
 def _expand_front(x):
-  from axle._src.lax import structural
+  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   aval = core.get_aval(x)
   return structural.reshape(x, (1, *aval.shape))
 
@@ -172,7 +173,7 @@ def broadcast_batcher(primitive, values, dims, **params):
     (_, d), = shapes
     out = primitive.bind(*values, **params)
     return out, ([d] * len(out) if primitive.multiple_results else d)
-  from axle._src.lax import structural
+  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   rank = max(core.get_aval(v).ndim - (d is not None) for v, d in zip(values, dims))
   new_values = []
   for v, d in zip(values, dims):
@@ -231,7 +232,6 @@ def batch_jaxpr(closed: ir.ClosedJaxpr, axis_size: int, in_dims: Sequence, out_d
   Returns ``(batched_closed, out_dims)``. Outputs with ``out_dims_instantiate`` true (a bool or
   one per output) are returned batched along axis 0; the others wherever the rules put them
   (None when unbatched)."""
-  from axle._src.interpreters import staging
   n_out = len(closed.out_avals)
   instantiate = ((out_dims_instantiate,) * n_out if isinstance(out_dims_instantiate, bool)
                  else tuple(out_dims_instantiate))

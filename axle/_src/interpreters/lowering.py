@@ -24,7 +24,10 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_interpreter
+from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr, Jaxpr, Literal
+from axle._src.xla import client
 
 # primitive -> rule(ctx, *operands, **params)
 lowering_rules: dict = {}
@@ -553,7 +556,6 @@ _lower_fun_cache: dict = {}
 def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
   """A lowering rule that traces ``fun(*operands, **params)`` (written with lax functions) on
   the equation's avals and emits the resulting jaxpr inline."""
-  from axle._src.interpreters import staging
 
   def rule(ctx: RuleContext, *operands, **params):
     try:
@@ -584,13 +586,11 @@ _primitive_executables: dict = {}
 
 def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArray], params: dict):
   """A cached executable running one equation of ``primitive`` on arguments of ``avals_in``."""
-  from axle._src.xla import client
   avals_in = tuple(a.strip_weak_type() for a in avals_in)
   key = (primitive, avals_in, tuple(params.items()))
   executable = _primitive_executables.get(key)
   if executable is None:
-    from axle._src.interpreters import eval as eval_module
-    out = eval_module.abstract_eval(primitive, list(avals_in), params)
+    out = eval_interpreter.abstract_eval(primitive, list(avals_in), params)
     avals_out = list(out) if primitive.multiple_results else [out]
     invars = [ir.Var(a) for a in avals_in]
     outvars = [ir.Var(a) for a in avals_out]
@@ -604,7 +604,6 @@ def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArr
 def bitcast_reader(aval: ShapedArray, target: np.dtype):
   """An executable that reinterprets a buffer of ``aval`` as unsigned integers ``target`` (for
   dtypes the buffer protocol cannot export)."""
-  from axle._src.xla import client
   key = ("bitcast_reader", aval.shape, aval.dtype, target)
   executable = _primitive_executables.get(key)
   if executable is None:
@@ -619,3 +618,6 @@ def bitcast_reader(aval: ShapedArray, target: np.dtype):
     executable = client.compile(text, [out_aval])
     _primitive_executables[key] = executable
   return executable
+
+
+client.bitcast_reader = bitcast_reader

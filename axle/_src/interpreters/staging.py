@@ -18,9 +18,10 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
+from axle._src import tree_util
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
-from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, _NameContext, pp_eqn
 
 _python_scalar_types = core.python_scalar_types
 
@@ -66,7 +67,6 @@ def _function_source(fun) -> str | None:
 
 def flat_arg_names(fun, args, kwargs, static_argnums=()) -> list[str]:
   """Names of the flattened dynamic arguments: ``x``, ``params['W']``, ``args[1][0]``..."""
-  from axle._src import tree_util
   try:
     signature = inspect.signature(fun)
     bound = signature.bind(*args, **kwargs)
@@ -254,7 +254,6 @@ class StagingTrace(core.Trace):
                   f"values of the arguments {joined}.")
     else:
       message += "This value became a tracer due to JAX operations on these lines:\n"
-      from axle._src.ir import _NameContext, pp_eqn
       names_ctx = _NameContext()
       for eqn in self.eqns:
         if any(v in seen for v in eqn.outvars):
@@ -273,7 +272,6 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
   """Traces ``fun`` (flat arguments in, any pytree out) to a ClosedJaxpr.
 
   Returns the ClosedJaxpr and the output pytree structure."""
-  from axle._src import tree_util
   parent = core.current_trace()
   trace = StagingTrace(parent, debug_info)
   with core.set_current_trace(trace):

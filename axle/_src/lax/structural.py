@@ -1389,3 +1389,13 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
 from axle._src.lax.structural_creation import (  # noqa: E402,F401
     _fill_scalar, _is_inexact, _is_python_scalar, broadcasted_iota, full, full_like, iota, iota_p,
     zeros_like_array)
+
+
+def _zeros_like_aval(aval: ShapedArray):
+  if aval.weak_type:  # zeros keep the weak type, as JAX's zeros_like does
+    zero = Array(np.zeros((), aval.dtype), weak_type=True)
+    return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+  return full(aval.shape, 0, aval.dtype)
+
+
+ad.broadcast_zeros = _zeros_like_aval

@@ -179,12 +179,16 @@ def to_host(buffer, aval) -> np.ndarray:
   return view.reshape(aval.shape)
 
 
+# ``bitcast_reader(aval, target_dtype)``: a compiled bitcast program, registered by the lowering
+# module (which builds StableHLO text; this module only talks to jaxlib).
+bitcast_reader = None
+
+
 def _read_by_bitcast(buffer, aval) -> np.ndarray:
   """Reads a dtype the buffer protocol refuses (bf16, fp8) by running a cached bitcast to an
   unsigned integer of the same width on the device."""
-  from axle._src.interpreters import lowering
   target = np.dtype(_needs_bitcast_read(aval.dtype))
-  executable = lowering.bitcast_reader(aval, target)
+  executable = bitcast_reader(aval, target)
   (out,) = executable.execute([buffer])
   return np.asarray(memoryview(out)).reshape(aval.shape).view(aval.dtype)
 

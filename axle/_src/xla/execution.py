@@ -15,6 +15,7 @@ from axle._src import errors
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
 from axle._src.ir import ClosedJaxpr
 from axle._src.xla import cache as disk_cache
@@ -173,8 +174,7 @@ def leaf_buffer(leaf, aval: ShapedArray):
       buffer = _scalar_buffers[key] = client.put(np.array(leaf, aval.dtype), aval)
     return buffer
   if isinstance(leaf, core.Tracer):
-    from axle._src.interpreters import eval as eval_module
-    raise errors.UnexpectedTracerError(eval_module._leaked_tracer_message(leaf))
+    raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(leaf))
   if hasattr(leaf, "__jax_array__"):
     leaf = leaf.__jax_array__()
     if isinstance(leaf, Array):
@@ -209,9 +209,5 @@ def run_primitive(primitive, values, avals, params):
   return results if primitive.multiple_results else results[0]
 
 
-def _install_fallback():
-  from axle._src.interpreters import eval as eval_module
-  eval_module.fallback_impl = run_primitive
-
-
-_install_fallback()
+# eval runs primitives without a NumPy kernel through this (eval sits below XLA execution).
+eval_interpreter.fallback_impl = run_primitive
