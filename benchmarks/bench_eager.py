@@ -1,6 +1,6 @@
 """Eager per-op latency on small arrays: axle vs NumPy (and JAX, run in another interpreter).
 
-    python benchmarks/bench_eager.py [--jax-python /path/to/venv-with-jax/bin/python] [--rounds 5]
+    python benchmarks/bench_eager.py [--jax-python PYTHON] [--rounds 5]
 
 Each workload is one Python function over a module that looks like NumPy (``np``, ``axle.numpy``
 or ``jax.numpy``). Rounds alternate between the libraries; the table reports the median time per
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -83,7 +84,7 @@ def time_library(library: str, min_time: float = 0.2) -> dict[str, float]:
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--jax-python", default=None, help="an interpreter with JAX installed")
+  parser.add_argument("--jax-python", default=os.environ.get("JAX_PYTHON"), help="an interpreter with JAX installed")
   parser.add_argument("--rounds", type=int, default=5)
   parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
   args = parser.parse_args()

@@ -1,7 +1,7 @@
 """jit call overhead, first-call (trace + compile) time and steady-state compiled workloads:
 axle, and JAX when it is installed in another interpreter.
 
-    python benchmarks/bench_jit.py [--jax-python /path/to/venv-with-jax/bin/python] [--rounds 5]
+    python benchmarks/bench_jit.py [--jax-python PYTHON] [--rounds 5]
 
 Every round runs one fresh worker process per library, alternating (axle, JAX, axle, ...), so
 first-call times are measured in a fresh process and neither library's process sees the other.
@@ -130,7 +130,7 @@ def _disk_cache_first_calls(python: str, env: dict) -> tuple[float, float]:
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--jax-python", default=None, help="an interpreter with JAX installed")
+  parser.add_argument("--jax-python", default=os.environ.get("JAX_PYTHON"), help="an interpreter with JAX installed")
   parser.add_argument("--rounds", type=int, default=5)
   parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
   args = parser.parse_args()

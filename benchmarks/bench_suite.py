@@ -1,7 +1,7 @@
 """The benchmark suite: eager latency, call overhead, first calls, training steps, loops and
 throughput, for axle and (with ``--jax-python``) JAX, in alternating fresh worker processes.
 
-    python benchmarks/bench_suite.py [--jax-python /path/to/venv-with-jax/bin/python]
+    python benchmarks/bench_suite.py [--jax-python PYTHON]
                                      [--rounds 3] [--only NAME_SUBSTRING]
 
 Prints the median time of each workload per library and JAX/axle (above 1: axle is faster),
@@ -278,7 +278,7 @@ def _median(samples):
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--jax-python", default=None, help="an interpreter with JAX installed")
+  parser.add_argument("--jax-python", default=os.environ.get("JAX_PYTHON"), help="an interpreter with JAX installed")
   parser.add_argument("--rounds", type=int, default=3)
   parser.add_argument("--only", default=None, help="run workloads whose name contains this")
   parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)

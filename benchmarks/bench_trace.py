@@ -1,6 +1,6 @@
 """Tracing speed: make_jaxpr of a fresh 1,000-equation function (no trace cache), axle vs JAX.
 
-    python benchmarks/bench_trace.py [--jax-python /path/to/venv-with-jax/bin/python] [--rounds 5]
+    python benchmarks/bench_trace.py [--jax-python PYTHON] [--rounds 5]
 
 JAX runs in a subprocess: axle's process never imports jax. Prints microseconds per equation.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -41,7 +42,7 @@ def measure(library: str, rounds: int) -> float:
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--jax-python", default=None)
+  parser.add_argument("--jax-python", default=os.environ.get("JAX_PYTHON"))
   parser.add_argument("--rounds", type=int, default=5)
   parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
   args = parser.parse_args()

@@ -1,6 +1,6 @@
 """Pytree flatten + unflatten latency: axle.tree_util vs JAX's C++ pytrees (run in another interpreter).
 
-    python benchmarks/bench_tree.py [--jax-python /work/jaxenv/bin/python] [--rounds 5]
+    python benchmarks/bench_tree.py [--jax-python PYTHON] [--rounds 5]
 
 Each workload is one pytree of NumPy arrays; a call is ``leaves, treedef = tree_flatten(x)``
 followed by ``tree_unflatten(treedef, leaves)`` (what ``jit`` does to its arguments and
@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-JAX_PYTHON = "/work/jaxenv/bin/python"
+# An interpreter with JAX installed: --jax-python, else $JAX_PYTHON (JAX is skipped without one).
+JAX_PYTHON = os.environ.get("JAX_PYTHON")
 
 
 def _workloads() -> dict:

@@ -1,7 +1,7 @@
 """Records what JAX prints and raises for control flow (cond, switch, while_loop, fori_loop,
 scan, map, associative_scan) into tests/data/control_flow_reference.json.
 
-Run with the real-JAX interpreter: /work/jaxenv/bin/python tools/record_control_flow_reference.py
+Run with the real-JAX interpreter: $JAX_PYTHON tools/record_control_flow_reference.py
 Each case is a snippet executed with ``jax``, ``jnp``, ``lax`` and ``np`` bound; it sets
 ``result``. The recorded outcome is ``str(result)`` for a jaxpr, ``repr(result)`` otherwise, or
 the exception's type name and message. tests/test_control_flow.py replays the snippets on axle.

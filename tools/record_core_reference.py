@@ -1,6 +1,6 @@
 """Records what real JAX prints for tests/core_snippets.py (run with an interpreter that has JAX).
 
-    /path/to/jax-venv/bin/python tools/record_core_reference.py
+    $JAX_PYTHON tools/record_core_reference.py
 """
 import json
 import os

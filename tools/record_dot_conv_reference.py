@@ -1,6 +1,6 @@
 """Records real JAX's behaviour for dot_general / conv_general_dilated (run under JAX 0.10.2).
 
-    /work/jaxenv/bin/python tools/record_dot_conv_reference.py
+    $JAX_PYTHON tools/record_dot_conv_reference.py
 
 Writes tests/data/dot_conv_reference.json with
   - "snippets": source -> what JAX printed (make_jaxpr text, reprs) or raised (type + message);

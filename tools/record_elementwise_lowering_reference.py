@@ -1,6 +1,6 @@
 """Records what real JAX 0.10.2 emits and computes for the elementwise primitives' lowerings.
 
-    /work/jaxenv/bin/python tools/record_elementwise_lowering_reference.py
+    $JAX_PYTHON tools/record_elementwise_lowering_reference.py
 
 Writes ``tests/data/elementwise_lowering_reference.json`` with two sections, read by
 ``tests/test_elementwise_lowering.py``:

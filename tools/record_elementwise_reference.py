@@ -1,6 +1,6 @@
 """Records real JAX's behaviour for the elementwise lax primitives (run under real JAX 0.10.2).
 
-    /work/jaxenv/bin/python tools/record_elementwise_reference.py
+    $JAX_PYTHON tools/record_elementwise_reference.py
 
 Writes ``tests/data/elementwise_reference.json`` with three sections, each entry carrying the
 source it ran so ``tests/test_elementwise.py`` can re-run it under axle:

@@ -2,7 +2,7 @@
 (JVP, grad, vjp, vmap jaxprs and a few known derivative values), into
 tests/data/elementwise_transforms_reference.json for tests/test_elementwise_transforms.py.
 
-Run under JAX's environment: /work/jaxenv/bin/python tools/record_elementwise_transforms_reference.py
+Run under JAX's environment: $JAX_PYTHON tools/record_elementwise_transforms_reference.py
 
 Each case is Python source evaluated with ``jax``, ``lax``, ``jnp`` and ``np`` bound, so that the
 test evaluates exactly the same source with axle in their place.

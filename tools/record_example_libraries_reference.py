@@ -1,6 +1,6 @@
 """Records real JAX's outputs for jax.example_libraries (stax, optimizers).
 
-    /work/jaxenv/bin/python tools/record_example_libraries_reference.py
+    $JAX_PYTHON tools/record_example_libraries_reference.py
 
 Writes ``tests/data/example_libraries_reference.json``, read by
 ``tests/test_example_libraries.py``; the cases are in ``tests/example_libraries_cases.py``.

@@ -2,7 +2,7 @@
 
 Run under the real-JAX venv (never imported by axle or by the test process):
 
-    /work/jaxenv/bin/python tools/record_indexing_reference.py
+    $JAX_PYTHON tools/record_indexing_reference.py
 
 Writes ``tests/data/indexing_reference.json``. Every case is a Python expression string evaluated
 in a namespace with ``np``, ``jnp``, ``lax`` and the named test arrays; ``tests/test_indexing.py``

@@ -1,6 +1,6 @@
 """Records JAX 0.10.2's printed jaxprs and error messages for the linalg and fft primitives.
 
-Run under real JAX: /work/jaxenv/bin/python tools/record_linalg_reference.py
+Run under real JAX: $JAX_PYTHON tools/record_linalg_reference.py
 Writes tests/data/linalg_reference.json (read by tests/test_linalg.py and tests/test_fft.py).
 """
 import json

@@ -1,6 +1,6 @@
 """Records real JAX's outputs for jax.nn, jax.nn.initializers and jax.scipy.special.
 
-    /work/jaxenv/bin/python tools/record_nn_reference.py
+    $JAX_PYTHON tools/record_nn_reference.py
 
 Writes ``tests/data/nn_reference.json``, read by ``tests/test_nn.py`` and
 ``tests/test_scipy_special.py``. Each case is a source expression evaluated with ``jax``,

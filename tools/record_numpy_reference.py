@@ -1,7 +1,7 @@
 """Records real JAX's answers for the jnp case table (tests/records/numpy_cases.py).
 
 Run under the JAX venv from the repository root:
-    /work/jaxenv/bin/python tools/record_numpy_reference.py
+    $JAX_PYTHON tools/record_numpy_reference.py
 Writes tests/data/numpy_reference.json: for each case its inputs and, for each output leaf, the
 dtype, weak type, shape and values; for each error case the exception type and message.
 """

@@ -2,7 +2,7 @@
 
 Runs under real JAX (never inside the axle test process):
 
-  /work/jaxenv/bin/python tools/record_promotion_table.py
+  $JAX_PYTHON tools/record_promotion_table.py
 
 and writes tests/data/promotion_table.json. Results are recorded with
 jax_enable_x64 off ("x32") and on ("x64").

@@ -1,6 +1,6 @@
 """Records JAX's random numbers for tests/test_random.py (run under real JAX 0.10.2).
 
-    /work/jaxenv/bin/python tools/record_random_reference.py
+    $JAX_PYTHON tools/record_random_reference.py
 
 Each case is a Python expression over ``random`` (jax.random / axle.random) and ``jnp``; the
 test evaluates the same expression with axle, eagerly and under jit. Cases marked BOTH are

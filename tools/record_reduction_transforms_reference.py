@@ -1,7 +1,7 @@
 """Records what JAX 0.10.2 prints and computes for transformations of the reduction, windowed,
 sorting, dot and conv primitives (grad/vmap jaxprs and gradient values at ties and zeros).
 
-Run under the JAX venv:  /work/jaxenv/bin/python tools/record_reduction_transforms_reference.py
+Run under the JAX venv:  $JAX_PYTHON tools/record_reduction_transforms_reference.py
 Writes tests/data/reduction_transforms_reference.json. Each case is Python source evaluated with
 ``jax``, ``lax``, ``jnp`` and ``np`` bound; the tests evaluate the same source with axle bound.
 """

@@ -1,6 +1,6 @@
 """Records real JAX's behaviour for reductions, cumulative/windowed reductions and sorting.
 
-    /work/jaxenv/bin/python tools/record_reductions_reference.py
+    $JAX_PYTHON tools/record_reductions_reference.py
 
 Writes tests/data/reductions_reference.json with
   - "snippets": source -> what JAX printed (make_jaxpr text) or raised (type + message);

@@ -1,6 +1,6 @@
 """Records real JAX's outputs for jax.scipy.stats.
 
-    /work/jaxenv/bin/python tools/record_scipy_stats_reference.py
+    $JAX_PYTHON tools/record_scipy_stats_reference.py
 
 Writes ``tests/data/scipy_stats_reference.json``, read by ``tests/test_scipy_stats.py``. The
 cases and inputs are in ``tests/scipy_stats_cases.py``; recorded per case: the output leaves

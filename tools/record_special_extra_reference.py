@@ -2,7 +2,7 @@
 trigonometric and Fresnel integrals, spence, hypergeometric functions, Owen's T, wofz,
 bessel_jn, sph_harm_y) and jax.nn's scaled-dot helpers.
 
-    /work/jaxenv/bin/python tools/record_special_extra_reference.py
+    $JAX_PYTHON tools/record_special_extra_reference.py
 
 Writes ``tests/data/special_extra_reference.json``, read by
 ``tests/test_scipy_special_extra.py``. The file holds the named input arrays (``inputs``) and,

@@ -1,6 +1,6 @@
 """Records real JAX's behaviour for the transcendental and special-function lax primitives.
 
-    /work/jaxenv/bin/python tools/record_special_reference.py
+    $JAX_PYTHON tools/record_special_reference.py
 
 Writes ``tests/data/special_reference.json``, read by ``tests/test_special.py``:
 

@@ -1,6 +1,6 @@
 """Records what real JAX prints, raises and computes for the structural lax primitives.
 
-    /work/jaxenv/bin/python tools/record_structural_reference.py
+    $JAX_PYTHON tools/record_structural_reference.py
 
 Writes tests/data/structural_reference.json: for each snippet below, its source and either the
 ``str`` of ``out`` or the exception type and message. tests/test_structural.py runs the same

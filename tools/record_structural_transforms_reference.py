@@ -1,7 +1,7 @@
 """Records what real JAX prints for the transformation rules (JVP, transpose, batching) of the
 structural and indexing primitives (structural.py and slicing.py).
 
-    /work/jaxenv/bin/python tools/record_structural_transforms_reference.py
+    $JAX_PYTHON tools/record_structural_transforms_reference.py
 
 Writes tests/data/structural_transforms_reference.json: for each snippet below, its source and
 the ``str`` of ``out`` (or the exception type and message). tests/test_structural_transforms.py

@@ -1,6 +1,6 @@
 """Records what real JAX prints for the pytree snippets below (run with an interpreter that has JAX).
 
-    /work/jaxenv/bin/python tools/record_tree_util_reference.py
+    $JAX_PYTHON tools/record_tree_util_reference.py
 
 Writes tests/data/tree_util_reference.json: for each snippet its source and either ``out``
 (``repr`` of the variable ``out``) or ``error``/``message``. tests/test_tree_util.py runs the

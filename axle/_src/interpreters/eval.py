@@ -170,7 +170,3 @@ def run_on_xla(primitive: core.Primitive, values, params: dict):
   avals = [ShapedArray(v.shape, v.dtype) for v in values]
   return fallback_impl(primitive, values, avals, params)
 
-
-def apply_primitive(primitive: core.Primitive, *args, **params):
-  """Runs ``primitive`` eagerly regardless of the current trace."""
-  return core.eval_trace.process_primitive(primitive, args, params)

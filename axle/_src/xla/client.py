@@ -229,10 +229,6 @@ class XlaError(RuntimeError):
   """An error reported by XLA while compiling or running a program."""
 
 
-def _xla_runtime_error():
-  return _xc().XlaRuntimeError
-
-
 class Executable:
   """A loaded XLA executable with its output handlers; ``execute`` takes and returns device
   buffers (asynchronously: results may not be ready yet)."""
@@ -285,11 +281,6 @@ def deserialize(blob: bytes, out_avals, options: CompileOptions | None = None,
   devices_ = tuple(devices_) if devices_ else (default_device(),)
   loaded = get_client().deserialize_executable(blob, xc.DeviceList(devices_), options.to_xla(devices_))
   return Executable(loaded, out_avals, devices_)
-
-
-def is_runtime_error(exc: BaseException) -> bool:
-  """Whether ``exc`` was raised by XLA's runtime."""
-  return "xc" in _state and isinstance(exc, _state["xc"].XlaRuntimeError)
 
 
 def pretty_mlir(text: str) -> str:
