@@ -29,6 +29,10 @@ from axle._src.ir import ClosedJaxpr, Jaxpr, Literal
 # primitive -> rule(ctx, *operands, **params)
 lowering_rules: dict = {}
 
+# Primitives whose lowering rules thread the block's token themselves (host callbacks, cond);
+# after any other equation with ordered effects (loops), the token waits for its results.
+token_threading_primitives: set = set()
+
 
 def register(primitive: core.Primitive, rule: Callable) -> Callable:
   """Sets ``rule`` as ``primitive``'s lowering rule; returns it."""
@@ -94,6 +98,40 @@ class Value:
 
   def __repr__(self):
     return f"Value({self.name}: {self.type})"
+
+
+class TokenValue(Value):
+  """An SSA value of type ``!stablehlo.token`` (orders side effects)."""
+  __slots__ = ()
+
+  def __init__(self, name: str):
+    super().__init__(name, ShapedArray((), np.dtype(bool)))
+
+  @property
+  def type(self) -> str:
+    return "!stablehlo.token"
+
+
+# Stands for a ``!stablehlo.token`` among an operation's result types (see ``op``).
+TOKEN = "!stablehlo.token"
+
+
+def current_token(ctx: "RuleContext") -> TokenValue:
+  """The token of the block's last ordered effect (a fresh one if there was none)."""
+  function = ctx.function
+  if function.token is None:
+    function.token = function.fresh()
+    function.lines.append(f'{function.indent}{function.token} = "stablehlo.after_all"() : '
+                          "() -> !stablehlo.token")
+  return TokenValue(function.token)
+
+
+def _join_token(ctx: "RuleContext", values: Sequence[Value]) -> None:
+  """Makes the block's next ordered effect wait for ``values`` (the results of an operation
+  whose regions had ordered effects): a host call that does nothing, taking the token and them."""
+  values = [materialize(ctx, v) for v in values if not isinstance(v, TokenValue)]
+  if values:
+    emit_host_callback(ctx, lambda *args: (), values, [], has_side_effect=True, ordered=True)
 
 
 class _Function:
@@ -186,7 +224,7 @@ def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
     operands = [materialize(ctx, v) for v in operands]
   operand_names = ", ".join(v.name for v in operands)
   operand_types = ", ".join(v.type for v in operands)
-  result_types = ", ".join(tensor_type(a) for a in result_avals)
+  result_types = ", ".join(a if a is TOKEN else tensor_type(a) for a in result_avals)
   if len(result_avals) != 1:
     result_types = f"({result_types})"
   region_text = f" ({', '.join(regions)})" if regions else ""
@@ -204,7 +242,8 @@ def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
     values = [Value(base, result_avals[0])]
   else:
     function.lines.append(f"{function.indent}{base}:{len(result_avals)} = {body}")
-    values = [Value(f"{base}#{i}", a) for i, a in enumerate(result_avals)]
+    values = [TokenValue(f"{base}#{i}") if a is TOKEN else Value(f"{base}#{i}", a)
+              for i, a in enumerate(result_avals)]
   return values[0] if single else values
 
 
@@ -219,7 +258,8 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
   function.lines = []
   function.indent = saved_indent + "  "
   function.constants = {}  # a region's constants are not visible outside it
-  function.token = None  # a region's ordered effects are chained among themselves
+  # A region's ordered effects chain from the enclosing block's token (captured implicitly),
+  # so they run after the ordered effects before the region.
   try:
     results = body(ctx, *args)
     if isinstance(results, Value):
@@ -453,11 +493,7 @@ def emit_host_callback(ctx: RuleContext, callback: Callable, operands: Sequence[
   types = [v.type for v in operands]
   result_types = [tensor_type(a) for a in result_avals]
   if ordered:
-    if function.token is None:
-      function.token = function.fresh()
-      function.lines.append(f'{function.indent}{function.token} = "stablehlo.after_all"() : '
-                            "() -> !stablehlo.token")
-    names.insert(0, function.token)
+    names.insert(0, current_token(ctx).name)
     types.insert(0, "!stablehlo.token")
     result_types.insert(0, "!stablehlo.token")
     inner = callback
@@ -515,6 +551,9 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     out = rule(rule_ctx, *operands, **eqn.params)
     if not eqn.primitive.multiple_results:
       out = [out]
+    if (eqn.primitive not in token_threading_primitives
+        and ir.ordered_effects(ir.eqn_effects(eqn.primitive, eqn.params))):
+      _join_token(rule_ctx, out)
     if len(out) != len(eqn.outvars):
       raise RuntimeError(f"lowering rule of {eqn.primitive.name} returned {len(out)} values for "
                          f"{len(eqn.outvars)} outputs")
@@ -536,6 +575,9 @@ def _constant_of(ctx: RuleContext, value, aval: ShapedArray) -> Value:
 def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], name: str = "jaxpr") -> list[Value]:
   """Lowers ``closed`` to a private function (once per module) and emits a ``func.call``."""
   module = ctx.module
+  if ir.ordered_effects(closed.jaxpr.effects):
+    # Inlined, so that its ordered effects join this function's token chain.
+    return jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)
   entry = module.lowered_jaxprs.get(id(closed.jaxpr))
   if entry is None:
     symbol = module.fresh_symbol(name)
