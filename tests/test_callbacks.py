@@ -12,6 +12,7 @@ import pytest
 import axle as jax
 import axle.numpy as jnp
 from axle import lax
+from axle._src.interpreters import staging
 
 
 def _lines(capsys):
@@ -139,7 +140,6 @@ def test_effects_on_jaxprs_and_dce():
   assert sorted(map(repr, closed.effects)) == ["IO", "OrderedDebug"]
   nested = jax.make_jaxpr(jax.jit(h))(1.)
   assert nested.effects == closed.effects and nested.eqns[0].effects == closed.effects
-  from axle._src.interpreters import staging
   kept = staging.dce_jaxpr(closed.jaxpr, [False])
   assert [e.primitive.name for e in kept.eqns] == ["io_callback", "debug_print"]
   assert not jax.make_jaxpr(lambda x: jnp.sin(x))(1.).effects

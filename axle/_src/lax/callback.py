@@ -98,14 +98,10 @@ def _host_arrays(values) -> list:
   return out
 
 
-def check_results(results, result_avals: Sequence[ShapedArray], result_tree=None,
+def check_results(leaves: Sequence, result_avals: Sequence[ShapedArray],
                   what: str = "callback") -> tuple:
-  """The callback's results as NumPy arrays of exactly ``result_avals``; a RuntimeError naming
-  the declared and the returned shape/dtype otherwise."""
-  leaves, tree = tree_util.tree_flatten(results)
-  if result_tree is not None and tree != result_tree:
-    raise RuntimeError(f"The {what} returned a result with pytree structure {tree}, but "
-                       f"result_shape_dtypes declared {result_tree}.")
+  """The callback's flat results as NumPy arrays of exactly ``result_avals``; a RuntimeError
+  naming the declared and the returned shape/dtype otherwise."""
   if len(leaves) != len(result_avals):
     raise RuntimeError(f"Mismatched number of outputs from {what}. Expected: "
                        f"{len(result_avals)}, Actual: {len(leaves)}")
@@ -113,7 +109,7 @@ def check_results(results, result_avals: Sequence[ShapedArray], result_tree=None
   for i, (leaf, aval) in enumerate(zip(leaves, result_avals)):
     value = np.asarray(leaf)
     canonical = dtypes.canonicalize_dtype(value.dtype)
-    if canonical != value.dtype:
+    if canonical is not value.dtype and canonical != value.dtype:
       value = value.astype(canonical)
     if value.shape != aval.shape:
       raise RuntimeError(f"Incorrect output shape for return value #{i} of the {what}: "
