@@ -42,7 +42,7 @@ def test_debug_print_pytrees_and_arrays(capsys):
   jax.debug.print("{} {x}", jnp.arange(3), x={"a": 1})
   jax.jit(lambda x: jax.debug.print("{} {x}", x, x={"a": x}))(jnp.arange(3.))
   jax.vmap(lambda x: jax.debug.print("v {} {}", x, 5))(jnp.arange(6.).reshape(3, 2))
-  assert _lines(capsys) == ["[0 1 2] {'a': Array(1, dtype=int32)}",
+  assert _lines(capsys) == ["[0 1 2] {'a': Array(1, dtype=int32, weak_type=True)}",
                             "[0. 1. 2.] {'a': Array([0., 1., 2.], dtype=float32)}",
                             "v [0. 1.] 5", "v [2. 3.] 5", "v [4. 5.] 5"]
 

@@ -98,6 +98,22 @@ def _host_arrays(values) -> list:
   return out
 
 
+def eager_arrays(values) -> list | None:
+  """Outside any transformation: the operands as Arrays keeping their weak types (a Python
+  ``1`` is ``Array(1, dtype=int32, weak_type=True)``), for calling a debug callback directly as
+  JAX does; None under a transformation (the primitive must be bound)."""
+  if core.current_trace() is not core.eval_trace:
+    return None
+  out = []
+  for value in values:
+    if isinstance(value, Array):
+      out.append(value)
+    else:
+      aval = core.get_aval(value)
+      out.append(Array(np.asarray(value, aval.dtype), aval=aval))
+  return out
+
+
 def check_results(leaves: Sequence, result_avals: Sequence[ShapedArray],
                   what: str = "callback") -> tuple:
   """The callback's flat results as NumPy arrays of exactly ``result_avals``; a RuntimeError
@@ -444,6 +460,10 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any, orde
     raise TypeError(f"jax.debug.callback: callback must be callable, got {callback!r}")
   in_tree, dynamic, static = split_callback_args(args, kwargs)
   flat = _FlatCallback(callback, in_tree, static)
+  arrays = eager_arrays(dynamic)
+  if arrays is not None:
+    flat(*arrays)
+    return None
   debug_callback_p.bind(*dynamic, callback=flat,
                         effect=ordered_debug_effect if ordered else debug_effect,
                         partitioned=partitioned)

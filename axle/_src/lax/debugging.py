@@ -94,9 +94,15 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False, partitione
     _, field_name, _, _ = next(iter(string.Formatter().parse(fmt)))
     has_placeholders = field_name is not None
   in_tree, dynamic, static = callback_module.split_callback_args(args, kwargs)
-  debug_print_p.bind(*dynamic, fmt=fmt, has_placeholders=has_placeholders, in_tree=in_tree,
-                     logging_record=None, np_printoptions=tuple(np.get_printoptions().items()),
-                     ordered=bool(ordered), partitioned=bool(partitioned), static_args=static)
+  params = dict(fmt=fmt, has_placeholders=has_placeholders, in_tree=in_tree,
+                logging_record=None, np_printoptions=tuple(np.get_printoptions().items()),
+                ordered=bool(ordered), partitioned=bool(partitioned), static_args=static)
+  arrays = callback_module.eager_arrays(dynamic)
+  if arrays is not None:
+    args, kwargs = callback_module.merge_callback_args(in_tree, arrays, static)
+    sys.stdout.write(_print_message(params, args, kwargs) + "\n")
+    return None
+  debug_print_p.bind(*dynamic, **params)
   return None
 
 
