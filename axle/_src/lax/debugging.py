@@ -49,7 +49,10 @@ _format_checker = _FormatChecker()
 def _print_message(params: dict, args, kwargs) -> str:
   fmt = params["fmt"]
   if params["has_placeholders"]:
-    with np.printoptions(**dict(params["np_printoptions"])):
+    options = params["np_printoptions"]
+    if tuple(np.get_printoptions().items()) == options:  # the common case: no switch needed
+      return fmt.format(*args, **kwargs)
+    with np.printoptions(**dict(options)):
       return fmt.format(*args, **kwargs)
   return " ".join((fmt, *(str(a) for a in args)))
 
