@@ -330,3 +330,43 @@ def test_shape_dtype_struct_like_and_update():
   assert repr(weak) == "ShapeDtypeStruct(shape=(1,), dtype=int32, weak_type=True)"
   with pytest.raises(TypeError, match="unexpected fields"):
     s.update(colour="red")
+
+
+def _ordered_print(x):
+  jax.debug.print("{}", x, ordered=True)
+
+
+@jax.custom_jvp
+def _cj(x):
+  _ordered_print(x)
+  return x
+
+
+_cj.defjvp(lambda primals, tangents: (_cj(primals[0]), tangents[0]))
+
+
+@jax.custom_vjp
+def _cv(x):
+  _ordered_print(x)
+  return x
+
+
+_cv.defvjp(lambda x: (_cv(x), None), lambda _, g: (g,))
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("jit", jax.jit(lambda x: (_ordered_print(x), x)[1])),
+    ("custom_jvp", _cj),
+    ("custom_vjp", _cv),
+    ("checkpoint", jax.checkpoint(lambda x: (_ordered_print(x), x)[1])),
+    ("cond", lambda x: lax.cond(x > 0, lambda: _ordered_print(x), lambda: None)),
+    ("while", lambda x: lax.while_loop(lambda c: c < 2, lambda c: (_ordered_print(c), c + 1)[1], x)),
+    ("scan", lambda x: lax.scan(lambda c, _: ((_ordered_print(c), c)[1], None), x, None, length=1)),
+    ("vmap", lambda x: jax.vmap(lambda y: (_ordered_print(y), y)[1])(jnp.stack([x, x]))),
+    ("grad", jax.grad(lambda x: (_ordered_print(x), x)[1])),
+    ("jit of grad of custom_vjp", jax.jit(jax.grad(_cv))),
+])
+def test_effects_propagate_through_transformations(name, fn, capsys):
+  assert [repr(e) for e in jax.make_jaxpr(fn)(1.).effects] == ["OrderedDebug"]
+  fn(1.)
+  assert "1.0" in _lines(capsys)
