@@ -56,7 +56,11 @@ from axle._src.tree_util import (
     tree_structure as tree_structure,
     tree_unflatten as tree_unflatten,
 )
+from axle._src.lax.callback import pure_callback as pure_callback
+from axle._src.xla.execution import effects_barrier as effects_barrier
 from axle import dtypes as dtypes
+from axle import debug as debug
+from axle import experimental as experimental
 from axle import example_libraries as example_libraries
 from axle import errors as errors
 from axle import lax as lax

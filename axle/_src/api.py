@@ -678,7 +678,7 @@ class ShapeDtypeStruct:
   and an argument type accepted by ``eval_shape``, ``make_jaxpr`` and ``jit(...).trace``."""
   __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
-  def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
+  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
     self.shape = tuple(shape)
     if dtype is None:
       raise ValueError("ShapeDtypeStruct: dtype must be specified.")
@@ -688,6 +688,26 @@ class ShapeDtypeStruct:
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+  @staticmethod
+  def like(x) -> "ShapeDtypeStruct":
+    """The ShapeDtypeStruct of ``x`` (an array, a tracer or another ShapeDtypeStruct): its
+    shape, dtype and weak type, and its sharding when ``x`` is a ShapeDtypeStruct."""
+    aval = x.aval if isinstance(x, ShapeDtypeStruct) else core.get_aval(x)
+    sharding = x.sharding if isinstance(x, ShapeDtypeStruct) else None
+    return ShapeDtypeStruct(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+
+  def update(self, **changes) -> "ShapeDtypeStruct":
+    """A copy with ``shape``, ``dtype``, ``sharding`` or ``weak_type`` replaced."""
+    fields = dict(shape=self.shape, dtype=self.dtype, sharding=self.sharding,
+                  weak_type=self.weak_type)
+    unknown = set(changes) - set(fields)
+    if unknown:
+      raise TypeError(f"ShapeDtypeStruct.update got unexpected fields {sorted(unknown)}; it "
+                      f"accepts {sorted(fields)}.")
+    fields.update(changes)
+    shape, dtype = fields.pop("shape"), fields.pop("dtype")
+    return ShapeDtypeStruct(shape, dtype, **fields)
 
   @property
   def aval(self):

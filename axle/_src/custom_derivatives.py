@@ -129,6 +129,11 @@ def _lazy_trace(fun_flat: Callable, in_avals) -> _LazyJaxpr:
   return _LazyJaxpr(lambda: staging.trace_to_jaxpr(fun_flat, in_avals)[0])
 
 
+def _call_effects(params) -> frozenset:
+  """A custom_jvp/custom_vjp call has the effects of the function it calls."""
+  return _closed(params["call_jaxpr"]).jaxpr.effects
+
+
 def _has_tracers(leaves) -> bool:
   return any(isinstance(x, core.Tracer) for x in leaves)
 
@@ -159,6 +164,7 @@ def _custom_call_lowering(ctx, *args, call_jaxpr, **_):
 custom_jvp_call_p.def_abstract_eval(_custom_call_abstract_eval)
 custom_jvp_call_p.def_impl(_custom_call_impl)
 lowering.register(custom_jvp_call_p, _custom_call_lowering)
+ir.effect_rules[custom_jvp_call_p] = _call_effects
 
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name, symbolic_zeros):
@@ -341,6 +347,7 @@ custom_vjp_call_p.multiple_results = True
 custom_vjp_call_p.def_abstract_eval(_custom_call_abstract_eval)
 custom_vjp_call_p.def_impl(_custom_call_impl)
 lowering.register(custom_vjp_call_p, _custom_call_lowering)
+ir.effect_rules[custom_vjp_call_p] = _call_effects
 
 # custom_lin: the linear map "bwd transposed", applied to tangents; only ever transposed.
 custom_lin_p = core.Primitive("custom_lin")

@@ -62,9 +62,52 @@ class Literal:
 Atom = "Var | Literal"
 
 
+# ---------------------------------------------------------------------------
+# Effects
+
+
+class Effect:
+  """A side effect an equation has (printing, calling back into Python). ``ordered`` effects
+  run in program order, also across separate compiled calls; unordered ones may be reordered
+  or (under vmap) repeated per batch element, but are never removed by dead-code elimination."""
+  ordered = False
+
+  def __repr__(self):
+    return type(self).__name__
+
+
+# primitive -> rule(params) -> frozenset of Effects, for primitives that have effects themselves.
+# A primitive without a rule has the effects of the jaxprs among its parameters (jit, cond, scan).
+effect_rules: dict = {}
+
+no_effects: frozenset = frozenset()
+
+
+def eqn_effects(primitive, params) -> frozenset:
+  """The effects of one equation of ``primitive`` with ``params``."""
+  rule = effect_rules.get(primitive)
+  if rule is not None:
+    return rule(params)
+  effects = no_effects
+  for sub in _subjaxprs_of_params(params):
+    sub_effects = sub.effects
+    if sub_effects:
+      effects = effects | sub_effects
+  return effects
+
+
+def ordered_effects(effects) -> list:
+  """The ordered effects among ``effects``."""
+  return [e for e in effects if e.ordered]
+
+
 class Eqn:
   """One equation: ``outvars = primitive[params] invars``."""
   __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
+
+  @property
+  def effects(self) -> frozenset:
+    return eqn_effects(self.primitive, self.params)
 
   def __init__(self, invars, outvars, primitive, params, source_info=None):
     self.invars = list(invars)
@@ -85,15 +128,32 @@ class Eqn:
 
 class Jaxpr:
   """A function in A-normal form: constvars, invars, equations and outvars."""
-  __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info")
+  __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects", "debug_info")
 
-  def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(), debug_info=None):
+  def __init__(self, constvars, invars, outvars, eqns, effects=None, debug_info=None):
     self.constvars = list(constvars)
     self.invars = list(invars)
     self.outvars = list(outvars)
     self.eqns = list(eqns)
-    self.effects = effects
+    self._effects = effects  # computed from the equations when first asked for
     self.debug_info = debug_info
+
+  @property
+  def effects(self) -> frozenset:
+    """The union of the equations' effects (a jaxpr with an effect must not be skipped)."""
+    effects = self._effects
+    if effects is None:
+      effects = no_effects
+      for eqn in self.eqns:
+        eqn_effs = eqn_effects(eqn.primitive, eqn.params)
+        if eqn_effs:
+          effects = effects | eqn_effs
+      self._effects = effects
+    return effects
+
+  @effects.setter
+  def effects(self, value) -> None:
+    self._effects = None if value is None else frozenset(value)
 
   @property
   def in_avals(self):
@@ -105,7 +165,7 @@ class Jaxpr:
 
   def replace(self, **changes) -> "Jaxpr":
     fields = dict(constvars=self.constvars, invars=self.invars, outvars=self.outvars,
-                  eqns=self.eqns, effects=self.effects, debug_info=self.debug_info)
+                  eqns=self.eqns, effects=None, debug_info=self.debug_info)
     fields.update(changes)
     return Jaxpr(**fields)
 
@@ -388,6 +448,8 @@ def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
   lhs = _pp_binders(eqn.outvars, names)
   shown = pp_param_rules.get(eqn.primitive, lambda p: p)(eqn.params)
   params_doc = pp_params(shown, names)
+  if not eqn.outvars:  # an equation run only for its effect (debug_print)
+    return pp.concat([pp.text(eqn.primitive.name), params_doc, pp_operands(eqn.invars, names)])
   return pp.concat([lhs, pp.text(" = "), pp.text(eqn.primitive.name), params_doc,
                     pp_operands(eqn.invars, names)])
 

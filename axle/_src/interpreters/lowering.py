@@ -32,6 +32,10 @@ from axle._src.xla import client
 # primitive -> rule(ctx, *operands, **params)
 lowering_rules: dict = {}
 
+# Primitives whose lowering rules thread the block's token themselves (host callbacks, cond);
+# after any other equation with ordered effects (loops), the token waits for its results.
+token_threading_primitives: set = set()
+
 
 def register(primitive: core.Primitive, rule: Callable) -> Callable:
   """Sets ``rule`` as ``primitive``'s lowering rule; returns it."""
@@ -99,6 +103,40 @@ class Value:
     return f"Value({self.name}: {self.type})"
 
 
+class TokenValue(Value):
+  """An SSA value of type ``!stablehlo.token`` (orders side effects)."""
+  __slots__ = ()
+
+  def __init__(self, name: str):
+    super().__init__(name, ShapedArray((), np.dtype(bool)))
+
+  @property
+  def type(self) -> str:
+    return "!stablehlo.token"
+
+
+# Stands for a ``!stablehlo.token`` among an operation's result types (see ``op``).
+TOKEN = "!stablehlo.token"
+
+
+def current_token(ctx: "RuleContext") -> TokenValue:
+  """The token of the block's last ordered effect (a fresh one if there was none)."""
+  function = ctx.function
+  if function.token is None:
+    function.token = function.fresh()
+    function.lines.append(f'{function.indent}{function.token} = "stablehlo.after_all"() : '
+                          "() -> !stablehlo.token")
+  return TokenValue(function.token)
+
+
+def _join_token(ctx: "RuleContext", values: Sequence[Value]) -> None:
+  """Makes the block's next ordered effect wait for ``values`` (the results of an operation
+  whose regions had ordered effects): a host call that does nothing, taking the token and them."""
+  values = [materialize(ctx, v) for v in values if not isinstance(v, TokenValue)]
+  if values:
+    emit_host_callback(ctx, lambda *args: (), values, [], has_side_effect=True, ordered=True)
+
+
 class _Function:
   """The body being emitted: lines of text and a fresh-name counter shared with nested regions."""
 
@@ -108,6 +146,7 @@ class _Function:
     self.lines: list[str] = []
     self.indent = "    "
     self.constants: dict = {}  # constants of the current block: (dtype, shape, bytes) -> Value
+    self.token: str | None = None  # the last ordered effect's token in the current block
 
   def fresh(self) -> str:
     return f"%{next(self.counter)}"
@@ -121,6 +160,7 @@ class ModuleContext:
     self.functions: list[str] = []
     self.symbols: set[str] = {"main"}
     self.lowered_jaxprs: dict = {}  # id(Jaxpr) -> (symbol, jaxpr kept alive)
+    self.host_callbacks: list = []  # Python functions the program calls back, by index
 
   def fresh_symbol(self, base: str) -> str:
     base = _symbol_name(base)
@@ -187,7 +227,7 @@ def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
     operands = [materialize(ctx, v) for v in operands]
   operand_names = ", ".join(v.name for v in operands)
   operand_types = ", ".join(v.type for v in operands)
-  result_types = ", ".join(tensor_type(a) for a in result_avals)
+  result_types = ", ".join(a if a is TOKEN else tensor_type(a) for a in result_avals)
   if len(result_avals) != 1:
     result_types = f"({result_types})"
   region_text = f" ({', '.join(regions)})" if regions else ""
@@ -205,7 +245,8 @@ def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
     values = [Value(base, result_avals[0])]
   else:
     function.lines.append(f"{function.indent}{base}:{len(result_avals)} = {body}")
-    values = [Value(f"{base}#{i}", a) for i, a in enumerate(result_avals)]
+    values = [TokenValue(f"{base}#{i}") if a is TOKEN else Value(f"{base}#{i}", a)
+              for i, a in enumerate(result_avals)]
   return values[0] if single else values
 
 
@@ -215,10 +256,13 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
   emits the block's operations and returns the values to yield."""
   function = ctx.function
   saved_lines, saved_indent, saved_constants = function.lines, function.indent, function.constants
+  saved_token = function.token
   args = [Value(function.fresh().replace("%", "%arg_r"), a) for a in arg_avals]
   function.lines = []
   function.indent = saved_indent + "  "
   function.constants = {}  # a region's constants are not visible outside it
+  # A region's ordered effects chain from the enclosing block's token (captured implicitly),
+  # so they run after the ordered effects before the region.
   try:
     results = body(ctx, *args)
     if isinstance(results, Value):
@@ -228,6 +272,7 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
   finally:
     function.lines, function.indent = saved_lines, saved_indent
     function.constants = saved_constants
+    function.token = saved_token
   header = ", ".join(f"{a.name}: {a.type}" for a in args)
   return "{\n" + f"{saved_indent}^bb0({header}):\n" + "\n".join(body_lines) + f"\n{saved_indent}}}"
 
@@ -431,6 +476,52 @@ def elementwise(name: str) -> Callable:
 
 
 # ---------------------------------------------------------------------------
+# Host callbacks
+
+
+def emit_host_callback(ctx: RuleContext, callback: Callable, operands: Sequence[Value],
+                       result_avals: Sequence[ShapedArray], *, has_side_effect: bool,
+                       ordered: bool = False) -> list[Value]:
+  """Emits a call from the compiled program back into Python: ``callback(*operand arrays)``
+  must return a tuple of NumPy arrays of exactly ``result_avals``.
+
+  An ``ordered`` call takes and returns a token chained through the block's ordered calls, so
+  XLA keeps them in program order. The callback is registered in the module's
+  ``host_callbacks``; its index there is the custom call's ``backend_config``."""
+  function = ctx.function
+  module = ctx.module
+  operands = [materialize(ctx, v) for v in operands]
+  index = len(module.host_callbacks)
+  names = [v.name for v in operands]
+  types = [v.type for v in operands]
+  result_types = [tensor_type(a) for a in result_avals]
+  if ordered:
+    names.insert(0, current_token(ctx).name)
+    types.insert(0, "!stablehlo.token")
+    result_types.insert(0, "!stablehlo.token")
+    inner = callback
+
+    def callback(token, *args):  # noqa: F811  (the token passes through untouched)
+      return (token, *inner(*args))
+  module.host_callbacks.append(callback)
+  attributes = (f'{{call_target_name = "xla_ffi_python_cpu_callback", has_side_effect = '
+                f'{"true" if has_side_effect else "false"}, api_version = 4 : i32, '
+                f"backend_config = {{index = {index} : ui64}}}}")
+  body = (f'"stablehlo.custom_call"({", ".join(names)}) {attributes} : '
+          f'({", ".join(types)}) -> ({", ".join(result_types)})')
+  if not result_types:
+    function.lines.append(function.indent + body)
+    return []
+  base = function.fresh()
+  function.lines.append(f"{function.indent}{base}:{len(result_types)} = {body}"
+                        if len(result_types) > 1 else f"{function.indent}{base} = {body}")
+  results = [f"{base}#{i}" for i in range(len(result_types))] if len(result_types) > 1 else [base]
+  if ordered:
+    function.token = results.pop(0)
+  return [Value(name, aval) for name, aval in zip(results, result_avals)]
+
+
+# ---------------------------------------------------------------------------
 # Jaxprs
 
 
@@ -463,6 +554,9 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     out = rule(rule_ctx, *operands, **eqn.params)
     if not eqn.primitive.multiple_results:
       out = [out]
+    if (eqn.primitive not in token_threading_primitives
+        and ir.ordered_effects(ir.eqn_effects(eqn.primitive, eqn.params))):
+      _join_token(rule_ctx, out)
     if len(out) != len(eqn.outvars):
       raise RuntimeError(f"lowering rule of {eqn.primitive.name} returned {len(out)} values for "
                          f"{len(eqn.outvars)} outputs")
@@ -484,6 +578,9 @@ def _constant_of(ctx: RuleContext, value, aval: ShapedArray) -> Value:
 def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], name: str = "jaxpr") -> list[Value]:
   """Lowers ``closed`` to a private function (once per module) and emits a ``func.call``."""
   module = ctx.module
+  if ir.ordered_effects(closed.jaxpr.effects):
+    # Inlined, so that its ordered effects join this function's token chain.
+    return jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)
   entry = module.lowered_jaxprs.get(id(closed.jaxpr))
   if entry is None:
     symbol = module.fresh_symbol(name)
@@ -533,15 +630,22 @@ def donation_aliases(closed: ClosedJaxpr, donated: Sequence[int]) -> dict[int, i
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main",
                           aliases: dict[int, int] | None = None, num_replicas: int = 1,
-                          num_partitions: int = 1) -> str:
+                          num_partitions: int = 1, host_callbacks: list | None = None) -> str:
   """The StableHLO module text whose public ``@main`` computes ``closed``.
 
   ``aliases`` maps argument positions to the outputs that may reuse their buffers (donation;
-  see ``donation_aliases``)."""
+  see ``donation_aliases``). The Python functions the program calls back (``debug.print``,
+  ``pure_callback``) are appended to ``host_callbacks``; a module that has any must be compiled
+  with them."""
   module = ModuleContext(name)
   arg_attributes = {position: f"{{tf.aliasing_output = {index} : i32}}"
                     for position, index in (aliases or {}).items()}
   main = _function_text(module, "main", closed, private=False, arg_attributes=arg_attributes)
+  if module.host_callbacks:
+    if host_callbacks is None:
+      raise ValueError("lower_jaxpr_to_module: the program calls back into Python; pass a "
+                       "host_callbacks list to receive the callbacks it must be compiled with.")
+    host_callbacks.extend(module.host_callbacks)
   header = (f"module @{module.name} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{")
   return "\n".join([header, main, *module.functions, "}"]) + "\n"

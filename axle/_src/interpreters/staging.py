@@ -18,6 +18,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
+from axle._src import ir
 from axle._src import tree_util
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
@@ -294,7 +295,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
   live = {v for v in outvars if type(v) is not Literal}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if any(v in live for v in eqn.outvars) or getattr(eqn.primitive, "has_effects", False):
+    if any(v in live for v in eqn.outvars) or ir.eqn_effects(eqn.primitive, eqn.params):
       kept.append(eqn)
       live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()

@@ -62,6 +62,8 @@ cond_p.def_impl(_cond_impl)
 
 
 def _cond_lowering(ctx, index, *args, branches):
+  if any(ir.ordered_effects(b.jaxpr.effects) for b in branches):
+    return _cond_lowering_ordered(ctx, index, *args, branches=branches)
   regions = []
   for branch in branches:
     def body(region_ctx, branch=branch):
@@ -70,7 +72,24 @@ def _cond_lowering(ctx, index, *args, branches):
   return mlir.op(ctx, "stablehlo.case", [index], list(ctx.avals_out), regions=regions)
 
 
+def _cond_lowering_ordered(ctx, index, *args, branches):
+  """The case op for branches with ordered effects: each branch continues the enclosing token
+  chain and returns its last token, which becomes the enclosing block's token."""
+  outer = mlir.current_token(ctx)
+  regions = []
+  for branch in branches:
+    def body(region_ctx, branch=branch):
+      outs = mlir.jaxpr_subcomp(region_ctx, branch.jaxpr, branch.consts, args)
+      return [*outs, mlir.current_token(region_ctx)]
+    regions.append(mlir.region(ctx, [], body))
+  del outer  # created before the regions so that they capture it
+  outs = mlir.op(ctx, "stablehlo.case", [index], [*ctx.avals_out, mlir.TOKEN], regions=regions)
+  ctx.function.token = outs[-1].name
+  return outs[:-1]
+
+
 mlir.register(cond_p, _cond_lowering)
+mlir.token_threading_primitives.add(cond_p)
 
 
 def _pp_cond_eqn(eqn: ir.Eqn, names) -> pp.Doc:

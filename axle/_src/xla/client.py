@@ -246,6 +246,15 @@ class Executable:
   def execute(self, buffers: list) -> list:
     return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
 
+  def execute_and_wait(self, buffers: list) -> list:
+    """Executes and waits until the program has finished (its host callbacks have all run),
+    even when it has no outputs. Raises XLA's runtime error if the run failed."""
+    results = self.loaded.execute_sharded(buffers, with_tokens=True)
+    token = results.consume_token()
+    outs = results.consume_with_handlers(self._handlers)
+    token.block_until_ready()
+    return outs
+
   def hlo_text(self) -> str:
     return self.loaded.get_hlo_text()
 
@@ -257,14 +266,25 @@ class Executable:
 
 
 def compile(mlir_text: str, out_avals, options: CompileOptions | None = None,
-            devices_: Sequence | None = None) -> Executable:
-  """Compiles a StableHLO module (MLIR text with a public ``@main``)."""
+            devices_: Sequence | None = None, host_callbacks: Sequence | None = None) -> Executable:
+  """Compiles a StableHLO module (MLIR text with a public ``@main``).
+
+  ``host_callbacks`` are the Python functions its ``xla_ffi_python_cpu_callback`` custom calls
+  name by index (each gets read-only NumPy arrays and returns a tuple of arrays)."""
   xc = _xc()
   options = options or CompileOptions()
   devices_ = tuple(devices_) if devices_ else (default_device(),)
   device_list = xc.DeviceList(devices_)
   try:
-    loaded = get_client().compile_and_load(mlir_text, device_list, options.to_xla(devices_))
+    if host_callbacks:
+      # This overload needs a parsed module (the text one takes no callbacks).
+      with _mlir_context():
+        from jaxlib.mlir import ir
+        module = ir.Module.parse(mlir_text)
+        loaded = get_client().compile_and_load(module, device_list, options.to_xla(devices_),
+                                               list(host_callbacks))
+    else:
+      loaded = get_client().compile_and_load(mlir_text, device_list, options.to_xla(devices_))
   except xc.XlaRuntimeError as exc:
     raise XlaError(f"XLA could not compile the lowered program: {exc}") from None
   return Executable(loaded, out_avals, devices_)
@@ -288,17 +308,23 @@ def pretty_mlir(text: str) -> str:
   shows it; the text itself if the MLIR bindings cannot parse it."""
   try:
     from jaxlib.mlir import ir
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import chlo, stablehlo
-    registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)
-    context = ir.Context()
-    context.append_dialect_registry(registry)
-    context.load_all_available_dialects()
-    stablehlo.register_dialect(context)
-    chlo.register_dialect(context)
-    with context:
+    with _mlir_context():
       module = ir.Module.parse(text)
       return module.operation.get_asm(enable_debug_info=False)
   except Exception:
     return text
+
+
+def _mlir_context():
+  """An MLIR context with the StableHLO and CHLO dialects registered."""
+  from jaxlib.mlir import ir
+  from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+  from jaxlib.mlir.dialects import chlo, stablehlo
+  registry = ir.DialectRegistry()
+  _jax_mlir_ext.register_dialects(registry)
+  context = ir.Context()
+  context.append_dialect_registry(registry)
+  context.load_all_available_dialects()
+  stablehlo.register_dialect(context)
+  chlo.register_dialect(context)
+  return context

@@ -31,8 +31,20 @@ _executables: dict = {}
 _MAX_INLINE_CONSTANT_SIZE = 4096
 
 
-def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
-  """The executable for a StableHLO module: from memory, from the on-disk cache, or compiled."""
+def compile_text(text: str, out_avals, name: str = "main",
+                 host_callbacks: list | None = None) -> client.Executable:
+  """The executable for a StableHLO module: from memory, from the on-disk cache, or compiled.
+
+  A module with ``host_callbacks`` is compiled afresh and never cached: its text names the
+  callbacks only by index."""
+  if host_callbacks:
+    start = time.perf_counter()
+    executable = client.compile(text, out_avals, client.CompileOptions(),
+                                host_callbacks=[_capturing_errors(f) for f in host_callbacks])
+    if config.jax_log_compiles:
+      logger.warning("Finished XLA compilation of jit(%s) in %.3f seconds", name,
+                     time.perf_counter() - start)
+    return executable
   executable = _executables.get(text)
   if executable is not None:
     return executable
@@ -49,20 +61,62 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
   return executable
 
 
+# ---------------------------------------------------------------------------
+# Host callbacks: errors raised in Python while XLA runs a program
+
+
+# Exceptions raised by host callbacks of the program being run, oldest first.
+_callback_errors: list = []
+
+
+def _capturing_errors(callback):
+  """``callback``, recording any exception it raises so that the caller of the program sees
+  the original exception (type and traceback) instead of XLA's runtime error."""
+  def capturing(*args):
+    try:
+      return callback(*args)
+    except BaseException as exc:
+      _callback_errors.append(exc)
+      raise
+  return capturing
+
+
+def execute_with_callbacks(executable: client.Executable, buffers: list) -> list:
+  """Runs a program that calls back into Python and waits for it, so that its callbacks have
+  run (in order with those of earlier calls) when this returns; an exception raised by a
+  callback is re-raised here with its own type and traceback."""
+  del _callback_errors[:]
+  try:
+    return executable.execute_and_wait(buffers)
+  except Exception as exc:
+    if not client.is_runtime_error(exc) or not _callback_errors:
+      raise
+    error = _callback_errors[0]
+    del _callback_errors[:]
+    raise error.with_traceback(error.__traceback__) from None
+
+
+def effects_barrier() -> None:
+  """Waits until every callback of the programs run so far has run. Programs that call back
+  are waited for when they run, so there is nothing left pending when this is called."""
+
+
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed",
-               "in_avals", "name", "run_arrays")
+               "in_avals", "name", "run_arrays", "has_callbacks")
 
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
     self.closed = closed
     self.name = name
     self.in_avals = tuple(closed.in_avals)
     self.out_avals = tuple(closed.out_avals)
-    self.text, big_consts, self.donated = lower_call(closed, name, donated_leaves)
-    self.executable = compile_text(self.text, self.out_avals, name)
+    host_callbacks: list = []
+    self.text, big_consts, self.donated = lower_call(closed, name, donated_leaves, host_callbacks)
+    self.has_callbacks = bool(host_callbacks)
+    self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
-    self.run_arrays = self.run if self.donated else _array_runner(self)
+    self.run_arrays = self.run if self.donated or self.has_callbacks else _array_runner(self)
 
   def run(self, leaves) -> list:
     """Executes on the flat argument leaves (Arrays, NumPy values or Python scalars); returns
@@ -75,7 +129,10 @@ class CompiledCall:
         append(leaf._buffer)
       else:
         append(leaf_buffer(leaf, aval))
-    outs = self.executable.execute(buffers)
+    if self.has_callbacks:
+      outs = execute_with_callbacks(self.executable, buffers)
+    else:
+      outs = self.executable.execute(buffers)
     if self.donated:
       for position in self.donated:
         leaf = leaves[position]
@@ -116,14 +173,16 @@ def _array_runner(call: CompiledCall):
   return run
 
 
-def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=()):
+def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=(), host_callbacks: list | None = None):
   """The module text of a jitted call, the large constants it takes as leading arguments, and the
-  donated leaves an output actually reuses."""
+  donated leaves an output actually reuses. The program's host callbacks are appended to
+  ``host_callbacks``."""
   aliases = lowering.donation_aliases(closed, donated_leaves)
   lowered, big_consts = _hoist_large_consts(closed)
   shift = len(big_consts)
   text = lowering.lower_jaxpr_to_module(
-      lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()})
+      lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()},
+      host_callbacks=[] if host_callbacks is None else host_callbacks)
   return text, big_consts, tuple(aliases)
 
 
