@@ -20,6 +20,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import pretty_printer as pp
+from axle._src import source_info as source_info_util
 from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.config import config
@@ -758,18 +759,28 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-  """``fun`` itself: axle does not annotate compiled programs with call names yet, so this only
-  keeps JAX code that uses it running."""
-  return fun
+  """``fun`` with its operations staged under the name ``name`` (default: the function's name):
+  the name prefixes their location in the lowered program, as ``named_scope`` does."""
+  if name is None:
+    name = staging._function_name(fun)
+
+  @functools.wraps(fun)
+  def named(*args, **kwargs):
+    with source_info_util.extend_name_stack(name):
+      return fun(*args, **kwargs)
+
+  return named
 
 
 @contextlib.contextmanager
 def named_scope(name: str):
-  """A context naming the operations staged inside it (accepted for JAX compatibility; axle's
-  jaxprs and programs carry no scope names yet)."""
+  """A context that names the operations staged inside it: their location in the lowered
+  program (``Lowered.as_text(debug_info=True)``) reads ``jit(f)/name/op``, and
+  ``pretty_print(name_stack=True)`` shows it. Scopes nest."""
   if not isinstance(name, str):
     raise TypeError("named_scope name argument must be a string.")
-  yield
+  with source_info_util.extend_name_stack(name):
+    yield
 
 
 def typeof(x) -> ShapedArray:

@@ -18,6 +18,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
+from axle._src import source_info as source_info_util
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -94,18 +95,9 @@ def flat_arg_names(fun, args, kwargs, static_argnums=()) -> list[str]:
   return names
 
 
-_AXLE_SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def user_source_info() -> str | None:
-  """``file:line (function)`` of the innermost frame outside axle's own code: where the user's
-  code bound the primitive being staged."""
-  frame = sys._getframe(2)
-  while frame is not None and frame.f_code.co_filename.startswith(_AXLE_SOURCE_DIR):
-    frame = frame.f_back
-  if frame is None:
-    return None
-  return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+def user_source_info():
+  """The SourceInfo of the user's code binding the primitive being staged (see source_info)."""
+  return source_info_util.current(2)
 
 
 class StagingTracer(Tracer):
@@ -139,7 +131,10 @@ class StagingTracer(Tracer):
     else:
       created = next((eqn.source_info for eqn in trace.eqns if self.var in eqn.outvars), None)
       if created:
-        message += f"\nThe leaked intermediate value was created on line {created}."
+        rule = "-" * 30
+        message += (f"\n{rule}\nThe leaked intermediate value was created on line {created}. \n"
+                    f"{rule}\nWhen the value was created, the final 5 stack frames (most recent "
+                    f"last) excluding JAX-internal frames were:\n{rule}\n{created}\n{rule}\n")
     return message
 
   def full_lower(self):
@@ -205,7 +200,7 @@ class StagingTrace(core.Trace):
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
     out_aval = eval_interpreter.abstract_eval(primitive, avals, params)  # memoised per signature
-    source_info = user_source_info()
+    source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
       self.eqns.append(Eqn(atoms, outvars, primitive, params, source_info))
