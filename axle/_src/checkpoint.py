@@ -9,11 +9,15 @@ the equations whose outputs may be saved instead of recomputed.
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Callable
 
 from axle._src import core
 from axle._src import ir
+from axle._src.config import config
+from axle._src import source_info as source_info_util
 from axle._src import tree_util
+from axle._src import differentiation
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
@@ -64,41 +68,50 @@ def _saveable(policy, eqn) -> bool:
 
 def _split_for_remat(closed: ir.ClosedJaxpr, unknowns, policy):
   """(known jaxpr: known inputs -> known outputs + saved values; unknown jaxpr: saved values +
-  all inputs -> unknown outputs; which outputs are unknown; number of saved values)."""
-  jaxpr = closed.jaxpr
-  unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+  all inputs -> unknown outputs; which outputs are unknown; number of saved values).
+
+  The jaxpr is partially evaluated as usual (nested checkpoints and jits split by their own
+  rules); then of the residuals that split needs, only the outputs of equations ``policy``
+  calls saveable are saved. The rest are recomputed in the unknown jaxpr from the saved values
+  and the inputs."""
+  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(closed, unknowns)
+  kj = known_closed.jaxpr
+  num_known_outs = len(kj.outvars) - num_res
+  residual_atoms = kj.outvars[num_known_outs:]
   producers = {}
-  for eqn in jaxpr.eqns:
-    if any(type(a) is not ir.Literal and a in unknown_vars for a in eqn.invars):
-      unknown_vars.update(eqn.outvars)
+  for eqn in kj.eqns:
     for v in eqn.outvars:
       producers[v] = eqn
-  out_unknowns = [type(v) is not ir.Literal and v in unknown_vars for v in jaxpr.outvars]
-  # known values the unknown equations read, produced by saveable equations
-  saved = []
-  seen = set()
-  for eqn in jaxpr.eqns:
-    if not any(v in unknown_vars for v in eqn.outvars):
+  saved, visited = [], set()
+  stack = [a for a in reversed(residual_atoms) if type(a) is not ir.Literal]
+  while stack:
+    var = stack.pop()
+    if var in visited:
       continue
-    for a in eqn.invars:
-      if type(a) is ir.Literal or a in unknown_vars or a in seen:
-        continue
-      producer = producers.get(a)
-      if producer is not None and _saveable(policy, producer):
-        seen.add(a)
-        saved.append(a)
-  known_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
-  known_invars = [v for v, u in zip(jaxpr.invars, unknowns) if not u]
-  known_eqns = [e for e in jaxpr.eqns if not any(v in unknown_vars for v in e.outvars)]
-  known = staging.dce_jaxpr(ir.Jaxpr(jaxpr.constvars, known_invars, known_outvars + saved,
-                                     known_eqns))
+    visited.add(var)
+    producer = producers.get(var)
+    if producer is None:  # an input or a constant: available to the unknown side
+      continue
+    if _saveable(policy, producer):
+      saved.append(var)
+    else:
+      stack.extend(a for a in reversed(producer.invars) if type(a) is not ir.Literal)
   saved_set = set(saved)
-  unknown_eqns = [e for e in jaxpr.eqns if not any(v in saved_set for v in e.outvars)]
-  unknown = staging.dce_jaxpr(ir.Jaxpr(
-      jaxpr.constvars, saved + list(jaxpr.invars),
-      [v for v, u in zip(jaxpr.outvars, out_unknowns) if u], unknown_eqns))
-  return (ir.ClosedJaxpr(known, closed.consts), ir.ClosedJaxpr(unknown, closed.consts),
-          out_unknowns, len(saved))
+  known = staging.dce_jaxpr(kj.replace(outvars=kj.outvars[:num_known_outs] + saved))
+  recompute = staging.dce_jaxpr(ir.Jaxpr(
+      kj.constvars, saved + list(kj.invars), residual_atoms,
+      [e for e in kj.eqns if not any(v in saved_set for v in e.outvars)]))
+  num_saved = len(saved)
+
+  def unknown_fun(*args):
+    saved_values, all_args = args[:num_saved], args[num_saved:]
+    known_args = [a for a, u in zip(all_args, unknowns) if not u]
+    unknown_args = [a for a, u in zip(all_args, unknowns) if u]
+    residuals = ir.eval_jaxpr(recompute, known_closed.consts, *saved_values, *known_args)
+    return ir.eval_jaxpr(unknown_closed.jaxpr, unknown_closed.consts, *residuals, *unknown_args)
+
+  unknown, _ = staging.trace_to_jaxpr(unknown_fun, [v.aval for v in saved] + list(closed.in_avals))
+  return (ir.ClosedJaxpr(known, known_closed.consts), unknown, out_unknowns, num_saved)
 
 
 def _remat_partial_eval(trace, args, params):
@@ -239,12 +252,82 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
       out_leaves, store["tree"] = tree_util.tree_flatten(out)
       return out_leaves
 
-    closed, _ = staging.trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves])
+    avals = [core.get_aval(x) for x in leaves]
+    try:
+      key = (in_tree, tuple(avals), tuple(sorted(static.items())), config.trace_state)
+      hash(key)
+      per_function = _remat_traces.setdefault(fun, {})
+    except TypeError:  # unhashable static arguments, or a function without weak references
+      key = per_function = None
+    cached = per_function.get(key) if per_function is not None else None
+    if cached is None:
+      closed, _ = staging.trace_to_jaxpr(flat_fun, avals)
+      cached = (closed, store["tree"])
+      # As in JAX, the trace is reused for the same function and argument types (so changes to
+      # globals the function reads are not seen); never when it closed over an outer tracer.
+      if per_function is not None and not any(isinstance(c, core.Tracer) for c in closed.consts):
+        per_function[key] = cached
+    closed, out_tree = cached
     outs = remat_p.bind(*leaves, jaxpr=closed, prevent_cse=prevent_cse, differentiated=False,
                         policy=policy)
-    return tree_util.tree_unflatten(store["tree"], outs)
+    return tree_util.tree_unflatten(out_tree, outs)
 
   return remat_fun
 
 
+# function -> {(input tree, avals, static arguments, trace flags): (ClosedJaxpr, output tree)}
+_remat_traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 remat = checkpoint
+
+
+# ---------------------------------------------------------------------------
+# Inspecting what reverse mode saves
+
+
+def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple]:
+  """The residuals reverse-mode differentiation of ``f`` at these arguments saves from the
+  forward pass for the backward pass: a list of ``(aval, description)`` pairs saying where each
+  comes from (an argument, a constant, or the output of an operation at a source line)."""
+  in_leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+
+  def f_flat(*leaves):
+    call_args, call_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+    return f(*call_args, **call_kwargs)
+
+  def residuals_of(*leaves):
+    linearized = differentiation._Linearized(lambda xs: f_flat(*xs), list(leaves), False)
+    return list(linearized.linear_jaxpr.consts)
+
+  closed, _ = staging.trace_to_jaxpr(residuals_of, [core.get_aval(x) for x in in_leaves])
+  arg_names = staging.flat_arg_names(f, args, kwargs)
+  return _describe_residuals(closed.jaxpr, arg_names)
+
+
+def _describe_residuals(jaxpr: ir.Jaxpr, arg_names) -> list[tuple]:
+  literal_outs = [v for v in jaxpr.outvars if type(v) is ir.Literal]
+  out_vars = {v for v in jaxpr.outvars if type(v) is not ir.Literal}
+  results = [(v.aval, "from a literal") for v in literal_outs]
+  results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in out_vars]
+  for i, v in enumerate(jaxpr.invars):
+    if v in out_vars:
+      name = arg_names[i] if i < len(arg_names) else None
+      results.append((v.aval, f"from the argument {name}" if name
+                      else f"from the argument at flattened index {i}"))
+  for eqn in jaxpr.eqns:
+    where = source_info_util.summarize(eqn.source_info)
+    for v in eqn.outvars:
+      if v in out_vars:
+        if eqn.primitive is name_p:
+          results.append((v.aval, f"named '{eqn.params['name']}' from {where}"))
+        else:
+          results.append((v.aval, f"output of {eqn.primitive.name} from {where}"))
+  return results
+
+
+def print_saved_residuals(f: Callable, *args, **kwargs) -> None:
+  """Prints, one per line, the residuals reverse-mode differentiation of ``f`` saves (see
+  ``saved_residuals``): ``f32[5] output of sin from file.py:6:9 (g)``."""
+  for aval, description in saved_residuals(f, *args, **kwargs):
+    print(f"{aval.str_short()} {description}")
