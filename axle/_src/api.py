@@ -28,6 +28,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src import cache_misses
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import execution
@@ -53,7 +54,22 @@ def _jit_abstract_eval(*in_avals, jaxpr: ClosedJaxpr, name: str, **_):
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
   """A jit equation evaluated eagerly (e.g. by eval_jaxpr) runs its compiled program."""
   outs = execution.call_for(jaxpr, name).run(list(values))
+  if eval_interpreter.special_checks.enabled and eval_interpreter.special_value_kind(outs):
+    # De-optimized: the equations one by one, each checked (the first bad one raises).
+    print(eval_interpreter.DEOPTIMIZED_MESSAGE)
+    with core.set_current_trace(core.eval_trace):
+      ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *[Array(v) for v in values])
+    raise FloatingPointError(_deoptimized_clean_message(f"jit({name})",
+                                                        eval_interpreter.special_value_kind(outs)))
   return [o._host_value() for o in outs]
+
+
+def _deoptimized_clean_message(name: str, kind: str) -> str:
+  return (f"invalid value ({kind}) encountered in {name}. jax_debug_nans/jax_debug_infs is set, "
+          "so the function was run again op by op without jit to find the operation that "
+          "produced it, but no operation did: the value may come from an input or a constant "
+          "(e.g. `jit(lambda x: x * jnp.inf)`), or from XLA's optimizations of the compiled "
+          "program, which removing `jit` avoids.")
 
 
 jit_p.def_abstract_eval(_jit_abstract_eval)
@@ -467,11 +483,25 @@ class JitFunction:
     if compiled is None:  # the first call of this signature at top level
       compiled = entry.compiled = execution.CompiledCall(
           entry.closed, self.name, self._donated_leaves(args, kwargs, split))
+    checks = eval_interpreter.special_checks
     if self._simple and not kwargs and all(type(a) is Array for a in args) \
-        and split.in_tree == _plain_args_tree(len(args)):
+        and split.in_tree == _plain_args_tree(len(args)) and not checks.enabled:
       self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
     outs = compiled.run(split.leaves)
+    if checks.enabled:
+      self._check_special_outputs(outs, args, kwargs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _check_special_outputs(self, outs, args, kwargs):
+    """With jax_debug_nans/infs: when an output is NaN/inf, runs the function again op by op
+    (its Python, eagerly) so the operation that produced it raises FloatingPointError at the
+    user's line; raises here if the op-by-op run produces none."""
+    kind = eval_interpreter.special_value_kind(outs)
+    if kind is None:
+      return
+    print(eval_interpreter.DEOPTIMIZED_MESSAGE)
+    self.fun(*args, **kwargs)
+    raise FloatingPointError(_deoptimized_clean_message(f"jit({self.name})", kind))
 
   def _call_traced(self, args, kwargs):
     if config.jax_disable_jit or self.inline:
@@ -637,6 +667,28 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   if fun is None:
     return lambda f: JitFunction(f, **kwargs)
   return JitFunction(fun, **kwargs)
+
+
+def _flag_context(flag: str, doc: str):
+  @contextlib.contextmanager
+  def context(value: bool = True):
+    previous = config.read(flag)
+    config.update(flag, value)
+    try:
+      yield
+    finally:
+      config.update(flag, previous)
+  context.__doc__ = doc
+  context.__name__ = flag[len("jax_"):]
+  return context
+
+
+debug_nans = _flag_context("jax_debug_nans", "Context manager setting ``jax_debug_nans``: "
+                           "operations producing NaN raise FloatingPointError.")
+debug_infs = _flag_context("jax_debug_infs", "Context manager setting ``jax_debug_infs``: "
+                           "operations producing infinities raise FloatingPointError.")
+log_compiles = _flag_context("jax_log_compiles", "Context manager setting ``jax_log_compiles``: "
+                             "each trace, lowering and compilation of a jitted function is logged.")
 
 
 @contextlib.contextmanager

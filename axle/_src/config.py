@@ -17,9 +17,11 @@ def _env_bool(name: str, default: bool) -> bool:
 
 
 # Flags that change the result of tracing a function; the jit cache keys on them.
-# jax_disable_jit is here so that jit's call-path cache never hits while jit is disabled.
+# jax_disable_jit is here so that jit's call-path cache never hits while jit is disabled, and the
+# debug_nans/infs flags so that it never hits while outputs must be checked.
 TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-               "jax_default_matmul_precision", "jax_threefry_partitionable", "jax_disable_jit")
+               "jax_default_matmul_precision", "jax_threefry_partitionable", "jax_disable_jit",
+               "jax_debug_nans", "jax_debug_infs")
 
 
 class Config:
