@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import time
 import weakref
 from typing import Callable
 
@@ -300,7 +301,13 @@ def _trace_split(fun, split: "_Split", in_avals, args, kwargs, static_argnums, t
   """Traces ``fun`` on the dynamic leaves of one call; returns (ClosedJaxpr, out tree)."""
   debug = staging.DebugInfo(traced_for, fun)
   debug.arg_names_fn = lambda: staging.flat_arg_names(fun, args, kwargs, static_argnums)
-  return staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  if not config.jax_log_compiles:
+    return staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  start = time.perf_counter()
+  result = staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  execution.logger.warning("Finished tracing %s for %s in %.9f sec", debug.func_name, traced_for,
+                           time.perf_counter() - start)
+  return result
 
 
 def _trace(fun, args, kwargs, static_argnums, static_argnames, traced_for):
@@ -687,6 +694,9 @@ debug_nans = _flag_context("jax_debug_nans", "Context manager setting ``jax_debu
                            "operations producing NaN raise FloatingPointError.")
 debug_infs = _flag_context("jax_debug_infs", "Context manager setting ``jax_debug_infs``: "
                            "operations producing infinities raise FloatingPointError.")
+checking_leaks = _flag_context("jax_check_tracer_leaks", "Context manager setting "
+                               "``jax_check_tracer_leaks``: a trace that finishes while one of its "
+                               "tracers is still referenced raises, naming where it was created.")
 log_compiles = _flag_context("jax_log_compiles", "Context manager setting ``jax_log_compiles``: "
                              "each trace, lowering and compilation of a jitted function is logged.")
 

@@ -43,6 +43,7 @@ class Config:
       "jax_enable_checks": (bool, "JAX_ENABLE_CHECKS", False),
       "jax_traceback_filtering": (str, "JAX_TRACEBACK_FILTERING", "auto"),
       "jax_log_compiles": (bool, "JAX_LOG_COMPILES", False),
+      "jax_check_tracer_leaks": (bool, "JAX_CHECK_TRACER_LEAKS", False),
       "jax_enable_compilation_cache": (bool, "JAX_ENABLE_COMPILATION_CACHE", True),
       "jax_compilation_cache_dir": (str, "JAX_COMPILATION_CACHE_DIR", None),
       "jax_persistent_cache_min_compile_time_secs": (float, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", 0.5),

@@ -8,6 +8,7 @@ transformation nested inside another sees the outer values as constants.
 """
 from __future__ import annotations
 
+import gc
 import inspect
 import os
 import sys
@@ -18,6 +19,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
+from axle._src.config import config
 from axle._src import source_info as source_info_util
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
@@ -154,6 +156,9 @@ class StagingTrace(core.Trace):
     self._const_ids: dict[int, Var] = {}
     self.finished = False
 
+  def __repr__(self):
+    return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
+
   def new_arg(self, aval: ShapedArray) -> StagingTracer:
     var = Var(aval)
     self.invars.append(var)
@@ -281,7 +286,25 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
               if debug_info else "the traced function")
       raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a valid "
                       "JAX type")
-  return trace.to_jaxpr(out_leaves), out_tree
+  closed = trace.to_jaxpr(out_leaves)
+  if config.jax_check_tracer_leaks:
+    tracers = out = out_leaves = leaf = None  # the trace's own references
+    _check_for_leaks(trace)
+  return closed, out_tree
+
+
+def _check_for_leaks(trace: StagingTrace) -> None:
+  """With jax_check_tracer_leaks: raises if a tracer of the finished ``trace`` is still alive
+  (kept by the traced function in some outer structure), saying where each was created."""
+  gc.collect()
+  leaked = [o for o in gc.get_objects() if isinstance(o, StagingTracer) and o._trace is trace]
+  if not leaked:
+    return
+  parts = []
+  for tracer in leaked:
+    where = tracer._leak_description().strip("\n")
+    parts.append(f"{tracer!r}\n{where}\n")
+  raise Exception(f"Leaked trace {trace!r}. Leaked tracer(s):\n\n" + "\n".join(parts))
 
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:

@@ -42,7 +42,7 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
     executable = client.compile(text, out_avals, options)
     seconds = time.perf_counter() - start
     if config.jax_log_compiles:
-      logger.warning("Finished XLA compilation of jit(%s) in %.3f seconds", name, seconds)
+      logger.warning("Finished XLA compilation of jit(%s) in %.9f sec", name, seconds)
     disk_cache.store(text, options, executable, seconds)
   _executables[text] = executable
   return executable
@@ -121,8 +121,18 @@ def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=()):
   aliases = lowering.donation_aliases(closed, donated_leaves)
   lowered, big_consts = _hoist_large_consts(closed)
   shift = len(big_consts)
+  log = config.jax_log_compiles
+  if log:
+    start = time.perf_counter()
+    avals = tuple(closed.in_avals)
+    logger.warning("Compiling jit(%s) with global shapes and types %r. Argument mapping: %s.",
+                   name, avals, "(" + ", ".join(["UnspecifiedValue"] * len(avals))
+                   + ("," if len(avals) == 1 else "") + ")")
   text = lowering.lower_jaxpr_to_module(
       lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()})
+  if log:
+    logger.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name,
+                   time.perf_counter() - start)
   return text, big_consts, tuple(aliases)
 
 
