@@ -597,8 +597,13 @@ class Lowered:
     return self._text
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-    """The StableHLO module as MLIR text."""
+    """The StableHLO module as MLIR text; ``debug_info=True`` adds each operation's location:
+    its ``jit(f)/named_scope/primitive`` name and the user's file:line:column."""
     from axle._src.xla import client
+    if debug_info:
+      text, _, _ = execution.lower_call(self._jaxpr, self._jitted.name, self._donated,
+                                        debug_info=True)
+      return client.pretty_mlir(text, debug_info=True)
     return client.pretty_mlir(self._module_text())
 
   def compiler_ir(self, dialect: str | None = None) -> str:

@@ -288,7 +288,7 @@ def is_runtime_error(exc: BaseException) -> bool:
   return "xc" in _state and isinstance(exc, _state["xc"].XlaRuntimeError)
 
 
-def pretty_mlir(text: str) -> str:
+def pretty_mlir(text: str, debug_info: bool = False) -> str:
   """``text`` parsed and printed back in MLIR's pretty (custom) syntax, as ``Lowered.as_text``
   shows it; the text itself if the MLIR bindings cannot parse it."""
   try:
@@ -304,6 +304,6 @@ def pretty_mlir(text: str) -> str:
     chlo.register_dialect(context)
     with context:
       module = ir.Module.parse(text)
-      return module.operation.get_asm(enable_debug_info=False)
+      return module.operation.get_asm(enable_debug_info=debug_info)
   except Exception:
     return text

@@ -115,7 +115,7 @@ def _array_runner(call: CompiledCall):
   return run
 
 
-def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=()):
+def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=(), debug_info: bool = False):
   """The module text of a jitted call, the large constants it takes as leading arguments, and the
   donated leaves an output actually reuses."""
   aliases = lowering.donation_aliases(closed, donated_leaves)
@@ -129,7 +129,8 @@ def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=()):
                    name, avals, "(" + ", ".join(["UnspecifiedValue"] * len(avals))
                    + ("," if len(avals) == 1 else "") + ")")
   text = lowering.lower_jaxpr_to_module(
-      lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()})
+      lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()},
+      location_prefix=f"jit({name})" if debug_info else None)
   if log:
     logger.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name,
                    time.perf_counter() - start)
