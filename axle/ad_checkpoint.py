@@ -4,6 +4,5 @@ from axle._src.checkpoint import (  # noqa: F401
     checkpoint_name as checkpoint_name,
     checkpoint_policies as checkpoint_policies,
     print_saved_residuals as print_saved_residuals,
-    saved_residuals as saved_residuals,
     remat as remat,
 )
