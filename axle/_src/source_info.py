@@ -19,14 +19,18 @@ import threading
 _AXLE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class SourceInfo:
-  """A user code location (code object + instruction offset) and the name scope it ran in."""
-  __slots__ = ("code", "lasti", "name_stack")
+class SourceInfo(tuple):
+  """A user code location (code object + instruction offset) and the name scope it ran in.
 
-  def __init__(self, code, lasti: int, name_stack: tuple = ()):
-    self.code = code
-    self.lasti = lasti
-    self.name_stack = name_stack
+  A tuple subclass so that taking one while tracing is a single C-level construction."""
+  __slots__ = ()
+
+  def __new__(cls, code, lasti: int, name_stack: tuple = ()):
+    return _new_tuple(cls, (code, lasti, name_stack))
+
+  code = property(lambda self: self[0])
+  lasti = property(lambda self: self[1])
+  name_stack = property(lambda self: self[2])
 
   def replace_name_stack(self, name_stack: tuple) -> "SourceInfo":
     return SourceInfo(self.code, self.lasti, name_stack)
@@ -81,6 +85,9 @@ class SourceInfo:
     return f"SourceInfo({self.summarize()!r}, name_stack={self.name_stack!r})"
 
 
+_new_tuple = tuple.__new__
+
+
 class _Context(threading.local):
   def __init__(self):
     self.override: SourceInfo | None = None  # set while a jaxpr is re-evaluated
@@ -96,7 +103,7 @@ def current(depth: int = 2) -> SourceInfo | None:
   context = _context
   override = context.override
   if override is not None:
-    if context.name_stack and not override.name_stack:
+    if context.name_stack and not override[2]:
       return override.replace_name_stack(context.name_stack)
     return override
   frame = sys._getframe(depth)
@@ -105,7 +112,7 @@ def current(depth: int = 2) -> SourceInfo | None:
     frame = frame.f_back
   if frame is None:
     return None
-  return SourceInfo(frame.f_code, frame.f_lasti, context.name_stack)
+  return _new_tuple(SourceInfo, (frame.f_code, frame.f_lasti, context.name_stack))
 
 
 class user_context:
