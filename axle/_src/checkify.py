@@ -255,8 +255,16 @@ def _record(ctx: _Checkify, state: _State, code: int, failed, payload=()) -> Non
   if slot is None:
     slot = _empty_slot(effect)
   fire = failed & (slot[0] == 0)
-  state.slots[effect] = [lax_numpy.where(fire, np.int32(code), slot[0])] + [
-      lax_numpy.where(fire, new, prev).astype(prev.dtype) for new, prev in zip(payload, slot[1:])]
+  state.slots[effect] = [lax_elementwise.select(fire, np.int32(code), slot[0])] + [
+      lax_elementwise.select(fire, _like(new, prev), prev) for new, prev in zip(payload, slot[1:])]
+
+
+def _like(value, reference):
+  """``value`` with ``reference``'s dtype (a weakly typed value is converted)."""
+  aval = core.get_aval(value)
+  if aval.dtype != reference.dtype or aval.weak_type:
+    return lax_elementwise.convert_element_type(value, reference.dtype)
+  return value
 
 
 # ---------------------------------------------------------------------------
