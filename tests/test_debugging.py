@@ -363,3 +363,14 @@ def test_checkify_error_sets():
 
 def test_jax_was_not_imported():
   assert "jax" not in sys.modules
+
+
+def test_errors_from_staged_equations_name_the_user_line():
+  def f(x):
+    checkify.check(x > 0, "positive")
+    return x
+  with pytest.raises(ValueError, match="not functionalized") as info:
+    axle.jit(f)(1.0)
+  line = _line_of(f, "checkify.check(")
+  assert info.value.__notes__ == [
+      f"The failing operation, check, was staged at {__file__}:{line}:4 ({f.__qualname__})."]

@@ -189,6 +189,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
           env[var] = value
       else:
         env[eqn.outvars[0]] = out
+  except Exception as e:
+    source_info_util.note_origin(e, eqn.source_info, eqn.primitive.name)
+    raise
   finally:
     context.override = previous
   return [read(v) for v in jaxpr.outvars]

@@ -158,3 +158,15 @@ class extend_name_stack:
 
 def current_name_stack() -> tuple:
   return _context.name_stack
+
+
+def note_origin(exc: BaseException, info, primitive_name: str) -> None:
+  """Adds to ``exc`` (once, innermost first) a note naming the user code that staged the
+  equation whose evaluation, transformation or lowering raised it."""
+  if info is None or getattr(exc, "_axle_origin_noted", False):
+    return
+  try:
+    exc.add_note(f"The failing operation, {primitive_name}, was staged at {info.summarize()}.")
+    exc._axle_origin_noted = True
+  except (AttributeError, TypeError):
+    pass

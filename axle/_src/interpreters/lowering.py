@@ -23,6 +23,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
+from axle._src import source_info as source_info_util
 from axle._src.core import ShapedArray
 from axle._src.ir import ClosedJaxpr, Jaxpr, Literal
 
@@ -466,7 +467,11 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     operands = [read(a) for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
     rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)
-    out = rule(rule_ctx, *operands, **eqn.params)
+    try:
+      out = rule(rule_ctx, *operands, **eqn.params)
+    except Exception as e:
+      source_info_util.note_origin(e, eqn.source_info, eqn.primitive.name)
+      raise
     if not eqn.primitive.multiple_results:
       out = [out]
     if len(out) != len(eqn.outvars):
