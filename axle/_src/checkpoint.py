@@ -227,6 +227,77 @@ class checkpoint_policies:
     return lambda primitive, *_, **params: not (primitive is name_p and
                                                 params["name"] in excluded)
 
+  @staticmethod
+  def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves."""
+    return lambda *args, **params: bool(policy_1(*args, **params)) or bool(policy_2(*args, **params))
+
+  @staticmethod
+  def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Offload (from memory ``offload_src`` to ``offload_dst``) the results of dot_generals
+    without batch dimensions. axle's devices have one memory space: offloaded values are
+    simply saved."""
+    dots = checkpoint_policies.dots_with_no_batch_dims_saveable
+
+    def policy(primitive, *avals, **params):
+      return Offloadable(offload_src, offload_dst) if dots(primitive, *avals, **params) else Recompute
+    return policy
+
+  @staticmethod
+  def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                        offload_src, offload_dst):
+    """Save the values named in ``names_which_can_be_saved``, offload those named in
+    ``names_which_can_be_offloaded`` (saved, on a one-memory device), recompute the rest."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    overlap = saved & offloaded
+    if overlap:
+      raise ValueError("The names should be exclusive and should not intersect in "
+                       "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+                       f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+                       f"and the intersection={overlap}")
+
+    def policy(primitive, *_, **params):
+      if primitive is name_p and params["name"] in saved:
+        return Saveable
+      if primitive is name_p and params["name"] in offloaded:
+        return Offloadable(offload_src, offload_dst)
+      return Recompute
+    return policy
+
+
+class _PolicyAnswer:
+  __slots__ = ("name", "save")
+
+  def __init__(self, name: str, save: bool):
+    self.name = name
+    self.save = save
+
+  def __bool__(self):
+    return self.save
+
+  def __repr__(self):
+    return self.name
+
+
+Saveable = _PolicyAnswer("Saveable", True)
+Recompute = _PolicyAnswer("Recompute", False)
+
+
+class Offloadable:
+  """A policy's answer: move the value from memory ``src`` to ``dst`` for the backward pass
+  (axle's devices have one memory, so the value is saved)."""
+  __slots__ = ("src", "dst")
+
+  def __init__(self, src, dst):
+    self.src = src
+    self.dst = dst
+
+  def __bool__(self):
+    return True
+
+  def __repr__(self):
+    return f"Offloadable(src={self.src!r}, dst={self.dst!r})"
+
 
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
                static_argnums=()) -> Callable:
