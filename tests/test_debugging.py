@@ -374,3 +374,32 @@ def test_errors_from_staged_equations_name_the_user_line():
   line = _line_of(f, "checkify.check(")
   assert info.value.__notes__ == [
       f"The failing operation, check, was staged at {__file__}:{line}:4 ({f.__qualname__})."]
+
+
+def test_more_checkpoint_policies_and_static_argnames(capsys):
+  def f(x):
+    y = checkpoint_name(jnp.sin(x), "y")
+    z = checkpoint_name(jnp.sin(y), "z")
+    return jnp.sin(z)
+  policies = axle.checkpoint_policies
+  offload = policies.save_and_offload_only_these_names(
+      names_which_can_be_saved=["y"], names_which_can_be_offloaded=["z"], offload_src="device",
+      offload_dst="pinned_host")
+  kinds = [d.split(" from ")[0] for _, d in saved_residuals(axle.checkpoint(f, policy=offload), 1.)]
+  assert kinds == ["from the argument x", "named 'y'", "named 'z'"]  # offloaded = saved here
+  both = policies.save_from_both_policies(policies.dots_saveable, policies.save_only_these_names("y"))
+  assert float(axle.grad(axle.checkpoint(f, policy=both))(1.)) == pytest.approx(
+      float(axle.grad(f)(1.)))
+  with pytest.raises(ValueError, match="should be exclusive"):
+    policies.save_and_offload_only_these_names(names_which_can_be_saved=["a"],
+                                               names_which_can_be_offloaded=["a"],
+                                               offload_src="device", offload_dst="pinned_host")
+
+  def g(x, n):
+    for _ in range(n):
+      x = jnp.sin(x)
+    return x
+  checked = axle.checkpoint(g, static_argnames="n")
+  assert float(axle.grad(checked)(1., n=2)) == pytest.approx(float(axle.grad(g)(1., 2)))
+  assert float(axle.grad(axle.checkpoint(g, static_argnums=1))(1., 3)) == pytest.approx(
+      float(axle.grad(g)(1., 3)))

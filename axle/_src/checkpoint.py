@@ -9,6 +9,7 @@ the equations whose outputs may be saved instead of recomputed.
 from __future__ import annotations
 
 import functools
+import inspect
 import weakref
 from typing import Callable
 
@@ -300,17 +301,29 @@ class Offloadable:
 
 
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
-               static_argnums=()) -> Callable:
+               static_argnums=(), static_argnames=()) -> Callable:
   """Makes reverse-mode differentiation of ``fun`` recompute its intermediate values in the
   backward pass instead of storing them (``jax.checkpoint`` / ``jax.remat``). ``policy``
-  chooses values that may be saved (see ``checkpoint_policies``)."""
+  chooses values that may be saved (see ``checkpoint_policies``); ``static_argnums`` /
+  ``static_argnames`` name arguments passed as Python values."""
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
   static_argnums = tuple(static_argnums)
+  if isinstance(static_argnames, str):
+    static_argnames = (static_argnames,)
+  if static_argnames:
+    try:
+      parameters = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+      parameters = []
+    static_argnums += tuple(parameters.index(n) for n in static_argnames
+                            if n in parameters and parameters.index(n) not in static_argnums)
 
   @functools.wraps(fun)
   def remat_fun(*args, **kwargs):
-    static = {i: args[i] for i in static_argnums}
+    static = {i: args[i] for i in static_argnums if -len(args) <= i < len(args)}
+    static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
+    kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
     dyn = [a for i, a in enumerate(args) if i not in static]
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     store = {}
@@ -319,13 +332,14 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
       dyn_args, kw = tree_util.tree_unflatten(in_tree, flat)
       dyn_iter = iter(dyn_args)
       full = [static[i] if i in static else next(dyn_iter) for i in range(len(args))]
-      out = fun(*full, **kw)
+      out = fun(*full, **kw, **static_kwargs)
       out_leaves, store["tree"] = tree_util.tree_flatten(out)
       return out_leaves
 
     avals = [core.get_aval(x) for x in leaves]
     try:
-      key = (in_tree, tuple(avals), tuple(sorted(static.items())), config.trace_state)
+      key = (in_tree, tuple(avals), tuple(sorted(static.items())),
+             tuple(sorted(static_kwargs.items())), config.trace_state)
       hash(key)
       per_function = _remat_traces.setdefault(fun, {})
     except TypeError:  # unhashable static arguments, or a function without weak references
