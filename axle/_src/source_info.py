@@ -16,7 +16,7 @@ import sys
 import threading
 
 # Frames in files under this directory are axle's own; the user's frame is the first other one.
-_AXLE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_AXLE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class SourceInfo(tuple):
