@@ -422,3 +422,17 @@ def test_checkify_custom_jvp_nan_set_and_python_scalars():
   seen = []
   checkify.checkify(lambda x: seen.append(type(x)) or x)(1.5)
   assert seen == [float]
+
+
+def test_debug_nans_in_a_jit_under_grad_and_vmap_names_the_line(capsys):
+  @axle.jit
+  def f(x):
+    return jnp.sqrt(x) * 0 + jnp.log(x)
+  line = _line_of(f, "jnp.sqrt(x)")
+  with axle.debug_nans(True):
+    for run in (lambda: axle.grad(f)(-1.), lambda: axle.vmap(f)(jnp.array([1., -1.]))):
+      with pytest.raises(FloatingPointError, match=r"^invalid value \(nan\) encountered in sqrt") as info:
+        run()
+      assert info.value.__notes__ == [
+          f"The failing operation, sqrt, was staged at {__file__}:{line}:11 ({f.__wrapped__.__qualname__})."]
+      assert capsys.readouterr().out == (_DEOPT + "\n") * 2
