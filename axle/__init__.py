@@ -10,7 +10,11 @@ from axle._src.api import (
     ShapeDtypeStruct as ShapeDtypeStruct,
 )
 from axle._src.api import (
+    checking_leaks as checking_leaks,
+    debug_infs as debug_infs,
+    debug_nans as debug_nans,
     disable_jit as disable_jit,
+    log_compiles as log_compiles,
 )
 from axle._src.differentiation import (
     grad as grad,

@@ -182,7 +182,7 @@ def test_leaked_tracer_error_says_where_it_was_created():
     return x
 
   axle.jit(f)(1.0)
-  with pytest.raises(axle.errors.UnexpectedTracerError, match=r"created on line .*test_core.py:\d+ \(f\)"):
+  with pytest.raises(axle.errors.UnexpectedTracerError, match=r"created on line .*test_core.py:\d+:\d+ \(.*f\)"):
     leaked[0] + 1
   with pytest.raises(axle.errors.UnexpectedTracerError, match="the traced argument x"):
     leaked[1] + 1
@@ -192,7 +192,7 @@ def test_bool_conversion_error_lists_the_operations_and_lines():
   def f(x):
     return bool(jnp.ones(3).sum() > 1)
 
-  with pytest.raises(axle.errors.TracerBoolConversionError, match=r"(?s)reduce_sum.*from line .*\(f\)"):
+  with pytest.raises(axle.errors.TracerBoolConversionError, match=r"(?s)reduce_sum.*from line .*test_core.py:\d+:\d+ \(.*f\)"):
     axle.jit(f)(1.0)
 
 

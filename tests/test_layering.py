@@ -19,7 +19,8 @@ PACKAGE = ROOT / "axle"
 # Bottom up. Names are relative to ``axle._src``. Modules of one layer may import each other
 # (without cycles) unless the layer is ordered (L5, L6), where each may import only earlier ones.
 LAYERS = [
-    ("L0", False, ["dtypes", "errors", "config", "tree_util", "pretty_printer", "cache_misses"]),
+    ("L0", False, ["dtypes", "errors", "config", "tree_util", "pretty_printer", "cache_misses",
+                   "source_info"]),
     ("L1", False, ["core", "ir"]),
     ("L2", False, ["xla.client", "array", "devices"]),
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",
@@ -39,7 +40,7 @@ LAYERS = [
                   "numpy"]),
 ]
 # Everything else is L7: ``axle._src`` packages on top of numpy, and the public namespaces.
-L7_SRC_PREFIXES = ["random", "nn", "scipy", "example_libraries", "test_util"]
+L7_SRC_PREFIXES = ["random", "nn", "scipy", "example_libraries", "test_util", "checkify"]
 
 # (importer, imported): why the import cannot be at the top. Keep this list short.
 LOCAL_IMPORTS_ALLOWED = {

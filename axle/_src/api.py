@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import time
 import weakref
 from typing import Callable
 
@@ -20,6 +21,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import pretty_printer as pp
+from axle._src import source_info as source_info_util
 from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.config import config
@@ -27,6 +29,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src import cache_misses
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import client
@@ -53,7 +56,22 @@ def _jit_abstract_eval(*in_avals, jaxpr: ClosedJaxpr, name: str, **_):
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str, **_):
   """A jit equation evaluated eagerly (e.g. by eval_jaxpr) runs its compiled program."""
   outs = execution.call_for(jaxpr, name).run(list(values))
+  if eval_interpreter.special_checks.enabled and eval_interpreter.special_value_kind(outs):
+    # De-optimized: the equations one by one, each checked (the first bad one raises).
+    print(eval_interpreter.DEOPTIMIZED_MESSAGE)
+    with core.set_current_trace(core.eval_trace):
+      ir.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *[Array(v) for v in values])
+    raise FloatingPointError(_deoptimized_clean_message(f"jit({name})",
+                                                        eval_interpreter.special_value_kind(outs)))
   return [o._host_value() for o in outs]
+
+
+def _deoptimized_clean_message(name: str, kind: str) -> str:
+  return (f"invalid value ({kind}) encountered in {name}. jax_debug_nans/jax_debug_infs is set, "
+          "so the function was run again op by op without jit to find the operation that "
+          "produced it, but no operation did: the value may come from an input or a constant "
+          "(e.g. `jit(lambda x: x * jnp.inf)`), or from XLA's optimizations of the compiled "
+          "program, which removing `jit` avoids.")
 
 
 jit_p.def_abstract_eval(_jit_abstract_eval)
@@ -284,7 +302,13 @@ def _trace_split(fun, split: "_Split", in_avals, args, kwargs, static_argnums, t
   """Traces ``fun`` on the dynamic leaves of one call; returns (ClosedJaxpr, out tree)."""
   debug = staging.DebugInfo(traced_for, fun)
   debug.arg_names_fn = lambda: staging.flat_arg_names(fun, args, kwargs, static_argnums)
-  return staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  if not config.jax_log_compiles:
+    return staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  start = time.perf_counter()
+  result = staging.trace_to_jaxpr(_flat_fun(fun, split, len(args)), in_avals, debug)
+  execution.logger.warning("Finished tracing %s for %s in %.9f sec", debug.func_name, traced_for,
+                           time.perf_counter() - start)
+  return result
 
 
 def _trace(fun, args, kwargs, static_argnums, static_argnames, traced_for):
@@ -467,11 +491,25 @@ class JitFunction:
     if compiled is None:  # the first call of this signature at top level
       compiled = entry.compiled = execution.CompiledCall(
           entry.closed, self.name, self._donated_leaves(args, kwargs, split))
+    checks = eval_interpreter.special_checks
     if self._simple and not kwargs and all(type(a) is Array for a in args) \
-        and split.in_tree == _plain_args_tree(len(args)):
+        and split.in_tree == _plain_args_tree(len(args)) and not checks.enabled:
       self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
     outs = compiled.run(split.leaves)
+    if checks.enabled:
+      self._check_special_outputs(outs, args, kwargs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _check_special_outputs(self, outs, args, kwargs):
+    """With jax_debug_nans/infs: when an output is NaN/inf, runs the function again op by op
+    (its Python, eagerly) so the operation that produced it raises FloatingPointError at the
+    user's line; raises here if the op-by-op run produces none."""
+    kind = eval_interpreter.special_value_kind(outs)
+    if kind is None:
+      return
+    print(eval_interpreter.DEOPTIMIZED_MESSAGE)
+    self.fun(*args, **kwargs)
+    raise FloatingPointError(_deoptimized_clean_message(f"jit({self.name})", kind))
 
   def _call_traced(self, args, kwargs):
     if config.jax_disable_jit or self.inline:
@@ -560,7 +598,12 @@ class Lowered:
     return self._text
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-    """The StableHLO module as MLIR text."""
+    """The StableHLO module as MLIR text; ``debug_info=True`` adds each operation's location:
+    its ``jit(f)/named_scope/primitive`` name and the user's file:line:column."""
+    if debug_info:
+      text, _, _ = execution.lower_call(self._jaxpr, self._jitted.name, self._donated,
+                                        debug_info=True)
+      return client.pretty_mlir(text, debug_info=True)
     return client.pretty_mlir(self._module_text())
 
   def compiler_ir(self, dialect: str | None = None) -> str:
@@ -636,6 +679,31 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   if fun is None:
     return lambda f: JitFunction(f, **kwargs)
   return JitFunction(fun, **kwargs)
+
+
+def _flag_context(flag: str, doc: str):
+  @contextlib.contextmanager
+  def context(value: bool = True):
+    previous = config.read(flag)
+    config.update(flag, value)
+    try:
+      yield
+    finally:
+      config.update(flag, previous)
+  context.__doc__ = doc
+  context.__name__ = flag[len("jax_"):]
+  return context
+
+
+debug_nans = _flag_context("jax_debug_nans", "Context manager setting ``jax_debug_nans``: "
+                           "operations producing NaN raise FloatingPointError.")
+debug_infs = _flag_context("jax_debug_infs", "Context manager setting ``jax_debug_infs``: "
+                           "operations producing infinities raise FloatingPointError.")
+checking_leaks = _flag_context("jax_check_tracer_leaks", "Context manager setting "
+                               "``jax_check_tracer_leaks``: a trace that finishes while one of its "
+                               "tracers is still referenced raises, naming where it was created.")
+log_compiles = _flag_context("jax_log_compiles", "Context manager setting ``jax_log_compiles``: "
+                             "each trace, lowering and compilation of a jitted function is logged.")
 
 
 @contextlib.contextmanager
@@ -778,18 +846,28 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-  """``fun`` itself: axle does not annotate compiled programs with call names yet, so this only
-  keeps JAX code that uses it running."""
-  return fun
+  """``fun`` with its operations staged under the name ``name`` (default: the function's name):
+  the name prefixes their location in the lowered program, as ``named_scope`` does."""
+  if name is None:
+    name = staging._function_name(fun)
+
+  @functools.wraps(fun)
+  def named(*args, **kwargs):
+    with source_info_util.extend_name_stack(name):
+      return fun(*args, **kwargs)
+
+  return named
 
 
 @contextlib.contextmanager
 def named_scope(name: str):
-  """A context naming the operations staged inside it (accepted for JAX compatibility; axle's
-  jaxprs and programs carry no scope names yet)."""
+  """A context that names the operations staged inside it: their location in the lowered
+  program (``Lowered.as_text(debug_info=True)``) reads ``jit(f)/name/op``, and
+  ``pretty_print(name_stack=True)`` shows it. Scopes nest."""
   if not isinstance(name, str):
     raise TypeError("named_scope name argument must be a string.")
-  yield
+  with source_info_util.extend_name_stack(name):
+    yield
 
 
 def typeof(x) -> ShapedArray:

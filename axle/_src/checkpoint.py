@@ -9,11 +9,16 @@ the equations whose outputs may be saved instead of recomputed.
 from __future__ import annotations
 
 import functools
+import inspect
+import weakref
 from typing import Callable
 
 from axle._src import core
 from axle._src import ir
+from axle._src.config import config
+from axle._src import source_info as source_info_util
 from axle._src import tree_util
+from axle._src import differentiation
 from axle._src.array import Array
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
@@ -64,41 +69,50 @@ def _saveable(policy, eqn) -> bool:
 
 def _split_for_remat(closed: ir.ClosedJaxpr, unknowns, policy):
   """(known jaxpr: known inputs -> known outputs + saved values; unknown jaxpr: saved values +
-  all inputs -> unknown outputs; which outputs are unknown; number of saved values)."""
-  jaxpr = closed.jaxpr
-  unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+  all inputs -> unknown outputs; which outputs are unknown; number of saved values).
+
+  The jaxpr is partially evaluated as usual (nested checkpoints and jits split by their own
+  rules); then of the residuals that split needs, only the outputs of equations ``policy``
+  calls saveable are saved. The rest are recomputed in the unknown jaxpr from the saved values
+  and the inputs."""
+  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(closed, unknowns)
+  kj = known_closed.jaxpr
+  num_known_outs = len(kj.outvars) - num_res
+  residual_atoms = kj.outvars[num_known_outs:]
   producers = {}
-  for eqn in jaxpr.eqns:
-    if any(type(a) is not ir.Literal and a in unknown_vars for a in eqn.invars):
-      unknown_vars.update(eqn.outvars)
+  for eqn in kj.eqns:
     for v in eqn.outvars:
       producers[v] = eqn
-  out_unknowns = [type(v) is not ir.Literal and v in unknown_vars for v in jaxpr.outvars]
-  # known values the unknown equations read, produced by saveable equations
-  saved = []
-  seen = set()
-  for eqn in jaxpr.eqns:
-    if not any(v in unknown_vars for v in eqn.outvars):
+  saved, visited = [], set()
+  stack = [a for a in reversed(residual_atoms) if type(a) is not ir.Literal]
+  while stack:
+    var = stack.pop()
+    if var in visited:
       continue
-    for a in eqn.invars:
-      if type(a) is ir.Literal or a in unknown_vars or a in seen:
-        continue
-      producer = producers.get(a)
-      if producer is not None and _saveable(policy, producer):
-        seen.add(a)
-        saved.append(a)
-  known_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
-  known_invars = [v for v, u in zip(jaxpr.invars, unknowns) if not u]
-  known_eqns = [e for e in jaxpr.eqns if not any(v in unknown_vars for v in e.outvars)]
-  known = staging.dce_jaxpr(ir.Jaxpr(jaxpr.constvars, known_invars, known_outvars + saved,
-                                     known_eqns))
+    visited.add(var)
+    producer = producers.get(var)
+    if producer is None:  # an input or a constant: available to the unknown side
+      continue
+    if _saveable(policy, producer):
+      saved.append(var)
+    else:
+      stack.extend(a for a in reversed(producer.invars) if type(a) is not ir.Literal)
   saved_set = set(saved)
-  unknown_eqns = [e for e in jaxpr.eqns if not any(v in saved_set for v in e.outvars)]
-  unknown = staging.dce_jaxpr(ir.Jaxpr(
-      jaxpr.constvars, saved + list(jaxpr.invars),
-      [v for v, u in zip(jaxpr.outvars, out_unknowns) if u], unknown_eqns))
-  return (ir.ClosedJaxpr(known, closed.consts), ir.ClosedJaxpr(unknown, closed.consts),
-          out_unknowns, len(saved))
+  known = staging.dce_jaxpr(kj.replace(outvars=kj.outvars[:num_known_outs] + saved))
+  recompute = staging.dce_jaxpr(ir.Jaxpr(
+      kj.constvars, saved + list(kj.invars), residual_atoms,
+      [e for e in kj.eqns if not any(v in saved_set for v in e.outvars)]))
+  num_saved = len(saved)
+
+  def unknown_fun(*args):
+    saved_values, all_args = args[:num_saved], args[num_saved:]
+    known_args = [a for a, u in zip(all_args, unknowns) if not u]
+    unknown_args = [a for a, u in zip(all_args, unknowns) if u]
+    residuals = ir.eval_jaxpr(recompute, known_closed.consts, *saved_values, *known_args)
+    return ir.eval_jaxpr(unknown_closed.jaxpr, unknown_closed.consts, *residuals, *unknown_args)
+
+  unknown, _ = staging.trace_to_jaxpr(unknown_fun, [v.aval for v in saved] + list(closed.in_avals))
+  return (ir.ClosedJaxpr(known, known_closed.consts), unknown, out_unknowns, num_saved)
 
 
 def _remat_partial_eval(trace, args, params):
@@ -214,19 +228,102 @@ class checkpoint_policies:
     return lambda primitive, *_, **params: not (primitive is name_p and
                                                 params["name"] in excluded)
 
+  @staticmethod
+  def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves."""
+    return lambda *args, **params: bool(policy_1(*args, **params)) or bool(policy_2(*args, **params))
+
+  @staticmethod
+  def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Offload (from memory ``offload_src`` to ``offload_dst``) the results of dot_generals
+    without batch dimensions. axle's devices have one memory space: offloaded values are
+    simply saved."""
+    dots = checkpoint_policies.dots_with_no_batch_dims_saveable
+
+    def policy(primitive, *avals, **params):
+      return Offloadable(offload_src, offload_dst) if dots(primitive, *avals, **params) else Recompute
+    return policy
+
+  @staticmethod
+  def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                        offload_src, offload_dst):
+    """Save the values named in ``names_which_can_be_saved``, offload those named in
+    ``names_which_can_be_offloaded`` (saved, on a one-memory device), recompute the rest."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    overlap = saved & offloaded
+    if overlap:
+      raise ValueError("The names should be exclusive and should not intersect in "
+                       "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+                       f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+                       f"and the intersection={overlap}")
+
+    def policy(primitive, *_, **params):
+      if primitive is name_p and params["name"] in saved:
+        return Saveable
+      if primitive is name_p and params["name"] in offloaded:
+        return Offloadable(offload_src, offload_dst)
+      return Recompute
+    return policy
+
+
+class _PolicyAnswer:
+  __slots__ = ("name", "save")
+
+  def __init__(self, name: str, save: bool):
+    self.name = name
+    self.save = save
+
+  def __bool__(self):
+    return self.save
+
+  def __repr__(self):
+    return self.name
+
+
+Saveable = _PolicyAnswer("Saveable", True)
+Recompute = _PolicyAnswer("Recompute", False)
+
+
+class Offloadable:
+  """A policy's answer: move the value from memory ``src`` to ``dst`` for the backward pass
+  (axle's devices have one memory, so the value is saved)."""
+  __slots__ = ("src", "dst")
+
+  def __init__(self, src, dst):
+    self.src = src
+    self.dst = dst
+
+  def __bool__(self):
+    return True
+
+  def __repr__(self):
+    return f"Offloadable(src={self.src!r}, dst={self.dst!r})"
+
 
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
-               static_argnums=()) -> Callable:
+               static_argnums=(), static_argnames=()) -> Callable:
   """Makes reverse-mode differentiation of ``fun`` recompute its intermediate values in the
   backward pass instead of storing them (``jax.checkpoint`` / ``jax.remat``). ``policy``
-  chooses values that may be saved (see ``checkpoint_policies``)."""
+  chooses values that may be saved (see ``checkpoint_policies``); ``static_argnums`` /
+  ``static_argnames`` name arguments passed as Python values."""
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
   static_argnums = tuple(static_argnums)
+  if isinstance(static_argnames, str):
+    static_argnames = (static_argnames,)
+  if static_argnames:
+    try:
+      parameters = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+      parameters = []
+    static_argnums += tuple(parameters.index(n) for n in static_argnames
+                            if n in parameters and parameters.index(n) not in static_argnums)
 
   @functools.wraps(fun)
   def remat_fun(*args, **kwargs):
-    static = {i: args[i] for i in static_argnums}
+    static = {i: args[i] for i in static_argnums if -len(args) <= i < len(args)}
+    static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
+    kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
     dyn = [a for i, a in enumerate(args) if i not in static]
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     store = {}
@@ -235,16 +332,87 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
       dyn_args, kw = tree_util.tree_unflatten(in_tree, flat)
       dyn_iter = iter(dyn_args)
       full = [static[i] if i in static else next(dyn_iter) for i in range(len(args))]
-      out = fun(*full, **kw)
+      out = fun(*full, **kw, **static_kwargs)
       out_leaves, store["tree"] = tree_util.tree_flatten(out)
       return out_leaves
 
-    closed, _ = staging.trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves])
+    avals = [core.get_aval(x) for x in leaves]
+    try:
+      key = (in_tree, tuple(avals), tuple(sorted(static.items())),
+             tuple(sorted(static_kwargs.items())), config.trace_state)
+      hash(key)
+      per_function = _remat_traces.setdefault(fun, {})
+    except TypeError:  # unhashable static arguments, or a function without weak references
+      key = per_function = None
+    cached = per_function.get(key) if per_function is not None else None
+    if cached is None:
+      closed, _ = staging.trace_to_jaxpr(flat_fun, avals)
+      cached = (closed, store["tree"])
+      # As in JAX, the trace is reused for the same function and argument types (so changes to
+      # globals the function reads are not seen); never when it closed over an outer tracer.
+      if per_function is not None and not any(isinstance(c, core.Tracer) for c in closed.consts):
+        per_function[key] = cached
+    closed, out_tree = cached
     outs = remat_p.bind(*leaves, jaxpr=closed, prevent_cse=prevent_cse, differentiated=False,
                         policy=policy)
-    return tree_util.tree_unflatten(store["tree"], outs)
+    return tree_util.tree_unflatten(out_tree, outs)
 
   return remat_fun
 
 
+# function -> {(input tree, avals, static arguments, trace flags): (ClosedJaxpr, output tree)}
+_remat_traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 remat = checkpoint
+
+
+# ---------------------------------------------------------------------------
+# Inspecting what reverse mode saves
+
+
+def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple]:
+  """The residuals reverse-mode differentiation of ``f`` at these arguments saves from the
+  forward pass for the backward pass: a list of ``(aval, description)`` pairs saying where each
+  comes from (an argument, a constant, or the output of an operation at a source line)."""
+  in_leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+
+  def f_flat(*leaves):
+    call_args, call_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+    return f(*call_args, **call_kwargs)
+
+  def residuals_of(*leaves):
+    linearized = differentiation._Linearized(lambda xs: f_flat(*xs), list(leaves), False)
+    return list(linearized.linear_jaxpr.consts)
+
+  closed, _ = staging.trace_to_jaxpr(residuals_of, [core.get_aval(x) for x in in_leaves])
+  arg_names = staging.flat_arg_names(f, args, kwargs)
+  return _describe_residuals(closed.jaxpr, arg_names)
+
+
+def _describe_residuals(jaxpr: ir.Jaxpr, arg_names) -> list[tuple]:
+  literal_outs = [v for v in jaxpr.outvars if type(v) is ir.Literal]
+  out_vars = {v for v in jaxpr.outvars if type(v) is not ir.Literal}
+  results = [(v.aval, "from a literal") for v in literal_outs]
+  results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in out_vars]
+  for i, v in enumerate(jaxpr.invars):
+    if v in out_vars:
+      name = arg_names[i] if i < len(arg_names) else None
+      results.append((v.aval, f"from the argument {name}" if name
+                      else f"from the argument at flattened index {i}"))
+  for eqn in jaxpr.eqns:
+    where = source_info_util.summarize(eqn.source_info)
+    for v in eqn.outvars:
+      if v in out_vars:
+        if eqn.primitive is name_p:
+          results.append((v.aval, f"named '{eqn.params['name']}' from {where}"))
+        else:
+          results.append((v.aval, f"output of {eqn.primitive.name} from {where}"))
+  return results
+
+
+def print_saved_residuals(f: Callable, *args, **kwargs) -> None:
+  """Prints, one per line, the residuals reverse-mode differentiation of ``f`` saves (see
+  ``saved_residuals``): ``f32[5] output of sin from file.py:6:9 (g)``."""
+  for aval, description in saved_residuals(f, *args, **kwargs):
+    print(f"{aval.str_short()} {description}")

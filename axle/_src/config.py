@@ -17,9 +17,11 @@ def _env_bool(name: str, default: bool) -> bool:
 
 
 # Flags that change the result of tracing a function; the jit cache keys on them.
-# jax_disable_jit is here so that jit's call-path cache never hits while jit is disabled.
+# jax_disable_jit is here so that jit's call-path cache never hits while jit is disabled, and the
+# debug_nans/infs flags so that it never hits while outputs must be checked.
 TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-               "jax_default_matmul_precision", "jax_threefry_partitionable", "jax_disable_jit")
+               "jax_default_matmul_precision", "jax_threefry_partitionable", "jax_disable_jit",
+               "jax_debug_nans", "jax_debug_infs")
 
 
 class Config:
@@ -41,6 +43,7 @@ class Config:
       "jax_enable_checks": (bool, "JAX_ENABLE_CHECKS", False),
       "jax_traceback_filtering": (str, "JAX_TRACEBACK_FILTERING", "auto"),
       "jax_log_compiles": (bool, "JAX_LOG_COMPILES", False),
+      "jax_check_tracer_leaks": (bool, "JAX_CHECK_TRACER_LEAKS", False),
       "jax_enable_compilation_cache": (bool, "JAX_ENABLE_COMPILATION_CACHE", True),
       "jax_compilation_cache_dir": (str, "JAX_COMPILATION_CACHE_DIR", None),
       "jax_persistent_cache_min_compile_time_secs": (float, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", 0.5),

@@ -13,6 +13,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import pretty_printer as pp
+from axle._src import source_info as source_info_util
 from axle._src.core import ShapedArray
 
 
@@ -169,8 +170,11 @@ class Jaxpr:
     fields.update(changes)
     return Jaxpr(**fields)
 
-  def pretty_print(self, width: int = 80) -> str:
-    return pp_toplevel_jaxpr(self, width)
+  def pretty_print(self, width: int = 80, *, source_info: bool = False, name_stack: bool = False,
+                   print_shapes: bool = True, custom_pp_eqn_rules: bool = True, **_) -> str:
+    """The jaxpr's text; ``source_info=True`` adds each equation's user location as a comment
+    (``name_stack=True``: its ``named_scope`` names)."""
+    return pp_toplevel_jaxpr(self, width, source_info, name_stack)
 
   def __str__(self):
     return self.pretty_print()
@@ -196,8 +200,9 @@ class ClosedJaxpr:
   def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> "ClosedJaxpr":
     return ClosedJaxpr(f(self.jaxpr), self.consts)
 
-  def pretty_print(self, width: int = 80) -> str:
-    return self.jaxpr.pretty_print(width)
+  def pretty_print(self, width: int = 80, **kwargs) -> str:
+    """The jaxpr's text (see ``Jaxpr.pretty_print`` for ``source_info`` and ``name_stack``)."""
+    return self.jaxpr.pretty_print(width, **kwargs)
 
   def __str__(self):
     return self.pretty_print()
@@ -233,14 +238,26 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
     env[var] = value
   for var, value in zip(jaxpr.invars, args):
     env[var] = value
-  for eqn in jaxpr.eqns:
-    invals = [read(v) for v in eqn.invars]
-    out = eqn.primitive.bind(*invals, **eqn.params)
-    if eqn.primitive.multiple_results:
-      for var, value in zip(eqn.outvars, out):
-        env[var] = value
-    else:
-      env[eqn.outvars[0]] = out
+  context = source_info_util._context
+  previous = context.override
+  try:
+    for eqn in jaxpr.eqns:
+      invals = [read(v) for v in eqn.invars]
+      # Equations re-staged from this one keep the user's location (and name scope).
+      if eqn.source_info is not None:
+        context.override = eqn.source_info
+      out = eqn.primitive.bind(*invals, **eqn.params)
+      context.override = previous
+      if eqn.primitive.multiple_results:
+        for var, value in zip(eqn.outvars, out):
+          env[var] = value
+      else:
+        env[eqn.outvars[0]] = out
+  except Exception as e:
+    source_info_util.note_origin(e, eqn.source_info, eqn.primitive.name)
+    raise
+  finally:
+    context.override = previous
   return [read(v) for v in jaxpr.outvars]
 
 
@@ -339,12 +356,14 @@ def _encode_name(n: int) -> str:
 class _NameContext:
   """Assigns a, b, ..., z, ba, bb, ... to variables in the order they are first printed, and
   records the jaxprs printed once up front as ``let name = {...} in`` (``shared``)."""
-  __slots__ = ("names", "counter", "shared")
+  __slots__ = ("names", "counter", "shared", "source_info", "name_stack")
 
-  def __init__(self):
+  def __init__(self, source_info: bool = False, name_stack: bool = False):
     self.names: dict[Var, str] = {}
     self.counter = 0
     self.shared: dict[Jaxpr, str] = {}
+    self.source_info = source_info  # annotate each equation with its user location
+    self.name_stack = name_stack  # ... and its named_scope names
 
   def name(self, var: Var) -> str:
     if isinstance(var, DropVar):
@@ -442,6 +461,18 @@ def pp_params(params: dict, names: _NameContext, sort: bool = True) -> pp.Doc:
 
 def pp_eqn(eqn: Eqn, names: _NameContext) -> pp.Doc:
   """``outs = primitive[params] operands`` as JAX prints an equation."""
+  if names.source_info or names.name_stack:
+    notes = []
+    info = eqn.source_info
+    if names.source_info:
+      notes.append(source_info_util.summarize(info))
+    if names.name_stack:
+      notes.append(f"[{info.name_stack_text() if info is not None else ''}]")
+    return pp.concat([pp.annotation(*notes), _pp_eqn_body(eqn, names)])
+  return _pp_eqn_body(eqn, names)
+
+
+def _pp_eqn_body(eqn: Eqn, names: _NameContext) -> pp.Doc:
   rule = pp_eqn_rules.get(eqn.primitive)
   if rule is not None:
     return rule(eqn, names)
@@ -510,14 +541,15 @@ def _subjaxprs_of_params(params: dict):
           yield item
 
 
-def pp_toplevel_jaxpr(jaxpr: Jaxpr, width: int = 80) -> str:
+def pp_toplevel_jaxpr(jaxpr: Jaxpr, width: int = 80, source_info: bool = False,
+                      name_stack: bool = False) -> str:
   """The text of a jaxpr as ``print`` shows it.
 
   Equation outputs nobody reads print as ``_``. A nested jaxpr used more than once -- a large
   one (over 10 equations) counts twice -- is printed first, as ``let name = {...} in``, and
   referred to by its name (the ``name`` parameter of the equations that carry it).
   """
-  names = _NameContext()
+  names = _NameContext(source_info, name_stack)
   used = {v for v in jaxpr.outvars if type(v) is not Literal}
   for eqn in reversed(jaxpr.eqns):
     for v in eqn.outvars:

@@ -70,6 +70,20 @@ class Group(Doc):
     self.child = child
 
 
+class Annotation(Doc):
+  """A zero-width note (e.g. a source location) shown as a ``# comment`` at the end of the line
+  it falls on, aligned with the other notes; a group holding one never lays out flat."""
+  __slots__ = ("lines",)
+
+  def __init__(self, lines):
+    self.lines = list(lines)
+
+
+def annotation(*lines: str) -> Doc:
+  """An Annotation of ``lines`` (each extra line is printed below, aligned)."""
+  return Annotation(lines)
+
+
 def text(s: str) -> Doc:
   """A Text document."""
   return Text(s)
@@ -121,6 +135,8 @@ def _fits(doc: Doc, width: int) -> bool:
       stack.extend(reversed(d.children))
     elif isinstance(d, Break):
       width -= len(d.separator)
+    elif isinstance(d, Annotation):
+      return False
     else:  # Nest or Group
       stack.append(d.child)
   return width >= 0
@@ -129,6 +145,8 @@ def _fits(doc: Doc, width: int) -> bool:
 def _format(doc: Doc, width: int) -> str:
   out: list[str] = []
   column = 0
+  line = 0
+  notes: dict[int, list[str]] = {}
   stack = [(0, _BREAK, doc)]
   while stack:
     indent, mode, d = stack.pop()
@@ -147,7 +165,25 @@ def _format(doc: Doc, width: int) -> str:
       else:
         out.append("\n" + " " * indent)
         column = indent
+        line += 1
     elif isinstance(d, Group):
       flat = mode == _FLAT or _fits(d.child, width - column)
       stack.append((indent, _FLAT if flat else _BREAK, d.child))
-  return "".join(out)
+    elif isinstance(d, Annotation):
+      notes.setdefault(line, []).extend(d.lines)
+  text_out = "".join(out)
+  return _place_annotations(text_out, notes) if notes else text_out
+
+
+def _place_annotations(text_out: str, notes: dict) -> str:
+  lines = text_out.split("\n")
+  column = max(len(lines[i]) for i in notes) + 1
+  result = []
+  for i, line_text in enumerate(lines):
+    note_lines = notes.get(i)
+    if not note_lines:
+      result.append(line_text)
+      continue
+    result.append(line_text.ljust(column) + "# " + note_lines[0])
+    result.extend(" " * column + "# " + extra for extra in note_lines[1:])
+  return "\n".join(result)

@@ -16,6 +16,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
 from axle._src.array import Array
+from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
 
 _python_scalar_types = core.python_scalar_types
@@ -93,6 +94,54 @@ def _wrap(value, aval: ShapedArray) -> Array:
   return Array(value, False, aval)
 
 
+class _SpecialValueChecks:
+  """Whether eager results are checked for NaN (``jax_debug_nans``) and infinities
+  (``jax_debug_infs``); fast eager paths test ``enabled`` and step aside when it is set."""
+  __slots__ = ("nans", "infs", "enabled")
+
+  def __init__(self):
+    self.refresh()
+
+  def refresh(self, *_):
+    self.nans = bool(config.read("jax_debug_nans"))
+    self.infs = bool(config.read("jax_debug_infs"))
+    self.enabled = self.nans or self.infs
+
+
+special_checks = _SpecialValueChecks()
+config.add_listener(special_checks.refresh)
+
+DEOPTIMIZED_MESSAGE = ("Invalid nan value encountered in the output of a jax.jit function. "
+                       "Calling the de-optimized version.")
+
+
+def special_value_kind(values) -> str | None:
+  """``"nan"`` or ``"inf"`` when one of ``values`` (NumPy values or Arrays) holds a value the
+  debug flags ask to catch, else None."""
+  checks = special_checks
+  for value in values:
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or dtype.kind not in "fc" and dtype != dtypes.bfloat16:
+      continue
+    host = value._host_value() if isinstance(value, Array) else np.asarray(value)
+    if dtype.kind == "V":  # bfloat16 and the float8 types: NumPy cannot test them directly
+      host = host.astype(np.float32)
+    if checks.nans and np.isnan(host).any():
+      return "nan"
+    if checks.infs and np.isinf(host).any():
+      return "inf"
+  return None
+
+
+def check_special_values(name: str, outputs) -> None:
+  """Raises FloatingPointError naming ``name`` when an output is NaN/inf and the debug flags ask
+  for it (an eager primitive: JAX runs each as a small jitted program, hence the message)."""
+  kind = special_value_kind(outputs)
+  if kind is not None:
+    print(DEOPTIMIZED_MESSAGE)
+    raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+
+
 def _operand_error(primitive, position, x) -> TypeError:
   return TypeError(f"Error interpreting argument to {primitive.name} as a JAX value. The "
                    f"problematic value is of type {type(x)} and was passed to "
@@ -128,6 +177,8 @@ class EvalTrace(core.Trace):
       out = fallback_impl(primitive, values, avals, params)
     else:
       out = impl(*values, **params)
+    if special_checks.enabled:
+      check_special_values(primitive.name, out if primitive.multiple_results else [out])
     if primitive.multiple_results:
       return [_wrap(o, a) for o, a in zip(out, out_aval)]
     return _wrap(out, out_aval)
@@ -151,9 +202,10 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   root = core.eval_trace
   cache = _abstract_eval_cache
   param_items = tuple(params.items())
+  checks = special_checks
 
   def call(x):
-    if type(x) is Array and context.trace is root and x._value is not None:
+    if type(x) is Array and context.trace is root and x._value is not None and not checks.enabled:
       out_aval = cache.get((primitive, x._aval, *param_items))
       if out_aval is not None:
         return _wrap(impl(x._value, **params), out_aval)

@@ -23,6 +23,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
+from axle._src import source_info as source_info_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import staging
@@ -147,6 +148,7 @@ class _Function:
     self.indent = "    "
     self.constants: dict = {}  # constants of the current block: (dtype, shape, bytes) -> Value
     self.token: str | None = None  # the last ordered effect's token in the current block
+    self.loc: str | None = None  # the location emitted operations carry (debug_info lowering)
 
   def fresh(self) -> str:
     return f"%{next(self.counter)}"
@@ -161,6 +163,8 @@ class ModuleContext:
     self.symbols: set[str] = {"main"}
     self.lowered_jaxprs: dict = {}  # id(Jaxpr) -> (symbol, jaxpr kept alive)
     self.host_callbacks: list = []  # Python functions the program calls back, by index
+    # "jit(f)" when operations carry source locations (Lowered.as_text(debug_info=True))
+    self.location_prefix: str | None = None
 
   def fresh_symbol(self, base: str) -> str:
     base = _symbol_name(base)
@@ -235,6 +239,8 @@ def op(ctx: RuleContext, name: str, operands: Sequence[Value], results,
   if attr_text:
     attr_text = " " + attr_text
   signature = f" : ({operand_types}) -> {result_types}"
+  if function.loc is not None:
+    signature += f" loc({function.loc})"
   body = f'"{name}"({operand_names}){region_text}{attr_text}{signature}'
   if not result_avals:
     function.lines.append(function.indent + body)
@@ -542,7 +548,11 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
   for var, value in zip(jaxpr.invars, args):
     env[var] = value
   function = ctx.function
+  prefix = function.module.location_prefix
+  outer_loc = function.loc
   for eqn in jaxpr.eqns:
+    if prefix is not None:
+      function.loc = _eqn_location(prefix, eqn)
     rule = lowering_rules.get(eqn.primitive)
     if rule is None:
       raise NotImplementedError(
@@ -551,7 +561,11 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     operands = [read(a) for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
     rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)
-    out = rule(rule_ctx, *operands, **eqn.params)
+    try:
+      out = rule(rule_ctx, *operands, **eqn.params)
+    except Exception as e:
+      source_info_util.note_origin(e, eqn.source_info, eqn.primitive.name)
+      raise
     if not eqn.primitive.multiple_results:
       out = [out]
     if (eqn.primitive not in token_threading_primitives
@@ -565,7 +579,19 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
         raise RuntimeError(f"lowering rule of {eqn.primitive.name} produced {value.type} for an "
                            f"output of type {var.aval.str_short()}")
       env[var] = value
+  function.loc = outer_loc
   return [read(v) for v in jaxpr.outvars]
+
+
+def _eqn_location(prefix: str, eqn) -> str:
+  """``"jit(f)/scope/sin"("file.py":4:8 to :18)``: the equation's name-scoped primitive name at
+  the user's source location (MLIR location syntax)."""
+  info = eqn.source_info
+  parts = [prefix, *(info.name_stack if info is not None else ()), eqn.primitive.name]
+  name = "/".join(parts).replace("\\", "\\\\").replace('"', '\\"')
+  if info is None:
+    return f'"{name}"'
+  return f'"{name}"({info.mlir_location()})'
 
 
 def _constant_of(ctx: RuleContext, value, aval: ShapedArray) -> Value:
@@ -599,18 +625,30 @@ def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, priv
   ctx = RuleContext(function, None, in_avals, closed.out_avals)
   outs = [materialize(ctx, v) for v in jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)]
   arg_attributes = arg_attributes or {}
+  prefix = module.location_prefix
+  arg_locs = [""] * len(args)
+  if prefix is not None:  # argument names as locations, as JAX's debug_info lowering
+    info = closed.jaxpr.debug_info
+    names = (getattr(info, "arg_names", None) or []) if not private else []
+    arg_locs = [f' loc("{_escape(names[i])}")' if i < len(names) and names[i] else " loc(unknown)"
+                for i in range(len(args))]
   params = ", ".join(f"{a.name}: {a.type}" + (f" {arg_attributes[i]}" if i in arg_attributes else "")
-                     for i, a in enumerate(args))
+                     + arg_locs[i] for i, a in enumerate(args))
   result_types = ", ".join(v.type for v in outs)
   visibility = "private" if private else "public"
+  return_loc = f' loc("{_escape(prefix)}")' if prefix is not None else ""
   lines = [f"  func.func {visibility} @{symbol}({params}) -> ({result_types}) {{"]
   lines.extend(function.lines)
   if outs:
-    lines.append(f"    func.return {', '.join(v.name for v in outs)} : {result_types}")
+    lines.append(f"    func.return {', '.join(v.name for v in outs)} : {result_types}{return_loc}")
   else:
-    lines.append("    func.return")
-  lines.append("  }")
+    lines.append(f"    func.return{return_loc}")
+  lines.append("  }" + (" loc(unknown)" if prefix is not None else ""))
   return "\n".join(lines)
+
+
+def _escape(text: str) -> str:
+  return str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def donation_aliases(closed: ClosedJaxpr, donated: Sequence[int]) -> dict[int, int]:
@@ -630,7 +668,8 @@ def donation_aliases(closed: ClosedJaxpr, donated: Sequence[int]) -> dict[int, i
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main",
                           aliases: dict[int, int] | None = None, num_replicas: int = 1,
-                          num_partitions: int = 1, host_callbacks: list | None = None) -> str:
+                          num_partitions: int = 1, host_callbacks: list | None = None,
+                          location_prefix: str | None = None) -> str:
   """The StableHLO module text whose public ``@main`` computes ``closed``.
 
   ``aliases`` maps argument positions to the outputs that may reuse their buffers (donation;
@@ -638,6 +677,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main",
   ``pure_callback``) are appended to ``host_callbacks``; a module that has any must be compiled
   with them."""
   module = ModuleContext(name)
+  module.location_prefix = location_prefix
   arg_attributes = {position: f"{{tf.aliasing_output = {index} : i32}}"
                     for position, index in (aliases or {}).items()}
   main = _function_text(module, "main", closed, private=False, arg_attributes=arg_attributes)
@@ -648,7 +688,8 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main",
     host_callbacks.extend(module.host_callbacks)
   header = (f"module @{module.name} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{")
-  return "\n".join([header, main, *module.functions, "}"]) + "\n"
+  footer = "} loc(unknown)" if location_prefix is not None else "}"
+  return "\n".join([header, main, *module.functions, footer]) + "\n"
 
 
 # ---------------------------------------------------------------------------

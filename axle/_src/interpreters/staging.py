@@ -8,6 +8,7 @@ transformation nested inside another sees the outer values as constants.
 """
 from __future__ import annotations
 
+import gc
 import inspect
 import os
 import sys
@@ -19,7 +20,9 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
 from axle._src import ir
+from axle._src import source_info as source_info_util
 from axle._src import tree_util
+from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, _NameContext, pp_eqn
@@ -95,18 +98,9 @@ def flat_arg_names(fun, args, kwargs, static_argnums=()) -> list[str]:
   return names
 
 
-_AXLE_SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def user_source_info() -> str | None:
-  """``file:line (function)`` of the innermost frame outside axle's own code: where the user's
-  code bound the primitive being staged."""
-  frame = sys._getframe(2)
-  while frame is not None and frame.f_code.co_filename.startswith(_AXLE_SOURCE_DIR):
-    frame = frame.f_back
-  if frame is None:
-    return None
-  return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+def user_source_info():
+  """The SourceInfo of the user's code binding the primitive being staged (see source_info)."""
+  return source_info_util.current(2)
 
 
 class StagingTracer(Tracer):
@@ -140,7 +134,10 @@ class StagingTracer(Tracer):
     else:
       created = next((eqn.source_info for eqn in trace.eqns if self.var in eqn.outvars), None)
       if created:
-        message += f"\nThe leaked intermediate value was created on line {created}."
+        rule = "-" * 30
+        message += (f"\n{rule}\nThe leaked intermediate value was created on line {created}. \n"
+                    f"{rule}\nWhen the value was created, the final 5 stack frames (most recent "
+                    f"last) excluding JAX-internal frames were:\n{rule}\n{created}\n{rule}\n")
     return message
 
   def full_lower(self):
@@ -159,6 +156,9 @@ class StagingTrace(core.Trace):
     self.constvals: list[Any] = []
     self._const_ids: dict[int, Var] = {}
     self.finished = False
+
+  def __repr__(self):
+    return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
 
   def new_arg(self, aval: ShapedArray) -> StagingTracer:
     var = Var(aval)
@@ -206,7 +206,7 @@ class StagingTrace(core.Trace):
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
     out_aval = eval_interpreter.abstract_eval(primitive, avals, params)  # memoised per signature
-    source_info = user_source_info()
+    source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
       self.eqns.append(Eqn(atoms, outvars, primitive, params, source_info))
@@ -285,7 +285,25 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
               if debug_info else "the traced function")
       raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a valid "
                       "JAX type")
-  return trace.to_jaxpr(out_leaves), out_tree
+  closed = trace.to_jaxpr(out_leaves)
+  if config.jax_check_tracer_leaks:
+    tracers = out = out_leaves = leaf = None  # the trace's own references
+    _check_for_leaks(trace)
+  return closed, out_tree
+
+
+def _check_for_leaks(trace: StagingTrace) -> None:
+  """With jax_check_tracer_leaks: raises if a tracer of the finished ``trace`` is still alive
+  (kept by the traced function in some outer structure), saying where each was created."""
+  gc.collect()
+  leaked = [o for o in gc.get_objects() if isinstance(o, StagingTracer) and o._trace is trace]
+  if not leaked:
+    return
+  parts = []
+  for tracer in leaked:
+    where = tracer._leak_description().strip("\n")
+    parts.append(f"{tracer!r}\n{where}\n")
+  raise Exception(f"Leaked trace {trace!r}. Leaked tracer(s):\n\n" + "\n".join(parts))
 
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:

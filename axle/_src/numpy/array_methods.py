@@ -12,6 +12,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
@@ -46,9 +47,10 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
   impl = primitive.impl
   context = core._context
   eval_trace = core.eval_trace
+  checks = eval_interpreter.special_checks  # the debug_nans/infs checks happen on the slow path
 
   def method(self, other):
-    if context.trace is eval_trace:
+    if context.trace is eval_trace and not checks.enabled:
       value = self._value
       aval = self._aval
       other_type = type(other)

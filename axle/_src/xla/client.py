@@ -303,14 +303,19 @@ def deserialize(blob: bytes, out_avals, options: CompileOptions | None = None,
   return Executable(loaded, out_avals, devices_)
 
 
-def pretty_mlir(text: str) -> str:
+def is_runtime_error(exc: BaseException) -> bool:
+  """Whether ``exc`` was raised by XLA's runtime."""
+  return "xc" in _state and isinstance(exc, _state["xc"].XlaRuntimeError)
+
+
+def pretty_mlir(text: str, debug_info: bool = False) -> str:
   """``text`` parsed and printed back in MLIR's pretty (custom) syntax, as ``Lowered.as_text``
   shows it; the text itself if the MLIR bindings cannot parse it."""
   try:
     from jaxlib.mlir import ir
     with _mlir_context():
       module = ir.Module.parse(text)
-      return module.operation.get_asm(enable_debug_info=False)
+      return module.operation.get_asm(enable_debug_info=debug_info)
   except Exception:
     return text
 

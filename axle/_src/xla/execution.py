@@ -55,7 +55,7 @@ def compile_text(text: str, out_avals, name: str = "main",
     executable = client.compile(text, out_avals, options)
     seconds = time.perf_counter() - start
     if config.jax_log_compiles:
-      logger.warning("Finished XLA compilation of jit(%s) in %.3f seconds", name, seconds)
+      logger.warning("Finished XLA compilation of jit(%s) in %.9f sec", name, seconds)
     disk_cache.store(text, options, executable, seconds)
   _executables[text] = executable
   return executable
@@ -173,16 +173,28 @@ def _array_runner(call: CompiledCall):
   return run
 
 
-def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=(), host_callbacks: list | None = None):
+def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=(), host_callbacks: list | None = None,
+               debug_info: bool = False):
   """The module text of a jitted call, the large constants it takes as leading arguments, and the
   donated leaves an output actually reuses. The program's host callbacks are appended to
   ``host_callbacks``."""
   aliases = lowering.donation_aliases(closed, donated_leaves)
   lowered, big_consts = _hoist_large_consts(closed)
   shift = len(big_consts)
+  log = config.jax_log_compiles
+  if log:
+    start = time.perf_counter()
+    avals = tuple(closed.in_avals)
+    logger.warning("Compiling jit(%s) with global shapes and types %r. Argument mapping: %s.",
+                   name, avals, "(" + ", ".join(["UnspecifiedValue"] * len(avals))
+                   + ("," if len(avals) == 1 else "") + ")")
   text = lowering.lower_jaxpr_to_module(
       lowered, f"jit_{name}", {shift + position: index for position, index in aliases.items()},
-      host_callbacks=[] if host_callbacks is None else host_callbacks)
+      host_callbacks=[] if host_callbacks is None else host_callbacks,
+      location_prefix=f"jit({name})" if debug_info else None)
+  if log:
+    logger.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name,
+                   time.perf_counter() - start)
   return text, big_consts, tuple(aliases)
 
 
