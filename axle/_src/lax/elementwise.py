@@ -34,6 +34,9 @@ from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
+from axle._src.lax.elementwise_convert import (  # noqa: F401  (re-exported)
+    _convert_element_type, bitcast_convert_type, bitcast_convert_type_p, convert_element_type,
+    convert_element_type_p, copy_p, reduce_precision, reduce_precision_p)
 
 __all__ = [
     "RoundingMethod",
@@ -170,9 +173,29 @@ def _unsigned_view_dtype(dtype: np.dtype) -> np.dtype:
 # combine with (lax does not promote).
 
 
-def _structural():
-  from axle._src.lax import structural
-  return structural
+# The rules below broadcast, reshape, fill and sum with structural and reduction ops. Those
+# families are built on this one (in JAX all of them are one module), so these four helpers
+# import them at call time; every other use goes through the helpers.
+
+
+def _full_like(x, value, shape=None):
+  from axle._src.lax import structural  # call time: structural is built on this family
+  return structural.full_like(x, value, shape=shape)
+
+
+def _broadcast_in_dim(x, shape, broadcast_dimensions):
+  from axle._src.lax import structural  # call time: structural is built on this family
+  return structural.broadcast_in_dim(x, shape, broadcast_dimensions)
+
+
+def _reshape(x, shape):
+  from axle._src.lax import structural  # call time: structural is built on this family
+  return structural.reshape(x, shape)
+
+
+def _reduce_sum(x, axes):
+  from axle._src.lax import reductions  # call time: reductions is built on this family
+  return reductions.reduce_sum(x, axes)
 
 
 def _const(example, value):
@@ -185,20 +208,20 @@ def _const(example, value):
 
 def _zeros(x):
   """Zeros with ``x``'s shape, dtype and weak type (``full_like(x, 0)``)."""
-  return _structural().full_like(x, 0)
+  return _full_like(x, 0)
 
 
 def _ones(x):
-  return _structural().full_like(x, 1)
+  return _full_like(x, 1)
 
 
 def _twos(x):
-  return _structural().full_like(x, 2)
+  return _full_like(x, 2)
 
 
 def _one(x):
   """A scalar 1 of ``x``'s dtype (and weak type)."""
-  return _structural().full_like(x, 1, shape=())
+  return _full_like(x, 1, shape=())
 
 
 def _shape(x) -> tuple:
@@ -219,12 +242,11 @@ def _maybe_broadcast(shape, x):
   x_shape = _shape(x)
   if x_shape == tuple(shape):
     return x
-  structural = _structural()
   if not x_shape:
-    return structural.broadcast_in_dim(x, tuple(shape), ())
+    return _broadcast_in_dim(x, tuple(shape), ())
   kept = [i for i, (a, b) in enumerate(zip(x_shape, shape)) if a == b]
-  return structural.broadcast_in_dim(structural.reshape(x, tuple(x_shape[i] for i in kept)),
-                                     tuple(shape), tuple(kept))
+  return _broadcast_in_dim(_reshape(x, tuple(x_shape[i] for i in kept)), tuple(shape),
+                           tuple(kept))
 
 
 def _unbroadcast(aval: ShapedArray, x):
@@ -233,13 +255,12 @@ def _unbroadcast(aval: ShapedArray, x):
   x_shape = _shape(x)
   if x_shape == aval.shape:
     return x
-  from axle._src.lax import reductions
   if not aval.shape:
-    return reductions.reduce_sum(x, tuple(range(len(x_shape))))
+    return _reduce_sum(x, tuple(range(len(x_shape))))
   dims = tuple(i for i, (a, b) in enumerate(zip(x_shape, aval.shape)) if a != b)
   if dims:
-    x = reductions.reduce_sum(x, dims)
-  return _structural().reshape(x, aval.shape)
+    x = _reduce_sum(x, dims)
+  return _reshape(x, aval.shape)
 
 
 def _not_differentiable(primitive):
@@ -428,13 +449,7 @@ def _pow_jvp_lhs(g, ans, x, y):
   return mul(g, jac)
 
 
-def _pow_jvp_rhs(g, ans, x, y):
-  # d/dy x**y = log(x) * x**y, with log(0) replaced by log(1) (0**y has slope 0 in y).
-  from axle._src.lax import special
-  return mul(g, mul(special.log(_replace_zero(x)), ans))
-
-
-ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+# The JVP (its y part needs log) is registered in special.py.
 batching.defbroadcasting(pow_p)
 
 
@@ -1082,7 +1097,7 @@ def _select_n_batcher(values, dims):
     if which_rank == case_rank:
       return select_n_p.bind(which, *cases), which_dim
     # a scalar `which` per example with array cases
-    which = _structural().broadcast_in_dim(which, _shape(cases[0]), (which_dim,))
+    which = _broadcast_in_dim(which, _shape(cases[0]), (which_dim,))
     return select_n_p.bind(which, *cases), which_dim
   if which_dim is None and which_rank == 0 and all(d is not None for d in case_dims):
     target = case_dims[0]
@@ -1095,7 +1110,7 @@ def _select_n_batcher(values, dims):
     return select_n_p.bind(which, *cases), 0
   which = batching.bdim_at_front(which, which_dim, size)
   if which_rank < case_rank:
-    which = _structural().broadcast_in_dim(which, case_shape, (0,))
+    which = _broadcast_in_dim(which, case_shape, (0,))
   return select_n_p.bind(which, *cases), 0
 
 
@@ -1160,15 +1175,14 @@ ad.defjvp(clamp_p,
 def _clamp_batcher(values, dims):
   lo, x, hi = values
   lo_dim, x_dim, hi_dim = dims
-  structural = _structural()
   lo_rank, hi_rank = len(_shape(lo)), len(_shape(hi))  # batched ranks
   # Without moving axes: bounds batched like x, or unbatched scalar bounds.
   if lo_dim == x_dim == hi_dim:
     if _shape(lo) == _shape(x) == _shape(hi):
       return clamp_p.bind(lo, x, hi), x_dim
     if lo_rank == hi_rank == 1:  # a scalar bound per example
-      lo = structural.broadcast_in_dim(lo, _shape(x), (lo_dim,))
-      hi = structural.broadcast_in_dim(hi, _shape(x), (hi_dim,))
+      lo = _broadcast_in_dim(lo, _shape(x), (lo_dim,))
+      hi = _broadcast_in_dim(hi, _shape(x), (hi_dim,))
       return clamp_p.bind(lo, x, hi), x_dim
   elif lo_rank == hi_rank == 0 and x_dim is not None:
     return clamp_p.bind(lo, x, hi), x_dim
@@ -1179,15 +1193,15 @@ def _clamp_batcher(values, dims):
   x = batching.bdim_at_front(x, x_dim, size) if _shape(x) else x
   x_rank = len(_shape(x))
   if not _shape(lo) and x_rank:
-    lo = structural.broadcast_in_dim(lo, _shape(x), ())
+    lo = _broadcast_in_dim(lo, _shape(x), ())
   if not _shape(hi) and x_rank:
-    hi = structural.broadcast_in_dim(hi, _shape(x), ())
+    hi = _broadcast_in_dim(hi, _shape(x), ())
   if 0 < len(_shape(lo)) < x_rank:
-    lo = structural.broadcast_in_dim(lo, _shape(x), (0,))
+    lo = _broadcast_in_dim(lo, _shape(x), (0,))
   if 0 < len(_shape(hi)) < x_rank:
-    hi = structural.broadcast_in_dim(hi, _shape(x), (0,))
+    hi = _broadcast_in_dim(hi, _shape(x), (0,))
   if len(_shape(lo)) > x_rank:  # an unbatched scalar operand with batched bounds
-    x = structural.broadcast_in_dim(x, _shape(lo), ())
+    x = _broadcast_in_dim(x, _shape(lo), ())
   return clamp_p.bind(lo, x, hi), 0
 
 
@@ -1427,7 +1441,3 @@ def select(pred, on_true, on_false):
   # select_n's case 0 is the False branch.
   return select_n_p.bind(pred, on_false, on_true)
 
-
-from axle._src.lax.elementwise_convert import (  # noqa: E402,F401  (re-exported)
-    _convert_element_type, bitcast_convert_type, bitcast_convert_type_p, convert_element_type,
-    convert_element_type_p, copy_p, reduce_precision, reduce_precision_p)

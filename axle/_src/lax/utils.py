@@ -165,3 +165,20 @@ def real_dtype_of(dtype) -> np.dtype:
   if dtype == np.complex128:
     return np.dtype(np.float64)
   return dtype
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+  """NumPy's broadcasting of shapes; ValueError when they are incompatible."""
+  shapes = [tuple(s) for s in shapes]
+  if not shapes:
+    return ()
+  if all(s == shapes[0] for s in shapes[1:]):
+    return shapes[0]
+  rank = max(len(s) for s in shapes)
+  result = []
+  for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
+    non_one = {d for d in dims if d != 1}
+    if len(non_one) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={[s for s in shapes]}")
+    result.append(non_one.pop() if non_one else (0 if 0 in dims else 1))
+  return tuple(result)
