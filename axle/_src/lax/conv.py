@@ -34,8 +34,8 @@ from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
+from axle._src.lax import reductions
 from axle._src.lax import structural
-from axle._src.lax.reductions import padding_attribute
 from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
                                canonicalize_preferred_element_type, cast_result,
                                check_no_out_sharding, precision_config,
@@ -389,7 +389,7 @@ def _convolution(ctx, lhs, rhs, out_aval: ShapedArray, params) -> "mlir.Value":
             f"->{_conv_layout(out_spec, 'b', 'f')}>")
   attributes = {
       "window_strides": mlir.dense_array(params["window_strides"]),
-      "padding": padding_attribute(params["padding"]),
+      "padding": reductions.padding_attribute(params["padding"]),
       "lhs_dilation": mlir.dense_array(params["lhs_dilation"]),
       "rhs_dilation": mlir.dense_array(params["rhs_dilation"]),
       "window_reversal": mlir.dense_array([False] * n_spatial, "i1"),

@@ -104,23 +104,14 @@ def _hide_default_accuracy(params: dict) -> dict:
 _float = (np.floating,)
 _float_complex = (np.floating, np.complexfloating)
 
-def _type_names(accepted) -> str:
-  return ", ".join(t.__name__ for t in accepted)
-
-
 def _unop_rule(name: str, accepted):
-  message = f"Accepted dtypes are subtypes of {_type_names(accepted)}."
+  rule = utils.unop_abstract_eval(name, accepted)
 
-  def rule(x: ShapedArray, accuracy=None) -> ShapedArray:
-    if not utils.dtype_in(x.dtype, accepted):
-      raise TypeError(f"{name} does not accept dtype {x.dtype.name}. {message}")
+  def checked(x: ShapedArray, accuracy=None) -> ShapedArray:
+    out = rule(x)
     _check_accuracy(accuracy)
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
-  return rule
-
-
-def _naryop_rule(name: str, accepted):
-  return utils.naryop_abstract_eval(name, accepted)
+    return out
+  return checked
 
 
 # ---------------------------------------------------------------------------
@@ -187,8 +178,7 @@ def _unary_kernel(primitive, fn, narrow=None, wide=False):
 
 
 def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.Primitive:
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(_unop_rule(name, accepted))
+  primitive = utils.primitive(name, _unop_rule(name, accepted))
   primitive.def_impl(_unary_kernel(primitive, fn, narrow, wide))
   if accuracy:
     ir.pp_param_rules[primitive] = _hide_default_accuracy
@@ -197,8 +187,8 @@ def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.P
 
 def _naryop(name, fn, wide=False) -> core.Primitive:
   """An n-ary floating primitive; ``fn=None`` leaves it without a kernel (eager runs XLA)."""
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(_naryop_rule(name, _float_complex if name == "atan2" else _float))
+  primitive = utils.primitive(
+      name, utils.naryop_abstract_eval(name, _float_complex if name == "atan2" else _float))
   if fn is not None:
     primitive.def_impl(_kernel(primitive, fn, wide=wide))
   return primitive
