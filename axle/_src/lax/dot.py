@@ -406,7 +406,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
     # The operands are stored in the preset's type and the product rounded to a type it can
     # produce, as XLA does (see _dot_general_lowering).
     lhs_type, rhs_type, dot_dtype = _preset_types(precision, lhs.dtype, rhs.dtype, out_dtype)
-    lhs, rhs = elementwise_convert.convert_value(lhs, lhs_type), elementwise_convert.convert_value(rhs, rhs_type)
+    lhs = elementwise_convert.convert_value(lhs, lhs_type)
+    rhs = elementwise_convert.convert_value(rhs, rhs_type)
   acc = accumulation_dtype(dot_dtype, lhs.dtype, rhs.dtype)
   lhs_perm, lhs_3d, rhs_perm, rhs_3d, out_shape = _dot_plan(lhs.shape, rhs.shape, dimension_numbers)
   if lhs_perm is not None:

@@ -330,7 +330,8 @@ def _rem_impl(x, y):
   return np.where(zero, x, r)
 
 
-rem_p = utils.primitive("rem", utils.naryop_abstract_eval("rem", [(np.integer, np.floating)] * 2), _rem_impl)
+rem_p = utils.primitive(
+    "rem", utils.naryop_abstract_eval("rem", [(np.integer, np.floating)] * 2), _rem_impl)
 mlir.register(rem_p, mlir.elementwise("stablehlo.remainder"))
 # d/dx rem(x, y) = 1; d/dy = -trunc(x / y) (as JAX: sign(x / y) * floor(abs(x / y))).
 ad.defjvp(rem_p,
@@ -360,9 +361,10 @@ def _pow_impl(x, y):
     return np.power(x, y)
 
 
-pow_p = utils.primitive("pow", utils.naryop_abstract_eval("pow", [(np.floating, np.complexfloating),
-                                               (np.integer, np.floating, np.complexfloating)],
-                                       _pow_result_dtype, require_same_dtypes=False), _pow_impl)
+pow_p = utils.primitive(
+    "pow", utils.naryop_abstract_eval("pow", [(np.floating, np.complexfloating),
+                                              (np.integer, np.floating, np.complexfloating)],
+                                      _pow_result_dtype, require_same_dtypes=False), _pow_impl)
 
 
 def _pow_lowering(ctx, x, y):
@@ -525,7 +527,7 @@ def _abs_impl(x):
 
 
 abs_p = utils.unop("abs", (np.floating, np.complexfloating, np.signedinteger), _abs_impl,
-              utils.real_dtype_of)
+                   utils.real_dtype_of)
 mlir.register(abs_p, mlir.elementwise("stablehlo.abs"))
 
 
@@ -766,8 +768,9 @@ def _complex_impl(x, y):
   return out
 
 
-complex_p = utils.primitive("complex", utils.naryop_abstract_eval("complex", [_complex_elem, _complex_elem],
-                                               lambda x, y: _complex_dtype(x)), _complex_impl)
+complex_p = utils.primitive(
+    "complex", utils.naryop_abstract_eval("complex", [_complex_elem, _complex_elem],
+                                          lambda x, y: _complex_dtype(x)), _complex_impl)
 mlir.register(complex_p, mlir.elementwise("stablehlo.complex"))
 
 

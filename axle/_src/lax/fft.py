@@ -124,7 +124,7 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
     width = core.get_aval(ct).shape[-1]
     nd = len(core.get_aval(ct).shape)
     padded = structural.pad(ct, np.zeros((), core.get_aval(ct).dtype),
-                       [(0, 0, 0)] * (nd - 1) + [(0, n - width, 0)])
+                            [(0, 0, 0)] * (nd - 1) + [(0, n - width, 0)])
     full = fft_p.bind(padded, fft_type=FftType.FFT, fft_lengths=fft_lengths)
     return [elementwise.real(full)]
   # IRFFT: x (half spectrum) -> real signal. Its transpose is an RFFT of the cotangent scaled by
@@ -140,7 +140,7 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
     mask[-1] = 1.0
   scale = (mask / math.prod(fft_lengths)).astype(aval.dtype)
   return [elementwise.conj(elementwise.mul(out, structural.broadcast_in_dim(np.asarray(scale), aval.shape,
-                                                           (len(aval.shape) - 1,))))]
+                                                                            (len(aval.shape) - 1,))))]
 
 
 ad.deflinear2(fft_p, _fft_transpose)
@@ -177,6 +177,6 @@ def fft(x, fft_type, fft_lengths):
   aval = core.get_aval(x)
   if fft_type in (FftType.FFT, FftType.IFFT, FftType.IRFFT) and aval.dtype not in (np.complex64, np.complex128):
     x = elementwise.convert_element_type(x, _complex_dtype(aval.dtype) if dtypes.issubdtype(aval.dtype, np.inexact)
-                                   and aval.dtype in (np.float32, np.float64) else
-                                   dtypes.canonicalize_dtype(np.complex128))
+                                         and aval.dtype in (np.float32, np.float64) else
+                                         dtypes.canonicalize_dtype(np.complex128))
   return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)

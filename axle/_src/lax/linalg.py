@@ -221,7 +221,7 @@ def _diag_matrix(v):
   shape = aval.shape + aval.shape[-1:]
   nd = len(shape)
   return elementwise.mul(structural.broadcast_in_dim(v, shape, tuple(range(nd - 2)) + (nd - 1,)),
-                   _eye(aval.shape[-1], aval.dtype, shape))
+                         _eye(aval.shape[-1], aval.dtype, shape))
 
 
 def _real(x):
@@ -403,7 +403,7 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
   prefix = _lapack_prefix("triangular_solve", a_aval.dtype)
   if conjugate_a and not transpose_a and a_aval.dtype.kind == "c":
     a = mlir.lowering_rules[elementwise.conj_p](ctx.replace(avals_in=[a_aval], avals_out=[a_aval]), a,
-                                          input_dtype=a_aval.dtype)
+                                                input_dtype=a_aval.dtype)
   trans = ("C" if conjugate_a else "T") if transpose_a else "N"
   config = {"diag": "U" if unit_diagonal else "N", "side": "L" if left_side else "R",
             "trans_x": trans, "uplo": "L" if lower else "U"}
@@ -638,7 +638,7 @@ def _lu_jvp(primals, tangents):
   u_full = structural.pad(u_part, zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
   if n > k:
     pad_eye = structural.pad(_eye(n - k, dtype, batch + (n - k, n - k)), zero,
-                        [(0, 0, 0)] * nb + [(k, 0, 0), (k, 0, 0)])
+                             [(0, 0, 0)] * nb + [(k, 0, 0), (k, 0, 0)])
     u_full = elementwise.add(u_full, pad_eye)
   la = triangular_solve(l_full, x, left_side=True, lower=True, unit_diagonal=True)
   lau = triangular_solve(u_full, la, left_side=False, lower=False)
@@ -1117,7 +1117,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
   s_zero = elementwise.convert_element_type(elementwise.eq(s, np.array(0, rdtype)), rdtype)
   s_inv = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s, s_zero)), s_zero)
   du_dv_diag = elementwise.mul(elementwise.mul(elementwise.sub(ds_mat, _H(ds_mat)), np.array(0.5, dtype)),
-                         _to_dtype(_diag_matrix(s_inv), dtype))
+                               _to_dtype(_diag_matrix(s_inv), dtype))
   du = _matmul(u, elementwise.add(elementwise.mul(f, elementwise.add(dss, _H(dss))), du_dv_diag))
   dv = _matmul(v, elementwise.mul(f, elementwise.add(sds, _H(sds))))
   s_div = _to_dtype(structural.broadcast_in_dim(s, aval.shape[:-2] + (1, k), tuple(range(nd - 2)) + (nd - 1,)), dtype)

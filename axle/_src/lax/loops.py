@@ -726,11 +726,11 @@ def _scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpo
   num_carry = len(init_flat)
   if carry_tree == init_tree:
     init_flat, changed = control_flow_common.promote_weak_inputs(init_flat, carry_avals,
-                                                    jaxpr.out_avals[:num_carry])
+                                                                 jaxpr.out_avals[:num_carry])
     if changed:
       carry_avals, jaxpr, consts, out_tree, carry_tree = trace(init_flat)
   control_flow_common.check_carry("scan body", f, init_tree, carry_avals, carry_tree,
-                     jaxpr.out_avals[:carry_tree.num_leaves])
+                                  jaxpr.out_avals[:carry_tree.num_leaves])
   y_tree = tree_util.treedef_children(out_tree)[1]
 
   # Carries the body returns unchanged become constants; ys that are slices of xs are xs.

@@ -986,7 +986,8 @@ def _make_scatter_extremal_jvp(primitive):
     num_updates = read(add_at(_zeros_like(operand), elementwise.select(
         successful_updates, _ones_like(updates), _zeros_like(updates))))
     num_refs = read(add_at(_zeros_like(operand), _ones_like(updates)))
-    updates_normalizer = elementwise.select(retained_values, 1.0 / (num_updates + 1), 1.0 / num_updates)
+    updates_normalizer = elementwise.select(retained_values, 1.0 / (num_updates + 1),
+                                            1.0 / num_updates)
     updates_coef = elementwise.select(successful_updates, updates_normalizer, _zeros_like(updates))
     operand_normalizer = elementwise.select(retained_values, 1.0 / (num_updates + 1),
                                    _zeros_like(num_updates))
@@ -1032,7 +1033,7 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
   num_ids = int(np.prod(ids_shape, dtype=np.int64))
   id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
   update_ids = elementwise.add(structural.reshape(structural.iota(id_dtype, num_ids), ids_shape),
-                      _ones_like(updates, id_dtype))
+                               _ones_like(updates, id_dtype))
   operand_shape = core.get_aval(operand).shape
   scattered_ids = _scatter(scatter_p, None, structural.full(operand_shape, 0, id_dtype),
                            indices, update_ids, dn, indices_are_sorted=indices_are_sorted,

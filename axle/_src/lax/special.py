@@ -201,7 +201,8 @@ def _naryop(name, fn, wide=False) -> core.Primitive:
 _const = elementwise._const
 _one = elementwise._one
 _ones = elementwise._ones
-mul, div, add, sub, neg = elementwise.mul, elementwise.div, elementwise.add, elementwise.sub, elementwise.neg
+mul, div, add, sub = elementwise.mul, elementwise.div, elementwise.add, elementwise.sub
+neg = elementwise.neg
 square, select = elementwise.square, elementwise.select
 
 
@@ -600,7 +601,8 @@ def _bessel_i1e_jvp(g, ans, x):
   eps = dtypes.finfo(elementwise._dtype_of(x)).eps
   not_tiny = elementwise.gt(elementwise.abs(x), _const(x, eps))
   safe_x = select(not_tiny, x, structural.full_like(x, eps))
-  slope = sub(bessel_i0e(safe_x), mul(ans, add(elementwise.sign(safe_x), elementwise.reciprocal(safe_x))))
+  slope = sub(bessel_i0e(safe_x),
+              mul(ans, add(elementwise.sign(safe_x), elementwise.reciprocal(safe_x))))
   slope = select(not_tiny, slope, structural.full_like(x, 0.5))
   return mul(g, slope)
 

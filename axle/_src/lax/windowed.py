@@ -225,7 +225,7 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
   in_shape = operand.aval.shape
   ct_shape = core.get_aval(ct).shape
   pads = _lhs_transpose_padding(in_shape, window_dimensions, window_strides, ct_shape,
-                                     padding, base_dilation, window_dilation)
+                                padding, base_dilation, window_dilation)
   # (NumPy integers for the edges, as JAX computes them and prints them.)
   config = [(np.int64(lo), np.int64(hi), int(s) - 1) for (lo, hi), s in zip(pads, window_strides)]
   padded = structural.pad_p.bind(ct, np.zeros((), core.get_aval(ct).dtype),
