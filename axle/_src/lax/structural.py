@@ -131,8 +131,8 @@ def _int_index_tuple(name: str, arg_name: str, values) -> tuple[int, ...]:
 
 
 def _reduce_sum(x, axes):
-  # Call-time import: reductions is built on this family (its rules reshape and broadcast).
-  from axle._src.lax import reductions
+  """The sum the transposes of broadcast_in_dim and pad reduce cotangents with."""
+  from axle._src.lax import reductions  # call time: reductions is built on this family
   return reductions.reduce_sum(x, tuple(axes))
 
 
