@@ -135,6 +135,8 @@ def _take_along(x, indices, axis: int):
   dims = tuple(range(len(x_shape)))
   dnums = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=dims,
                                          start_index_map=dims)
+  if 0 in x_shape:  # nothing to gather from: zeros of the result's shape (as jnp indexing)
+    return structural.full(shape, 0, core.get_aval(x).dtype)
   return slicing.gather(x, stacked, dnums, (1,) * len(x_shape), mode="clip")
 
 
