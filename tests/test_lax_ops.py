@@ -37,6 +37,9 @@ def _assert_close(actual, expected, record: OpRecord, what: str):
 
 @pytest.mark.parametrize("record", ALL_RECORDS, ids=[r.name for r in ALL_RECORDS])
 def test_eager_matches_reference(record: OpRecord):
+  if record.reference is None:
+    pytest.skip(f"{record.name}: no independent NumPy reference (its gradients and vmap are "
+                "checked; eager values are compared with jit in test_jit_matches_eager_and_avals)")
   rng = np.random.default_rng(0)
   for _ in range(record.trials):
     args = record.make_args(rng)

@@ -27,9 +27,9 @@ LAYERS = [
                    "interpreters.batching", "interpreters.ad", "interpreters",
                    "xla.cache", "xla.execution", "xla"]),
     ("L4", False, ["api", "vmap", "differentiation", "custom_derivatives", "checkpoint"]),
-    ("L5", True, ["lax.utils", "lax.elementwise_convert", "lax.elementwise",
-                  "lax.structural_creation", "lax.structural", "lax.reductions", "lax.slicing",
-                  "lax.special_lowering", "lax.special", "lax.dot", "lax.conv", "lax.windowed",
+    ("L5", True, ["lax.utils", "lax.elementwise_convert", "lax.elementwise", "lax.structural",
+                  "lax.special_lowering", "lax.special", "lax.reductions", "lax.slicing",
+                  "lax.dot", "lax.conv", "lax.windowed",
                   "lax.sorting", "lax.linalg", "lax.fft", "lax.parallel",
                   "lax.control_flow_common", "lax.cond", "lax.loops", "lax.control_flow",
                   "lax.callback", "lax.debugging", "lax"]),
@@ -50,6 +50,15 @@ LOCAL_IMPORTS_ALLOWED = {
         "the Jacobian helpers slice and reshape with lax, which sits above the transformation API",
     ("axle._src.custom_derivatives", "axle._src.lax.elementwise_convert"):
         "a custom JVP rule's tangents are cast to the primal's tangent dtype with lax",
+    ("axle._src.lax.elementwise", "axle._src.lax.structural"):
+        "elementwise's JVP/transpose/batching rules fill, broadcast and reshape with structural "
+        "ops, and structural is built on elementwise (one module in JAX)",
+    ("axle._src.lax.elementwise", "axle._src.lax.reductions"):
+        "elementwise's transposes sum cotangents back to an operand's shape (reduce_sum), and "
+        "reductions is built on elementwise",
+    ("axle._src.lax.structural", "axle._src.lax.reductions"):
+        "the transposes of broadcast_in_dim and pad sum cotangents (reduce_sum), and reduce_sum's "
+        "transpose is broadcast_in_dim",
 }
 
 

@@ -1,15 +1,3 @@
 """``axle.lax``: the primitive operations (JAX's ``jax.lax``). Re-exports only."""
-from axle._src.lax.elementwise import *  # noqa: F401,F403
-from axle._src.lax.special import *  # noqa: F401,F403
-from axle._src.lax.structural import *  # noqa: F401,F403
-from axle._src.lax.slicing import *  # noqa: F401,F403
-from axle._src.lax.reductions import *  # noqa: F401,F403
-from axle._src.lax.windowed import *  # noqa: F401,F403
-from axle._src.lax.sorting import *  # noqa: F401,F403
-from axle._src.lax.dot import *  # noqa: F401,F403
-from axle._src.lax.conv import *  # noqa: F401,F403
-from axle._src.lax.control_flow import *  # noqa: F401,F403
-from axle._src.differentiation import stop_gradient as stop_gradient  # noqa: F401
-from axle._src.lax.parallel import *  # noqa: F401,F403
-from axle._src.lax.fft import *  # noqa: F401,F403
-from axle.lax import linalg as linalg  # noqa: F401,E402
+from axle._src.lax import *  # noqa: F401,F403
+from axle.lax import linalg as linalg  # noqa: F401

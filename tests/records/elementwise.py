@@ -619,18 +619,25 @@ def _away_from_zero(rng, shape, dtype, low=0.5, high=3.0):
   return (x * signs).astype(dtype)
 
 
-def _grad_record(name, primitive, fun, make_args, reference=None, **kw):
-  """A record whose main purpose is check_grads (and vmap); the eager check compares against a
-  NumPy ``reference`` (default: the function evaluated on NumPy's side is not needed, so the
-  record compares eager with itself through jit)."""
-  if reference is None:
-    reference = lambda *args, fun=fun: [np.asarray(o) for o in _as_tuple(fun(*args))]
+def _grad_record(name, primitive, fun, make_args, reference, **kw):
+  """A record whose main purpose is check_grads (and vmap); the eager check compares against
+  the NumPy ``reference``, or is skipped (and reported so) where ``reference`` is None."""
   RECORDS.append(OpRecord(name, primitive, fun, reference, make_args,
                           transforms=frozenset({"jit"}) | _GRAD, trials=1, **kw))
 
 
-def _as_tuple(x):
-  return x if isinstance(x, (tuple, list)) else (x,)
+def _select_n_reference(which, *cases):
+  """lax.select_n: an out-of-range ``which`` picks the nearest case (XLA's lowering)."""
+  which = np.broadcast_to(np.asarray(which, np.intp), np.shape(cases[0]))
+  return np.choose(which, cases, mode="clip")
+
+
+def _integer_pow_grad_reference(x, y):
+  one = np.ones((), x.dtype)
+  return (x ** y if y >= 0 else one / x ** -y).astype(x.dtype)
+
+
+_GRAD_REFERENCES = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
 for _dtype in (F32, C64):
@@ -640,69 +647,85 @@ for _dtype in (F32, C64):
     for _op in ("add", "sub", "mul"):
       _grad_record(f"ew_grad_{_op}_{_n}_{_shapes}", _op, getattr(lax, _op),
                    lambda rng, d=_dtype, a=_sa, b=_sb: [_uniform(rng, a, d, -2, 2),
-                                                        _uniform(rng, b, d, -2, 2)])
+                                                        _uniform(rng, b, d, -2, 2)],
+                   _GRAD_REFERENCES[_op])
     _grad_record(f"ew_grad_div_{_n}_{_shapes}", "div", lax.div,
                  lambda rng, d=_dtype, a=_sa, b=_sb: [_uniform(rng, a, d, -2, 2),
-                                                      _away_from_zero(rng, b, d)])
-  _grad_record(f"ew_grad_neg_{_n}", "neg", lax.neg, lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)])
+                                                      _away_from_zero(rng, b, d)], np.divide)
+  _grad_record(f"ew_grad_neg_{_n}", "neg", lax.neg, lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)],
+               np.negative)
   _grad_record(f"ew_grad_square_{_n}", "square", lax.square,
-               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)])
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)], lambda x: x * x)
   for _y in (-3, -1, 0, 1, 2, 3, 7):
     _grad_record(f"ew_grad_integer_pow{_y}_{_n}", "integer_pow",
                  lambda x, y=_y: lax.integer_pow(x, y),
-                 lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d, 0.6, 1.4)])
+                 lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d, 0.6, 1.4)],
+                 lambda x, y=_y: _integer_pow_grad_reference(x, y))
   _grad_record(f"ew_grad_abs_{_n}", "abs", lax.abs,
-               lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d)])
+               lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d)], np.abs)
   if _dtype == F32:  # complex sign z/|z| varies, but its JVP is zero (as JAX): see the test file
     _grad_record(f"ew_grad_sign_{_n}", "sign", lax.sign,
-                 lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d)])
+                 lambda rng, d=_dtype: [_away_from_zero(rng, (2, 3), d)], np.sign)
   _grad_record(f"ew_grad_pow_{_n}", "pow", lax.pow,
-               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, 0.5, 2), _uniform(rng, (1, 3), d, -2, 2)])
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, 0.5, 2), _uniform(rng, (1, 3), d, -2, 2)],
+               np.power if _dtype == F32 else None)  # complex pow is XLA's exp(y log x)
   _grad_record(f"ew_grad_pow_int_exponent_{_n}", "pow", lax.pow,
                lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, 0.5, 2),
-                                      np.array([[0, 1, 2], [3, -1, -2]], np.int32)])
+                                      np.array([[0, 1, 2], [3, -1, -2]], np.int32)],
+               (lambda x, y: np.power(x, y.astype(x.dtype))) if _dtype == F32 else None)
   _grad_record(f"ew_grad_copy_{_n}", "copy", lambda x: lax.copy_p.bind(x),
-               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)])
+               lambda rng, d=_dtype: [_uniform(rng, (2, 3), d, -2, 2)], np.copy)
   _grad_record(f"ew_grad_select_{_n}", "select_n", lax.select,
                lambda rng, d=_dtype: [rng.random((2, 3)) < 0.5, _uniform(rng, (2, 3), d, -2, 2),
-                                      _uniform(rng, (2, 3), d, -2, 2)])
+                                      _uniform(rng, (2, 3), d, -2, 2)],
+               lambda pred, on_true, on_false: np.where(pred, on_true, on_false))
   _grad_record(f"ew_grad_select_scalar_pred_{_n}", "select_n", lax.select,
                lambda rng, d=_dtype: [np.bool_(True), _uniform(rng, (2, 3), d, -2, 2),
-                                      _uniform(rng, (2, 3), d, -2, 2)])
+                                      _uniform(rng, (2, 3), d, -2, 2)],
+               lambda pred, on_true, on_false: np.where(pred, on_true, on_false))
   _grad_record(f"ew_grad_select_n3_{_n}", "select_n", lambda w, *c: lax.select_n(w, *c),
                lambda rng, d=_dtype: [np.array([[0, 1, 2], [-1, 5, 1]], np.int32)]
-               + [_uniform(rng, (2, 3), d, -2, 2) for _ in range(3)])
+               + [_uniform(rng, (2, 3), d, -2, 2) for _ in range(3)], _select_n_reference)
 
 _distinct = lambda rng, a=(2, 3), b=(2, 3): [rng.permutation(np.linspace(-2, 2, 6, dtype=np.float32))[:int(np.prod(a))].reshape(a),
                                              rng.permutation(np.linspace(-1.9, 2.1, 6, dtype=np.float32))[:int(np.prod(b))].reshape(b)]
 for _op in ("max", "min"):
-  _grad_record(f"ew_grad_{_op}_float32", _op, getattr(lax, _op), _distinct)
+  _np_op = np.maximum if _op == "max" else np.minimum
+  _grad_record(f"ew_grad_{_op}_float32", _op, getattr(lax, _op), _distinct, _np_op)
   _grad_record(f"ew_grad_{_op}_float32_broadcast", _op, getattr(lax, _op),
-               lambda rng: _distinct(rng, (2, 3), (1, 3)))
+               lambda rng: _distinct(rng, (2, 3), (1, 3)), _np_op)
 _grad_record("ew_grad_rem_float32", "rem", lax.rem,
              lambda rng: [np.array([[2.3, -2.3, 0.7], [5.2, -1.4, 3.3]], np.float32),
-                          np.array([[1.0, 1.0, 2.0], [-2.0, 1.1, 1.5]], np.float32)])
+                          np.array([[1.0, 1.0, 2.0], [-2.0, 1.1, 1.5]], np.float32)], np.fmod)
 _grad_record("ew_grad_clamp_float32", "clamp", lax.clamp,
              lambda rng: [np.full((2, 3), -1, np.float32),
                           np.array([[-2.0, -0.5, 0.3], [0.8, 1.5, 2.5]], np.float32),
-                          np.full((2, 3), 1, np.float32)])
+                          np.full((2, 3), 1, np.float32)], lambda lo, x, hi: np.clip(x, lo, hi))
 _grad_record("ew_grad_clamp_scalar_bounds_float32", "clamp", lax.clamp,
              lambda rng: [np.float32(-1), np.array([[-2.0, -0.5, 0.3], [0.8, 1.5, 2.5]], np.float32),
-                          np.float32(1)])
+                          np.float32(1)], lambda lo, x, hi: np.clip(x, lo, hi))
 for _op in ("floor", "ceil", "round"):
   _grad_record(f"ew_grad_{_op}_float32", _op, getattr(lax, _op),
-               lambda rng: [np.array([[0.3, -0.3, 1.2], [2.7, -1.6, 5.4]], np.float32)])
-_grad_record("ew_grad_real_complex64", "real", lax.real, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)])
-_grad_record("ew_grad_imag_complex64", "imag", lax.imag, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)])
-_grad_record("ew_grad_conj_complex64", "conj", lax.conj, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)])
-_grad_record("ew_grad_conj_float32", "conj", lax.conj, lambda rng: [_uniform(rng, (2, 3), F32, -2, 2)])
+               lambda rng: [np.array([[0.3, -0.3, 1.2], [2.7, -1.6, 5.4]], np.float32)],
+               {"floor": np.floor, "ceil": np.ceil, "round": np.round}[_op])  # no .5 ties
+_grad_record("ew_grad_real_complex64", "real", lax.real, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)],
+             np.real)
+_grad_record("ew_grad_imag_complex64", "imag", lax.imag, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)],
+             np.imag)
+_grad_record("ew_grad_conj_complex64", "conj", lax.conj, lambda rng: [_uniform(rng, (2, 3), C64, -2, 2)],
+             np.conj)
+_grad_record("ew_grad_conj_float32", "conj", lax.conj, lambda rng: [_uniform(rng, (2, 3), F32, -2, 2)],
+             lambda x: np.conj(x.astype(np.complex64)))
 _grad_record("ew_grad_complex_float32", "complex", lax.complex,
-             lambda rng: [_uniform(rng, (2, 3), F32, -2, 2), _uniform(rng, (1, 3), F32, -2, 2)])
+             lambda rng: [_uniform(rng, (2, 3), F32, -2, 2), _uniform(rng, (1, 3), F32, -2, 2)],
+             lambda x, y: (x + 1j * y).astype(np.complex64))
 for _src, _dst in [(F32, C64), (C64, F32), (F32, np.dtype(np.float16)), (F32, np.dtype(np.int32))]:
   _grad_record(f"ew_grad_convert_{_src.name}_to_{_dst.name}", "convert_element_type",
                lambda x, dst=_dst: _convert(dst)(x),
                lambda rng, s=_src: [_uniform(rng, (2, 3), s, -2, 2)],
+               lambda x, dst=_dst: _convert_reference(x, dst),
                grad_tol=5e-2 if _dst == np.float16 else None)
 _grad_record("ew_grad_reduce_precision_float32", "reduce_precision",
              lambda x: lax.reduce_precision(x, 8, 20),
-             lambda rng: [_uniform(rng, (2, 3), F32, -2, 2)])
+             lambda rng: [_uniform(rng, (2, 3), F32, -2, 2)],
+             None)  # _reduce_precision_reference knows only the named formats

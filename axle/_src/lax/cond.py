@@ -23,10 +23,12 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
-from axle._src.lax import control_flow_common as common
-from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import control_flow_common
+from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
+from axle._src.lax import structural
 
 __all__ = ["cond", "switch", "cond_p"]
 
@@ -39,7 +41,7 @@ def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches):
     raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
   for i, branch in enumerate(branches):
     expected = branch.in_avals
-    if len(expected) != len(args) or not all(map(common.typematch, expected, args)):
+    if len(expected) != len(args) or not all(map(control_flow_common.typematch, expected, args)):
       raise TypeError(f"cond: branch {i} takes {[a.str_short() for a in expected]} but the "
                       f"operands are {[a.str_short() for a in args]}")
   # The outputs have the avals of branch 0 (weak types included), as in JAX.
@@ -54,8 +56,8 @@ def _cond_impl(index, *args, branches):
   if not 0 <= i < len(branches):
     i = len(branches) - 1  # XLA's case runs the last branch for an out-of-range index
   branch = branches[i]
-  arrays = [common.as_array(a, aval) for a, aval in zip(args, branch.in_avals)]
-  return [common.host(o) for o in common.eval_closed_eager(branch, arrays)]
+  arrays = [control_flow_common.as_array(a, aval) for a, aval in zip(args, branch.in_avals)]
+  return [control_flow_common.host(o) for o in control_flow_common.eval_closed_eager(branch, arrays)]
 
 
 cond_p.def_impl(_cond_impl)
@@ -114,8 +116,8 @@ def _trace_branches(funs: Sequence[Callable], operands, traced_for: str):
   """Traces each branch on ``operands``; returns (jaxprs taking (*all consts, *operands),
   the shared consts, the output trees)."""
   ops_flat, ops_tree = tree_util.tree_flatten(tuple(operands))
-  ops_avals = [common.abstractify(x) for x in ops_flat]
-  traced = [common.trace_hoisted(f, ops_tree, ops_avals, traced_for, example_args=tuple(operands))
+  ops_avals = [control_flow_common.abstractify(x) for x in ops_flat]
+  traced = [control_flow_common.trace_hoisted(f, ops_tree, ops_avals, traced_for, example_args=tuple(operands))
             for f in funs]
   # Closed-over values are shared by all branches (the same object counts once).
   consts: list = []
@@ -125,7 +127,7 @@ def _trace_branches(funs: Sequence[Callable], operands, traced_for: str):
       if id(c) not in positions:
         positions[id(c)] = len(consts)
         consts.append(c)
-  const_avals = [common.abstractify(c) for c in consts]
+  const_avals = [control_flow_common.abstractify(c) for c in consts]
   jaxprs = []
   for closed, branch_consts, _ in traced:
     jaxpr = closed.jaxpr
@@ -148,39 +150,38 @@ def _branch_mismatch_error(kind: str, names: list[str], funs, out_trees, jaxprs)
       t0 = tree_util.tree_unflatten(out_trees[0], [0] * out_trees[0].num_leaves)
       ti = tree_util.tree_unflatten(out_trees[i], [0] * out_trees[i].num_leaves)
       diffs = [f"{n0} output{tree_util.keystr(p)} is a {a} but {ni} output{tree_util.keystr(p)} is "
-               f"a {b}, so {why}" for p, a, b, why in common.tree_differences(t0, ti, False)]
-      differences = common._bullets(diffs, capitalize=False) if diffs else ""
+               f"a {b}, so {why}" for p, a, b, why in control_flow_common.tree_differences(t0, ti, False)]
+      differences = control_flow_common._bullets(diffs, capitalize=False) if diffs else ""
       raise TypeError(f"{kind} branch outputs must have the same pytree structure, but they "
                       f"differ:\n\n{header}{differences}\nRevise {n0} and/or {ni} so that they "
                       "have the same pytree structure.")
     avals0, avalsi = jaxprs[0].out_avals, jaxprs[i].out_avals
-    if not all(map(common.typematch, avals0, avalsi)):
+    if not all(map(control_flow_common.typematch, avals0, avalsi)):
       tree = tree_util.tree_unflatten(out_trees[0], avals0)
       paths = [p for p, _ in tree_util.tree_flatten_with_path(tree)[0]]
       diffs = [f"the output of {n0}{tree_util.keystr(p)} has type {a.str_short(False)} but the "
                f"corresponding output of {ni} has type {b.str_short(False)}, so "
-               f"{common._mismatch_explanation(a, b)}"
-               for p, a, b in zip(paths, avals0, avalsi) if not common.typematch(a, b)]
+               f"{control_flow_common._mismatch_explanation(a, b)}"
+               for p, a, b in zip(paths, avals0, avalsi) if not control_flow_common.typematch(a, b)]
       raise TypeError(f"{kind} branches must have equal output types but they differ.\n\n"
-                      f"{header}{common._bullets(diffs)}\nRevise {n0} and/or {ni} so that all "
+                      f"{header}{control_flow_common._bullets(diffs)}\nRevise {n0} and/or {ni} so that all "
                       "output types match.")
 
 
 def staging_describe(fun) -> str:
-  from axle._src.interpreters import staging
   return staging.DebugInfo("", fun).describe()
 
 
 def _bind_with_forwarding(index, jaxprs: list[ClosedJaxpr], args: list):
   """Binds ``cond`` for the outputs that are not the same input returned unchanged by every
   branch; returns all outputs."""
-  fwds = [common.forwarding(j.jaxpr) for j in jaxprs]
+  fwds = [control_flow_common.forwarding(j.jaxpr) for j in jaxprs]
   in_fwd = [f[0] if all(g == f[0] for g in f[1:]) else None for f in zip(*fwds)] \
       if jaxprs[0].out_avals else []
   keep = [f is None for f in in_fwd]
-  branches = tuple(common.prune_outputs(j, keep) for j in jaxprs)
+  branches = tuple(control_flow_common.prune_outputs(j, keep) for j in jaxprs)
   outs = iter(cond_p.bind(index, *args, branches=branches))
-  return [common.as_output(args[f]) if f is not None else next(outs) for f in in_fwd]
+  return [control_flow_common.as_output(args[f]) if f is not None else next(outs) for f in in_fwd]
 
 
 # ---------------------------------------------------------------------------
@@ -231,7 +232,7 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_no_o
   jaxprs, consts, ops_flat, out_trees = _trace_branches((true_fun, false_fun), operands, "cond")
   _branch_mismatch_error("cond", ["true_fun", "false_fun"], (true_fun, false_fun), out_trees, jaxprs)
   if dtype != np.bool_:
-    pred = lax_elementwise.ne(pred, np.zeros((), dtype))
+    pred = elementwise.ne(pred, np.zeros((), dtype))
   index = elementwise_convert.convert_element_type(pred, np.int32)
   true_jaxpr, false_jaxpr = jaxprs
   outs = _bind_with_forwarding(index, [false_jaxpr, true_jaxpr], [*consts, *ops_flat])
@@ -269,7 +270,7 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_no_operand):
   lo, hi = np.array(0, np.int32), np.array(len(branches) - 1, np.int32)
   if config.jax_disable_jit and core.is_concrete(index):
     return branches[int(np.clip(int(index), 0, len(branches) - 1))](*operands)
-  index = lax_elementwise.clamp(lo, index, hi)
+  index = elementwise.clamp(lo, index, hi)
   jaxprs, consts, ops_flat, out_trees = _trace_branches(branches, operands, "switch")
   names = ["branch 0"] + [f"branch{i}" for i in range(1, len(branches))]
   _branch_mismatch_error("switch", names, branches, out_trees, jaxprs)
@@ -284,7 +285,6 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_no_operand):
 def _trace_closed(fun: Callable, in_avals) -> ClosedJaxpr:
   """``fun`` (flat arrays in, list out) traced to a ClosedJaxpr with its constants hoisted into
   no inputs (they stay constants of the jaxpr)."""
-  from axle._src.interpreters import staging
   closed, _ = staging.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals))
   return closed
 
@@ -337,7 +337,7 @@ def _cond_partial_eval(trace, args, params):
   known_branches, unknown_branches = [], []
   for i, (known, unknown, _, num_res) in enumerate(splits):
     def known_fun(*xs, known=known, i=i):
-      outs = common.eval_closed_eager_here(known, xs)
+      outs = control_flow_common.eval_closed_eager_here(known, xs)
       own = outs[n_known_out:]
       res = []
       for j, avals in enumerate(res_avals):
@@ -347,13 +347,13 @@ def _cond_partial_eval(trace, args, params):
     def unknown_fun(*xs, unknown=unknown, i=i):
       start = sum(len(a) for a in res_avals[:i])
       own = xs[start:start + len(res_avals[i])]
-      return common.eval_closed_eager_here(unknown, [*own, *xs[len(all_res):]])
+      return control_flow_common.eval_closed_eager_here(unknown, [*own, *xs[len(all_res):]])
 
     known_branches.append(_trace_closed(known_fun, known_avals))
     unknown_branches.append(_trace_closed(unknown_fun, [a.strip_weak_type() for a in all_res]
                                           + unknown_avals))
-  known_branches = [common.hoist_consts(b) for b in known_branches]
-  unknown_branches = [common.hoist_consts(b) for b in unknown_branches]
+  known_branches = [control_flow_common.hoist_consts(b) for b in known_branches]
+  unknown_branches = [control_flow_common.hoist_consts(b) for b in unknown_branches]
   # Each branch may close over different values: make them shared operands.
   known_jaxprs, known_extra = _share_consts(known_branches)
   unknown_jaxprs, unknown_extra = _share_consts(unknown_branches)
@@ -407,7 +407,6 @@ ad.primitive_transposes[cond_p] = _cond_transpose
 
 
 def _cond_batch(args, dims, *, branches):
-  from axle._src.lax import structural
   index, *ops = args
   index_dim, *op_dims = dims
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
@@ -424,8 +423,8 @@ def _cond_batch(args, dims, *, branches):
       shape = core.get_aval(cases[0]).shape
       which = structural.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
       if len(branches) == 2:
-        which = lax_elementwise.ne(which, np.zeros((), np.int32))
-      outs.append(lax_elementwise.select_n(which, *cases))
+        which = elementwise.ne(which, np.zeros((), np.int32))
+      outs.append(elementwise.select_n(which, *cases))
     return outs, [0] * len(outs)
   ops = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(ops, op_dims)]
   in_dims = [0 if d is not None else None for d in op_dims]

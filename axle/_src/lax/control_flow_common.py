@@ -21,6 +21,7 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src.interpreters import staging
+from axle._src.lax import elementwise_convert
 from axle._src.ir import ClosedJaxpr, Jaxpr, Literal
 
 
@@ -232,7 +233,6 @@ class _WithAval:
 def promote_weak_inputs(values: list, in_avals, out_avals) -> tuple[list, bool]:
   """Converts weakly typed carry inputs whose dtype differs from the body's output to the
   promoted dtype (strongly typed). Returns the values and whether any changed."""
-  from axle._src.lax import elementwise_convert
   changed = False
   values = list(values)
   for i, (a, b) in enumerate(zip(in_avals, out_avals)):

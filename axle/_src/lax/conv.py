@@ -33,7 +33,9 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax.reductions import padding_attribute
+from axle._src.lax import elementwise_convert
+from axle._src.lax import reductions
+from axle._src.lax import structural
 from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
                                canonicalize_preferred_element_type, cast_result,
                                check_no_out_sharding, precision_config,
@@ -387,7 +389,7 @@ def _convolution(ctx, lhs, rhs, out_aval: ShapedArray, params) -> "mlir.Value":
             f"->{_conv_layout(out_spec, 'b', 'f')}>")
   attributes = {
       "window_strides": mlir.dense_array(params["window_strides"]),
-      "padding": padding_attribute(params["padding"]),
+      "padding": reductions.padding_attribute(params["padding"]),
       "lhs_dilation": mlir.dense_array(params["lhs_dilation"]),
       "rhs_dilation": mlir.dense_array(params["rhs_dilation"]),
       "window_reversal": mlir.dense_array([False] * n_spatial, "i1"),
@@ -456,11 +458,6 @@ mlir.register(conv_general_dilated_p, _conv_general_dilated_lowering)
 # dilation. Feature groups of one become batch groups of the other.
 
 
-def _structural():
-  from axle._src.lax import structural
-  return structural
-
-
 def _spec_transpose(spec) -> tuple[int, ...]:
   """A spec with its first two entries (batch/feature or out/in feature) swapped."""
   return (int(spec[1]), int(spec[0])) + tuple(int(d) for d in spec[2:])
@@ -474,7 +471,7 @@ def _reshape_axis_into(src: int, dst: int, x):
   perm.insert(dst, src)
   new_shape = [shape[i] for i in range(len(shape)) if i != src]
   new_shape[dst] *= shape[src]
-  return _structural().reshape(x, tuple(new_shape), tuple(perm))
+  return structural.reshape(x, tuple(new_shape), tuple(perm))
 
 
 def _reshape_axis_out_of(src: int, size1: int, x):
@@ -483,7 +480,7 @@ def _reshape_axis_out_of(src: int, size1: int, x):
   size2, ragged = divmod(shape[src], size1)
   assert not ragged, (shape, src, size1)
   shape[src:src + 1] = [size1, size2]
-  return _structural().reshape(x, tuple(shape))
+  return structural.reshape(x, tuple(shape))
 
 
 def _dilated_shape(shape, dilation) -> list[int]:
@@ -516,19 +513,17 @@ def _rhs_transpose_padding(in_shape, window_shape, window_strides, out_shape, pa
 def _matching_dtypes(ct, other):
   """The cotangent and the other operand in one dtype (they differ under
   preferred_element_type): the narrower is converted to the wider."""
-  from axle._src.lax.elementwise_convert import _convert_element_type
   ct_dtype, other_dtype = core.get_aval(ct).dtype, core.get_aval(other).dtype
   if ct_dtype == other_dtype:
     return ct, other, None
   if np.dtype(ct_dtype).itemsize >= np.dtype(other_dtype).itemsize:
-    return ct, _convert_element_type(other, ct_dtype), ct_dtype
-  return _convert_element_type(ct, other_dtype), other, other_dtype
+    return ct, elementwise_convert._convert_element_type(other, ct_dtype), ct_dtype
+  return elementwise_convert._convert_element_type(ct, other_dtype), other, other_dtype
 
 
 def _to_operand_dtype(x, aval):
-  from axle._src.lax.elementwise_convert import _convert_element_type
   if core.get_aval(x).dtype != aval.dtype:
-    x = _convert_element_type(x, aval.dtype, aval.weak_type)
+    x = elementwise_convert._convert_element_type(x, aval.dtype, aval.weak_type)
   return x
 
 
@@ -552,7 +547,7 @@ def _conv_transpose_lhs(g, lhs, rhs, *, window_strides, padding, lhs_dilation, r
       [lhs_aval.shape[i] for i in lhs_spec[2:]], [rhs_shape[i] for i in rhs_spec[2:]],
       window_strides, [core.get_aval(g).shape[i] for i in out_spec[2:]], padding, lhs_dilation,
       rhs_dilation)
-  reversed_rhs = _structural().rev(rhs, tuple(int(d) for d in rhs_spec[2:]))
+  reversed_rhs = structural.rev(rhs, tuple(int(d) for d in rhs_spec[2:]))
   out = conv_general_dilated_p.bind(
       g, reversed_rhs, window_strides=tuple(lhs_dilation), padding=pads,
       lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
@@ -802,10 +797,9 @@ def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
   else:
     pads = padding
   if transpose_kernel:
-    from axle import lax as _lax  # structural ops live in a sibling family module
-    rhs = _lax.rev(rhs, tuple(dn.rhs_spec[2:]))
+    rhs = structural.rev(rhs, tuple(dn.rhs_spec[2:]))
     perm = list(range(ndims))
     perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = perm[dn.rhs_spec[1]], perm[dn.rhs_spec[0]]
-    rhs = _lax.transpose(rhs, tuple(perm))
+    rhs = structural.transpose(rhs, tuple(perm))
   return conv_general_dilated(lhs, rhs, one, pads, strides, rhs_dilation, dn, precision=precision,
                               preferred_element_type=preferred_element_type)

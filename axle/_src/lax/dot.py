@@ -37,7 +37,8 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax.elementwise_convert import convert_value
+from axle._src.lax import elementwise_convert
+from axle._src.lax import structural
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision", "DotAlgorithmPreset",
            "DotDimensionNumbers", "PrecisionLike", "dot_general_p"]
@@ -405,7 +406,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
     # The operands are stored in the preset's type and the product rounded to a type it can
     # produce, as XLA does (see _dot_general_lowering).
     lhs_type, rhs_type, dot_dtype = _preset_types(precision, lhs.dtype, rhs.dtype, out_dtype)
-    lhs, rhs = convert_value(lhs, lhs_type), convert_value(rhs, rhs_type)
+    lhs = elementwise_convert.convert_value(lhs, lhs_type)
+    rhs = elementwise_convert.convert_value(rhs, rhs_type)
   acc = accumulation_dtype(dot_dtype, lhs.dtype, rhs.dtype)
   lhs_perm, lhs_3d, rhs_perm, rhs_3d, out_shape = _dot_plan(lhs.shape, rhs.shape, dimension_numbers)
   if lhs_perm is not None:
@@ -417,7 +419,7 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
   with np.errstate(all="ignore"):
     out = np.matmul(lhs3, rhs3)
   out = cast_result(out.reshape(out_shape), dot_dtype)
-  return convert_value(out, out_dtype) if dot_dtype != out_dtype else out
+  return elementwise_convert.convert_value(out, out_dtype) if dot_dtype != out_dtype else out
 
 
 dot_general_p.def_impl(_dot_general_impl)
@@ -492,8 +494,6 @@ def _dot_transpose_operand(ct, other, operand_aval, operand_dims, other_dims, *,
                            preferred_element_type, operand_is_lhs: bool):
   """Cotangent of the operand with contracting/batch dims ``operand_dims``, the other operand
   being ``other`` with ``other_dims`` (each a (contracting, batch) pair)."""
-  from axle._src.lax import structural
-  from axle._src.lax.elementwise_convert import _convert_element_type
   (x_contract, x_batch), (y_contract, y_batch) = operand_dims, other_dims
   x_ndim = operand_aval.ndim
   y_ndim = core.get_aval(other).ndim
@@ -517,7 +517,7 @@ def _dot_transpose_operand(ct, other, operand_aval, operand_dims, other_dims, *,
   if out_axes != tuple(range(len(out_axes))):
     out = structural.transpose(out, out_axes)
   if core.get_aval(out).dtype != operand_aval.dtype:
-    out = _convert_element_type(out, operand_aval.dtype, operand_aval.weak_type)
+    out = elementwise_convert._convert_element_type(out, operand_aval.dtype, operand_aval.weak_type)
   return out
 
 

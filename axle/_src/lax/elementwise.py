@@ -34,6 +34,9 @@ from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
+from axle._src.lax.elementwise_convert import (  # noqa: F401  (re-exported)
+    _convert_element_type, bitcast_convert_type, bitcast_convert_type_p, convert_element_type,
+    convert_element_type_p, copy_p, reduce_precision, reduce_precision_p)
 
 __all__ = [
     "RoundingMethod",
@@ -67,65 +70,6 @@ _bool_or_int = (np.integer, np.bool_)
 _ordered = (np.integer, np.floating, np.bool_)
 _complex_elem = (np.float32, np.float64)
 
-# The jnp function a lax dtype-mismatch error points to (JAX's table of equivalents).
-def _type_names(accepted) -> str:
-  return ", ".join(t.__name__ for t in accepted)
-
-
-_check_same_dtypes = utils.check_same_dtypes
-
-
-def _check_unop_dtype(name: str, aval: ShapedArray, accepted) -> None:
-  if not utils.dtype_in(aval.dtype, accepted):
-    raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
-                    f"subtypes of {_type_names(accepted)}.")
-
-
-def _check_naryop_dtypes(name: str, avals, accepted_per_operand) -> None:
-  for i, (aval, accepted) in enumerate(zip(avals, accepted_per_operand)):
-    if not utils.dtype_in(aval.dtype, accepted):
-      raise TypeError(f"{name} does not accept dtype {aval.dtype.name} at position {i}. "
-                      f"Accepted dtypes at position {i} are subtypes of {_type_names(accepted)}.")
-
-
-def _unop_rule(name: str, accepted, result_dtype=None):
-  def rule(x: ShapedArray, **params) -> ShapedArray:
-    _check_unop_dtype(name, x, accepted)
-    dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
-    return ShapedArray(x.shape, dtype, x.weak_type)
-  return rule
-
-
-def _naryop_rule(name: str, accepted_per_operand, result_dtype=None, require_same=True,
-                 check_dtype_name: str | None = None):
-  def rule(*avals: ShapedArray, **params) -> ShapedArray:
-    _check_naryop_dtypes(name, avals, accepted_per_operand)
-    if require_same:
-      _check_same_dtypes(check_dtype_name or name, *avals)
-    shape = utils.broadcasting_shape(name, *(a.shape for a in avals))
-    dtype = avals[0].dtype if result_dtype is None else result_dtype(*(a.dtype for a in avals))
-    return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
-  return rule
-
-
-def _primitive(name: str, rule, impl) -> core.Primitive:
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(rule)
-  primitive.def_impl(impl)
-  return primitive
-
-
-def _unop(name: str, accepted, impl, result_dtype=None) -> core.Primitive:
-  return _primitive(name, _unop_rule(name, accepted, result_dtype), impl)
-
-
-def _binop(name: str, accepted, impl, result_dtype=None, check_dtype_name=None) -> core.Primitive:
-  return _primitive(name, _naryop_rule(name, [accepted, accepted], result_dtype,
-                                       check_dtype_name=check_dtype_name), impl)
-
-
-def _bool_dtype(*_):
-  return np.dtype(np.bool_)
 
 
 # ---------------------------------------------------------------------------
@@ -170,9 +114,29 @@ def _unsigned_view_dtype(dtype: np.dtype) -> np.dtype:
 # combine with (lax does not promote).
 
 
-def _structural():
-  from axle._src.lax import structural
-  return structural
+# The rules below broadcast, reshape, fill and sum with structural and reduction ops. Those
+# families are built on this one (in JAX all of them are one module), so these four helpers
+# import them at call time; every other use goes through the helpers.
+
+
+def _full_like(x, value, shape=None):
+  from axle._src.lax import structural  # call time: structural is built on this family
+  return structural.full_like(x, value, shape=shape)
+
+
+def _broadcast_in_dim(x, shape, broadcast_dimensions):
+  from axle._src.lax import structural  # call time: structural is built on this family
+  return structural.broadcast_in_dim(x, shape, broadcast_dimensions)
+
+
+def _reshape(x, shape):
+  from axle._src.lax import structural  # call time: structural is built on this family
+  return structural.reshape(x, shape)
+
+
+def _reduce_sum(x, axes):
+  from axle._src.lax import reductions  # call time: reductions is built on this family
+  return reductions.reduce_sum(x, axes)
 
 
 def _const(example, value):
@@ -185,20 +149,20 @@ def _const(example, value):
 
 def _zeros(x):
   """Zeros with ``x``'s shape, dtype and weak type (``full_like(x, 0)``)."""
-  return _structural().full_like(x, 0)
+  return _full_like(x, 0)
 
 
 def _ones(x):
-  return _structural().full_like(x, 1)
+  return _full_like(x, 1)
 
 
 def _twos(x):
-  return _structural().full_like(x, 2)
+  return _full_like(x, 2)
 
 
 def _one(x):
   """A scalar 1 of ``x``'s dtype (and weak type)."""
-  return _structural().full_like(x, 1, shape=())
+  return _full_like(x, 1, shape=())
 
 
 def _shape(x) -> tuple:
@@ -219,12 +183,11 @@ def _maybe_broadcast(shape, x):
   x_shape = _shape(x)
   if x_shape == tuple(shape):
     return x
-  structural = _structural()
   if not x_shape:
-    return structural.broadcast_in_dim(x, tuple(shape), ())
+    return _broadcast_in_dim(x, tuple(shape), ())
   kept = [i for i, (a, b) in enumerate(zip(x_shape, shape)) if a == b]
-  return structural.broadcast_in_dim(structural.reshape(x, tuple(x_shape[i] for i in kept)),
-                                     tuple(shape), tuple(kept))
+  return _broadcast_in_dim(_reshape(x, tuple(x_shape[i] for i in kept)), tuple(shape),
+                           tuple(kept))
 
 
 def _unbroadcast(aval: ShapedArray, x):
@@ -233,13 +196,12 @@ def _unbroadcast(aval: ShapedArray, x):
   x_shape = _shape(x)
   if x_shape == aval.shape:
     return x
-  from axle._src.lax import reductions
   if not aval.shape:
-    return reductions.reduce_sum(x, tuple(range(len(x_shape))))
+    return _reduce_sum(x, tuple(range(len(x_shape))))
   dims = tuple(i for i, (a, b) in enumerate(zip(x_shape, aval.shape)) if a != b)
   if dims:
-    x = reductions.reduce_sum(x, dims)
-  return _structural().reshape(x, aval.shape)
+    x = _reduce_sum(x, dims)
+  return _reshape(x, aval.shape)
 
 
 def _not_differentiable(primitive):
@@ -252,7 +214,7 @@ def _not_differentiable(primitive):
 # ---------------------------------------------------------------------------
 # Arithmetic
 
-add_p = _binop("add", _num, _exact(np.add))
+add_p = utils.binop("add", _num, _exact(np.add))
 mlir.register(add_p, mlir.elementwise("stablehlo.add"))
 
 
@@ -276,7 +238,7 @@ ad.primitive_jvps[add_p] = _add_jvp
 ad.primitive_transposes[add_p] = _add_transpose
 batching.defbroadcasting(add_p)
 
-sub_p = _binop("sub", _num, _exact(np.subtract))
+sub_p = utils.binop("sub", _num, _exact(np.subtract))
 mlir.register(sub_p, mlir.elementwise("stablehlo.subtract"))
 
 
@@ -300,7 +262,7 @@ ad.primitive_jvps[sub_p] = _sub_jvp
 ad.primitive_transposes[sub_p] = _sub_transpose
 batching.defbroadcasting(sub_p)
 
-mul_p = _binop("mul", _num, _exact(np.multiply))
+mul_p = utils.binop("mul", _num, _exact(np.multiply))
 mlir.register(mul_p, mlir.elementwise("stablehlo.multiply"))
 ad.defbilinear(mul_p, lambda ct, x, y: _unbroadcast(x.aval, mul(ct, y)),
                lambda ct, x, y: _unbroadcast(y.aval, mul(x, ct)))
@@ -337,7 +299,7 @@ def _div_impl(x, y):
   return q
 
 
-div_p = _binop("div", _num, _div_impl)
+div_p = utils.binop("div", _num, _div_impl)
 # XLA's divide already has the semantics above (C truncation, x / 0 == -1, INT_MIN / -1 wraps).
 mlir.register(div_p, mlir.elementwise("stablehlo.divide"))
 ad.defjvp(div_p, lambda g, x, y: div(g, y),
@@ -368,7 +330,8 @@ def _rem_impl(x, y):
   return np.where(zero, x, r)
 
 
-rem_p = _primitive("rem", _naryop_rule("rem", [(np.integer, np.floating)] * 2), _rem_impl)
+rem_p = utils.primitive(
+    "rem", utils.naryop_abstract_eval("rem", [(np.integer, np.floating)] * 2), _rem_impl)
 mlir.register(rem_p, mlir.elementwise("stablehlo.remainder"))
 # d/dx rem(x, y) = 1; d/dy = -trunc(x / y) (as JAX: sign(x / y) * floor(abs(x / y))).
 ad.defjvp(rem_p,
@@ -398,9 +361,10 @@ def _pow_impl(x, y):
     return np.power(x, y)
 
 
-pow_p = _primitive("pow", _naryop_rule("pow", [(np.floating, np.complexfloating),
-                                               (np.integer, np.floating, np.complexfloating)],
-                                       _pow_result_dtype, require_same=False), _pow_impl)
+pow_p = utils.primitive(
+    "pow", utils.naryop_abstract_eval("pow", [(np.floating, np.complexfloating),
+                                              (np.integer, np.floating, np.complexfloating)],
+                                      _pow_result_dtype, require_same_dtypes=False), _pow_impl)
 
 
 def _pow_lowering(ctx, x, y):
@@ -428,18 +392,12 @@ def _pow_jvp_lhs(g, ans, x, y):
   return mul(g, jac)
 
 
-def _pow_jvp_rhs(g, ans, x, y):
-  # d/dy x**y = log(x) * x**y, with log(0) replaced by log(1) (0**y has slope 0 in y).
-  from axle._src.lax import special
-  return mul(g, mul(special.log(_replace_zero(x)), ans))
-
-
-ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+# The JVP (its y part needs log) is registered in special.py.
 batching.defbroadcasting(pow_p)
 
 
 def _integer_pow_rule(x: ShapedArray, *, y: int) -> ShapedArray:
-  _check_unop_dtype("integer_pow", x, _num)
+  utils.check_accepted_dtype("integer_pow", x, _num)
   if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
     raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({x.str_short(short_dtypes=False)}, {y})")
   return x
@@ -464,7 +422,7 @@ def _integer_pow_impl(x, *, y: int):
   return acc
 
 
-integer_pow_p = _primitive("integer_pow", _integer_pow_rule, _integer_pow_impl)
+integer_pow_p = utils.primitive("integer_pow", _integer_pow_rule, _integer_pow_impl)
 
 
 def _integer_pow_lowering(ctx, x, *, y: int):
@@ -505,7 +463,7 @@ def _integer_pow_jvp(g, x, *, y: int):
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
 batching.defvectorized(integer_pow_p)
 
-square_p = _unop("square", _num, _exact(np.square))
+square_p = utils.unop("square", _num, _exact(np.square))
 
 
 def _square_lowering(ctx, x):
@@ -521,7 +479,7 @@ ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 batching.defvectorized(square_p)
 
 
-neg_p = _unop("neg", _num, np.negative)
+neg_p = utils.unop("neg", _num, np.negative)
 mlir.register(neg_p, mlir.elementwise("stablehlo.negate"))
 ad.deflinear2(neg_p, lambda ct, x: [neg(ct)])
 batching.defvectorized(neg_p)
@@ -543,7 +501,7 @@ def _sign_impl(x):
     return np.copysign(np.sign(x), x)
 
 
-sign_p = _unop("sign", _num, _sign_impl)
+sign_p = utils.unop("sign", _num, _sign_impl)
 
 
 def _sign_lowering(ctx, x):
@@ -568,8 +526,8 @@ def _abs_impl(x):
     return out
 
 
-abs_p = _unop("abs", (np.floating, np.complexfloating, np.signedinteger), _abs_impl,
-              utils.real_dtype_of)
+abs_p = utils.unop("abs", (np.floating, np.complexfloating, np.signedinteger), _abs_impl,
+                   utils.real_dtype_of)
 mlir.register(abs_p, mlir.elementwise("stablehlo.abs"))
 
 
@@ -626,8 +584,8 @@ def _complex_extremum(x, y, better):
     return np.where(pick_x, x, y)
 
 
-max_p = _binop("max", _any, _max_impl)
-min_p = _binop("min", _any, _min_impl)
+max_p = utils.binop("max", _any, _max_impl)
+min_p = utils.binop("min", _any, _min_impl)
 
 
 def lower_complex_extremum(ctx, x, y, direction: str):
@@ -698,7 +656,7 @@ def _nextafter_bits(x, y):
   return np.ascontiguousarray(out.astype(uint)).view(x.dtype)
 
 
-nextafter_p = _binop("nextafter", _float, _nextafter_impl)
+nextafter_p = utils.binop("nextafter", _float, _nextafter_impl)
 mlir.register(nextafter_p, mlir.elementwise("chlo.next_after"))
 _not_differentiable(nextafter_p)  # as in JAX
 batching.defbroadcasting(nextafter_p)
@@ -725,9 +683,9 @@ def _ceil_impl(x):
   return np.ceil(x)
 
 
-floor_p = _unop("floor", _float, _floor_impl)
+floor_p = utils.unop("floor", _float, _floor_impl)
 mlir.register(floor_p, mlir.elementwise("stablehlo.floor"))
-ceil_p = _unop("ceil", _float, _ceil_impl)
+ceil_p = utils.unop("ceil", _float, _ceil_impl)
 mlir.register(ceil_p, mlir.elementwise("stablehlo.ceil"))
 for _rounding in (floor_p, ceil_p):
   ad.defjvp_zero(_rounding)
@@ -748,7 +706,7 @@ def _round_impl(x, *, rounding_method):
   return out.astype(dtype) if out.dtype != dtype else out
 
 
-round_p = _unop("round", _float, _round_impl)
+round_p = utils.unop("round", _float, _round_impl)
 ir.pp_param_rules[round_p] = lambda params: {"rounding_method": str(int(params["rounding_method"]))}
 
 
@@ -769,7 +727,7 @@ def _is_finite_impl(x):
   return np.isfinite(x)
 
 
-is_finite_p = _unop("is_finite", _float, _is_finite_impl, _bool_dtype)
+is_finite_p = utils.unop("is_finite", _float, _is_finite_impl, utils.bool_result)
 mlir.register(is_finite_p, mlir.elementwise("stablehlo.is_finite"))
 ad.defjvp_zero(is_finite_p)
 batching.defvectorized(is_finite_p)
@@ -790,9 +748,9 @@ def _imag_impl(x):
   return np.array(x.imag, copy=True)
 
 
-real_p = _unop("real", _complex, _real_impl, utils.real_dtype_of)
+real_p = utils.unop("real", _complex, _real_impl, utils.real_dtype_of)
 mlir.register(real_p, mlir.elementwise("stablehlo.real"))
-imag_p = _unop("imag", _complex, _imag_impl, utils.real_dtype_of)
+imag_p = utils.unop("imag", _complex, _imag_impl, utils.real_dtype_of)
 mlir.register(imag_p, mlir.elementwise("stablehlo.imag"))
 # Cotangents of complex values are conjugated (JAX's convention): real's transpose is
 # complex(ct, 0), imag's is complex(0, -ct).
@@ -810,8 +768,9 @@ def _complex_impl(x, y):
   return out
 
 
-complex_p = _primitive("complex", _naryop_rule("complex", [_complex_elem, _complex_elem],
-                                               lambda x, y: _complex_dtype(x)), _complex_impl)
+complex_p = utils.primitive(
+    "complex", utils.naryop_abstract_eval("complex", [_complex_elem, _complex_elem],
+                                          lambda x, y: _complex_dtype(x)), _complex_impl)
 mlir.register(complex_p, mlir.elementwise("stablehlo.complex"))
 
 
@@ -825,7 +784,7 @@ batching.defbroadcasting(complex_p)
 
 
 def _conj_rule(x: ShapedArray, *, input_dtype) -> ShapedArray:
-  _check_unop_dtype("conj", x, (np.float32, np.complexfloating, np.float64))
+  utils.check_accepted_dtype("conj", x, (np.float32, np.complexfloating, np.float64))
   return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type)
 
 
@@ -835,7 +794,7 @@ def _conj_impl(x, *, input_dtype):
   return x.astype(_complex_dtype(x.dtype))
 
 
-conj_p = _primitive("conj", _conj_rule, _conj_impl)
+conj_p = utils.primitive("conj", _conj_rule, _conj_impl)
 
 
 def _conj_lowering(ctx, x, *, input_dtype):
@@ -876,17 +835,17 @@ def _compare_lowering(direction: str):
   return rule
 
 
-eq_p = _binop("eq", _any, _exact(np.equal), _bool_dtype)
+eq_p = utils.binop("eq", _any, _exact(np.equal), utils.bool_result)
 mlir.register(eq_p, _compare_lowering("EQ"))
-ne_p = _binop("ne", _any, _exact(np.not_equal), _bool_dtype)
+ne_p = utils.binop("ne", _any, _exact(np.not_equal), utils.bool_result)
 mlir.register(ne_p, _compare_lowering("NE"))
-lt_p = _binop("lt", _ordered, _exact(np.less), _bool_dtype)
+lt_p = utils.binop("lt", _ordered, _exact(np.less), utils.bool_result)
 mlir.register(lt_p, _compare_lowering("LT"))
-le_p = _binop("le", _ordered, _exact(np.less_equal), _bool_dtype)
+le_p = utils.binop("le", _ordered, _exact(np.less_equal), utils.bool_result)
 mlir.register(le_p, _compare_lowering("LE"))
-gt_p = _binop("gt", _ordered, _exact(np.greater), _bool_dtype)
+gt_p = utils.binop("gt", _ordered, _exact(np.greater), utils.bool_result)
 mlir.register(gt_p, _compare_lowering("GT"))
-ge_p = _binop("ge", _ordered, _exact(np.greater_equal), _bool_dtype)
+ge_p = utils.binop("ge", _ordered, _exact(np.greater_equal), utils.bool_result)
 mlir.register(ge_p, _compare_lowering("GE"))
 for _comparison in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
   ad.defjvp_zero(_comparison)
@@ -895,13 +854,13 @@ for _comparison in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
 # ---------------------------------------------------------------------------
 # Bitwise operations
 
-and_p = _binop("and", _bool_or_int, np.bitwise_and)
+and_p = utils.binop("and", _bool_or_int, np.bitwise_and)
 mlir.register(and_p, mlir.elementwise("stablehlo.and"))
-or_p = _binop("or", _bool_or_int, np.bitwise_or)
+or_p = utils.binop("or", _bool_or_int, np.bitwise_or)
 mlir.register(or_p, mlir.elementwise("stablehlo.or"))
-xor_p = _binop("xor", _bool_or_int, np.bitwise_xor)
+xor_p = utils.binop("xor", _bool_or_int, np.bitwise_xor)
 mlir.register(xor_p, mlir.elementwise("stablehlo.xor"))
-not_p = _unop("not", _bool_or_int, np.invert)
+not_p = utils.unop("not", _bool_or_int, np.invert)
 mlir.register(not_p, mlir.elementwise("stablehlo.not"))
 for _bitwise in (and_p, or_p, xor_p):
   ad.defjvp_zero(_bitwise)
@@ -941,11 +900,11 @@ def _shift_right_arithmetic_impl(x, y):
 
 # XLA's shifts are defined for every amount (an amount of at least the width, or a negative one
 # read as unsigned, gives 0 or the sign fill: the kernels' results); JAX emits the plain ops.
-shift_left_p = _binop("shift_left", _int, _shift_left_impl)
+shift_left_p = utils.binop("shift_left", _int, _shift_left_impl)
 mlir.register(shift_left_p, mlir.elementwise("stablehlo.shift_left"))
-shift_right_logical_p = _binop("shift_right_logical", _int, _shift_right_logical_impl)
+shift_right_logical_p = utils.binop("shift_right_logical", _int, _shift_right_logical_impl)
 mlir.register(shift_right_logical_p, mlir.elementwise("stablehlo.shift_right_logical"))
-shift_right_arithmetic_p = _binop("shift_right_arithmetic", _int, _shift_right_arithmetic_impl)
+shift_right_arithmetic_p = utils.binop("shift_right_arithmetic", _int, _shift_right_arithmetic_impl)
 mlir.register(shift_right_arithmetic_p, mlir.elementwise("stablehlo.shift_right_arithmetic"))
 for _shift in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p):
   ad.defjvp_zero(_shift)
@@ -968,9 +927,9 @@ def _clz_impl(x):
   return (bits - np.bitwise_count(v).astype(np.int64)).astype(x.dtype)
 
 
-population_count_p = _unop("population_count", _int, _population_count_impl)
+population_count_p = utils.unop("population_count", _int, _population_count_impl)
 mlir.register(population_count_p, mlir.elementwise("stablehlo.popcnt"))
-clz_p = _unop("clz", _int, _clz_impl)
+clz_p = utils.unop("clz", _int, _clz_impl)
 mlir.register(clz_p, mlir.elementwise("stablehlo.count_leading_zeros"))
 for _bit_count in (population_count_p, clz_p):
   ad.defjvp_zero(_bit_count)
@@ -989,7 +948,7 @@ def _select_n_rule(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
   if which.shape and which.shape != cases[0].shape:
     raise TypeError("select `which` must be scalar or have the same shape as cases, got `which` "
                     f"shape {which.shape} but case shape {cases[0].shape}.")
-  _check_same_dtypes("select", *cases)
+  utils.check_same_dtypes("select", *cases)
   if not (dtypes.issubdtype(which.dtype, np.bool_) or dtypes.issubdtype(which.dtype, np.integer)):
     raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype.name}.")
   if which.dtype == np.bool_ and len(cases) > 2:
@@ -1008,7 +967,7 @@ def _select_n_impl(which, *cases):
   return np.choose(which.astype(np.intp), cases, mode="clip")
 
 
-select_n_p = _primitive("select_n", _select_n_rule, _select_n_impl)
+select_n_p = utils.primitive("select_n", _select_n_rule, _select_n_impl)
 
 
 def _select_n_lowering(ctx, which, *cases):
@@ -1082,7 +1041,7 @@ def _select_n_batcher(values, dims):
     if which_rank == case_rank:
       return select_n_p.bind(which, *cases), which_dim
     # a scalar `which` per example with array cases
-    which = _structural().broadcast_in_dim(which, _shape(cases[0]), (which_dim,))
+    which = _broadcast_in_dim(which, _shape(cases[0]), (which_dim,))
     return select_n_p.bind(which, *cases), which_dim
   if which_dim is None and which_rank == 0 and all(d is not None for d in case_dims):
     target = case_dims[0]
@@ -1095,7 +1054,7 @@ def _select_n_batcher(values, dims):
     return select_n_p.bind(which, *cases), 0
   which = batching.bdim_at_front(which, which_dim, size)
   if which_rank < case_rank:
-    which = _structural().broadcast_in_dim(which, case_shape, (0,))
+    which = _broadcast_in_dim(which, case_shape, (0,))
   return select_n_p.bind(which, *cases), 0
 
 
@@ -1105,8 +1064,8 @@ batching.primitive_batchers[select_n_p] = _select_n_batcher
 
 
 def _clamp_rule(min: ShapedArray, x: ShapedArray, max: ShapedArray) -> ShapedArray:
-  _check_naryop_dtypes("clamp", (min, x, max), [_any] * 3)
-  _check_same_dtypes("clamp", min, x, max)
+  utils.check_operand_dtypes("clamp", (min, x, max), [_any] * 3)
+  utils.check_same_dtypes("clamp", min, x, max)
   if min.shape and min.shape != x.shape:
     raise TypeError("clamp requires min.shape == operand.shape or min.shape == (), got "
                     f"min.shape={min.shape}, operand.shape={x.shape}.")
@@ -1131,7 +1090,7 @@ def _clamp_impl(lo, x, hi):
   return out
 
 
-clamp_p = _primitive("clamp", _clamp_rule, _clamp_impl)
+clamp_p = utils.primitive("clamp", _clamp_rule, _clamp_impl)
 
 
 def _clamp_lowering(ctx, lo, x, hi):
@@ -1160,15 +1119,14 @@ ad.defjvp(clamp_p,
 def _clamp_batcher(values, dims):
   lo, x, hi = values
   lo_dim, x_dim, hi_dim = dims
-  structural = _structural()
   lo_rank, hi_rank = len(_shape(lo)), len(_shape(hi))  # batched ranks
   # Without moving axes: bounds batched like x, or unbatched scalar bounds.
   if lo_dim == x_dim == hi_dim:
     if _shape(lo) == _shape(x) == _shape(hi):
       return clamp_p.bind(lo, x, hi), x_dim
     if lo_rank == hi_rank == 1:  # a scalar bound per example
-      lo = structural.broadcast_in_dim(lo, _shape(x), (lo_dim,))
-      hi = structural.broadcast_in_dim(hi, _shape(x), (hi_dim,))
+      lo = _broadcast_in_dim(lo, _shape(x), (lo_dim,))
+      hi = _broadcast_in_dim(hi, _shape(x), (hi_dim,))
       return clamp_p.bind(lo, x, hi), x_dim
   elif lo_rank == hi_rank == 0 and x_dim is not None:
     return clamp_p.bind(lo, x, hi), x_dim
@@ -1179,15 +1137,15 @@ def _clamp_batcher(values, dims):
   x = batching.bdim_at_front(x, x_dim, size) if _shape(x) else x
   x_rank = len(_shape(x))
   if not _shape(lo) and x_rank:
-    lo = structural.broadcast_in_dim(lo, _shape(x), ())
+    lo = _broadcast_in_dim(lo, _shape(x), ())
   if not _shape(hi) and x_rank:
-    hi = structural.broadcast_in_dim(hi, _shape(x), ())
+    hi = _broadcast_in_dim(hi, _shape(x), ())
   if 0 < len(_shape(lo)) < x_rank:
-    lo = structural.broadcast_in_dim(lo, _shape(x), (0,))
+    lo = _broadcast_in_dim(lo, _shape(x), (0,))
   if 0 < len(_shape(hi)) < x_rank:
-    hi = structural.broadcast_in_dim(hi, _shape(x), (0,))
+    hi = _broadcast_in_dim(hi, _shape(x), (0,))
   if len(_shape(lo)) > x_rank:  # an unbatched scalar operand with batched bounds
-    x = structural.broadcast_in_dim(x, _shape(lo), ())
+    x = _broadcast_in_dim(x, _shape(lo), ())
   return clamp_p.bind(lo, x, hi), 0
 
 
@@ -1427,7 +1385,3 @@ def select(pred, on_true, on_false):
   # select_n's case 0 is the False branch.
   return select_n_p.bind(pred, on_false, on_true)
 
-
-from axle._src.lax.elementwise_convert import (  # noqa: E402,F401  (re-exported)
-    _convert_element_type, bitcast_convert_type, bitcast_convert_type_p, convert_element_type,
-    convert_element_type_p, copy_p, reduce_precision, reduce_precision_p)

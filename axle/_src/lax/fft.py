@@ -19,8 +19,8 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax import elementwise as lax_e
-from axle._src.lax import structural as lax_s
+from axle._src.lax import elementwise
+from axle._src.lax import structural
 
 __all__ = ["fft", "fft_p", "FftType"]
 
@@ -123,10 +123,10 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
     n = fft_lengths[-1]
     width = core.get_aval(ct).shape[-1]
     nd = len(core.get_aval(ct).shape)
-    padded = lax_s.pad(ct, np.zeros((), core.get_aval(ct).dtype),
-                       [(0, 0, 0)] * (nd - 1) + [(0, n - width, 0)])
+    padded = structural.pad(ct, np.zeros((), core.get_aval(ct).dtype),
+                            [(0, 0, 0)] * (nd - 1) + [(0, n - width, 0)])
     full = fft_p.bind(padded, fft_type=FftType.FFT, fft_lengths=fft_lengths)
-    return [lax_e.real(full)]
+    return [elementwise.real(full)]
   # IRFFT: x (half spectrum) -> real signal. Its transpose is an RFFT of the cotangent scaled by
   # 1/N, with the bins that stand for two conjugate frequencies counted twice, conjugated (JAX's
   # convention for complex cotangents).
@@ -139,8 +139,8 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
   if not odd:
     mask[-1] = 1.0
   scale = (mask / math.prod(fft_lengths)).astype(aval.dtype)
-  return [lax_e.conj(lax_e.mul(out, lax_s.broadcast_in_dim(np.asarray(scale), aval.shape,
-                                                           (len(aval.shape) - 1,))))]
+  return [elementwise.conj(elementwise.mul(out, structural.broadcast_in_dim(np.asarray(scale), aval.shape,
+                                                                            (len(aval.shape) - 1,))))]
 
 
 ad.deflinear2(fft_p, _fft_transpose)
@@ -150,7 +150,7 @@ def _fft_batch(batched_args, batch_dims, *, fft_type, fft_lengths):
   (x,), (bdim,) = batched_args, batch_dims
   if bdim != 0:
     nd = len(core.get_aval(x).shape)
-    x = lax_s.transpose(x, (bdim,) + tuple(i for i in range(nd) if i != bdim))
+    x = structural.transpose(x, (bdim,) + tuple(i for i in range(nd) if i != bdim))
   return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths), 0
 
 
@@ -176,7 +176,7 @@ def fft(x, fft_type, fft_lengths):
   fft_lengths = tuple(int(n) for n in fft_lengths)
   aval = core.get_aval(x)
   if fft_type in (FftType.FFT, FftType.IFFT, FftType.IRFFT) and aval.dtype not in (np.complex64, np.complex128):
-    x = lax_e.convert_element_type(x, _complex_dtype(aval.dtype) if dtypes.issubdtype(aval.dtype, np.inexact)
-                                   and aval.dtype in (np.float32, np.float64) else
-                                   dtypes.canonicalize_dtype(np.complex128))
+    x = elementwise.convert_element_type(x, _complex_dtype(aval.dtype) if dtypes.issubdtype(aval.dtype, np.inexact)
+                                         and aval.dtype in (np.float32, np.float64) else
+                                         dtypes.canonicalize_dtype(np.complex128))
   return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)

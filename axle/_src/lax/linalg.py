@@ -13,19 +13,19 @@ reports as failed (``info != 0``) gives NaNs, as in JAX.
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
 
 import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
 from axle._src.core import ShapedArray
+from axle._src.xla import client
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax import elementwise as lax_e
-from axle._src.lax import structural as lax_s
-from axle._src.lax import reductions as lax_r
+from axle._src.lax import elementwise
+from axle._src.lax import reductions
+from axle._src.lax import structural
 from axle._src.lax.dot import Precision, dot_general
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr",
@@ -129,7 +129,6 @@ def _layout(aval: ShapedArray, num_batch: int) -> str:
 
 def _lapack_call(ctx, target: str, operands, result_avals, num_batch: int, config=None):
   """Emits ``stablehlo.custom_call @target`` (an XLA FFI kernel of jaxlib's LAPACK module)."""
-  from axle._src.xla import client
   client.register_lapack_targets()
   config_text = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in sorted((config or {}).items()))
   layouts = lambda avals: "[" + ", ".join(_layout(a, num_batch) for a in avals) + "]"
@@ -166,7 +165,7 @@ def _i32(shape):
 
 def _T(x):
   nd = np.ndim(x)
-  return lax_s.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+  return structural.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
 def _H(x):
@@ -174,7 +173,7 @@ def _H(x):
 
 
 def _conj(x):
-  return lax_e.conj(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+  return elementwise.conj(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
 
 
 def _matmul(a, b):
@@ -186,34 +185,34 @@ def _matmul(a, b):
 
 def _tri_mask(shape, k: int, lower: bool):
   m, n = shape[-2:]
-  rows = lax_s.broadcasted_iota(np.int32, (m, n), 0)
-  cols = lax_s.broadcasted_iota(np.int32, (m, n), 1)
-  mask = lax_e.ge(lax_e.add(rows, np.int32(k)), cols) if lower else lax_e.le(lax_e.add(rows, np.int32(k)), cols)
-  return lax_s.broadcast_in_dim(mask, tuple(shape), (len(shape) - 2, len(shape) - 1))
+  rows = structural.broadcasted_iota(np.int32, (m, n), 0)
+  cols = structural.broadcasted_iota(np.int32, (m, n), 1)
+  mask = elementwise.ge(elementwise.add(rows, np.int32(k)), cols) if lower else elementwise.le(elementwise.add(rows, np.int32(k)), cols)
+  return structural.broadcast_in_dim(mask, tuple(shape), (len(shape) - 2, len(shape) - 1))
 
 
 def _tril(x, k: int = 0):
   aval = core.get_aval(x)
-  return lax_e.select_n(_tri_mask(aval.shape, k, True), lax_s.full(aval.shape, 0, aval.dtype), x)
+  return elementwise.select_n(_tri_mask(aval.shape, k, True), structural.full(aval.shape, 0, aval.dtype), x)
 
 
 def _triu(x, k: int = 0):
   aval = core.get_aval(x)
-  return lax_e.select_n(_tri_mask(aval.shape, k, False), lax_s.full(aval.shape, 0, aval.dtype), x)
+  return elementwise.select_n(_tri_mask(aval.shape, k, False), structural.full(aval.shape, 0, aval.dtype), x)
 
 
 def _eye(n: int, dtype, shape=None):
-  rows = lax_s.broadcasted_iota(np.int32, (n, n), 0)
-  cols = lax_s.broadcasted_iota(np.int32, (n, n), 1)
-  eye = lax_e.convert_element_type(lax_e.eq(rows, cols), dtype)
-  return eye if shape is None else lax_s.broadcast_in_dim(eye, tuple(shape), (len(shape) - 2, len(shape) - 1))
+  rows = structural.broadcasted_iota(np.int32, (n, n), 0)
+  cols = structural.broadcasted_iota(np.int32, (n, n), 1)
+  eye = elementwise.convert_element_type(elementwise.eq(rows, cols), dtype)
+  return eye if shape is None else structural.broadcast_in_dim(eye, tuple(shape), (len(shape) - 2, len(shape) - 1))
 
 
 def _diagonal(x):
   """The main diagonal of the last two dimensions (a square matrix)."""
   aval = core.get_aval(x)
   n = aval.shape[-1]
-  return lax_r.reduce_sum(lax_e.mul(x, _eye(n, aval.dtype, aval.shape)), (len(aval.shape) - 1,))
+  return reductions.reduce_sum(elementwise.mul(x, _eye(n, aval.dtype, aval.shape)), (len(aval.shape) - 1,))
 
 
 def _diag_matrix(v):
@@ -221,16 +220,16 @@ def _diag_matrix(v):
   aval = core.get_aval(v)
   shape = aval.shape + aval.shape[-1:]
   nd = len(shape)
-  return lax_e.mul(lax_s.broadcast_in_dim(v, shape, tuple(range(nd - 2)) + (nd - 1,)),
-                   _eye(aval.shape[-1], aval.dtype, shape))
+  return elementwise.mul(structural.broadcast_in_dim(v, shape, tuple(range(nd - 2)) + (nd - 1,)),
+                         _eye(aval.shape[-1], aval.dtype, shape))
 
 
 def _real(x):
-  return lax_e.real(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+  return elementwise.real(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
 
 
 def _to_dtype(x, dtype):
-  return lax_e.convert_element_type(x, dtype) if core.get_aval(x).dtype != dtype else x
+  return elementwise.convert_element_type(x, dtype) if core.get_aval(x).dtype != dtype else x
 
 
 def _permutation_matrix(permutation, dtype):
@@ -239,9 +238,9 @@ def _permutation_matrix(permutation, dtype):
   m = aval.shape[-1]
   shape = aval.shape + (m,)
   nd = len(shape)
-  perm = lax_s.broadcast_in_dim(permutation, shape, tuple(range(nd - 1)))
-  cols = lax_s.broadcasted_iota(np.int32, shape, nd - 1)
-  return lax_e.convert_element_type(lax_e.eq(perm, cols), dtype)
+  perm = structural.broadcast_in_dim(permutation, shape, tuple(range(nd - 1)))
+  cols = structural.broadcasted_iota(np.int32, shape, nd - 1)
+  return elementwise.convert_element_type(elementwise.eq(perm, cols), dtype)
 
 
 def _lu_solve(lu_, permutation, b):
@@ -260,11 +259,11 @@ def _solve(a, b):
 
 def _to_front(x, bdim, size):
   if bdim is None:
-    return lax_s.broadcast(x, (size,))
+    return structural.broadcast(x, (size,))
   if bdim == 0:
     return x
   nd = np.ndim(x)
-  return lax_s.transpose(x, (bdim,) + tuple(i for i in range(nd) if i != bdim))
+  return structural.transpose(x, (bdim,) + tuple(i for i in range(nd) if i != bdim))
 
 
 def _batch_rule(primitive):
@@ -333,8 +332,8 @@ def _cholesky_jvp(primals, tangents):
   inner = triangular_solve(L, tmp, left_side=True, lower=True)
   aval = core.get_aval(x)
   eye = _eye(aval.shape[-1], aval.dtype, aval.shape)
-  half_diagonal = lax_e.sub(lax_s.full(aval.shape, 1, aval.dtype), lax_e.mul(eye, np.array(0.5, aval.dtype)))
-  return out, _matmul(L, lax_e.mul(_tril(inner), half_diagonal))
+  half_diagonal = elementwise.sub(structural.full(aval.shape, 1, aval.dtype), elementwise.mul(eye, np.array(0.5, aval.dtype)))
+  return out, _matmul(L, elementwise.mul(_tril(inner), half_diagonal))
 
 
 ad.primitive_jvps[cholesky_p] = _cholesky_jvp
@@ -344,7 +343,7 @@ _batch_rule(cholesky_p)
 def _symmetrize(x):
   """``(x + x^H) / 2``."""
   aval = core.get_aval(x)
-  return lax_e.div(lax_e.add(x, _H(x)), np.array(2, aval.dtype))
+  return elementwise.div(elementwise.add(x, _H(x)), np.array(2, aval.dtype))
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
@@ -403,8 +402,8 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
   a_aval, b_aval = ctx.avals_in
   prefix = _lapack_prefix("triangular_solve", a_aval.dtype)
   if conjugate_a and not transpose_a and a_aval.dtype.kind == "c":
-    a = mlir.lowering_rules[lax_e.conj_p](ctx.replace(avals_in=[a_aval], avals_out=[a_aval]), a,
-                                          input_dtype=a_aval.dtype)
+    a = mlir.lowering_rules[elementwise.conj_p](ctx.replace(avals_in=[a_aval], avals_out=[a_aval]), a,
+                                                input_dtype=a_aval.dtype)
   trans = ("C" if conjugate_a else "T") if transpose_a else "N"
   config = {"diag": "U" if unit_diagonal else "N", "side": "L" if left_side else "R",
             "trans_x": trans, "uplo": "L" if lower else "U"}
@@ -427,7 +426,7 @@ def _triangular_solve_jvp_a(a_dot, a, b, *, left_side, lower, transpose_a, conju
     op_a_dot = _conj(op_a_dot)
   # op(A) X = B  =>  dX = -op(A)^-1 op(dA) X ; X op(A) = B  =>  dX = -X op(dA) op(A)^-1
   rhs = _matmul(op_a_dot, x) if left_side else _matmul(x, op_a_dot)
-  return lax_e.neg(triangular_solve_p.bind(a, rhs, **params))
+  return elementwise.neg(triangular_solve_p.bind(a, rhs, **params))
 
 
 def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
@@ -456,11 +455,11 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
   a_aval, b_aval = core.get_aval(a), core.get_aval(b)
   vector = len(b_aval.shape) == len(a_aval.shape) - 1
   if vector:
-    b = lax_s.reshape(b, b_aval.shape + (1,) if left_side else b_aval.shape[:-1] + (1, b_aval.shape[-1]))
+    b = structural.reshape(b, b_aval.shape + (1,) if left_side else b_aval.shape[:-1] + (1, b_aval.shape[-1]))
   out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
                                 conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
   if vector:
-    out = lax_s.reshape(out, b_aval.shape)
+    out = structural.reshape(out, b_aval.shape)
   return out
 
 
@@ -632,20 +631,20 @@ def _lu_jvp(primals, tangents):
   nb = len(batch)
   zero = np.array(0, dtype)
   # L (m x m, unit lower, identity beyond column k) and U (n x n, identity beyond row k).
-  l_part = _tril(lax_s.slice(lu_, (0,) * (nb + 2), batch + (m, k)), -1)
-  l_full = lax_s.pad(l_part, zero, [(0, 0, 0)] * nb + [(0, 0, 0), (0, m - k, 0)])
-  l_full = lax_e.add(l_full, _eye(m, dtype, batch + (m, m)))
-  u_part = _triu(lax_s.slice(lu_, (0,) * (nb + 2), batch + (k, n)))
-  u_full = lax_s.pad(u_part, zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
+  l_part = _tril(structural.slice(lu_, (0,) * (nb + 2), batch + (m, k)), -1)
+  l_full = structural.pad(l_part, zero, [(0, 0, 0)] * nb + [(0, 0, 0), (0, m - k, 0)])
+  l_full = elementwise.add(l_full, _eye(m, dtype, batch + (m, m)))
+  u_part = _triu(structural.slice(lu_, (0,) * (nb + 2), batch + (k, n)))
+  u_full = structural.pad(u_part, zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
   if n > k:
-    pad_eye = lax_s.pad(_eye(n - k, dtype, batch + (n - k, n - k)), zero,
-                        [(0, 0, 0)] * nb + [(k, 0, 0), (k, 0, 0)])
-    u_full = lax_e.add(u_full, pad_eye)
+    pad_eye = structural.pad(_eye(n - k, dtype, batch + (n - k, n - k)), zero,
+                             [(0, 0, 0)] * nb + [(k, 0, 0), (k, 0, 0)])
+    u_full = elementwise.add(u_full, pad_eye)
   la = triangular_solve(l_full, x, left_side=True, lower=True, unit_diagonal=True)
   lau = triangular_solve(u_full, la, left_side=False, lower=False)
   l_dot = _matmul(l_full, _tril(lau, -1))
   u_dot = _matmul(_triu(lau), u_full)
-  lu_dot = lax_e.add(l_dot, u_dot)
+  lu_dot = elementwise.add(l_dot, u_dot)
   return [lu_, pivots, permutation], [lu_dot, ad.Zero.from_primal_value(pivots),
                                       ad.Zero.from_primal_value(permutation)]
 
@@ -816,10 +815,10 @@ def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
 
 def _eye_rect(aval):
   m, k = aval.shape[-2:]
-  rows = lax_s.broadcasted_iota(np.int32, (m, k), 0)
-  cols = lax_s.broadcasted_iota(np.int32, (m, k), 1)
-  eye = lax_e.convert_element_type(lax_e.eq(rows, cols), aval.dtype)
-  return lax_s.broadcast_in_dim(eye, aval.shape, (len(aval.shape) - 2, len(aval.shape) - 1))
+  rows = structural.broadcasted_iota(np.int32, (m, k), 0)
+  cols = structural.broadcasted_iota(np.int32, (m, k), 1)
+  eye = elementwise.convert_element_type(elementwise.eq(rows, cols), aval.dtype)
+  return structural.broadcast_in_dim(eye, aval.shape, (len(aval.shape) - 2, len(aval.shape) - 1))
 
 
 mlir.register(qr_p, _qr_lowering)
@@ -838,13 +837,13 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
   dx_rinv = triangular_solve(r, dx)  # dx @ r^-1
   qt_dx_rinv = _matmul(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
-  do = lax_e.sub(lower, _H(lower))  # skew-Hermitian
+  do = elementwise.sub(lower, _H(lower))  # skew-Hermitian
   if dtype.kind == "c":
     # the imaginary part of the diagonal, which the skew-Hermitian part may carry
-    diag_imag = lax_e.sub(qt_dx_rinv, _to_dtype(_real(qt_dx_rinv), dtype))
-    do = lax_e.add(do, lax_e.mul(_eye(n, dtype, core.get_aval(qt_dx_rinv).shape), diag_imag))
-  dq = lax_e.add(_matmul(q, lax_e.sub(do, qt_dx_rinv)), dx_rinv)
-  dr = _matmul(lax_e.sub(qt_dx_rinv, do), r)
+    diag_imag = elementwise.sub(qt_dx_rinv, _to_dtype(_real(qt_dx_rinv), dtype))
+    do = elementwise.add(do, elementwise.mul(_eye(n, dtype, core.get_aval(qt_dx_rinv).shape), diag_imag))
+  dq = elementwise.add(_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
+  dr = _matmul(elementwise.sub(qt_dx_rinv, do), r)
   return [q, r], [dq, dr]
 
 
@@ -950,12 +949,12 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
   shape = aval.shape
   eye = _eye(n, rdtype, shape)
   nd = len(shape)
-  w_row = lax_s.broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 1,))
-  w_col = lax_s.broadcast_in_dim(w, shape, tuple(range(nd - 1)))
+  w_row = structural.broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 1,))
+  w_col = structural.broadcast_in_dim(w, shape, tuple(range(nd - 1)))
   # F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it
-  f = lax_e.sub(lax_e.div(np.array(1, rdtype), lax_e.add(eye, lax_e.sub(w_row, w_col))), eye)
+  f = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(eye, elementwise.sub(w_row, w_col))), eye)
   vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
-  dv = _matmul(v, lax_e.mul(_to_dtype(f, dtype), vh_adot_v))
+  dv = _matmul(v, elementwise.mul(_to_dtype(f, dtype), vh_adot_v))
   dw = _real(_diagonal(vh_adot_v))
   return [v, w], [dv, dw]
 
@@ -1107,27 +1106,27 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
   k = core.get_aval(s).shape[-1]
   shape = aval.shape[:-2] + (k, k)
   nd = len(shape)
-  s_row = lax_s.broadcast_in_dim(s, shape, tuple(range(nd - 2)) + (nd - 1,))  # s[j]
-  s_col = lax_s.broadcast_in_dim(s, shape, tuple(range(nd - 1)))  # s[i]
-  s_diffs = lax_e.mul(lax_e.add(s_row, s_col), lax_e.sub(s_row, s_col))  # s_j^2 - s_i^2
-  zeros_mask = lax_e.convert_element_type(lax_e.eq(s_diffs, np.array(0, rdtype)), rdtype)
-  f = lax_e.sub(lax_e.div(np.array(1, rdtype), lax_e.add(s_diffs, zeros_mask)), zeros_mask)
+  s_row = structural.broadcast_in_dim(s, shape, tuple(range(nd - 2)) + (nd - 1,))  # s[j]
+  s_col = structural.broadcast_in_dim(s, shape, tuple(range(nd - 1)))  # s[i]
+  s_diffs = elementwise.mul(elementwise.add(s_row, s_col), elementwise.sub(s_row, s_col))  # s_j^2 - s_i^2
+  zeros_mask = elementwise.convert_element_type(elementwise.eq(s_diffs, np.array(0, rdtype)), rdtype)
+  f = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s_diffs, zeros_mask)), zeros_mask)
   f = _to_dtype(f, dtype)
-  dss = lax_e.mul(_to_dtype(s_row, dtype), ds_mat)  # ds_mat[i, j] * s[j]
-  sds = lax_e.mul(_to_dtype(s_col, dtype), ds_mat)  # s[i] * ds_mat[i, j]
-  s_zero = lax_e.convert_element_type(lax_e.eq(s, np.array(0, rdtype)), rdtype)
-  s_inv = lax_e.sub(lax_e.div(np.array(1, rdtype), lax_e.add(s, s_zero)), s_zero)
-  du_dv_diag = lax_e.mul(lax_e.mul(lax_e.sub(ds_mat, _H(ds_mat)), np.array(0.5, dtype)),
-                         _to_dtype(_diag_matrix(s_inv), dtype))
-  du = _matmul(u, lax_e.add(lax_e.mul(f, lax_e.add(dss, _H(dss))), du_dv_diag))
-  dv = _matmul(v, lax_e.mul(f, lax_e.add(sds, _H(sds))))
-  s_div = _to_dtype(lax_s.broadcast_in_dim(s, aval.shape[:-2] + (1, k), tuple(range(nd - 2)) + (nd - 1,)), dtype)
+  dss = elementwise.mul(_to_dtype(s_row, dtype), ds_mat)  # ds_mat[i, j] * s[j]
+  sds = elementwise.mul(_to_dtype(s_col, dtype), ds_mat)  # s[i] * ds_mat[i, j]
+  s_zero = elementwise.convert_element_type(elementwise.eq(s, np.array(0, rdtype)), rdtype)
+  s_inv = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s, s_zero)), s_zero)
+  du_dv_diag = elementwise.mul(elementwise.mul(elementwise.sub(ds_mat, _H(ds_mat)), np.array(0.5, dtype)),
+                               _to_dtype(_diag_matrix(s_inv), dtype))
+  du = _matmul(u, elementwise.add(elementwise.mul(f, elementwise.add(dss, _H(dss))), du_dv_diag))
+  dv = _matmul(v, elementwise.mul(f, elementwise.add(sds, _H(sds))))
+  s_div = _to_dtype(structural.broadcast_in_dim(s, aval.shape[:-2] + (1, k), tuple(range(nd - 2)) + (nd - 1,)), dtype)
   if m > n:
     dav = _matmul(a_dot, v)
-    du = lax_e.add(du, lax_e.div(lax_e.sub(dav, _matmul(u, _matmul(ut, dav))), s_div))
+    du = elementwise.add(du, elementwise.div(elementwise.sub(dav, _matmul(u, _matmul(ut, dav))), s_div))
   if n > m:
     dahu = _matmul(_H(a_dot), u)
-    dv = lax_e.add(dv, lax_e.div(lax_e.sub(dahu, _matmul(v, _matmul(vt, dahu))), s_div))
+    dv = elementwise.add(dv, elementwise.div(elementwise.sub(dahu, _matmul(v, _matmul(vt, dahu))), s_div))
   return [s, u, vt], [ds, du, _H(dv)]
 
 

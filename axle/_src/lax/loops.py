@@ -26,14 +26,20 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import tree_util
-from axle._src.array import Array
+from axle._src import vmap
 from axle._src.config import config
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
-from axle._src.lax import control_flow_common as common
-from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import control_flow_common
+from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
+from axle._src.lax import reductions
+from axle._src.lax import structural
 
 __all__ = ["while_loop", "fori_loop", "scan", "map", "associative_scan", "while_p", "scan_p"]
 
@@ -43,87 +49,13 @@ _map = builtins.map
 EAGER_PYTHON_STEPS = 200
 
 
-def _primitive_executable(primitive, avals, params):
-  return mlir.primitive_executable(primitive, avals, params)
+# ---------------------------------------------------------------------------
+# Helpers shared by the rules of while and scan
 
 
 def _run_compiled(primitive, values, avals, params) -> list:
   """Runs one equation of ``primitive`` as a cached XLA executable on NumPy values."""
-  from axle._src.interpreters import eval as eval_interpreter
-  return list(eval_interpreter.fallback_impl(primitive, values, avals, params))
-
-
-# ---------------------------------------------------------------------------
-# while
-
-
-while_p = core.Primitive("while")
-while_p.multiple_results = True
-
-
-def _while_abstract_eval(*avals, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
-                         cond_nconsts: int, body_nconsts: int):
-  cond_consts, body_consts, carry = common.split(avals, [cond_nconsts, body_nconsts])
-  if not all(_map(common.typematch, cond_jaxpr.in_avals, cond_consts + carry)):
-    raise TypeError("while: cond_jaxpr takes "
-                    f"{[a.str_short() for a in cond_jaxpr.in_avals]}, got "
-                    f"{[a.str_short() for a in cond_consts + carry]}")
-  if not all(_map(common.typematch, body_jaxpr.in_avals, body_consts + carry)):
-    raise TypeError("while: body_jaxpr takes "
-                    f"{[a.str_short() for a in body_jaxpr.in_avals]}, got "
-                    f"{[a.str_short() for a in body_consts + carry]}")
-  return list(body_jaxpr.out_avals)
-
-
-while_p.def_abstract_eval(_while_abstract_eval)
-
-
-def _while_impl(*values, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  cond_consts, body_consts, carry = common.split(values, [cond_nconsts, body_nconsts])
-  cond_avals = cond_jaxpr.in_avals
-  body_avals = body_jaxpr.in_avals
-  cond_consts = [common.as_array(v, a) for v, a in zip(cond_consts, cond_avals)]
-  body_consts = [common.as_array(v, a) for v, a in zip(body_consts, body_avals)]
-  carry_avals = body_avals[body_nconsts:]
-  carry = [common.as_array(v, a) for v, a in zip(carry, carry_avals)]
-  for _ in range(EAGER_PYTHON_STEPS):
-    pred, = common.eval_closed_eager(cond_jaxpr, [*cond_consts, *carry])
-    if not bool(common.host(pred)):
-      return [common.host(c) for c in carry]
-    carry = common.eval_closed_eager(body_jaxpr, [*body_consts, *carry])
-  # Still looping: finish on a compiled while loop that starts from the current carry.
-  params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
-                body_nconsts=body_nconsts)
-  state = [*cond_consts, *body_consts, *carry]
-  return _run_compiled(while_p, [common.host(v) for v in state],
-                       [*cond_avals[:cond_nconsts], *body_avals], params)
-
-
-while_p.def_impl(_while_impl)
-
-
-def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  args = [mlir.materialize(ctx, a) for a in args]
-  avals = [a.aval for a in args]
-
-  def cond_region(region_ctx, *state):
-    cond_consts, _, carry = common.split(state, [cond_nconsts, body_nconsts])
-    pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
-                               cond_consts + carry)
-    return [mlir.materialize(region_ctx, pred)]
-
-  def body_region(region_ctx, *state):
-    cond_consts, body_consts, carry = common.split(state, [cond_nconsts, body_nconsts])
-    new_carry = mlir.jaxpr_subcomp(region_ctx, body_jaxpr.jaxpr, body_jaxpr.consts,
-                                   body_consts + carry)
-    return [*cond_consts, *body_consts, *new_carry]
-
-  regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
-  outs = mlir.op(ctx, "stablehlo.while", args, avals, regions=regions)
-  return outs[cond_nconsts + body_nconsts:]
-
-
-mlir.register(while_p, _while_lowering)
+  return list(eval_module.fallback_impl(primitive, values, avals, params))
 
 
 def _pp_loop_eqn(name: str, hidden: tuple = ()):
@@ -136,88 +68,257 @@ def _pp_loop_eqn(name: str, hidden: tuple = ()):
   return rule
 
 
-ir.pp_eqn_rules[while_p] = _pp_loop_eqn("while")
+def _trace_closed(fun: Callable, in_avals) -> ClosedJaxpr:
+  """``fun`` (flat values in, list out) traced to a jaxpr with no constants (hoisted
+  constants are returned as ``(closed, consts)``)."""
+  closed, _ = staging.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals))
+  return control_flow_common.hoist_consts(closed)
 
 
-def _check_cond_output(cond_tree, cond_jaxpr: ClosedJaxpr) -> None:
-  if not tree_util.treedef_is_leaf(cond_tree) or len(cond_jaxpr.out_avals) != 1:
-    raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
-  aval, = cond_jaxpr.out_avals
-  if aval.shape != () or aval.dtype != np.bool_:
-    raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
-                    f"{list(cond_jaxpr.out_avals)}.")
+def _permute_invars(closed: ClosedJaxpr, order) -> ClosedJaxpr:
+  jaxpr = closed.jaxpr
+  return ClosedJaxpr(jaxpr.replace(invars=[jaxpr.invars[i] for i in order]), closed.consts)
 
 
-def _while_loop(cond_fun, body_fun, init_val, *, name="while_loop", debug_body=None,
-                debug_cond=None, traced_for=None):
-  init_vals, in_tree = tree_util.tree_flatten(init_val)
-
-  def trace(init_vals):
-    init_avals = [common.abstractify(x) for x in init_vals]
-    example = (tree_util.tree_unflatten(in_tree, init_vals),)
-    args_tree = tree_util.tree_structure(example)
-    cond_jaxpr, cond_consts, cond_tree = common.trace_hoisted(
-        cond_fun, args_tree, init_avals, traced_for or "while_cond", debug_cond, example)
-    body_jaxpr, body_consts, body_tree = common.trace_hoisted(
-        body_fun, args_tree, init_avals, traced_for or "while_body", debug_body, example)
-    _check_cond_output(cond_tree, cond_jaxpr)
-    return init_avals, cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree
-
-  init_avals, cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = trace(init_vals)
-  if body_tree == in_tree:
-    init_vals, changed = common.promote_weak_inputs(init_vals, init_avals, body_jaxpr.out_avals)
-    if changed:
-      init_avals, cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = trace(init_vals)
-  common.check_carry(f"{name} body", debug_body or body_fun, in_tree, init_avals, body_tree,
-                     body_jaxpr.out_avals)
-
-  # A carry the body returns unchanged and the condition does not read is a body constant.
-  nb = len(body_consts)
-  body_fwd = common.forwarding(body_jaxpr.jaxpr)
-  not_forwarded = [body_fwd[i] != nb + i for i in range(len(init_vals))]
-  dced_cond, kept = common.dce_with_inputs(cond_jaxpr, [True] * len(cond_consts) + not_forwarded)
-  move = [not k for k in kept[len(cond_consts):]]
-  if any(move):
-    cond_jaxpr = dced_cond
-    body_jaxpr = common.prune_outputs(body_jaxpr, [not m for m in move])
-    body_jaxpr = common.move_inputs_to_front(body_jaxpr, [False] * nb + move)
-    moved = [v for v, m in zip(init_vals, move) if m]
-    body_consts = moved + body_consts
-  loop_vals = [v for v, m in zip(init_vals, move) if not m]
-  outs = iter(while_p.bind(*cond_consts, *body_consts, *loop_vals, cond_jaxpr=cond_jaxpr,
-                           body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
-                           body_nconsts=len(body_consts)))
-  results = [common.as_output(v) if m else next(outs) for v, m in zip(init_vals, move)]
-  return tree_util.tree_unflatten(in_tree, results)
+def _permute_outvars(closed: ClosedJaxpr, order) -> ClosedJaxpr:
+  jaxpr = closed.jaxpr
+  return ClosedJaxpr(jaxpr.replace(outvars=[jaxpr.outvars[i] for i in order]), closed.consts)
 
 
-def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
-  """Repeats ``val = body_fun(val)`` while ``cond_fun(val)`` is true (``lax.while_loop``).
+def _nonzero(t) -> bool:
+  return type(t) is not ad.Zero
 
-  ``init_val`` is any pytree; ``body_fun`` must return a value of the same structure, shapes
-  and dtypes, and ``cond_fun`` a boolean scalar. The loop stays a loop in compiled programs
-  (a ``while`` equation). It is forward-mode differentiable; reverse mode needs a trip count
-  known in advance (use ``lax.scan`` or ``lax.fori_loop`` with static bounds).
-  """
-  if config.jax_disable_jit:
-    val = init_val
-    while cond_fun(val):
-      val = body_fun(val)
-    return val
-  return _while_loop(cond_fun, body_fun, init_val)
+
+def _differentiable(aval) -> bool:
+  return ad.tangent_aval(aval).dtype != ad.float0
+
+
+def _tangent_or_zeros(t, aval):
+  return ad.instantiate_zeros(ad.Zero(ad.tangent_aval(aval)) if t is None else t)
+
+
+def _dims(batched):
+  return [0 if b else None for b in batched]
+
+
+def _batched_outputs(closed: ClosedJaxpr, size: int, batched) -> list[bool]:
+  """Which outputs of ``closed`` are batched when the inputs flagged in ``batched`` are."""
+  _, out_dims = batching.batch_jaxpr(closed, size, _dims(batched), False)
+  return [d is not None for d in out_dims]
+
+
+def _carry_fixed_point(flags, step):
+  """The carry flags (nonzero tangent, unknown, batched) that a loop body maps to themselves:
+  ``flags`` or-ed with ``step(flags)`` (the body's flags for its outputs, carries first) until
+  nothing changes. Returns them with the last ``step`` result."""
+  while True:
+    out = step(flags)
+    new = [a or b for a, b in zip(flags, out)]
+    if new == flags:
+      return flags, out
+    flags = new
 
 
 # ---------------------------------------------------------------------------
-# scan
+# The while primitive
+
+
+while_p = core.Primitive("while")
+
+
+while_p.multiple_results = True
+
+
+def _while_abstract_eval(*avals, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+                         cond_nconsts: int, body_nconsts: int):
+  cond_consts, body_consts, carry = control_flow_common.split(avals, [cond_nconsts, body_nconsts])
+  if not all(_map(control_flow_common.typematch, cond_jaxpr.in_avals, cond_consts + carry)):
+    raise TypeError("while: cond_jaxpr takes "
+                    f"{[a.str_short() for a in cond_jaxpr.in_avals]}, got "
+                    f"{[a.str_short() for a in cond_consts + carry]}")
+  if not all(_map(control_flow_common.typematch, body_jaxpr.in_avals, body_consts + carry)):
+    raise TypeError("while: body_jaxpr takes "
+                    f"{[a.str_short() for a in body_jaxpr.in_avals]}, got "
+                    f"{[a.str_short() for a in body_consts + carry]}")
+  return list(body_jaxpr.out_avals)
+
+
+def _while_impl(*values, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  cond_consts, body_consts, carry = control_flow_common.split(values, [cond_nconsts, body_nconsts])
+  cond_avals = cond_jaxpr.in_avals
+  body_avals = body_jaxpr.in_avals
+  cond_consts = [control_flow_common.as_array(v, a) for v, a in zip(cond_consts, cond_avals)]
+  body_consts = [control_flow_common.as_array(v, a) for v, a in zip(body_consts, body_avals)]
+  carry_avals = body_avals[body_nconsts:]
+  carry = [control_flow_common.as_array(v, a) for v, a in zip(carry, carry_avals)]
+  for _ in range(EAGER_PYTHON_STEPS):
+    pred, = control_flow_common.eval_closed_eager(cond_jaxpr, [*cond_consts, *carry])
+    if not bool(control_flow_common.host(pred)):
+      return [control_flow_common.host(c) for c in carry]
+    carry = control_flow_common.eval_closed_eager(body_jaxpr, [*body_consts, *carry])
+  # Still looping: finish on a compiled while loop that starts from the current carry.
+  params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
+                body_nconsts=body_nconsts)
+  state = [*cond_consts, *body_consts, *carry]
+  return _run_compiled(while_p, [control_flow_common.host(v) for v in state],
+                       [*cond_avals[:cond_nconsts], *body_avals], params)
+
+
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  args = [mlir.materialize(ctx, a) for a in args]
+  avals = [a.aval for a in args]
+
+  def cond_region(region_ctx, *state):
+    cond_consts, _, carry = control_flow_common.split(state, [cond_nconsts, body_nconsts])
+    pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
+                               cond_consts + carry)
+    return [mlir.materialize(region_ctx, pred)]
+
+  def body_region(region_ctx, *state):
+    cond_consts, body_consts, carry = control_flow_common.split(state, [cond_nconsts, body_nconsts])
+    new_carry = mlir.jaxpr_subcomp(region_ctx, body_jaxpr.jaxpr, body_jaxpr.consts,
+                                   body_consts + carry)
+    return [*cond_consts, *body_consts, *new_carry]
+
+  regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
+  outs = mlir.op(ctx, "stablehlo.while", args, avals, regions=regions)
+  return outs[cond_nconsts + body_nconsts:]
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  cond_consts, body_consts, carry = control_flow_common.split(primals, [cond_nconsts, body_nconsts])
+  _, bconst_t, carry_t = control_flow_common.split(tangents, [cond_nconsts, body_nconsts])
+  bconst_nz = [_nonzero(t) and _differentiable(core.get_aval(p)) for t, p in zip(bconst_t, body_consts)]
+  carry_nz = [_nonzero(t) and _differentiable(core.get_aval(p)) for t, p in zip(carry_t, carry)]
+  carry_nz, _ = _carry_fixed_point(
+      carry_nz, lambda nz: ad.jvp_jaxpr(body_jaxpr, bconst_nz + nz, nz)[1])
+  body_jvp, _ = ad.jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, carry_nz)
+  nb, nc = len(body_consts), len(carry)
+  nbt, nct = sum(bconst_nz), sum(carry_nz)
+  # jvp order (bconsts, carry, bconst_t, carry_t) -> while order (bconsts, bconst_t, carry, carry_t)
+  order = [*range(nb), *range(nb + nc, nb + nc + nbt), *range(nb, nb + nc),
+           *range(nb + nc + nbt, nb + nc + nbt + nct)]
+  body_jvp = _permute_invars(body_jvp, order)
+  cjaxpr = cond_jaxpr.jaxpr
+  tangent_vars = [ir.Var(ad.tangent_aval(a)) for a, nz in zip(cond_jaxpr.in_avals[cond_nconsts:], carry_nz) if nz]
+  cond_jvp = ClosedJaxpr(cjaxpr.replace(invars=cjaxpr.invars + tangent_vars), cond_jaxpr.consts)
+  bconst_tangents = [t for t, nz in zip(bconst_t, bconst_nz) if nz]
+  carry_tangents = [_tangent_or_zeros(None if type(t) is ad.Zero else t, core.get_aval(p))
+                    for t, p, nz in zip(carry_t, carry, carry_nz) if nz]
+  outs = while_p.bind(*cond_consts, *body_consts, *bconst_tangents, *carry, *carry_tangents,
+                      cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=cond_nconsts,
+                      body_nconsts=nb + nbt)
+  primal_out, tangent_out = outs[:nc], iter(outs[nc:])
+  return primal_out, [next(tangent_out) if nz else ad.Zero(ad.tangent_aval(core.get_aval(p)))
+                      for p, nz in zip(primal_out, carry_nz)]
+
+
+def _while_partial_eval(trace, args, params):
+  """Known carries (those the unknown ones never flow into) are computed by a while loop on
+  the known values now; the unknown outputs come from the whole loop, staged."""
+  cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
+  cond_nconsts, body_nconsts = params["cond_nconsts"], params["body_nconsts"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  cond_uk, body_uk, carry_uk = control_flow_common.split(unknowns, [cond_nconsts, body_nconsts])
+  carry_uk, _ = _carry_fixed_point(
+      carry_uk, lambda uk: ad.partial_eval_jaxpr(body_jaxpr, body_uk + uk, False)[2])
+  _, _, pred_uk, _ = ad.partial_eval_jaxpr(cond_jaxpr, cond_uk + carry_uk, False)
+  if pred_uk[0] or all(carry_uk):
+    return trace.stage(while_p, args, params)
+  cond_consts, body_consts, carry = control_flow_common.split(args, [cond_nconsts, body_nconsts])
+  known = [not u for u in carry_uk]
+  known_cond, kept_c = control_flow_common.dce_with_inputs(cond_jaxpr, [False] * cond_nconsts + known)
+  known_body = control_flow_common.prune_outputs(body_jaxpr, known)
+  known_body, kept_b = control_flow_common.dce_with_inputs(known_body, [False] * body_nconsts + known)
+  kc = [x for x, k in zip(cond_consts, kept_c) if k]
+  kb = [x for x, k in zip(body_consts, kept_b) if k]
+  known_carry = [x for x, k in zip(carry, known) if k]
+  with core.set_current_trace(trace.parent):
+    known_outs = while_p.bind(*kc, *kb, *known_carry, cond_jaxpr=known_cond, body_jaxpr=known_body,
+                              cond_nconsts=len(kc), body_nconsts=len(kb))
+  staged = trace.stage(while_p, args, params)
+  known_iter = iter(known_outs)
+  return [s if u else next(known_iter) for s, u in zip(staged, carry_uk)]
+
+
+def _while_transpose(cts, *args, **params):
+  raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
+                   "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using "
+                   "fori_loop with static start/stop.")
+
+
+def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
+  batched = [d is not None for d in dims]
+  cond_b, body_b, carry_b = control_flow_common.split(batched, [cond_nconsts, body_nconsts])
+  carry_b, _ = _carry_fixed_point(carry_b, lambda b: _batched_outputs(body_jaxpr, size, body_b + b))
+  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
+  if pred_dim is not None:
+    carry_b = [True] * len(carry_b)
+  cond_consts, body_consts, carry = control_flow_common.split(args, [cond_nconsts, body_nconsts])
+  carry = [batching.broadcast(x, size, 0) if b and not was else x
+           for x, b, was in zip(carry, carry_b, control_flow_common.split(batched, [cond_nconsts, body_nconsts])[2])]
+  body_batched, _ = batching.batch_jaxpr(body_jaxpr, size, _dims(body_b + carry_b), carry_b)
+  cond_batched, _ = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
+  if pred_dim is None:
+    outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond_batched,
+                        body_jaxpr=body_batched, cond_nconsts=cond_nconsts,
+                        body_nconsts=body_nconsts)
+    return outs, [0 if b else None for b in carry_b]
+  # A batched predicate: loop while any element's predicate holds; elements already done keep
+  # their carry.
+  carry_avals = [core.get_aval(x) for x in carry]
+  cc_avals = [core.get_aval(x) for x in cond_consts]
+  bc_avals = [core.get_aval(x) for x in body_consts]
+
+  def any_pred(*xs):
+    pred, = control_flow_common.eval_closed_eager_here(cond_batched, xs)
+    return [reductions.reduce_or(pred, (0,))]
+
+  def select_body(*xs):
+    cc, bc, c = control_flow_common.split(xs, [cond_nconsts, body_nconsts])
+    pred, = control_flow_common.eval_closed_eager_here(cond_batched, [*cc, *c])
+    new = control_flow_common.eval_closed_eager_here(body_batched, [*bc, *c])
+    out = []
+    for n, o in zip(new, c):
+      shape = core.get_aval(n).shape
+      which = structural.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
+      out.append(elementwise.select_n(which, o, n))
+    return out
+
+  new_cond, cond_extra = _trace_closed(any_pred, cc_avals + carry_avals)
+  new_body, body_extra = _trace_closed(select_body, cc_avals + bc_avals + carry_avals)
+  outs = while_p.bind(*cond_extra, *cond_consts, *body_extra, *cond_consts, *body_consts, *carry,
+                      cond_jaxpr=new_cond, body_jaxpr=new_body,
+                      cond_nconsts=len(cond_extra) + cond_nconsts,
+                      body_nconsts=len(body_extra) + cond_nconsts + body_nconsts)
+  return outs, [0] * len(outs)
+
+
+while_p.def_abstract_eval(_while_abstract_eval)
+while_p.def_impl(_while_impl)
+mlir.register(while_p, _while_lowering)
+ir.pp_eqn_rules[while_p] = _pp_loop_eqn("while")
+ad.primitive_jvps[while_p] = _while_jvp
+ad.partial_eval_rules[while_p] = _while_partial_eval
+ad.primitive_transposes[while_p] = _while_transpose
+batching.primitive_batchers[while_p] = _while_batch
+
+
+# ---------------------------------------------------------------------------
+# The scan primitive
 
 
 scan_p = core.Primitive("scan")
+
+
 scan_p.multiple_results = True
 
 
 def _scan_abstract_eval(*avals, jaxpr: ClosedJaxpr, length: int, reverse: bool, linear,
                         unroll: int, num_consts: int, num_carry: int, _split_transpose: bool):
-  consts, carry, xs = common.split(avals, [num_consts, num_carry])
+  consts, carry, xs = control_flow_common.split(avals, [num_consts, num_carry])
   x_avals = []
   for x in xs:
     if not x.shape or x.shape[0] != length:
@@ -225,15 +326,12 @@ def _scan_abstract_eval(*avals, jaxpr: ClosedJaxpr, length: int, reverse: bool, 
                       f"{x.str_short()}")
     x_avals.append(ShapedArray(x.shape[1:], x.dtype, x.weak_type))
   expected = jaxpr.in_avals
-  if not all(_map(common.typematch, expected, consts + carry + x_avals)):
+  if not all(_map(control_flow_common.typematch, expected, consts + carry + x_avals)):
     raise TypeError(f"scan: the body takes {[a.str_short() for a in expected]}, got "
                     f"{[a.str_short() for a in consts + carry + x_avals]}")
   out = jaxpr.out_avals
   ys = [ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in out[num_carry:]]
   return [*out[:num_carry], *ys]
-
-
-scan_p.def_abstract_eval(_scan_abstract_eval)
 
 
 def _scan_impl(*values, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
@@ -244,29 +342,26 @@ def _scan_impl(*values, jaxpr, length, reverse, linear, unroll, num_consts, num_
   if length > EAGER_PYTHON_STEPS:
     values = [np.asarray(v) for v in values]
     return _run_compiled(scan_p, values, [ShapedArray(v.shape, v.dtype) for v in values], params)
-  consts, carry, xs = common.split(values, [num_consts, num_carry])
-  consts = [common.as_array(v, a) for v, a in zip(consts, in_avals)]
-  carry = [common.as_array(v, a) for v, a in zip(carry, in_avals[num_consts:])]
+  consts, carry, xs = control_flow_common.split(values, [num_consts, num_carry])
+  consts = [control_flow_common.as_array(v, a) for v, a in zip(consts, in_avals)]
+  carry = [control_flow_common.as_array(v, a) for v, a in zip(carry, in_avals[num_consts:])]
   x_avals = in_avals[num_consts + num_carry:]
   y_avals = jaxpr.out_avals[num_carry:]
   ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
   for step in range(length):
     i = length - 1 - step if reverse else step
-    x = [common.as_array(np.asarray(v)[i], a) for v, a in zip(xs, x_avals)]
-    outs = common.eval_closed_eager(jaxpr, [*consts, *carry, *x])
+    x = [control_flow_common.as_array(np.asarray(v)[i], a) for v, a in zip(xs, x_avals)]
+    outs = control_flow_common.eval_closed_eager(jaxpr, [*consts, *carry, *x])
     carry = outs[:num_carry]
     for buffer, y in zip(ys, outs[num_carry:]):
-      buffer[i] = common.host(y)
-  return [*(common.host(c) for c in carry), *ys]
-
-
-scan_p.def_impl(_scan_impl)
+      buffer[i] = control_flow_common.host(y)
+  return [*(control_flow_common.host(c) for c in carry), *ys]
 
 
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
                    _split_transpose):
   args = [mlir.materialize(ctx, a) for a in args]
-  consts, carry, xs = common.split(args, [num_consts, num_carry])
+  consts, carry, xs = control_flow_common.split(args, [num_consts, num_carry])
   i32 = ShapedArray((), np.dtype(np.int32))
   y_avals = ctx.avals_out[num_carry:]
   ys = [mlir.full_like_aval(ctx, 0, ShapedArray(a.shape, a.dtype)) for a in y_avals]
@@ -282,7 +377,7 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_const
     return [mlir.compare(region_ctx, i, limit, "LT", "SIGNED")]
 
   def body_region(region_ctx, i, *rest):
-    c_consts, c_xs, c_carry, c_ys = common.split(rest, [nc, nx, ncarry])
+    c_consts, c_xs, c_carry, c_ys = control_flow_common.split(rest, [nc, nx, ncarry])
     if reverse:
       last = mlir.constant(region_ctx, np.array(length - 1, np.int32))
       index = mlir.op(region_ctx, "stablehlo.subtract", [last, i], i32)
@@ -315,8 +410,263 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_const
   return outs[1 + nc + nx:]
 
 
+def _scan_params(jaxpr, length, reverse, unroll, num_consts, num_carry, n_args, split_transpose):
+  return dict(jaxpr=jaxpr, length=length, reverse=reverse, linear=(False,) * n_args,
+              unroll=unroll, num_consts=num_consts, num_carry=num_carry,
+              _split_transpose=split_transpose)
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, linear, unroll, num_consts,
+              num_carry, _split_transpose):
+  nc, ncarry = num_consts, num_carry
+  nx = len(primals) - nc - ncarry
+  nz = [_nonzero(t) and _differentiable(core.get_aval(p)) for t, p in zip(tangents, primals)]
+  const_nz, carry_nz, xs_nz = control_flow_common.split(nz, [nc, ncarry])
+  n_out = len(jaxpr.out_avals)
+  carry_nz, _ = _carry_fixed_point(carry_nz, lambda nz: ad.jvp_jaxpr(
+      jaxpr, const_nz + nz + xs_nz, nz + [False] * (n_out - ncarry))[1])
+  jvp, out_nz = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * (n_out - ncarry))
+  ys_nz = out_nz[ncarry:]
+  nct, ncart, nxt = sum(const_nz), sum(carry_nz), sum(xs_nz)
+  p = nc + ncarry + nx
+  # inputs (consts, carry, xs, consts_t, carry_t, xs_t) -> (consts, consts_t, carry, carry_t, xs, xs_t)
+  order = [*range(nc), *range(p, p + nct), *range(nc, nc + ncarry), *range(p + nct, p + nct + ncart),
+           *range(nc + ncarry, p), *range(p + nct + ncart, p + nct + ncart + nxt)]
+  jvp = _permute_invars(jvp, order)
+  nyt = sum(ys_nz)
+  ny = n_out - ncarry
+  # outputs (carry, ys, carry_t, ys_t) -> (carry, carry_t, ys, ys_t)
+  out_order = [*range(ncarry), *range(n_out, n_out + ncart), *range(ncarry, n_out),
+               *range(n_out + ncart, n_out + ncart + nyt)]
+  jvp = _permute_outvars(jvp, out_order)
+  consts, carry, xs = control_flow_common.split(primals, [nc, ncarry])
+  consts_t, carry_t, xs_t = control_flow_common.split(tangents, [nc, ncarry])
+  const_tangents = [t for t, n in zip(consts_t, const_nz) if n]
+  carry_tangents = [_tangent_or_zeros(None if type(t) is ad.Zero else t, core.get_aval(x))
+                    for t, x, n in zip(carry_t, carry, carry_nz) if n]
+  xs_tangents = [t for t, n in zip(xs_t, xs_nz) if n]
+  args = [*consts, *const_tangents, *carry, *carry_tangents, *xs, *xs_tangents]
+  outs = scan_p.bind(*args, **_scan_params(jvp, length, reverse, unroll, nc + nct, ncarry + ncart,
+                                           len(args), _split_transpose))
+  carry_out, carry_t_out, ys, ys_t = control_flow_common.split(outs, [ncarry, ncart, ny])
+  carry_t_iter, ys_t_iter = iter(carry_t_out), iter(ys_t)
+  out_avals = _scan_abstract_eval(*[core.get_aval(x) for x in primals], jaxpr=jaxpr, length=length,
+                                  reverse=reverse, linear=linear, unroll=unroll, num_consts=nc,
+                                  num_carry=ncarry, _split_transpose=_split_transpose)
+  tangents_out = [next(carry_t_iter) if n else ad.Zero(ad.tangent_aval(a))
+                  for n, a in zip(carry_nz, out_avals[:ncarry])]
+  tangents_out += [next(ys_t_iter) if n else ad.Zero(ad.tangent_aval(a))
+                   for n, a in zip(ys_nz, out_avals[ncarry:])]
+  return [*carry_out, *ys], tangents_out
+
+
+def _scan_partial_eval(trace, args, params):
+  jaxpr = params["jaxpr"]
+  nc, ncarry, length = params["num_consts"], params["num_carry"], params["length"]
+  reverse, unroll = params["reverse"], params["unroll"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  const_uk, carry_uk, xs_uk = control_flow_common.split(unknowns, [nc, ncarry])
+  n_out = len(jaxpr.out_avals)
+  carry_uk, _ = _carry_fixed_point(carry_uk, lambda uk: ad.partial_eval_jaxpr(
+      jaxpr, const_uk + uk + xs_uk, uk + [False] * (n_out - ncarry))[2])
+  known, unknown, out_uk, num_res = ad.partial_eval_jaxpr(
+      jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * (n_out - ncarry))
+  consts, carry, xs = control_flow_common.split(args, [nc, ncarry])
+  k_consts = [x for x, u in zip(consts, const_uk) if not u]
+  k_carry = [x for x, u in zip(carry, carry_uk) if not u]
+  k_xs = [x for x, u in zip(xs, xs_uk) if not u]
+  n_known_out = len(known.out_avals) - num_res
+  n_known_carry = len(k_carry)
+  # Residuals that are known constants of the body stay constants; the others are stacked.
+  fwd = control_flow_common.forwarding(known.jaxpr)[n_known_out:]
+  res_const = [f is not None and f < len(k_consts) for f in fwd]
+  known = control_flow_common.prune_outputs(known, [True] * n_known_out + [not c for c in res_const])
+  with core.set_current_trace(trace.parent):
+    known_args = [*k_consts, *k_carry, *k_xs]
+    known_outs = scan_p.bind(*known_args, **_scan_params(
+        known, length, reverse, unroll, len(k_consts), n_known_carry, len(known_args),
+        params["_split_transpose"]))
+  stacked = iter(known_outs[n_known_out:])
+  residuals_const = [k_consts[f] for f, c in zip(fwd, res_const) if c]
+  residuals_stacked = [next(stacked) for c in res_const if not c]
+  # unknown takes (residuals, unknown consts, carry, xs): reorder to
+  # (const residuals, unknown consts, unknown carry, stacked residuals, unknown xs)
+  u_consts = [x for x, u in zip(consts, const_uk) if u]
+  u_carry = [x for x, u in zip(carry, carry_uk) if u]
+  u_xs = [x for x, u in zip(xs, xs_uk) if u]
+  res_positions = list(range(num_res))
+  const_res = [i for i, c in zip(res_positions, res_const) if c]
+  stacked_res = [i for i, c in zip(res_positions, res_const) if not c]
+  base = num_res
+  order = [*const_res, *range(base, base + len(u_consts)),
+           *range(base + len(u_consts), base + len(u_consts) + len(u_carry)), *stacked_res,
+           *range(base + len(u_consts) + len(u_carry), base + len(u_consts) + len(u_carry) + len(u_xs))]
+  unknown = _permute_invars(unknown, order)
+  staged_args = [*residuals_const, *u_consts, *u_carry, *residuals_stacked, *u_xs]
+  unknown_outs = trace.stage(scan_p, staged_args, _scan_params(
+      unknown, length, reverse, unroll, len(residuals_const) + len(u_consts), len(u_carry),
+      len(staged_args), params["_split_transpose"]))
+  known_iter, unknown_iter = iter(known_outs[:n_known_out]), iter(unknown_outs)
+  return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
+
+
+def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
+                    _split_transpose):
+  nc, ncarry = num_consts, num_carry
+  consts, carry, xs = control_flow_common.split(args, [nc, ncarry])
+  const_lin = [ad.is_undefined_primal(x) for x in consts]
+  xs_lin = [ad.is_undefined_primal(x) for x in xs]
+  # Carries are linear in a linear scan (a known carry is an instantiated zero tangent).
+  lin = const_lin + [True] * ncarry + xs_lin
+  body_t = ad.transpose_jaxpr(jaxpr, lin)
+  res_consts = [x for x, l in zip(consts, const_lin) if not l]
+  res_xs = [x for x, l in zip(xs, xs_lin) if not l]
+  in_avals = jaxpr.in_avals
+  lin_const_avals = [ad.tangent_aval(a) for a, l in zip(in_avals[:nc], const_lin) if l]
+  carry_avals = [ad.tangent_aval(a) for a in in_avals[nc:nc + ncarry]]
+  x_avals = in_avals[nc + ncarry:]
+  out_avals = jaxpr.out_avals
+  ct_carry_avals = [ad.tangent_aval(a) for a in out_avals[:ncarry]]
+  ct_y_avals = [ad.tangent_aval(a) for a in out_avals[ncarry:]]
+  res_x_avals = [a for a, l in zip(x_avals, xs_lin) if not l]
+  n_lc = len(lin_const_avals)
+
+  def body(*vals):
+    rc, acc, ct_c, ct_y, rx = control_flow_common.split(vals, [len(res_consts), n_lc, ncarry, len(ct_y_avals)])[:5]
+    nonlinear = rc + rx
+    cts_in = control_flow_common.eval_closed_eager_here(body_t, [*nonlinear, *ct_c, *ct_y])
+    ct_consts, ct_carry, ct_xs = control_flow_common.split(cts_in, [n_lc, ncarry])
+    new_acc = [ad.add_tangents(a, c) for a, c in zip(acc, ct_consts)]
+    return [*new_acc, *ct_carry, *ct_xs]
+
+  body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
+                 for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
+  body_closed, body_consts = _trace_closed(body, body_avals)
+  ct_carry, ct_ys = cts[:ncarry], cts[ncarry:]
+  ct_carry = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(c)
+              for c, a in zip(ct_carry, ct_carry_avals)]
+  ys_avals = [ShapedArray((length, *a.shape), a.dtype) for a in ct_y_avals]
+  ct_ys = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(
+      ad.Zero(a) if type(c) is ad.Zero else c) for c, a in zip(ct_ys, ys_avals)]
+  acc0 = [ad.zeros_like_aval(a) for a in lin_const_avals]
+  t_args = [*body_consts, *res_consts, *acc0, *ct_carry, *ct_ys, *res_xs]
+  outs = scan_p.bind(*t_args, **_scan_params(body_closed, length, not reverse, unroll,
+                                              len(body_consts) + len(res_consts),
+                                              n_lc + ncarry, len(t_args), _split_transpose))
+  ct_consts, ct_init, ct_xs = control_flow_common.split(outs, [n_lc, ncarry])
+  ct_consts_iter, ct_xs_iter = iter(ct_consts), iter(ct_xs)
+  result = [next(ct_consts_iter) if l else None for l in const_lin]
+  result += [c if ad.is_undefined_primal(x) else None for c, x in zip(ct_init, carry)]
+  result += [next(ct_xs_iter) if l else None for l in xs_lin]
+  return result
+
+
+def _scan_batch(args, dims, *, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
+                _split_transpose):
+  size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+  nc, ncarry = num_consts, num_carry
+  consts, carry, xs = control_flow_common.split(args, [nc, ncarry])
+  cd, card, xd = control_flow_common.split(dims, [nc, ncarry])
+  const_b = [d is not None for d in cd]
+  carry_b = [d is not None for d in card]
+  xs_b = [d is not None for d in xd]
+  carry_b, out_b = _carry_fixed_point(
+      carry_b, lambda b: _batched_outputs(jaxpr, size, const_b + b + xs_b))
+  ys_b = out_b[ncarry:]
+  batched, _ = batching.batch_jaxpr(jaxpr, size, _dims(const_b + carry_b + xs_b), carry_b + ys_b)
+  consts = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(consts, cd)]
+  carry = [batching.bdim_at_front(x, d, size) if b else x for x, d, b in zip(carry, card, carry_b)]
+  xs = [batching.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, xd)]
+  new_args = [*consts, *carry, *xs]
+  outs = scan_p.bind(*new_args, **_scan_params(batched, length, reverse, unroll, nc, ncarry,
+                                               len(new_args), _split_transpose))
+  return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in ys_b]
+
+
+scan_p.def_abstract_eval(_scan_abstract_eval)
+scan_p.def_impl(_scan_impl)
 mlir.register(scan_p, _scan_lowering)
 ir.pp_eqn_rules[scan_p] = _pp_loop_eqn("scan", hidden=("linear", "_split_transpose"))
+ad.primitive_jvps[scan_p] = _scan_jvp
+ad.partial_eval_rules[scan_p] = _scan_partial_eval
+ad.primitive_transposes[scan_p] = _scan_transpose
+batching.primitive_batchers[scan_p] = _scan_batch
+
+
+# ---------------------------------------------------------------------------
+# while_loop
+
+
+def _check_cond_output(cond_tree, cond_jaxpr: ClosedJaxpr) -> None:
+  if not tree_util.treedef_is_leaf(cond_tree) or len(cond_jaxpr.out_avals) != 1:
+    raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
+  aval, = cond_jaxpr.out_avals
+  if aval.shape != () or aval.dtype != np.bool_:
+    raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
+                    f"{list(cond_jaxpr.out_avals)}.")
+
+
+def _while_loop(cond_fun, body_fun, init_val, *, name="while_loop", debug_body=None,
+                debug_cond=None, traced_for=None):
+  init_vals, in_tree = tree_util.tree_flatten(init_val)
+
+  def trace(init_vals):
+    init_avals = [control_flow_common.abstractify(x) for x in init_vals]
+    example = (tree_util.tree_unflatten(in_tree, init_vals),)
+    args_tree = tree_util.tree_structure(example)
+    cond_jaxpr, cond_consts, cond_tree = control_flow_common.trace_hoisted(
+        cond_fun, args_tree, init_avals, traced_for or "while_cond", debug_cond, example)
+    body_jaxpr, body_consts, body_tree = control_flow_common.trace_hoisted(
+        body_fun, args_tree, init_avals, traced_for or "while_body", debug_body, example)
+    _check_cond_output(cond_tree, cond_jaxpr)
+    return init_avals, cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree
+
+  init_avals, cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = trace(init_vals)
+  if body_tree == in_tree:
+    init_vals, changed = control_flow_common.promote_weak_inputs(init_vals, init_avals, body_jaxpr.out_avals)
+    if changed:
+      init_avals, cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = trace(init_vals)
+  control_flow_common.check_carry(f"{name} body", debug_body or body_fun, in_tree, init_avals, body_tree,
+                     body_jaxpr.out_avals)
+
+  # A carry the body returns unchanged and the condition does not read is a body constant.
+  nb = len(body_consts)
+  body_fwd = control_flow_common.forwarding(body_jaxpr.jaxpr)
+  not_forwarded = [body_fwd[i] != nb + i for i in range(len(init_vals))]
+  dced_cond, kept = control_flow_common.dce_with_inputs(cond_jaxpr, [True] * len(cond_consts) + not_forwarded)
+  move = [not k for k in kept[len(cond_consts):]]
+  if any(move):
+    cond_jaxpr = dced_cond
+    body_jaxpr = control_flow_common.prune_outputs(body_jaxpr, [not m for m in move])
+    body_jaxpr = control_flow_common.move_inputs_to_front(body_jaxpr, [False] * nb + move)
+    moved = [v for v, m in zip(init_vals, move) if m]
+    body_consts = moved + body_consts
+  loop_vals = [v for v, m in zip(init_vals, move) if not m]
+  outs = iter(while_p.bind(*cond_consts, *body_consts, *loop_vals, cond_jaxpr=cond_jaxpr,
+                           body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
+                           body_nconsts=len(body_consts)))
+  results = [control_flow_common.as_output(v) if m else next(outs) for v, m in zip(init_vals, move)]
+  return tree_util.tree_unflatten(in_tree, results)
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
+  """Repeats ``val = body_fun(val)`` while ``cond_fun(val)`` is true (``lax.while_loop``).
+
+  ``init_val`` is any pytree; ``body_fun`` must return a value of the same structure, shapes
+  and dtypes, and ``cond_fun`` a boolean scalar. The loop stays a loop in compiled programs
+  (a ``while`` equation). It is forward-mode differentiable; reverse mode needs a trip count
+  known in advance (use ``lax.scan`` or ``lax.fori_loop`` with static bounds).
+  """
+  if config.jax_disable_jit:
+    val = init_val
+    while cond_fun(val):
+      val = body_fun(val)
+    return val
+  return _while_loop(cond_fun, body_fun, init_val)
+
+
+# ---------------------------------------------------------------------------
+# scan
 
 
 def _leading_length(xs_flat, length):
@@ -354,17 +704,17 @@ def _scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpo
 
   x_avals = []
   for x in xs_flat:
-    aval = common.abstractify(x)
+    aval = control_flow_common.abstractify(x)
     x_avals.append(ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type))
   init_flat, init_tree = tree_util.tree_flatten(init)
 
   def trace(init_flat):
-    carry_avals = [common.abstractify(x) for x in init_flat]
+    carry_avals = [control_flow_common.abstractify(x) for x in init_flat]
     example = (tree_util.tree_unflatten(init_tree, init_flat),
                tree_util.tree_unflatten(xs_tree, [_ExampleSlice(a) for a in x_avals]))
     args_tree = tree_util.tree_structure((tree_util.tree_unflatten(init_tree, init_flat),
                                           tree_util.tree_unflatten(xs_tree, x_avals)))
-    jaxpr, consts, out_tree = common.trace_hoisted(
+    jaxpr, consts, out_tree = control_flow_common.trace_hoisted(
         f, args_tree, carry_avals + x_avals, traced_for, debug_fun,
         example if debug_fun is None else debug_args)
     if not _is_pair(out_tree):
@@ -375,24 +725,24 @@ def _scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpo
   carry_avals, jaxpr, consts, out_tree, carry_tree = trace(init_flat)
   num_carry = len(init_flat)
   if carry_tree == init_tree:
-    init_flat, changed = common.promote_weak_inputs(init_flat, carry_avals,
-                                                    jaxpr.out_avals[:num_carry])
+    init_flat, changed = control_flow_common.promote_weak_inputs(init_flat, carry_avals,
+                                                                 jaxpr.out_avals[:num_carry])
     if changed:
       carry_avals, jaxpr, consts, out_tree, carry_tree = trace(init_flat)
-  common.check_carry("scan body", f, init_tree, carry_avals, carry_tree,
-                     jaxpr.out_avals[:carry_tree.num_leaves])
+  control_flow_common.check_carry("scan body", f, init_tree, carry_avals, carry_tree,
+                                  jaxpr.out_avals[:carry_tree.num_leaves])
   y_tree = tree_util.treedef_children(out_tree)[1]
 
   # Carries the body returns unchanged become constants; ys that are slices of xs are xs.
   nconsts = len(consts)
-  fwd = common.forwarding(jaxpr.jaxpr)
+  fwd = control_flow_common.forwarding(jaxpr.jaxpr)
   move = [fwd[i] == nconsts + i for i in range(num_carry)]
   x_start = nconsts + num_carry
   y_from_x = [f - x_start if f is not None and f >= x_start else None for f in fwd[num_carry:]]
   keep = [not m for m in move] + [f is None for f in y_from_x]
-  jaxpr = common.prune_outputs(jaxpr, keep)
+  jaxpr = control_flow_common.prune_outputs(jaxpr, keep)
   if any(move):
-    jaxpr = common.move_inputs_to_front(jaxpr, [False] * nconsts + move + [False] * len(xs_flat))
+    jaxpr = control_flow_common.move_inputs_to_front(jaxpr, [False] * nconsts + move + [False] * len(xs_flat))
   moved = [v for v, m in zip(init_flat, move) if m]
   loop_init = [v for v, m in zip(init_flat, move) if not m]
   all_consts = moved + consts
@@ -401,8 +751,8 @@ def _scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpo
                      unroll=unroll, num_consts=len(all_consts), num_carry=len(loop_init),
                      _split_transpose=bool(_split_transpose))
   outs = iter(outs)
-  carry_out = [common.as_output(v) if m else next(outs) for v, m in zip(init_flat, move)]
-  ys = [common.as_output(xs_flat[f]) if f is not None else next(outs) for f in y_from_x]
+  carry_out = [control_flow_common.as_output(v) if m else next(outs) for v, m in zip(init_flat, move)]
+  ys = [control_flow_common.as_output(xs_flat[f]) if f is not None else next(outs) for f in y_from_x]
   return (tree_util.tree_unflatten(init_tree, carry_out), tree_util.tree_unflatten(y_tree, ys))
 
 
@@ -422,7 +772,7 @@ class _WeakStr:
     self.aval = aval
 
   def __repr__(self):
-    return common.weak_str(self.aval)
+    return control_flow_common.weak_str(self.aval)
 
   __str__ = __repr__
 
@@ -434,7 +784,6 @@ def _is_pair(treedef) -> bool:
 
 def _scan_in_python(f, init, xs, xs_flat, xs_tree, length, reverse):
   """``scan`` under ``disable_jit``: a Python loop calling ``f``."""
-  from axle._src.lax import structural
   carry = init
   ys = []
   steps = range(length - 1, -1, -1) if reverse else range(length)
@@ -533,11 +882,11 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
   def loop_cond(loop_carry):
     i, upper, _ = loop_carry
-    return lax_elementwise.lt(i, upper)
+    return elementwise.lt(i, upper)
 
   def loop_body(loop_carry):
     i, upper, x = loop_carry
-    return lax_elementwise.add(i, np.array(1, lower_dtype)), upper, body_fun(i, x)
+    return elementwise.add(i, np.array(1, lower_dtype)), upper, body_fun(i, x)
 
   _, _, result = _while_loop(loop_cond, loop_body, (lower, upper, init_val), debug_body=None,
                              traced_for="fori_loop")
@@ -555,8 +904,6 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (lax'
   if batch_size is not None:
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
       raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-    from axle._src import vmap as vmap_module
-    from axle._src.lax import structural
     leaves, tree = tree_util.tree_flatten(xs)
     lengths = {leaf.shape[0] for leaf in leaves}
     if len(lengths) != 1:
@@ -567,7 +914,7 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (lax'
     total = num_batches * batch_size
     scan_leaves = [structural.reshape(leaf[:total], (num_batches, batch_size, *leaf.shape[1:]))
                    for leaf in leaves]
-    batched_f = vmap_module.vmap(f)
+    batched_f = vmap.vmap(f)
     _, scan_ys = scan(lambda _, x: ((), batched_f(x)), (), tree_util.tree_unflatten(tree, scan_leaves))
     ys = tree_util.tree_map(
         lambda y: structural.reshape(y, (y.shape[0] * y.shape[1], *y.shape[2:])), scan_ys)
@@ -590,7 +937,6 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
   ``elems`` is a pytree of arrays with equal sizes along ``axis``; ``fn(a, b)`` combines two
   pytrees of that structure elementwise (it must work on batches of elements).
   """
-  from axle._src.lax import structural
   leaves, tree = tree_util.tree_flatten(elems)
   if not leaves:
     raise ValueError("associative_scan: elems must contain at least one array")
@@ -629,8 +975,8 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
     left = structural.pad(a, zero, pad_a)
     right = structural.pad(b, zero, pad_b)
     if a.dtype == np.bool_:
-      return lax_elementwise.bitwise_or(left, right)
-    return lax_elementwise.add(left, right)
+      return elementwise.bitwise_or(left, right)
+    return elementwise.add(left, right)
 
   def scan_(elems):
     size = elems[0].shape[axis]
@@ -651,383 +997,3 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
   if reverse:
     out = [structural.rev(x, (axis,)) for x in out]
   return tree_util.tree_unflatten(tree, out)
-
-
-# ---------------------------------------------------------------------------
-# Transformation rules
-
-from axle._src.interpreters import ad  # noqa: E402
-from axle._src.interpreters import batching  # noqa: E402
-from axle._src.interpreters import staging  # noqa: E402
-
-
-def _trace_closed(fun: Callable, in_avals) -> ClosedJaxpr:
-  """``fun`` (flat values in, list out) traced to a jaxpr with no constants (hoisted
-  constants are returned as ``(closed, consts)``)."""
-  closed, _ = staging.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals))
-  return common.hoist_consts(closed)
-
-
-def _permute_invars(closed: ClosedJaxpr, order) -> ClosedJaxpr:
-  jaxpr = closed.jaxpr
-  return ClosedJaxpr(jaxpr.replace(invars=[jaxpr.invars[i] for i in order]), closed.consts)
-
-
-def _permute_outvars(closed: ClosedJaxpr, order) -> ClosedJaxpr:
-  jaxpr = closed.jaxpr
-  return ClosedJaxpr(jaxpr.replace(outvars=[jaxpr.outvars[i] for i in order]), closed.consts)
-
-
-def _nonzero(t) -> bool:
-  return type(t) is not ad.Zero
-
-
-def _differentiable(aval) -> bool:
-  return ad.tangent_aval(aval).dtype != ad.float0
-
-
-def _tangent_or_zeros(t, aval):
-  return ad.instantiate_zeros(ad.Zero(ad.tangent_aval(aval)) if t is None else t)
-
-
-def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  cond_consts, body_consts, carry = common.split(primals, [cond_nconsts, body_nconsts])
-  _, bconst_t, carry_t = common.split(tangents, [cond_nconsts, body_nconsts])
-  bconst_nz = [_nonzero(t) and _differentiable(core.get_aval(p)) for t, p in zip(bconst_t, body_consts)]
-  carry_nz = [_nonzero(t) and _differentiable(core.get_aval(p)) for t, p in zip(carry_t, carry)]
-  while True:  # the carries with nonzero tangents: a fixed point
-    _, out_nz = ad.jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, carry_nz)
-    new = [a or b for a, b in zip(carry_nz, out_nz)]
-    if new == carry_nz:
-      break
-    carry_nz = new
-  body_jvp, _ = ad.jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, carry_nz)
-  nb, nc = len(body_consts), len(carry)
-  nbt, nct = sum(bconst_nz), sum(carry_nz)
-  # jvp order (bconsts, carry, bconst_t, carry_t) -> while order (bconsts, bconst_t, carry, carry_t)
-  order = [*range(nb), *range(nb + nc, nb + nc + nbt), *range(nb, nb + nc),
-           *range(nb + nc + nbt, nb + nc + nbt + nct)]
-  body_jvp = _permute_invars(body_jvp, order)
-  cjaxpr = cond_jaxpr.jaxpr
-  tangent_vars = [ir.Var(ad.tangent_aval(a)) for a, nz in zip(cond_jaxpr.in_avals[cond_nconsts:], carry_nz) if nz]
-  cond_jvp = ClosedJaxpr(cjaxpr.replace(invars=cjaxpr.invars + tangent_vars), cond_jaxpr.consts)
-  bconst_tangents = [t for t, nz in zip(bconst_t, bconst_nz) if nz]
-  carry_tangents = [_tangent_or_zeros(None if type(t) is ad.Zero else t, core.get_aval(p))
-                    for t, p, nz in zip(carry_t, carry, carry_nz) if nz]
-  outs = while_p.bind(*cond_consts, *body_consts, *bconst_tangents, *carry, *carry_tangents,
-                      cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=cond_nconsts,
-                      body_nconsts=nb + nbt)
-  primal_out, tangent_out = outs[:nc], iter(outs[nc:])
-  return primal_out, [next(tangent_out) if nz else ad.Zero(ad.tangent_aval(core.get_aval(p)))
-                      for p, nz in zip(primal_out, carry_nz)]
-
-
-ad.primitive_jvps[while_p] = _while_jvp
-
-
-def _while_partial_eval(trace, args, params):
-  """Known carries (those the unknown ones never flow into) are computed by a while loop on
-  the known values now; the unknown outputs come from the whole loop, staged."""
-  cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
-  cond_nconsts, body_nconsts = params["cond_nconsts"], params["body_nconsts"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  cond_uk, body_uk, carry_uk = common.split(unknowns, [cond_nconsts, body_nconsts])
-  while True:
-    _, _, out_uk, _ = ad.partial_eval_jaxpr(body_jaxpr, body_uk + carry_uk, False)
-    new = [a or b for a, b in zip(carry_uk, out_uk)]
-    if new == carry_uk:
-      break
-    carry_uk = new
-  _, _, pred_uk, _ = ad.partial_eval_jaxpr(cond_jaxpr, cond_uk + carry_uk, False)
-  if pred_uk[0] or all(carry_uk):
-    return trace.stage(while_p, args, params)
-  cond_consts, body_consts, carry = common.split(args, [cond_nconsts, body_nconsts])
-  known = [not u for u in carry_uk]
-  known_cond, kept_c = common.dce_with_inputs(cond_jaxpr, [False] * cond_nconsts + known)
-  known_body = common.prune_outputs(body_jaxpr, known)
-  known_body, kept_b = common.dce_with_inputs(known_body, [False] * body_nconsts + known)
-  kc = [x for x, k in zip(cond_consts, kept_c) if k]
-  kb = [x for x, k in zip(body_consts, kept_b) if k]
-  known_carry = [x for x, k in zip(carry, known) if k]
-  with core.set_current_trace(trace.parent):
-    known_outs = while_p.bind(*kc, *kb, *known_carry, cond_jaxpr=known_cond, body_jaxpr=known_body,
-                              cond_nconsts=len(kc), body_nconsts=len(kb))
-  staged = trace.stage(while_p, args, params)
-  known_iter = iter(known_outs)
-  return [s if u else next(known_iter) for s, u in zip(staged, carry_uk)]
-
-
-ad.partial_eval_rules[while_p] = _while_partial_eval
-
-
-def _while_transpose(cts, *args, **params):
-  raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
-                   "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using "
-                   "fori_loop with static start/stop.")
-
-
-ad.primitive_transposes[while_p] = _while_transpose
-
-
-def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  from axle._src.lax import reductions, structural
-  size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
-  batched = [d is not None for d in dims]
-  cond_b, body_b, carry_b = common.split(batched, [cond_nconsts, body_nconsts])
-  while True:
-    _, out_dims = batching.batch_jaxpr(body_jaxpr, size, _dims(body_b + carry_b), False)
-    new = [a or d is not None for a, d in zip(carry_b, out_dims)]
-    if new == carry_b:
-      break
-    carry_b = new
-  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
-  if pred_dim is not None:
-    carry_b = [True] * len(carry_b)
-  cond_consts, body_consts, carry = common.split(args, [cond_nconsts, body_nconsts])
-  carry = [batching.broadcast(x, size, 0) if b and not was else x
-           for x, b, was in zip(carry, carry_b, common.split(batched, [cond_nconsts, body_nconsts])[2])]
-  body_batched, _ = batching.batch_jaxpr(body_jaxpr, size, _dims(body_b + carry_b), carry_b)
-  cond_batched, _ = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
-  if pred_dim is None:
-    outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond_batched,
-                        body_jaxpr=body_batched, cond_nconsts=cond_nconsts,
-                        body_nconsts=body_nconsts)
-    return outs, [0 if b else None for b in carry_b]
-  # A batched predicate: loop while any element's predicate holds; elements already done keep
-  # their carry.
-  carry_avals = [core.get_aval(x) for x in carry]
-  cc_avals = [core.get_aval(x) for x in cond_consts]
-  bc_avals = [core.get_aval(x) for x in body_consts]
-
-  def any_pred(*xs):
-    pred, = common.eval_closed_eager_here(cond_batched, xs)
-    return [reductions.reduce_or(pred, (0,))]
-
-  def select_body(*xs):
-    cc, bc, c = common.split(xs, [cond_nconsts, body_nconsts])
-    pred, = common.eval_closed_eager_here(cond_batched, [*cc, *c])
-    new = common.eval_closed_eager_here(body_batched, [*bc, *c])
-    out = []
-    for n, o in zip(new, c):
-      shape = core.get_aval(n).shape
-      which = structural.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
-      out.append(lax_elementwise.select_n(which, o, n))
-    return out
-
-  new_cond, cond_extra = _trace_closed(any_pred, cc_avals + carry_avals)
-  new_body, body_extra = _trace_closed(select_body, cc_avals + bc_avals + carry_avals)
-  outs = while_p.bind(*cond_extra, *cond_consts, *body_extra, *cond_consts, *body_consts, *carry,
-                      cond_jaxpr=new_cond, body_jaxpr=new_body,
-                      cond_nconsts=len(cond_extra) + cond_nconsts,
-                      body_nconsts=len(body_extra) + cond_nconsts + body_nconsts)
-  return outs, [0] * len(outs)
-
-
-def _dims(batched):
-  return [0 if b else None for b in batched]
-
-
-batching.primitive_batchers[while_p] = _while_batch
-
-
-# -- scan ----------------------------------------------------------------------------
-
-
-def _scan_params(jaxpr, length, reverse, unroll, num_consts, num_carry, n_args, split_transpose):
-  return dict(jaxpr=jaxpr, length=length, reverse=reverse, linear=(False,) * n_args,
-              unroll=unroll, num_consts=num_consts, num_carry=num_carry,
-              _split_transpose=split_transpose)
-
-
-def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, linear, unroll, num_consts,
-              num_carry, _split_transpose):
-  nc, ncarry = num_consts, num_carry
-  nx = len(primals) - nc - ncarry
-  nz = [_nonzero(t) and _differentiable(core.get_aval(p)) for t, p in zip(tangents, primals)]
-  const_nz, carry_nz, xs_nz = common.split(nz, [nc, ncarry])
-  n_out = len(jaxpr.out_avals)
-  while True:
-    _, out_nz = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * (n_out - ncarry))
-    new = [a or b for a, b in zip(carry_nz, out_nz[:ncarry])]
-    if new == carry_nz:
-      break
-    carry_nz = new
-  jvp, out_nz = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * (n_out - ncarry))
-  ys_nz = out_nz[ncarry:]
-  nct, ncart, nxt = sum(const_nz), sum(carry_nz), sum(xs_nz)
-  p = nc + ncarry + nx
-  # inputs (consts, carry, xs, consts_t, carry_t, xs_t) -> (consts, consts_t, carry, carry_t, xs, xs_t)
-  order = [*range(nc), *range(p, p + nct), *range(nc, nc + ncarry), *range(p + nct, p + nct + ncart),
-           *range(nc + ncarry, p), *range(p + nct + ncart, p + nct + ncart + nxt)]
-  jvp = _permute_invars(jvp, order)
-  nyt = sum(ys_nz)
-  ny = n_out - ncarry
-  # outputs (carry, ys, carry_t, ys_t) -> (carry, carry_t, ys, ys_t)
-  out_order = [*range(ncarry), *range(n_out, n_out + ncart), *range(ncarry, n_out),
-               *range(n_out + ncart, n_out + ncart + nyt)]
-  jvp = _permute_outvars(jvp, out_order)
-  consts, carry, xs = common.split(primals, [nc, ncarry])
-  consts_t, carry_t, xs_t = common.split(tangents, [nc, ncarry])
-  const_tangents = [t for t, n in zip(consts_t, const_nz) if n]
-  carry_tangents = [_tangent_or_zeros(None if type(t) is ad.Zero else t, core.get_aval(x))
-                    for t, x, n in zip(carry_t, carry, carry_nz) if n]
-  xs_tangents = [t for t, n in zip(xs_t, xs_nz) if n]
-  args = [*consts, *const_tangents, *carry, *carry_tangents, *xs, *xs_tangents]
-  outs = scan_p.bind(*args, **_scan_params(jvp, length, reverse, unroll, nc + nct, ncarry + ncart,
-                                           len(args), _split_transpose))
-  carry_out, carry_t_out, ys, ys_t = common.split(outs, [ncarry, ncart, ny])
-  carry_t_iter, ys_t_iter = iter(carry_t_out), iter(ys_t)
-  out_avals = _scan_abstract_eval(*[core.get_aval(x) for x in primals], jaxpr=jaxpr, length=length,
-                                  reverse=reverse, linear=linear, unroll=unroll, num_consts=nc,
-                                  num_carry=ncarry, _split_transpose=_split_transpose)
-  tangents_out = [next(carry_t_iter) if n else ad.Zero(ad.tangent_aval(a))
-                  for n, a in zip(carry_nz, out_avals[:ncarry])]
-  tangents_out += [next(ys_t_iter) if n else ad.Zero(ad.tangent_aval(a))
-                   for n, a in zip(ys_nz, out_avals[ncarry:])]
-  return [*carry_out, *ys], tangents_out
-
-
-ad.primitive_jvps[scan_p] = _scan_jvp
-
-
-def _scan_partial_eval(trace, args, params):
-  jaxpr = params["jaxpr"]
-  nc, ncarry, length = params["num_consts"], params["num_carry"], params["length"]
-  reverse, unroll = params["reverse"], params["unroll"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  const_uk, carry_uk, xs_uk = common.split(unknowns, [nc, ncarry])
-  n_out = len(jaxpr.out_avals)
-  while True:
-    _, _, out_uk, _ = ad.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
-                                            carry_uk + [False] * (n_out - ncarry))
-    new = [a or b for a, b in zip(carry_uk, out_uk[:ncarry])]
-    if new == carry_uk:
-      break
-    carry_uk = new
-  known, unknown, out_uk, num_res = ad.partial_eval_jaxpr(
-      jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * (n_out - ncarry))
-  consts, carry, xs = common.split(args, [nc, ncarry])
-  k_consts = [x for x, u in zip(consts, const_uk) if not u]
-  k_carry = [x for x, u in zip(carry, carry_uk) if not u]
-  k_xs = [x for x, u in zip(xs, xs_uk) if not u]
-  n_known_out = len(known.out_avals) - num_res
-  n_known_carry = len(k_carry)
-  # Residuals that are known constants of the body stay constants; the others are stacked.
-  fwd = common.forwarding(known.jaxpr)[n_known_out:]
-  res_const = [f is not None and f < len(k_consts) for f in fwd]
-  known = common.prune_outputs(known, [True] * n_known_out + [not c for c in res_const])
-  with core.set_current_trace(trace.parent):
-    known_args = [*k_consts, *k_carry, *k_xs]
-    known_outs = scan_p.bind(*known_args, **_scan_params(
-        known, length, reverse, unroll, len(k_consts), n_known_carry, len(known_args),
-        params["_split_transpose"]))
-  stacked = iter(known_outs[n_known_out:])
-  residuals_const = [k_consts[f] for f, c in zip(fwd, res_const) if c]
-  residuals_stacked = [next(stacked) for c in res_const if not c]
-  # unknown takes (residuals, unknown consts, carry, xs): reorder to
-  # (const residuals, unknown consts, unknown carry, stacked residuals, unknown xs)
-  u_consts = [x for x, u in zip(consts, const_uk) if u]
-  u_carry = [x for x, u in zip(carry, carry_uk) if u]
-  u_xs = [x for x, u in zip(xs, xs_uk) if u]
-  res_positions = list(range(num_res))
-  const_res = [i for i, c in zip(res_positions, res_const) if c]
-  stacked_res = [i for i, c in zip(res_positions, res_const) if not c]
-  base = num_res
-  order = [*const_res, *range(base, base + len(u_consts)),
-           *range(base + len(u_consts), base + len(u_consts) + len(u_carry)), *stacked_res,
-           *range(base + len(u_consts) + len(u_carry), base + len(u_consts) + len(u_carry) + len(u_xs))]
-  unknown = _permute_invars(unknown, order)
-  staged_args = [*residuals_const, *u_consts, *u_carry, *residuals_stacked, *u_xs]
-  unknown_outs = trace.stage(scan_p, staged_args, _scan_params(
-      unknown, length, reverse, unroll, len(residuals_const) + len(u_consts), len(u_carry),
-      len(staged_args), params["_split_transpose"]))
-  known_iter, unknown_iter = iter(known_outs[:n_known_out]), iter(unknown_outs)
-  return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
-
-
-ad.partial_eval_rules[scan_p] = _scan_partial_eval
-
-
-def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
-                    _split_transpose):
-  nc, ncarry = num_consts, num_carry
-  consts, carry, xs = common.split(args, [nc, ncarry])
-  const_lin = [ad.is_undefined_primal(x) for x in consts]
-  xs_lin = [ad.is_undefined_primal(x) for x in xs]
-  # Carries are linear in a linear scan (a known carry is an instantiated zero tangent).
-  lin = const_lin + [True] * ncarry + xs_lin
-  body_t = ad.transpose_jaxpr(jaxpr, lin)
-  res_consts = [x for x, l in zip(consts, const_lin) if not l]
-  res_xs = [x for x, l in zip(xs, xs_lin) if not l]
-  in_avals = jaxpr.in_avals
-  lin_const_avals = [ad.tangent_aval(a) for a, l in zip(in_avals[:nc], const_lin) if l]
-  carry_avals = [ad.tangent_aval(a) for a in in_avals[nc:nc + ncarry]]
-  x_avals = in_avals[nc + ncarry:]
-  out_avals = jaxpr.out_avals
-  ct_carry_avals = [ad.tangent_aval(a) for a in out_avals[:ncarry]]
-  ct_y_avals = [ad.tangent_aval(a) for a in out_avals[ncarry:]]
-  res_x_avals = [a for a, l in zip(x_avals, xs_lin) if not l]
-  n_lc = len(lin_const_avals)
-
-  def body(*vals):
-    rc, acc, ct_c, ct_y, rx = common.split(vals, [len(res_consts), n_lc, ncarry, len(ct_y_avals)])[:5]
-    nonlinear = rc + rx
-    cts_in = common.eval_closed_eager_here(body_t, [*nonlinear, *ct_c, *ct_y])
-    ct_consts, ct_carry, ct_xs = common.split(cts_in, [n_lc, ncarry])
-    new_acc = [ad.add_tangents(a, c) for a, c in zip(acc, ct_consts)]
-    return [*new_acc, *ct_carry, *ct_xs]
-
-  body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
-                 for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
-  body_closed, body_consts = _trace_closed(body, body_avals)
-  ct_carry, ct_ys = cts[:ncarry], cts[ncarry:]
-  ct_carry = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(c)
-              for c, a in zip(ct_carry, ct_carry_avals)]
-  ys_avals = [ShapedArray((length, *a.shape), a.dtype) for a in ct_y_avals]
-  ct_ys = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(
-      ad.Zero(a) if type(c) is ad.Zero else c) for c, a in zip(ct_ys, ys_avals)]
-  acc0 = [ad.zeros_like_aval(a) for a in lin_const_avals]
-  t_args = [*body_consts, *res_consts, *acc0, *ct_carry, *ct_ys, *res_xs]
-  outs = scan_p.bind(*t_args, **_scan_params(body_closed, length, not reverse, unroll,
-                                              len(body_consts) + len(res_consts),
-                                              n_lc + ncarry, len(t_args), _split_transpose))
-  ct_consts, ct_init, ct_xs = common.split(outs, [n_lc, ncarry])
-  ct_consts_iter, ct_xs_iter = iter(ct_consts), iter(ct_xs)
-  result = [next(ct_consts_iter) if l else None for l in const_lin]
-  result += [c if ad.is_undefined_primal(x) else None for c, x in zip(ct_init, carry)]
-  result += [next(ct_xs_iter) if l else None for l in xs_lin]
-  return result
-
-
-ad.primitive_transposes[scan_p] = _scan_transpose
-
-
-def _scan_batch(args, dims, *, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
-                _split_transpose):
-  size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-  nc, ncarry = num_consts, num_carry
-  consts, carry, xs = common.split(args, [nc, ncarry])
-  cd, card, xd = common.split(dims, [nc, ncarry])
-  const_b = [d is not None for d in cd]
-  carry_b = [d is not None for d in card]
-  xs_b = [d is not None for d in xd]
-  n_out = len(jaxpr.out_avals)
-  while True:
-    _, out_dims = batching.batch_jaxpr(jaxpr, size, _dims(const_b + carry_b + xs_b), False)
-    new = [a or d is not None for a, d in zip(carry_b, out_dims[:ncarry])]
-    if new == carry_b:
-      break
-    carry_b = new
-  ys_b = [d is not None for d in out_dims[ncarry:]]
-  batched, _ = batching.batch_jaxpr(jaxpr, size, _dims(const_b + carry_b + xs_b), carry_b + ys_b)
-  consts = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(consts, cd)]
-  carry = [batching.bdim_at_front(x, d, size) if b else x for x, d, b in zip(carry, card, carry_b)]
-  xs = [batching.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, xd)]
-  new_args = [*consts, *carry, *xs]
-  outs = scan_p.bind(*new_args, **_scan_params(batched, length, reverse, unroll, nc, ncarry,
-                                               len(new_args), _split_transpose))
-  return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in ys_b]
-
-
-batching.primitive_batchers[scan_p] = _scan_batch

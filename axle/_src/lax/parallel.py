@@ -11,10 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from axle._src import core
+from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.lax import elementwise
+from axle._src.lax import elementwise_convert
+from axle._src.lax import reductions
+from axle._src.lax import structural
 
 __all__ = ["all_gather", "all_to_all", "axis_index", "pmax", "pmean", "pmin", "ppermute",
            "psum", "psum_scatter", "pshuffle", "pswapaxes", "axis_size"]
@@ -70,13 +75,11 @@ def _reducer(name: str, reduce_fn_name: str, np_reduce):
   def lowering_rule(ctx, *args, axes, axis_index_groups):
     if _named(axes):
       return _no_lowering(name)(ctx)
-    from axle._src.lax import reductions
     return mlir.lower_fun(lambda *xs: [getattr(reductions, reduce_fn_name)(x, _positional(axes))
                                        for x in xs], multiple_results=True)(ctx, *args)
 
   def batcher(axis_data, values, dims, *, axes, axis_index_groups):
     named = _named(axes)
-    from axle._src.lax import elementwise
     outs, out_dims = [], []
     for v, d in zip(values, dims):
       positional = tuple(a if d is None or a < d else a + 1 for a in _positional(axes))
@@ -118,7 +121,6 @@ pmin_p = _reducer("pmin", "reduce_min", np.min)
 
 
 def _psum_transpose(cts, *args, axes, axis_index_groups):
-  from axle._src.lax import structural
   cts = [ad.instantiate_zeros(ct) for ct in cts]
   named, positional = _named(axes), _positional(axes)
   if named:
@@ -138,7 +140,6 @@ ad.deflinear2(psum_p, _psum_transpose)
 
 def _pextremum_jvp(primitive):
   def rule(primals, tangents, *, axes, axis_index_groups):
-    from axle._src.lax import elementwise, elementwise_convert
     outs = primitive.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
     tangent_outs = []
     for x, t, out in zip(primals, tangents, outs):
@@ -161,7 +162,6 @@ ad.primitive_jvps[pmin_p] = _pextremum_jvp(pmin_p)
 def psum(x, axis_name, *, axis_index_groups=None):
   """Sums ``x`` (a pytree) over the named axis ``axis_name`` (or a tuple of names): every
   member of the axis gets the total."""
-  from axle._src import tree_util
   leaves, tree = tree_util.tree_flatten(x)
   outs = psum_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=axis_index_groups)
   return tree_util.tree_unflatten(tree, outs)
@@ -169,7 +169,6 @@ def psum(x, axis_name, *, axis_index_groups=None):
 
 def pmax(x, axis_name, *, axis_index_groups=None):
   """The maximum of ``x`` over the named axis ``axis_name``."""
-  from axle._src import tree_util
   leaves, tree = tree_util.tree_flatten(x)
   outs = pmax_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=axis_index_groups)
   return tree_util.tree_unflatten(tree, outs)
@@ -177,7 +176,6 @@ def pmax(x, axis_name, *, axis_index_groups=None):
 
 def pmin(x, axis_name, *, axis_index_groups=None):
   """The minimum of ``x`` over the named axis ``axis_name``."""
-  from axle._src import tree_util
   leaves, tree = tree_util.tree_flatten(x)
   outs = pmin_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=axis_index_groups)
   return tree_util.tree_unflatten(tree, outs)
@@ -190,8 +188,6 @@ def axis_size(axis_name) -> int:
 
 def pmean(x, axis_name, *, axis_index_groups=None):
   """The mean of ``x`` over the named axis ``axis_name``."""
-  from axle._src import tree_util
-  from axle._src.lax import elementwise
   size = psum(1, axis_name, axis_index_groups=axis_index_groups)
   summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
   return tree_util.tree_map(
@@ -211,7 +207,6 @@ def _axis_index_impl(*, axis_name):
 
 def _axis_index_batcher(axis_data, values, dims, *, axis_name):
   if axis_name == axis_data.name:
-    from axle._src.lax import structural
     return structural.iota(np.int32, axis_data.size), 0
   return axis_index_p.bind(axis_name=axis_name), None
 
@@ -253,7 +248,6 @@ def _all_gather_batcher(axis_data, values, dims, *, all_gather_dimension, axis_i
     gather_dim = all_gather_dimension + (1 if all_gather_dimension >= d else 0)
     out = all_gather_p.bind(x, **{**params, "all_gather_dimension": gather_dim})
     return out, d if d < gather_dim else d + (0 if tiled else 1)
-  from axle._src.lax import structural
   x = batching.bdim_at_front(x, d, axis_data.size)
   x = batching.moveaxis(x, 0, all_gather_dimension)
   if tiled:
@@ -283,7 +277,6 @@ ad.deflinear2(all_gather_p, _all_gather_transpose)
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
   """Gathers ``x`` from every member of the named axis, stacked along a new axis ``axis`` (or
   concatenated along ``axis`` with ``tiled=True``)."""
-  from axle._src import tree_util
   size = axis_size(axis_name)
 
   def gather(leaf):
@@ -321,7 +314,6 @@ def _reduce_scatter_batcher(axis_data, values, dims, *, scatter_dimension, axis_
   (x,), (d,) = values, dims
   if axis_data.name not in _as_tuple(axis_name):
     raise NotImplementedError("psum_scatter over an axis of an enclosing vmap")
-  from axle._src.lax import reductions, structural
   x = batching.bdim_at_front(x, d, axis_data.size)
   total = reductions.reduce_sum(x, (0,))
   shape = list(core.get_aval(total).shape)
@@ -355,7 +347,6 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
                  tiled: bool = False):
   """Sums ``x`` over the named axis and scatters the result: member ``i`` gets the ``i``-th
   block along ``scatter_dimension``."""
-  from axle._src import tree_util
   size = axis_size(axis_name)
   return tree_util.tree_map(
       lambda leaf: reduce_scatter_p.bind(leaf, scatter_dimension=scatter_dimension,
@@ -375,7 +366,6 @@ def _ppermute_batcher(axis_data, values, dims, *, axis_name, perm):
   (x,), (d,) = values, dims
   if axis_data.name not in _as_tuple(axis_name):
     return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
-  from axle._src.lax import elementwise, structural
   size = axis_data.size
   x = batching.bdim_at_front(x, d, size)
   source = np.zeros(size, np.int32)
@@ -403,7 +393,6 @@ ad.deflinear2(ppermute_p, lambda ct, x, *, axis_name, perm: [
 def ppermute(x, axis_name, perm):
   """Sends ``x`` from member ``src`` to member ``dst`` of the named axis for each pair in
   ``perm``; members that receive nothing get zeros."""
-  from axle._src import tree_util
   perm = tuple((int(s), int(d)) for s, d in perm)
   return tree_util.tree_map(
       lambda leaf: ppermute_p.bind(leaf, axis_name=_as_tuple(axis_name), perm=perm), x)
@@ -436,7 +425,6 @@ def _all_to_all_batcher(axis_data, values, dims, *, axis_name, split_axis, conca
   (x,), (d,) = values, dims
   if axis_data.name not in _as_tuple(axis_name):
     raise NotImplementedError("all_to_all over an axis of an enclosing vmap")
-  from axle._src.lax import structural
   n = axis_data.size
   x = batching.bdim_at_front(x, d, n)  # (n, *shape): member j's array at [j]
   shape = list(core.get_aval(x).shape[1:])
@@ -472,8 +460,6 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
   """Splits ``x`` along ``split_axis`` into one block per member of the named axis, sends
   block ``k`` to member ``k``, and concatenates the received blocks along ``concat_axis``
   (without ``tiled``, the split axis must equal the axis size and is replaced by a new axis)."""
-  from axle._src import tree_util
-  from axle._src.lax import structural
   size = axis_size(axis_name)
 
   def one(leaf):

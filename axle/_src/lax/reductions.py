@@ -33,15 +33,20 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from axle._src import core
+from axle._src import differentiation
 from axle._src import dtypes
 from axle._src import ir
+from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import staging
+from axle._src.lax import elementwise
+from axle._src.lax import special
+from axle._src.lax import structural
 from axle._src.lax import utils
-from axle._src.lax.elementwise import lower_complex_extremum
 
 __all__ = [
     "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
@@ -123,12 +128,6 @@ def _empty_result(x: np.ndarray, axes, identity) -> np.ndarray | None:
 # Transformation helpers
 
 
-def _lax():
-  """The lax modules the rules are written with (imported late: they import this module)."""
-  from axle._src.lax import elementwise, special, structural
-  return elementwise, special, structural
-
-
 def _shifted_axes(axes, bdim: int) -> tuple:
   """Reduction axes renumbered for a batch axis at ``bdim`` (NumPy integers, as JAX's params
   print after vmap)."""
@@ -151,8 +150,6 @@ def tree_reduce_jvp(combine: Callable, identities, primals, tangents, axes):
   out), computed by differentiating a pairwise-halving tree of ``combine`` applications (the
   reduced axes first moved to the front and flattened). Zeros in a product and ties in
   extrema are handled exactly as ``combine``'s own JVP handles them."""
-  from axle._src import differentiation
-  _, _, structural = _lax()
   shape = core.get_aval(primals[0]).shape
   axes = tuple(int(a) for a in axes)
   kept = tuple(i for i in range(len(shape)) if i not in axes)
@@ -228,7 +225,7 @@ def _logaddexp_complex(ctx, x, y):
   """Complex log(exp(x) + exp(y)) as amax + log1p(exp(x + y - 2 amax)) (amax: the lexicographic
   max), with the imaginary part wrapped into [-pi, pi)."""
   aval = x.aval
-  amax = lower_complex_extremum(ctx, x, y, "GT")
+  amax = elementwise.lower_complex_extremum(ctx, x, y, "GT")
   total = mlir.op(ctx, "stablehlo.add", [x, y], aval)
   two = mlir.constant(ctx, np.asarray(2, aval.dtype))
   delta = mlir.op(ctx, "stablehlo.subtract",
@@ -260,7 +257,7 @@ def monoid_body(kind: str, dtype: np.dtype) -> Callable:
   dtype = np.dtype(dtype)
   if kind in ("max", "min") and dtype.kind == "c":
     direction = "GT" if kind == "max" else "LT"
-    return lambda ctx, a, b: lower_complex_extremum(ctx, a, b, direction)
+    return lambda ctx, a, b: elementwise.lower_complex_extremum(ctx, a, b, direction)
   if kind == "logsumexp":
     return _logaddexp_complex if dtype.kind == "c" else _logaddexp_real
   name = _MONOID_OPS[kind]
@@ -334,7 +331,6 @@ mlir.register(reduce_prod_p, _monoid_reduce_lowering("prod"))
 
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
-  _, _, structural = _lax()
   aval = operand.aval
   kept = tuple(np.delete(np.arange(aval.ndim), axes))
   return [structural.broadcast_in_dim(ct, aval.shape, kept)]
@@ -345,7 +341,6 @@ batching.primitive_batchers[reduce_sum_p] = reducer_batcher(reduce_sum_p)
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
-  elementwise, _, _ = _lax()
   (operand,), (tangent,) = primals, tangents
   one = np.ones((), core.get_aval(operand).dtype)
   outs, tangent_outs = tree_reduce_jvp(lambda a, b: [elementwise.mul(a[0], b[0])], [one],
@@ -436,7 +431,6 @@ mlir.register(reduce_min_p, _monoid_reduce_lowering("min"))
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
   """The tangent at the extremum; ties share it equally (JAX's convention)."""
-  elementwise, _, structural = _lax()
   aval = core.get_aval(operand)
   shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
   location = elementwise.convert_element_type(
@@ -752,7 +746,6 @@ ad.deflinear2(cumsum_p, _cumsum_transpose)
 def prefix_scan(combine: Callable, x, axis: int, reverse: bool = False):
   """Inclusive scan of ``x`` along ``axis`` with an associative ``combine``, written with lax
   slices and concatenations (log2(n) doubling steps) so it can be differentiated."""
-  _, _, structural = _lax()
   if reverse:
     x = structural.rev(x, (axis,))
   n = core.get_aval(x).shape[axis]
@@ -770,7 +763,6 @@ def prefix_scan(combine: Callable, x, axis: int, reverse: bool = False):
 
 def logaddexp(x, y):
   """``log(exp(x) + exp(y))`` in lax operations, stable for large magnitudes."""
-  elementwise, special, _ = _lax()
   if core.get_aval(x).dtype.kind == "c":
     larger = elementwise.gt(elementwise.real(x), elementwise.real(y))
     amax = elementwise.select(larger, x, y)
@@ -783,7 +775,6 @@ def logaddexp(x, y):
 
 
 def _scan_combine(kind: str) -> Callable:
-  elementwise, _, _ = _lax()
   return {"prod": elementwise.mul, "max": elementwise.max, "min": elementwise.min,
           "logsumexp": logaddexp}[kind]
 
@@ -791,7 +782,6 @@ def _scan_combine(kind: str) -> Callable:
 def _cumulative_jvp(kind: str) -> Callable:
   """JVP by differentiating the doubling scan (reduce_window is not differentiable)."""
   def rule(primals, tangents, *, axis, reverse):
-    from axle._src import differentiation
     scan = lambda x: prefix_scan(_scan_combine(kind), x, axis, reverse)
     return differentiation.jvp(scan, list(primals), [ad.instantiate_zeros(tangents[0])])
   return rule
@@ -840,11 +830,6 @@ def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
 # lax.reduce: monoid dispatch and the generic reduce primitive
 
 
-def _elementwise():
-  from axle._src.lax import elementwise
-  return elementwise
-
-
 def _concrete_scalar(x):
   """The NumPy value of a concrete init value, or None for a tracer."""
   if isinstance(x, core.Tracer):
@@ -862,7 +847,6 @@ def monoid_reducer(computation: Callable, init_value, operand_aval: ShapedArray,
   JAX binds reduce_sum etc. only when the init value is concretely the monoid's identity;
   reduce_window only knows add, max and min.
   """
-  elementwise = _elementwise()
   value = _concrete_scalar(init_value)
   if value is None or value.shape != ():
     return None
@@ -1012,8 +996,6 @@ ir.pp_param_rules[reduce_p] = lambda params: {**params, "computation": pp_callab
 def trace_scalar_computation(computation: Callable, tree_of_operands, dtypes_: Sequence[np.dtype]):
   """Traces ``computation(acc, x)`` on scalars of ``dtypes_`` (both arguments shaped like the
   operand pytree). Returns (ClosedJaxpr, output treedef)."""
-  from axle._src import tree_util
-  from axle._src.interpreters import staging
   n = len(dtypes_)
   avals = [ShapedArray((), d) for d in dtypes_] * 2
 
@@ -1051,7 +1033,6 @@ def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: S
   0, ``lax.mul`` with 1, ``lax.max`` with -inf, ...) binds the specific reduction primitive;
   anything else binds the generic ``reduce`` primitive with the traced computation.
   """
-  from axle._src import tree_util
   flat_operands, operand_tree = tree_util.tree_flatten(operands)
   flat_inits, init_tree = tree_util.tree_flatten(init_values)
   if operand_tree != init_tree:

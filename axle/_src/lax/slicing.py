@@ -31,12 +31,16 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
+from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax import structural as lax_structural
+from axle._src.interpreters import staging
+from axle._src.lax import elementwise
+from axle._src.lax import structural
+from axle._src.lax import utils
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
@@ -395,7 +399,7 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
   out_aval = ctx.avals_out[0]
   # Indices of exact wide types (XLA gets bounds wrong in narrow index types, see
   # structural.exact_index_dtype); every bound and in-bounds test below is then exact.
-  indices = lax_structural.exact_indices(ctx, indices)
+  indices = structural.exact_indices(ctx, indices)
   if mode != GatherScatterMode.FILL_OR_DROP:
     # CLIP, PROMISE_IN_BOUNDS (and ONE_HOT, evaluated alike): XLA's gather clamps natively.
     return _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
@@ -454,7 +458,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, u
   if type(ct) is ad.Zero:
     return [ad.Zero(operand.aval), None]
   dn = dimension_numbers
-  zeros = lax_structural.full(operand.aval.shape, 0, core.get_aval(ct).dtype)
+  zeros = structural.full(operand.aval.shape, 0, core.get_aval(ct).dtype)
   scatter_dnums = ScatterDimensionNumbers(
       update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
       scatter_dims_to_operand_dims=dn.start_index_map,
@@ -549,26 +553,24 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
 def index_take(src, idxs, axes):
   """Takes ``src`` at the integer arrays ``idxs`` (one per axis in ``axes``, broadcast together);
   negative and out-of-range indices wrap modulo the axis size (``lax.index_take``)."""
-  from axle._src.lax import elementwise as lax_elementwise
   axes = tuple(int(a) for a in axes)
   if len(idxs) != len(axes):
     raise ValueError(f"index_take: got {len(idxs)} index arrays for {len(axes)} axes")
   src_aval = core.get_aval(src)
   shapes = [core.get_aval(i).shape for i in idxs]
-  from axle._src.numpy.util import broadcast_shapes
-  batch = broadcast_shapes(*shapes)
+  batch = utils.broadcast_shapes(*shapes)
   columns = []
   for i, axis in zip(idxs, axes):
     i = _asarray_index(i)
     size = src_aval.shape[axis]
-    i = lax_elementwise.rem(i, np.array(size, i.dtype))
-    i = lax_elementwise.select_n(lax_elementwise.lt(i, np.array(0, i.dtype)), i,
-                                 lax_elementwise.add(i, np.array(size, i.dtype)))
+    i = elementwise.rem(i, np.array(size, i.dtype))
+    i = elementwise.select_n(elementwise.lt(i, np.array(0, i.dtype)), i,
+                                 elementwise.add(i, np.array(size, i.dtype)))
     if i.shape != batch:
-      i = lax_structural.broadcast_in_dim(i, batch, tuple(range(len(batch) - i.ndim, len(batch))))
-    columns.append(lax_structural.broadcast_in_dim(
-        lax_elementwise.convert_element_type(i, np.int32), batch + (1,), tuple(range(len(batch)))))
-  indices = columns[0] if len(columns) == 1 else lax_structural.concatenate(columns, len(batch))
+      i = structural.broadcast_in_dim(i, batch, tuple(range(len(batch) - i.ndim, len(batch))))
+    columns.append(structural.broadcast_in_dim(
+        elementwise.convert_element_type(i, np.int32), batch + (1,), tuple(range(len(batch)))))
+  indices = columns[0] if len(columns) == 1 else structural.concatenate(columns, len(batch))
   slice_sizes = tuple(1 if d in axes else s for d, s in enumerate(src_aval.shape))
   offset_dims = tuple(range(len(batch), len(batch) + src_aval.ndim - len(axes)))
   dnums = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(sorted(axes)),
@@ -577,8 +579,14 @@ def index_take(src, idxs, axes):
 
 
 def _asarray_index(i):
-  from axle._src.numpy import creation
-  return creation.asarray(i)
+  """An index argument as an Array (``jnp.asarray``'s result for lists, NumPy values and
+  Python scalars: the canonical dtype, weakly typed for a Python scalar)."""
+  if structural._is_array(i):
+    return i
+  if type(i) in (bool, int, float, complex):
+    return structural._asarray(i)
+  value = np.asarray(i)
+  return Array(value.astype(dtypes.canonicalize_dtype(value.dtype)))
 
 
 # ---------------------------------------------------------------------------
@@ -731,7 +739,6 @@ def _make_scatter_impl(name: str):
 def _apply_update_jaxpr(flat_out, positions, values, jaxpr, consts):
   """Combines old and new values with ``jaxpr`` (a scalar function), repeated positions applied
   one after another in index order."""
-  from axle._src.array import Array
   order = np.argsort(positions, kind="stable")
   sorted_positions = positions[order]
   first = np.r_[True, sorted_positions[1:] != sorted_positions[:-1]]
@@ -795,7 +802,7 @@ def _clip_scatter_indices(ctx, operand, indices, updates, dn):
 def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
                       unique_indices, mode, update_jaxpr, update_consts):
   dn = dimension_numbers
-  indices = lax_structural.exact_indices(ctx, indices)  # see structural.exact_index_dtype
+  indices = structural.exact_indices(ctx, indices)  # see structural.exact_index_dtype
   if mode == GatherScatterMode.CLIP and indices.aval.size:
     indices = _clip_scatter_indices(ctx, operand, indices, updates, dn)
   # FILL_OR_DROP and PROMISE_IN_BOUNDS: XLA's scatter skips windows that are out of bounds.
@@ -860,17 +867,12 @@ def _shape_of(x):
   return x.aval.shape if ad.is_undefined_primal(x) else core.get_aval(x).shape
 
 
-def _elementwise():
-  from axle._src.lax import elementwise
-  return elementwise
-
-
 def _zeros_like(x):
-  return lax_structural.full_like(x, 0)
+  return structural.full_like(x, 0)
 
 
 def _ones_like(x, dtype=None):
-  return lax_structural.full_like(x, 1, dtype)
+  return structural.full_like(x, 1, dtype)
 
 
 def _make_scatter_addsub_jvp(primitive):
@@ -904,7 +906,7 @@ def _make_scatter_addsub_transpose(primitive):
       # Dropped (out-of-bounds) windows read 0, matching the updates that had no effect.
       t_updates = _gather(ct, indices, gather_dnums, slice_sizes, mode=mode, fill_value=0)
       if primitive is scatter_sub_p:
-        t_updates = _elementwise().neg(t_updates)
+        t_updates = elementwise.neg(t_updates)
     return [t_operand, None, t_updates]
   return transpose
 
@@ -924,7 +926,7 @@ def _scatter_mul_jvp_updates(g, operand, indices, updates, *, dimension_numbers,
   spread = _scatter(scatter_add_p, "add", _zeros_like(operand), indices, g, dimension_numbers,
                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                     mode=mode)
-  return _elementwise().mul(operand, spread)
+  return elementwise.mul(operand, spread)
 
 
 def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
@@ -942,7 +944,7 @@ def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, updat
       raise NotImplementedError(_UNIQUE_MUL_MESSAGE)
     gather_dnums, slice_sizes = _inverse_gather(dimension_numbers, core.get_aval(ct).ndim,
                                                 _shape_of(updates))
-    t_updates = _gather(_elementwise().mul(ct, operand), indices, gather_dnums, slice_sizes,
+    t_updates = _gather(elementwise.mul(ct, operand), indices, gather_dnums, slice_sizes,
                         mode=mode, fill_value=0)
   return [t_operand, None, t_updates]
 
@@ -968,7 +970,6 @@ def _make_scatter_extremal_jvp(primitive):
       return out, ad.Zero.from_primal_value(out)
     t_operand = ad.instantiate_zeros(t_operand)
     t_updates = ad.instantiate_zeros(t_updates)
-    ew = _elementwise()
     gather_dnums, slice_sizes = _inverse_gather(dn, core.get_aval(operand).ndim,
                                                 core.get_aval(updates).shape)
     # A CLIP scatter clamps its windows, so the reads clamp too: CLIP keeps the gathers'
@@ -980,14 +981,15 @@ def _make_scatter_extremal_jvp(primitive):
     add_at = lambda x, u: _scatter(scatter_add_p, "add", x, indices, u, dn, mode=mode)
     initial_vals = read(operand)
     target_vals = read(out)
-    successful_updates = ew.eq(updates, target_vals)
-    retained_values = ew.eq(initial_vals, target_vals)
-    num_updates = read(add_at(_zeros_like(operand), ew.select(
+    successful_updates = elementwise.eq(updates, target_vals)
+    retained_values = elementwise.eq(initial_vals, target_vals)
+    num_updates = read(add_at(_zeros_like(operand), elementwise.select(
         successful_updates, _ones_like(updates), _zeros_like(updates))))
     num_refs = read(add_at(_zeros_like(operand), _ones_like(updates)))
-    updates_normalizer = ew.select(retained_values, 1.0 / (num_updates + 1), 1.0 / num_updates)
-    updates_coef = ew.select(successful_updates, updates_normalizer, _zeros_like(updates))
-    operand_normalizer = ew.select(retained_values, 1.0 / (num_updates + 1),
+    updates_normalizer = elementwise.select(retained_values, 1.0 / (num_updates + 1),
+                                            1.0 / num_updates)
+    updates_coef = elementwise.select(successful_updates, updates_normalizer, _zeros_like(updates))
+    operand_normalizer = elementwise.select(retained_values, 1.0 / (num_updates + 1),
                                    _zeros_like(num_updates))
     operand_coef = (-1.0 + operand_normalizer) / num_refs
     target_tangents = read(t_operand)
@@ -1024,27 +1026,26 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
   # index vector) and reading them back; only the winners (and the operand elements no update
   # touched) contribute, and the result is a scatter-add of the masked values, so the
   # primal and tangent agree on the winner and no transpose of `scatter` is needed.
-  ew = _elementwise()
   updates_shape = core.get_aval(updates).shape
   ids_shape = list(updates_shape)
   for d in dn.update_window_dims:
     ids_shape[d] = 1
   num_ids = int(np.prod(ids_shape, dtype=np.int64))
   id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
-  update_ids = ew.add(lax_structural.reshape(lax_structural.iota(id_dtype, num_ids), ids_shape),
-                      _ones_like(updates, id_dtype))
+  update_ids = elementwise.add(structural.reshape(structural.iota(id_dtype, num_ids), ids_shape),
+                               _ones_like(updates, id_dtype))
   operand_shape = core.get_aval(operand).shape
-  scattered_ids = _scatter(scatter_p, None, lax_structural.full(operand_shape, 0, id_dtype),
+  scattered_ids = _scatter(scatter_p, None, structural.full(operand_shape, 0, id_dtype),
                            indices, update_ids, dn, indices_are_sorted=indices_are_sorted,
                            unique_indices=unique_indices, mode=mode)
   gather_dnums, slice_sizes = _inverse_gather(dn, len(operand_shape), updates_shape)
   gathered_update_ids = _gather(scattered_ids, indices, gather_dnums, slice_sizes)
-  untouched = lambda: ew.eq(scattered_ids, _zeros_like(scattered_ids))
-  won = lambda: ew.eq(update_ids, gathered_update_ids)
-  masked_operand = ew.select(untouched(), operand, _zeros_like(operand))
-  masked_updates = ew.select(won(), updates, _zeros_like(updates))
-  masked_t_operand = ew.select(untouched(), t_operand, _zeros_like(t_operand))
-  masked_t_updates = ew.select(won(), t_updates, _zeros_like(t_updates))
+  untouched = lambda: elementwise.eq(scattered_ids, _zeros_like(scattered_ids))
+  won = lambda: elementwise.eq(update_ids, gathered_update_ids)
+  masked_operand = elementwise.select(untouched(), operand, _zeros_like(operand))
+  masked_updates = elementwise.select(won(), updates, _zeros_like(updates))
+  masked_t_operand = elementwise.select(untouched(), t_operand, _zeros_like(t_operand))
+  masked_t_updates = elementwise.select(won(), t_updates, _zeros_like(t_updates))
   add = lambda x, u: _scatter(scatter_add_p, "add", x, indices, u, dn,
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode)
@@ -1065,7 +1066,7 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
   if ad.is_undefined_primal(operand):
     # The overwritten elements get no cotangent.
     t_operand = _scatter(scatter_p, None, ct, indices,
-                         lax_structural.full(updates_shape, 0, ct_aval.dtype),
+                         structural.full(updates_shape, 0, ct_aval.dtype),
                          dimension_numbers, indices_are_sorted=indices_are_sorted,
                          unique_indices=True, mode=mode)
   if ad.is_undefined_primal(updates):
@@ -1130,7 +1131,6 @@ def _scalar_update_jaxpr(fun: Callable, aval: ShapedArray, key=None):
     cache_key, cached = None, None
   if cached is not None:
     return cached
-  from axle._src.interpreters import staging
   trace = staging.StagingTrace(core.current_trace())
   with core.set_current_trace(trace):
     x = trace.new_arg(aval)
@@ -1151,8 +1151,7 @@ def _scalar_aval(operand) -> ShapedArray:
 
 def _combiner(lax_name: str) -> Callable:
   def combine(x, y):
-    from axle._src.lax import elementwise as lax_elementwise
-    return getattr(lax_elementwise, lax_name)(x, y)
+    return getattr(elementwise, lax_name)(x, y)
   return combine
 
 
@@ -1240,7 +1239,7 @@ def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers:
   shape the updates of an equivalent scatter would have."""
   dimension_numbers = _canonical_scatter_dnums(dimension_numbers)
   aval = core.get_aval(operand)
-  unused = lax_structural.full(core.canonicalize_shape(update_shape), 0, aval.dtype)
+  unused = structural.full(core.canonicalize_shape(update_shape), 0, aval.dtype)
   try:
     apply = _scatter_apply_functions.get(func)
     if apply is None:
@@ -1255,3 +1254,61 @@ def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers:
                         unique_indices=bool(unique_indices),
                         mode=GatherScatterMode.from_any(mode), update_jaxpr=jaxpr,
                         update_consts=consts)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules of structural's dynamic_slice / dynamic_update_slice: a dynamic slice is a
+# gather with one window (XLA's clamping of starts is gather's CLIP), an update a scatter.
+
+def _shape_of_value(x):
+  return core.get_aval(x).shape
+
+
+def _batch_dynamic_slice_indices(indices, bdims):
+  """Scalar start indices (some batched along axis 0) as one index array for gather/scatter:
+  ``(B, n)`` with batch dim 0 when any is batched, else ``(n,)`` unbatched."""
+  if not indices:
+    return np.array([], np.int32), None
+  size = next((_shape_of_value(x)[d] for x, d in zip(indices, bdims) if d is not None), None)
+  if size is None:
+    return structural.concatenate([structural.broadcast(i, (1,)) for i in indices], 0), None
+  columns = [structural.broadcast_in_dim(x, (size, 1), (0,) if d is not None else ())
+             for x, d in zip(indices, bdims)]
+  return structural.concatenate(columns, 1), 0
+
+
+def _dynamic_slice_batcher(values, dims, *, slice_sizes):
+  operand, *start_indices = values
+  operand_bdim, *index_bdims = dims
+  rank = len(start_indices)
+  all_dims = tuple(range(rank))
+  dnums = GatherDimensionNumbers(offset_dims=all_dims, collapsed_slice_dims=(),
+                                 start_index_map=all_dims, operand_batching_dims=(),
+                                 start_indices_batching_dims=())
+  index, index_bdim = _batch_dynamic_slice_indices(start_indices, index_bdims)
+  return gather_batcher(
+      [operand, index], [operand_bdim, index_bdim], dimension_numbers=dnums,
+      slice_sizes=tuple(slice_sizes), unique_indices=True, indices_are_sorted=True,
+      mode=GatherScatterMode.CLIP, fill_value=None)
+
+
+batching.primitive_batchers[structural.dynamic_slice_p] = _dynamic_slice_batcher
+
+def _dynamic_update_slice_batcher(values, dims):
+  operand, update, *start_indices = values
+  operand_bdim, update_bdim, *index_bdims = dims
+  update_shape = _shape_of_value(update)
+  if update_bdim is not None:
+    update_shape = update_shape[:update_bdim] + update_shape[update_bdim + 1:]
+  all_dims = tuple(range(len(update_shape)))
+  dnums = ScatterDimensionNumbers(update_window_dims=all_dims, inserted_window_dims=(),
+                                  scatter_dims_to_operand_dims=all_dims,
+                                  operand_batching_dims=(), scatter_indices_batching_dims=())
+  index, index_bdim = _batch_dynamic_slice_indices(start_indices, index_bdims)
+  return scatter_batcher(
+      scatter_p, [operand, index, update], [operand_bdim, index_bdim, update_bdim],
+      dimension_numbers=dnums, indices_are_sorted=True, unique_indices=True,
+      mode=GatherScatterMode.CLIP, update_jaxpr=None, update_consts=())
+
+
+batching.primitive_batchers[structural.dynamic_update_slice_p] = _dynamic_update_slice_batcher

@@ -25,6 +25,9 @@ from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
+from axle._src.lax import elementwise
+from axle._src.lax import slicing
+from axle._src.lax import structural
 
 __all__ = ["sort", "sort_key_val", "top_k"]
 
@@ -108,13 +111,37 @@ sort_p.def_impl(_sort_impl)
 
 def _take_along(x, indices, axis: int):
   """``x`` gathered at ``indices`` (in bounds) along ``axis``."""
-  from axle._src.numpy import selection
-  return selection.take_along_axis(x, indices, axis, mode="clip")
+  # What ``jnp.take_along_axis(x, indices, axis, mode="clip")`` binds: one index array per
+  # dimension (``indices`` along ``axis``, an iota elsewhere, zeros for a size-1 dimension),
+  # negative indices wrapped, stacked into one gather.
+  shape = core.get_aval(indices).shape
+  x_shape = core.get_aval(x).shape
+  int_dtype = dtypes.default_int_dtype()
+  columns = []
+  for i, size in enumerate(x_shape):
+    if i == axis:
+      index = indices
+    elif size == 1:
+      index = structural.full(shape, 0, int_dtype)
+    else:
+      index = structural.broadcasted_iota(int_dtype, shape, i)
+    index_dtype = core.get_aval(index).dtype
+    index = elementwise.select_n(elementwise.lt(index, np.array(0, index_dtype)), index,
+                                 elementwise.add(index, np.array(size, index_dtype)))
+    columns.append(index)
+  columns = [structural.broadcast_in_dim(c, shape + (1,), tuple(range(len(shape))))
+             for c in columns]
+  stacked = columns[0] if len(columns) == 1 else structural.concatenate(columns, len(shape))
+  dims = tuple(range(len(x_shape)))
+  dnums = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=dims,
+                                         start_index_map=dims)
+  if 0 in x_shape:  # nothing to gather from: zeros of the result's shape (as jnp indexing)
+    return structural.full(shape, 0, core.get_aval(x).dtype)
+  return slicing.gather(x, stacked, dnums, (1,) * len(x_shape), mode="clip")
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
   """Sorts an iota along with the operands; the permutation it ends up in gathers the tangents."""
-  from axle._src.lax import structural
   shape = core.get_aval(primals[0]).shape
   index_dtype = np.int32 if shape[dimension] < np.iinfo(np.int32).max else np.int64
   iota = structural.broadcasted_iota(index_dtype, shape, dimension)
@@ -131,7 +158,6 @@ ad.primitive_jvps[sort_p] = _sort_jvp
 def _sort_batcher(values, dims, *, dimension, is_stable, num_keys):
   """Every operand gets the batch axis where the first batched one has it (unbatched operands
   are broadcast); the sorted dimension shifts past it."""
-  from axle._src.lax import structural
   prototype, bdim = next((v, d) for v, d in zip(values, dims) if d is not None)
   shape = core.get_aval(prototype).shape
   new_values = []

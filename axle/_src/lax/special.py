@@ -28,9 +28,10 @@ from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax import elementwise as ew
+from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
 from axle._src.lax import special_lowering
+from axle._src.lax import structural
 from axle._src.lax import utils
 
 
@@ -103,23 +104,14 @@ def _hide_default_accuracy(params: dict) -> dict:
 _float = (np.floating,)
 _float_complex = (np.floating, np.complexfloating)
 
-def _type_names(accepted) -> str:
-  return ", ".join(t.__name__ for t in accepted)
-
-
 def _unop_rule(name: str, accepted):
-  message = f"Accepted dtypes are subtypes of {_type_names(accepted)}."
+  rule = utils.unop_abstract_eval(name, accepted)
 
-  def rule(x: ShapedArray, accuracy=None) -> ShapedArray:
-    if not utils.dtype_in(x.dtype, accepted):
-      raise TypeError(f"{name} does not accept dtype {x.dtype.name}. {message}")
+  def checked(x: ShapedArray, accuracy=None) -> ShapedArray:
+    out = rule(x)
     _check_accuracy(accuracy)
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
-  return rule
-
-
-def _naryop_rule(name: str, accepted):
-  return utils.naryop_abstract_eval(name, accepted)
+    return out
+  return checked
 
 
 # ---------------------------------------------------------------------------
@@ -186,8 +178,7 @@ def _unary_kernel(primitive, fn, narrow=None, wide=False):
 
 
 def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.Primitive:
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(_unop_rule(name, accepted))
+  primitive = utils.primitive(name, _unop_rule(name, accepted))
   primitive.def_impl(_unary_kernel(primitive, fn, narrow, wide))
   if accuracy:
     ir.pp_param_rules[primitive] = _hide_default_accuracy
@@ -196,8 +187,8 @@ def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.P
 
 def _naryop(name, fn, wide=False) -> core.Primitive:
   """An n-ary floating primitive; ``fn=None`` leaves it without a kernel (eager runs XLA)."""
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(_naryop_rule(name, _float_complex if name == "atan2" else _float))
+  primitive = utils.primitive(
+      name, utils.naryop_abstract_eval(name, _float_complex if name == "atan2" else _float))
   if fn is not None:
     primitive.def_impl(_kernel(primitive, fn, wide=wide))
   return primitive
@@ -207,11 +198,12 @@ def _naryop(name, fn, wide=False) -> core.Primitive:
 # Transformation helpers. JVPs are written with lax functions (JAX's formulas), so they are
 # differentiable again and batchable; every primitive here is elementwise.
 
-_const = ew._const
-_one = ew._one
-_ones = ew._ones
-mul, div, add, sub, neg = ew.mul, ew.div, ew.add, ew.sub, ew.neg
-square, select = ew.square, ew.select
+_const = elementwise._const
+_one = elementwise._one
+_ones = elementwise._ones
+mul, div, add, sub = elementwise.mul, elementwise.div, elementwise.add, elementwise.sub
+neg = elementwise.neg
+square, select = elementwise.square, elementwise.select
 
 
 def _unary_transforms(primitive, jvp=None, jvp2=None):
@@ -269,6 +261,15 @@ _unary_transforms(log_p, jvp=lambda g, x, **params: div(g, x))
 def log(x, *, accuracy=None):
   """Elementwise natural logarithm (``lax.log``); negative reals give NaN, zero gives -inf."""
   return log_p.bind(x, accuracy=accuracy)
+
+
+def _pow_jvp_rhs(g, ans, x, y):
+  # d/dy x**y = log(x) * x**y, with log(0) replaced by log(1) (0**y has slope 0 in y).
+  return mul(g, mul(log(elementwise._replace_zero(x)), ans))
+
+
+# pow (elementwise.py) differentiates in y with log: its JVP is registered here.
+ad.defjvp2(elementwise.pow_p, elementwise._pow_jvp_lhs, _pow_jvp_rhs)
 
 
 log1p_p = _unop("log1p", _float_complex, np.log1p, accuracy=True)
@@ -448,7 +449,7 @@ def acosh(x):
 
 atanh_p = _unop("atanh", _float_complex, np.arctanh)
 mlir.register(atanh_p, special_lowering.unary("chlo.atanh"))
-_unary_transforms(atanh_p, jvp=lambda g, x: mul(ew.reciprocal(add(_one(x), x)),
+_unary_transforms(atanh_p, jvp=lambda g, x: mul(elementwise.reciprocal(add(_one(x), x)),
                                                 div(g, sub(_one(x), x))))
 
 
@@ -487,7 +488,7 @@ def rsqrt(x, *, accuracy=None):
 cbrt_p = _unop("cbrt", _float, np.cbrt, accuracy=True, wide=True)
 mlir.register(cbrt_p, special_lowering.unary("stablehlo.cbrt", accuracy=True))
 _unary_transforms(cbrt_p, jvp2=lambda g, ans, x, **params: mul(
-    g, mul(_const(x, 1 / 3), ew.integer_pow(ans, -2))))
+    g, mul(_const(x, 1 / 3), elementwise.integer_pow(ans, -2))))
 
 
 def cbrt(x, *, accuracy=None):
@@ -581,7 +582,7 @@ bessel_i0e_p = _unop("bessel_i0e", _float, lambda x: _sc.i0e(x))
 mlir.register(bessel_i0e_p, special_lowering.bessel_i0e_rule)
 # d/dx i0e(x) = i1e(x) - sign(x) i0e(x)
 _unary_transforms(bessel_i0e_p, jvp2=lambda g, ans, x: mul(g, sub(bessel_i1e(x),
-                                                                  mul(ew.sign(x), ans))))
+                                                                  mul(elementwise.sign(x), ans))))
 
 
 def bessel_i0e(x):
@@ -597,11 +598,12 @@ mlir.register(bessel_i1e_p, special_lowering.unary("chlo.bessel_i1e"))
 def _bessel_i1e_jvp(g, ans, x):
   # d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), which is 0.5 at x == 0 (the 1/x term is
   # computed away from zero and the limit used within machine epsilon of it).
-  eps = dtypes.finfo(ew._dtype_of(x)).eps
-  not_tiny = ew.gt(ew.abs(x), _const(x, eps))
-  safe_x = select(not_tiny, x, ew._structural().full_like(x, eps))
-  slope = sub(bessel_i0e(safe_x), mul(ans, add(ew.sign(safe_x), ew.reciprocal(safe_x))))
-  slope = select(not_tiny, slope, ew._structural().full_like(x, 0.5))
+  eps = dtypes.finfo(elementwise._dtype_of(x)).eps
+  not_tiny = elementwise.gt(elementwise.abs(x), _const(x, eps))
+  safe_x = select(not_tiny, x, structural.full_like(x, eps))
+  slope = sub(bessel_i0e(safe_x),
+              mul(ans, add(elementwise.sign(safe_x), elementwise.reciprocal(safe_x))))
+  slope = select(not_tiny, slope, structural.full_like(x, 0.5))
   return mul(g, slope)
 
 

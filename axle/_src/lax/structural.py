@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
@@ -36,6 +37,8 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.lax import elementwise
+from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
 
 __all__ = [
@@ -77,12 +80,6 @@ def _is_weakly_typed(x) -> bool:
   if type(x) in (int, float, complex):
     return True
   return _is_array(x) and x.aval.weak_type
-
-
-def _elementwise():
-  # The elementwise family is a sibling module; imported late to keep module import order free.
-  from axle._src.lax import elementwise
-  return elementwise
 
 
 def _canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
@@ -134,7 +131,8 @@ def _int_index_tuple(name: str, arg_name: str, values) -> tuple[int, ...]:
 
 
 def _reduce_sum(x, axes):
-  from axle._src.lax import reductions  # a sibling family, imported late
+  """The sum the transposes of broadcast_in_dim and pad reduce cotangents with."""
+  from axle._src.lax import reductions  # call time: reductions is built on this family
   return reductions.reduce_sum(x, tuple(axes))
 
 
@@ -287,7 +285,7 @@ def _asarray(x):
   aval = _aval(x)
   if isinstance(x, (bool, int, float, complex, np.generic)):
     return Array(np.asarray(x, aval.dtype), aval=aval)
-  return _elementwise()._convert_element_type(x, aval.dtype, aval.weak_type)
+  return elementwise_convert._convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 # ---------------------------------------------------------------------------
@@ -794,7 +792,7 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     # Every output element that is not an operand element is the padding value.
     total = lambda x: _reduce_sum(x, range(len(_shape(x))))
     from_operand = t_operand if t_operand is not None else operand_cotangent()
-    t_padding_value = _elementwise().sub(total(ct), total(from_operand))
+    t_padding_value = elementwise.sub(total(ct), total(from_operand))
   return [t_operand, t_padding_value]
 
 
@@ -817,7 +815,7 @@ def _pad_batcher(values, dims, *, padding_config):
   padded = pad_p.bind(operand, np.zeros((), aval.dtype), padding_config=config)
   mask = pad_p.bind(full(aval.shape, True, np.bool_), False, padding_config=config)
   padding = broadcast_in_dim(padding_value, _shape(padded), (operand_bdim,))
-  return _elementwise().select(mask, padded, padding), operand_bdim
+  return elementwise.select(mask, padded, padding), operand_bdim
 
 
 batching.primitive_batchers[pad_p] = _pad_batcher
@@ -1094,37 +1092,7 @@ ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
 ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
 
 
-def _batch_dynamic_slice_indices(indices, bdims):
-  """Scalar start indices (some batched along axis 0) as one index array for gather/scatter:
-  ``(B, n)`` with batch dim 0 when any is batched, else ``(n,)`` unbatched."""
-  if not indices:
-    return np.array([], np.int32), None
-  size = next((_shape(x)[d] for x, d in zip(indices, bdims) if d is not None), None)
-  if size is None:
-    return concatenate([broadcast(i, (1,)) for i in indices], 0), None
-  columns = [broadcast_in_dim(x, (size, 1), (0,) if d is not None else ())
-             for x, d in zip(indices, bdims)]
-  return concatenate(columns, 1), 0
-
-
-def _dynamic_slice_batcher(values, dims, *, slice_sizes):
-  # A dynamic slice is a gather with one window; XLA's clamping of starts is gather's CLIP.
-  from axle._src.lax import slicing
-  operand, *start_indices = values
-  operand_bdim, *index_bdims = dims
-  rank = len(start_indices)
-  all_dims = tuple(range(rank))
-  dnums = slicing.GatherDimensionNumbers(offset_dims=all_dims, collapsed_slice_dims=(),
-                                         start_index_map=all_dims, operand_batching_dims=(),
-                                         start_indices_batching_dims=())
-  index, index_bdim = _batch_dynamic_slice_indices(start_indices, index_bdims)
-  return slicing.gather_batcher(
-      [operand, index], [operand_bdim, index_bdim], dimension_numbers=dnums,
-      slice_sizes=tuple(slice_sizes), unique_indices=True, indices_are_sorted=True,
-      mode=slicing.GatherScatterMode.CLIP, fill_value=None)
-
-
-batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batcher
+# The batching rule (a gather) is registered in slicing.py.
 
 
 dynamic_update_slice_p = core.Primitive("dynamic_update_slice")
@@ -1208,27 +1176,7 @@ ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 ad.primitive_transposes[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 
 
-def _dynamic_update_slice_batcher(values, dims):
-  # A dynamic update slice is a scatter of one window; XLA's clamping of starts is CLIP.
-  from axle._src.lax import slicing
-  operand, update, *start_indices = values
-  operand_bdim, update_bdim, *index_bdims = dims
-  update_shape = _shape(update)
-  if update_bdim is not None:
-    update_shape = update_shape[:update_bdim] + update_shape[update_bdim + 1:]
-  all_dims = tuple(range(len(update_shape)))
-  dnums = slicing.ScatterDimensionNumbers(update_window_dims=all_dims, inserted_window_dims=(),
-                                          scatter_dims_to_operand_dims=all_dims,
-                                          operand_batching_dims=(),
-                                          scatter_indices_batching_dims=())
-  index, index_bdim = _batch_dynamic_slice_indices(start_indices, index_bdims)
-  return slicing.scatter_batcher(
-      slicing.scatter_p, [operand, index, update], [operand_bdim, index_bdim, update_bdim],
-      dimension_numbers=dnums, indices_are_sorted=True, unique_indices=True,
-      mode=slicing.GatherScatterMode.CLIP, update_jaxpr=None, update_consts=())
-
-
-batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batcher
+# The batching rule (a scatter) is registered in slicing.py.
 
 
 def _index_dtype(i) -> np.dtype:
@@ -1274,9 +1222,8 @@ def _dynamic_slice_indices(operand_shape, start_indices, allow_negative_indices)
       value = int(i._host_value())
       result.append(np.asarray(value + d if value < 0 else value).astype(dtype))
     else:
-      ew = _elementwise()
       d_arr = np.asarray(d).astype(dtype)
-      result.append(ew.select(i < 0, i + d_arr, i))
+      result.append(elementwise.select(i < 0, i + d_arr, i))
   return result
 
 
@@ -1323,11 +1270,6 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
   return dynamic_slice(operand, start_indices, slice_sizes, allow_negative_indices=allow_negative)
 
 
-def _api():
-  from axle._src import api  # imported late: api sits above lax in the layering
-  return api
-
-
 def _dynamic_index_in_dim(operand, index, axis=0, keepdims=True, allow_negative_indices=True):
   result = dynamic_slice_in_dim(operand, index, 1, axis,
                                 allow_negative_indices=allow_negative_indices)
@@ -1361,9 +1303,9 @@ def _dynamic_update_index_in_dim(operand, update, index, axis, allow_negative_in
 # JAX runs these two under jit (a `jit[name=...]` equation in jaxprs).
 _dynamic_index_in_dim.__name__ = "dynamic_index_in_dim"
 _dynamic_update_index_in_dim.__name__ = "dynamic_update_index_in_dim"
-_dynamic_index_in_dim = _api().jit_when_tracing(
+_dynamic_index_in_dim = api.jit_when_tracing(
     _dynamic_index_in_dim, static_argnames=("axis", "keepdims", "allow_negative_indices"))
-_dynamic_update_index_in_dim = _api().jit_when_tracing(
+_dynamic_update_index_in_dim = api.jit_when_tracing(
     _dynamic_update_index_in_dim, static_argnames=("axis", "allow_negative_indices"))
 
 
@@ -1384,11 +1326,152 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
 
 
 # ---------------------------------------------------------------------------
-# iota and full live in structural_creation.py (the file would pass ~1,500 lines); re-exported.
+# iota
 
-from axle._src.lax.structural_creation import (  # noqa: E402,F401
-    _fill_scalar, _is_inexact, _is_python_scalar, broadcasted_iota, full, full_like, iota, iota_p,
-    zeros_like_array)
+iota_p = core.Primitive("iota")
+
+
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding) -> ShapedArray:
+  _check_shapelike("iota", "shape", shape)
+  if not utils.dtype_in(dtype, utils._num):
+    raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are "
+                    "subtypes of integer, floating, complexfloating.")
+  if not 0 <= dimension < len(shape):
+    raise ValueError("iota dimension must be between 0 and len(shape), got "
+                     f"dimension={dimension} for shape={shape}")
+  return ShapedArray(tuple(shape), dtype, False)
+
+
+iota_p.def_abstract_eval(_iota_abstract_eval)
+
+
+def _iota_impl(*, dtype, shape, dimension, sharding):
+  values = np.arange(shape[dimension]).astype(dtype)
+  expanded = [1] * len(shape)
+  expanded[dimension] = shape[dimension]
+  return np.broadcast_to(values.reshape(expanded), shape)
+
+
+iota_p.def_impl(_iota_impl)
+
+mlir.register(iota_p, lambda ctx, *, dtype, shape, dimension, sharding: mlir.op(
+    ctx, "stablehlo.iota", [], ctx.avals_out[0], {"iota_dimension": f"{int(dimension)} : i64"}))
+
+
+# iota has no operands: it is never differentiated and never batched (a vmapped function
+# binds it unbatched); the rules make that explicit.
+ad.defjvp_zero(iota_p)
+
+
+def _iota_batcher(values, dims, **params):
+  return iota_p.bind(**params), None
+
+
+batching.primitive_batchers[iota_p] = _iota_batcher
+
+
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+  """An array of ``shape`` whose values count 0, 1, 2, ... along ``dimension``
+  (``lax.broadcasted_iota``)."""
+  _check_no_sharding("broadcasted_iota", out_sharding)
+  dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "broadcasted_iota")
+  shape = _canonicalize_shape(shape)
+  dimension = core.concrete_or_error(int, dimension, "dimension argument of lax.broadcasted_iota")
+  return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=None)
+
+
+def iota(dtype, size: int):
+  """``[0, 1, ..., size - 1]`` with dtype ``dtype`` (``lax.iota``, XLA's Iota)."""
+  return broadcasted_iota(dtype, (size,), 0)
+
+
+# ---------------------------------------------------------------------------
+# full
+
+
+def _is_python_scalar(x) -> bool:
+  return type(x) in (bool, int, float, complex)
+
+
+def _fill_scalar(fill_value, dtype: np.dtype, weak_type: bool):
+  """``fill_value`` as a scalar of ``dtype`` (JAX's ``_convert_element_type``).
+
+  A concrete scalar is converted with NumPy and becomes a literal. Traced values, and the
+  conversions where NumPy and XLA differ (complex to real, non-finite to integer, integers
+  out of range), go through the ``convert_element_type`` primitive."""
+  if _is_array(fill_value):
+    aval = fill_value.aval
+    if aval.dtype == dtype and aval.weak_type == weak_type:
+      return fill_value
+    return elementwise_convert._convert_element_type(fill_value, dtype, weak_type)
+  if weak_type and _is_python_scalar(fill_value):
+    # A weak result of a Python scalar's dtype is that Python scalar (a weakly typed literal).
+    for python_type in (int, float, complex):
+      if dtypes.python_scalar_dtype(python_type) == dtype:
+        try:
+          return python_type(fill_value)
+        except (TypeError, ValueError, OverflowError):
+          break
+  if not weak_type and isinstance(fill_value, (bool, int, float, complex, np.generic, np.ndarray)):
+    try:
+      source = np.asarray(fill_value)
+      if source.dtype.kind == "c" and dtype.kind != "c":
+        raise ValueError("complex to real")
+      if _is_inexact(source.dtype) and dtype.kind in "iub" and not np.all(np.isfinite(source)):
+        raise ValueError("non-finite to integer")
+      if source.dtype.kind in "iuO" and dtype.kind in "iu":
+        return np.asarray(int(source), dtype)  # OverflowError when out of range
+      with np.errstate(over="ignore", invalid="ignore"):
+        return source.astype(dtype)
+    except (OverflowError, ValueError, TypeError):
+      pass
+  return elementwise_convert._convert_element_type(fill_value, dtype, weak_type)
+
+
+def _is_inexact(dtype: np.dtype) -> bool:
+  return dtype.kind in "fc" or dtype == dtypes.bfloat16
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+  """An array of ``shape`` filled with the scalar ``fill_value`` (``lax.full``), converted to
+  ``dtype`` when given. Binds ``broadcast_in_dim`` of the (literal) scalar."""
+  _check_no_sharding("full", sharding)
+  shape = _canonicalize_shape(shape)
+  fill_shape = fill_value.shape if _is_array(fill_value) else np.shape(fill_value)
+  if fill_shape:
+    raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape {fill_shape}.")
+  if dtype is None and type(fill_value) in (int, float, complex):
+    return broadcast(fill_value, shape)  # a weakly typed literal
+  if dtype is None:
+    weak_type = _is_weakly_typed(fill_value)
+    fill_dtype = _aval(fill_value).dtype
+  else:
+    weak_type = False
+    fill_dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full")
+  return broadcast(_fill_scalar(fill_value, fill_dtype, weak_type), shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+  """An array like ``x`` (its shape and dtype unless ``shape``/``dtype`` are given) filled with
+  ``fill_value`` (``lax.full_like``). Keeps ``x``'s weak type when ``dtype`` is None."""
+  _check_no_sharding("full_like", sharding)
+  if shape is None:
+    fill_shape = tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+  else:
+    fill_shape = _canonicalize_shape(shape)
+  weak_type = dtype is None and _is_weakly_typed(x)
+  if dtype is not None:
+    fill_dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full_like")
+  elif hasattr(x, "dtype"):
+    fill_dtype = dtypes.canonicalize_dtype(x.dtype)
+  else:
+    fill_dtype = _aval(x).dtype
+  return full(fill_shape, _fill_scalar(fill_value, fill_dtype, weak_type))
+
+
+def zeros_like_array(x):
+  """Zeros with the shape, dtype and weak type of ``x`` (JAX's internal ``zeros_like_array``)."""
+  return full_like(x, 0)
 
 
 def _zeros_like_aval(aval: ShapedArray):

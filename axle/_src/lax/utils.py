@@ -101,23 +101,39 @@ def broadcasting_shape(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
   return tuple(result)
 
 
+def check_operand_dtypes(name: str, avals: Sequence[ShapedArray], accepted_per_operand) -> None:
+  """``check_accepted_dtype`` for each operand, naming its position."""
+  for i, (aval, accepted) in enumerate(zip(avals, accepted_per_operand)):
+    check_accepted_dtype(name, aval, accepted, position=i)
+
+
+def unop_abstract_eval(name: str, accepted: Sequence[type],
+                       result_dtype: Callable[[np.dtype], np.dtype] | None = None) -> Callable:
+  """The shape rule of a one-operand elementwise primitive: the operand's shape and weak type,
+  its dtype (or ``result_dtype(dtype)``); the dtype must be one of ``accepted``."""
+  def rule(x: ShapedArray, **params) -> ShapedArray:
+    check_accepted_dtype(name, x, accepted)
+    dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
+    return ShapedArray(x.shape, dtype, x.weak_type)
+  return rule
+
+
 def naryop_abstract_eval(name: str, accepted: Sequence[Sequence[type]] | Sequence[type],
                          result_dtype: Callable[..., np.dtype] | None = None,
-                         require_same_dtypes: bool = True) -> Callable:
-  """The shape rule of an elementwise primitive.
+                         require_same_dtypes: bool = True,
+                         same_dtypes_name: str | None = None) -> Callable:
+  """The shape rule of an elementwise primitive of several operands.
 
   ``accepted`` is either one tuple of dtype classes for every operand or a list of tuples, one
   per operand. ``result_dtype(*operand_dtypes)`` gives the output dtype (default: the first
-  operand's).
+  operand's). ``same_dtypes_name`` is the name the "same dtypes" error uses (default ``name``).
   """
   per_operand = accepted and isinstance(accepted[0], (tuple, list))
 
   def rule(*avals: ShapedArray, **params) -> ShapedArray:
-    for i, aval in enumerate(avals):
-      kinds = accepted[i] if per_operand else accepted
-      check_accepted_dtype(name, aval, kinds, position=i if len(avals) > 1 else None)
+    check_operand_dtypes(name, avals, accepted if per_operand else [accepted] * len(avals))
     if require_same_dtypes:
-      check_same_dtypes(name, *avals)
+      check_same_dtypes(same_dtypes_name or name, *avals)
     shape = broadcasting_shape(name, *(a.shape for a in avals))
     dtype = result_dtype(*(a.dtype for a in avals)) if result_dtype else avals[0].dtype
     weak = all(a.weak_type for a in avals)
@@ -126,22 +142,27 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Sequence[type]] | Sequenc
   return rule
 
 
-def standard_unop(name: str, accepted: Sequence[type], impl: Callable,
-                  result_dtype: Callable | None = None) -> core.Primitive:
+def primitive(name: str, abstract_eval: Callable, impl: Callable | None = None) -> core.Primitive:
+  """A primitive with its shape rule and (unless None) its eager kernel."""
+  result = core.Primitive(name)
+  result.def_abstract_eval(abstract_eval)
+  if impl is not None:
+    result.def_impl(impl)
+  return result
+
+
+def unop(name: str, accepted: Sequence[type], impl: Callable | None,
+         result_dtype: Callable | None = None) -> core.Primitive:
   """A one-operand elementwise primitive with the standard shape rule and ``impl`` as kernel."""
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
-  primitive.def_impl(impl)
-  return primitive
+  return primitive(name, unop_abstract_eval(name, accepted, result_dtype), impl)
 
 
-def standard_naryop(name: str, accepted, impl: Callable, result_dtype: Callable | None = None,
-                    require_same_dtypes: bool = True) -> core.Primitive:
-  """An n-operand elementwise primitive with the standard shape rule and ``impl`` as kernel."""
-  primitive = core.Primitive(name)
-  primitive.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype, require_same_dtypes))
-  primitive.def_impl(impl)
-  return primitive
+def binop(name: str, accepted: Sequence[type], impl: Callable | None,
+          result_dtype: Callable | None = None, same_dtypes_name: str | None = None
+          ) -> core.Primitive:
+  """A two-operand elementwise primitive (both operands of one dtype from ``accepted``)."""
+  return primitive(name, naryop_abstract_eval(name, [accepted, accepted], result_dtype,
+                                              same_dtypes_name=same_dtypes_name), impl)
 
 
 def canonicalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
@@ -165,3 +186,20 @@ def real_dtype_of(dtype) -> np.dtype:
   if dtype == np.complex128:
     return np.dtype(np.float64)
   return dtype
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+  """NumPy's broadcasting of shapes; ValueError when they are incompatible."""
+  shapes = [tuple(s) for s in shapes]
+  if not shapes:
+    return ()
+  if all(s == shapes[0] for s in shapes[1:]):
+    return shapes[0]
+  rank = max(len(s) for s in shapes)
+  result = []
+  for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
+    non_one = {d for d in dims if d != 1}
+    if len(non_one) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={[s for s in shapes]}")
+    result.append(non_one.pop() if non_one else (0 if 0 in dims else 1))
+  return tuple(result)

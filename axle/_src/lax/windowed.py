@@ -17,15 +17,21 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from axle._src import core
+from axle._src import differentiation
 from axle._src import dtypes
 from axle._src import ir
+from axle._src import tree_util
+from axle._src import vmap
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_module
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax import utils
+from axle._src.lax import elementwise
 from axle._src.lax import reductions
+from axle._src.lax import structural
+from axle._src.lax import utils
+from axle._src.lax.conv import _lhs_transpose_padding, padtype_to_pads
 
 __all__ = ["reduce_window"]
 
@@ -192,16 +198,10 @@ _WINDOW_PRIMITIVES = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
 # reduce_window_sum/_max/_min: differentiation and batching
 
 
-def _lax():
-  from axle._src.lax import elementwise, structural
-  return elementwise, structural
-
-
 def window_taps(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
                 window_dilation) -> list:
   """For every window offset, the (strided) slice of ``x`` holding the element at that offset
   of every window, as lax operations: ``x`` is dilated and padded with ``fill`` first."""
-  _, structural = _lax()
   shape = core.get_aval(x).shape
   out_shape = window_output_shape(shape, window_dimensions, window_strides, padding,
                                   base_dilation, window_dilation)
@@ -222,12 +222,10 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
   """Every input element receives the sum of the cotangents of the windows holding it: the
   cotangent, dilated by the strides and padded, summed over windows placed every
   ``base_dilation`` elements."""
-  from axle._src.lax import conv
-  _, structural = _lax()
   in_shape = operand.aval.shape
   ct_shape = core.get_aval(ct).shape
-  pads = conv._lhs_transpose_padding(in_shape, window_dimensions, window_strides, ct_shape,
-                                     padding, base_dilation, window_dilation)
+  pads = _lhs_transpose_padding(in_shape, window_dimensions, window_strides, ct_shape,
+                                padding, base_dilation, window_dilation)
   # (NumPy integers for the edges, as JAX computes them and prints them.)
   config = [(np.int64(lo), np.int64(hi), int(s) - 1) for (lo, hi), s in zip(pads, window_strides)]
   padded = structural.pad_p.bind(ct, np.zeros((), core.get_aval(ct).dtype),
@@ -248,8 +246,6 @@ def _reduce_window_chooser_jvp(primitive: core.Primitive, is_max: bool):
   """The tangent of the element each window selects (the first extremum in window order; NaN
   counts as the extremum), picked with select_n over the window taps."""
   def rule(primals, tangents, **params):
-    from axle._src.lax import reductions
-    elementwise, structural = _lax()
     (operand,), (tangent,) = primals, tangents
     out = primitive.bind(operand, **params)
     dtype = core.get_aval(operand).dtype
@@ -344,14 +340,12 @@ mlir.register(reduce_window_p, _generic_window_lowering)
 def elementwise_computation(jaxpr, consts) -> Callable:
   """A scalar computation's jaxpr applied elementwise to equally shaped arrays (by vmap over the
   flattened elements), so it can be traced and differentiated."""
-  from axle._src import vmap as vmap_module
-  _, structural = _lax()
 
   def apply(*arrays):
     shape = core.get_aval(arrays[0]).shape
     size = int(np.prod(shape, dtype=np.int64))
     flat = [structural.reshape(a, (size,)) for a in arrays]
-    outs = vmap_module.vmap(lambda *xs: ir.eval_jaxpr(jaxpr, consts, *xs))(*flat)
+    outs = vmap.vmap(lambda *xs: ir.eval_jaxpr(jaxpr, consts, *xs))(*flat)
     return [structural.reshape(o, shape) for o in outs]
   return apply
 
@@ -359,8 +353,6 @@ def elementwise_computation(jaxpr, consts) -> Callable:
 def _generic_window_jvp(primals, tangents, *, jaxpr, consts, **params):
   """JVP by differentiating a fold of the computation over the window taps (taps on padding or
   base-dilation holes are skipped, as XLA skips them)."""
-  from axle._src import differentiation
-  elementwise, structural = _lax()
   n = len(primals) // 2
   shape = core.get_aval(primals[0]).shape
   combine = elementwise_computation(jaxpr, consts)
@@ -405,9 +397,8 @@ def _int_tuple(values, what: str) -> tuple[int, ...]:
 
 def _padding_pairs(padding, shape, window_dimensions, window_strides, base_dilation):
   if isinstance(padding, str):
-    from axle._src.lax import conv
     dilated_shape = tuple(_dilated(n, b) for n, b in zip(shape, base_dilation))
-    return tuple((int(lo), int(hi)) for lo, hi in conv.padtype_to_pads(
+    return tuple((int(lo), int(hi)) for lo, hi in padtype_to_pads(
         dilated_shape, window_dimensions, window_strides, padding))
   pairs = tuple(tuple(p) for p in padding)
   if len(pairs) != len(shape) or any(len(p) != 2 for p in pairs):
@@ -427,7 +418,6 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
   pytrees. ``lax.add``/``lax.max``/``lax.min`` with their identity as init value bind
   reduce_window_sum/_max/_min; other computations bind the generic ``reduce_window``.
   """
-  from axle._src import tree_util
   flat_operands, operand_tree = tree_util.tree_flatten(operand)
   flat_inits, init_tree = tree_util.tree_flatten(init_value)
   if operand_tree != init_tree:

@@ -16,7 +16,7 @@ from axle._src import dtypes
 from axle._src.api import jit
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import dot as lax_dot
+from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
 from axle._src.lax import elementwise as lax
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import util
@@ -300,7 +300,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return lax.mul(*util.promote_shapes("dot", a, b))
   contract_b = 0 if b_ndim == 1 else b_ndim - 2
   dimension_numbers = (((a_ndim - 1,), (contract_b,)), ((), ()))
-  out = lax_dot.dot_general(a, b, dimension_numbers, precision=precision,
+  out = dot_general(a, b, dimension_numbers, precision=precision,
                             preferred_element_type=out_dtype)
   return out
 
@@ -337,8 +337,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     else:
       dimension_numbers = (((nb + 1,), (nb,)), (batch, batch))
   # The dimension numbers are canonical already: bind dot_general directly.
-  return lax_dot.dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
-                                    precision=lax_dot.canonicalize_precision(precision),
+  return dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
+                                    precision=canonicalize_precision(precision),
                                     preferred_element_type=out_dtype, out_sharding=None)
 
 
@@ -363,7 +363,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return ufuncs.multiply(a, b)
   a, b = util.promote_dtypes(a, b)
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
-  return lax_dot.dot_general(a, b, (((np.ndim(a) - 1,), (np.ndim(b) - 1,)), ((), ())),
+  return dot_general(a, b, (((np.ndim(a) - 1,), (np.ndim(b) - 1,)), ((), ())),
                              precision=precision, preferred_element_type=out_dtype)
 
 
@@ -380,7 +380,7 @@ def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_ty
 
 
 def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
-  from axle._src.lax import conv as lax_conv
+  from axle._src.lax.conv import conv_general_dilated
   from axle._src.numpy import ufuncs
   util.check_arraylike(name, a, v)
   if np.ndim(a) != 1 or np.ndim(v) != 1:
@@ -405,7 +405,7 @@ def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
     padding = [(m - 1, m - 1)]
   else:
     raise ValueError("mode must be one of ['full', 'same', 'valid']")
-  result = lax_conv.conv_general_dilated(
+  result = conv_general_dilated(
       reshape(a, (1, 1, n)), reshape(v, (1, 1, m)), (1,), padding, precision=precision,
       preferred_element_type=preferred_element_type)
   result = result[0, 0, :]

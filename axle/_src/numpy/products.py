@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from axle._src import dtypes
-from axle._src.lax import dot as lax_dot
+from axle._src.lax.dot import dot_general
 from axle._src.lax import elementwise as lax
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import reductions
@@ -163,12 +163,12 @@ def _einsum_binary(lhs, lhs_names, rhs, rhs_names, result_names, precision, pref
                        (tuple(lhs_names.index(n) for n in batch),
                         tuple(rhs_names.index(n) for n in batch)))
   if _dtype(lhs) == np.bool_:
-    out = lax._convert_element_type(lax_dot.dot_general(
+    out = lax._convert_element_type(dot_general(
         lax._convert_element_type(lhs, np.int32, False),
         lax._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
         np.bool_, False)
   else:
-    out = lax_dot.dot_general(lhs, rhs, dimension_numbers, precision=precision,
+    out = dot_general(lhs, rhs, dimension_numbers, precision=precision,
                               preferred_element_type=preferred)
   out_names = "".join(batch) + "".join(n for n in lhs_names if n not in batch and n not in
                                        contract) + "".join(n for n in rhs_names if n not in batch
@@ -210,7 +210,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                     f"lists/tuples of ints; got {axes}")
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type) if preferred_element_type \
       else None
-  return lax_dot.dot_general(a, b, (contracting, ((), ())), precision=precision,
+  return dot_general(a, b, (contracting, ((), ())), precision=precision,
                              preferred_element_type=out_dtype)
 
 
