@@ -33,22 +33,24 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import slicing
 from axle._src.lax.slicing import GatherScatterMode
+from axle._src.lax import elementwise
+from axle._src.lax import structural
+from axle._src.numpy import creation
+from axle._src.numpy import util
+from axle._src.numpy import ufuncs
 
 _INDEX_DTYPE = np.dtype(np.int32)
 
 
 def _lax():
-  from axle._src.lax import elementwise
   return elementwise
 
 
 def _structural():
-  from axle._src.lax import structural
   return structural
 
 
 def _asarray(x, dtype=None):
-  from axle._src.numpy import creation
   return creation.asarray(x, dtype=dtype)
 
 
@@ -468,7 +470,6 @@ def _normalize(index, size: int):
 
 
 def _broadcast_shapes(shapes):
-  from axle._src.numpy import util
   return util.broadcast_shapes(*shapes)
 
 
@@ -787,7 +788,6 @@ def getitem(arr, index):
 def _scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted: bool,
                     unique_indices: bool, mode=None, normalize_indices: bool = True):
   """``x[idx] op= y`` computed functionally: the scatter that transposes ``x[idx]``."""
-  from axle._src.numpy import util
   x = _asarray(x)
   x_aval = core.get_aval(x)
   # Scalars stay Python/NumPy scalars so that promotion converts them right away (JAX folds
@@ -918,7 +918,6 @@ class _IndexUpdateRef:
   def divide(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
              mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] /= values`` (x divided by a scatter-multiplied array of ones)."""
-    from axle._src.numpy import creation, ufuncs
     return ufuncs.divide(self.array, _scatter_update(
         creation.ones_like(self.array), self.index, values, slicing.scatter_mul,
         indices_are_sorted, unique_indices, mode=mode, normalize_indices=wrap_negative_indices))
@@ -926,7 +925,6 @@ class _IndexUpdateRef:
   def power(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] **= values`` (x to the power of a scatter-multiplied array of ones)."""
-    from axle._src.numpy import creation, ufuncs
     return ufuncs.power(self.array, _scatter_update(
         creation.ones_like(self.array), self.index, values, slicing.scatter_mul,
         indices_are_sorted, unique_indices, mode=mode, normalize_indices=wrap_negative_indices))

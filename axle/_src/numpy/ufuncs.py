@@ -18,6 +18,9 @@ from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax
 from axle._src.lax import special as lax_special
 from axle._src.numpy import util
+from axle._src.lax import structural as lax_structural
+from axle._src.numpy import creation
+from axle._src.lax import elementwise_convert
 
 __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "arctan2", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not", "invert", "bitwise_not", "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "negative", "positive", "absolute", "abs", "sign", "true_divide", "divide", "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "float_power", "square", "reciprocal", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "floor", "ceil", "isfinite", "isnan", "isinf", "real", "imag", "conjugate", "conj"]
 
@@ -195,9 +198,17 @@ def floor_divide(x1, x2, /):
   return _float_divmod(x1, x2)[0]
 
 
+@util.jit_when_tracing
 def _where(condition, x, y):
-  from axle._src.numpy import lax_numpy
-  return lax_numpy.where(condition, x, y)
+  condition, = util.promote_dtypes(condition)
+  if np.dtype(condition.dtype) != np.bool_:
+    condition = lax.ne(condition, lax._convert_element_type(0, condition.dtype, False))
+  x, y = util.promote_dtypes(x, y)
+  shapes = (util.shape_of(condition), util.shape_of(x), util.shape_of(y))
+  if not shapes[0] == shapes[1] == shapes[2]:
+    shape = util.broadcast_shapes(*shapes)
+    condition, x, y = (creation.broadcast_to(a, shape) for a in (condition, x, y))
+  return lax.select(condition, x, y)
 
 
 def _float_divmod(x1, x2):
@@ -220,7 +231,6 @@ def remainder(x1, x2, /):
     raise TypeError("remainder does not support complex-valued inputs")
   zero = lax._convert_element_type(0, dtype, False)
   if np.issubdtype(dtype, np.integer):
-    from axle._src.lax import structural as lax_structural
     x2 = _where(x2 == 0, lax_structural.full_like(x2, 1), x2)
   trunc_mod = lax.rem(x1, x2)
   trunc_mod_not_zero = lax.ne(trunc_mod, zero)
@@ -349,7 +359,6 @@ def isfinite(x, /):
     return lax.is_finite(x)
   if np.issubdtype(dtype, np.complexfloating):
     return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
-  from axle._src.numpy import creation
   return creation.full_like(x, True, dtype=np.bool_)
 
 
@@ -367,7 +376,6 @@ def isinf(x, /):
     return lax.eq(lax.abs(x), lax._convert_element_type(np.inf, dtype, False))
   if np.issubdtype(dtype, np.complexfloating):
     return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
-  from axle._src.numpy import creation
   return creation.full_like(x, False, dtype=np.bool_)
 
 
@@ -382,7 +390,6 @@ def imag(x, /):
   (x,) = util.promote_args("imag", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     return lax.imag(x)
-  from axle._src.numpy import creation
   return creation.full_like(x, 0)
 
 
@@ -525,7 +532,6 @@ def isneginf(x, /):
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise ValueError("isneginf does not support complex-valued inputs")
   if not np.issubdtype(np.dtype(x.dtype), np.floating):
-    from axle._src.numpy import creation
     return creation.full_like(x, False, dtype=np.bool_)
   return lax.eq(x, _const(-np.inf, x))
 
@@ -536,7 +542,6 @@ def isposinf(x, /):
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise ValueError("isposinf does not support complex-valued inputs")
   if not np.issubdtype(np.dtype(x.dtype), np.floating):
-    from axle._src.numpy import creation
     return creation.full_like(x, False, dtype=np.bool_)
   return lax.eq(x, _const(np.inf, x))
 
@@ -641,11 +646,9 @@ def signbit(x, /):
   if np.issubdtype(dtype, np.integer):
     return lax.lt(x, _const(0, x))
   if dtype == np.bool_:
-    from axle._src.numpy import creation
     return creation.full_like(x, False, dtype=np.bool_)
   if not np.issubdtype(dtype, np.floating):
     raise ValueError(f"jnp.signbit is not well defined for {dtype}")
-  from axle._src.lax import elementwise_convert
   int_type = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
   bits = elementwise_convert.bitcast_convert_type(x, int_type)
   return lax.lt(bits, lax._convert_element_type(0, np.dtype(int_type), False))
@@ -677,7 +680,6 @@ def frexp(x, /):
   dtype = np.dtype(x.dtype)
   if np.issubdtype(dtype, np.complexfloating):
     raise TypeError("frexp does not support complex-valued inputs")
-  from axle._src.lax import elementwise_convert
   info = dtypes.finfo(dtype)
   nbits = info.bits
   int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[nbits])
@@ -738,7 +740,6 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
   x = util.asarray_operand(x)
   dtype = np.dtype(core.get_aval(x).dtype)
   if not np.issubdtype(dtype, np.inexact):
-    from axle._src.numpy import creation
     return creation.asarray(x)
   if np.issubdtype(dtype, np.complexfloating):
     return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
