@@ -12,7 +12,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -75,10 +75,10 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
 
 
 # operator -> (primitive, dtype kinds where the primitive alone is jnp's semantics)
-_fast_operators = {"add": (lax.add_p, "iufc"), "sub": (lax.sub_p, "iufc"),
-                   "mul": (lax.mul_p, "iufc"), "truediv": (lax.div_p, "fc")}
-_fast_comparisons = {"eq": (lax.eq_p, "biuf"), "ne": (lax.ne_p, "biuf"), "lt": (lax.lt_p, "biuf"),
-                     "le": (lax.le_p, "biuf"), "gt": (lax.gt_p, "biuf"), "ge": (lax.ge_p, "biuf")}
+_fast_operators = {"add": (lax_elementwise.add_p, "iufc"), "sub": (lax_elementwise.sub_p, "iufc"),
+                   "mul": (lax_elementwise.mul_p, "iufc"), "truediv": (lax_elementwise.div_p, "fc")}
+_fast_comparisons = {"eq": (lax_elementwise.eq_p, "biuf"), "ne": (lax_elementwise.ne_p, "biuf"), "lt": (lax_elementwise.lt_p, "biuf"),
+                     "le": (lax_elementwise.le_p, "biuf"), "gt": (lax_elementwise.gt_p, "biuf"), "ge": (lax_elementwise.ge_p, "biuf")}
 
 
 def _defer_to_unrecognized(binary_op, swap: bool = False):

@@ -17,15 +17,15 @@ from axle._src import errors
 from axle._src.api import jit
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import dot as lax_dot
-from axle._src.lax import elementwise as lax
+from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import util
 from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,
                                       zeros)
 from axle._src.numpy import ufuncs
-from axle._src.lax import conv as lax_conv
+from axle._src.lax.conv import conv_general_dilated
 
 
 def _shape(x):
@@ -165,7 +165,7 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     return concatenate([ravel(a) for a in arrays], 0, dtype)
   arrays = util.promote_dtypes(*arrays) if len(arrays) > 1 else [util.asarray_operand(arrays[0])]
   if dtype is not None:
-    arrays = [lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype), False) for a in arrays]
+    arrays = [lax_elementwise._convert_element_type(a, dtypes.canonicalize_dtype(dtype), False) for a in arrays]
   ndim = np.ndim(arrays[0])
   if ndim == 0:
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")
@@ -190,7 +190,7 @@ def stack(arrays, axis: int = 0, dtype=None):
 def copy(a, order=None):
   """A copy of ``a`` (``jnp.copy``; a ``copy`` equation in a jaxpr)."""
   util.check_arraylike("copy", a)
-  return lax.copy_p.bind(util.asarray_operand(a))
+  return lax_elementwise.copy_p.bind(util.asarray_operand(a))
 
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
@@ -203,7 +203,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     import warnings
     warnings.warn("Casting from complex to real dtype will discard the imaginary part.",
                   np.exceptions.ComplexWarning, stacklevel=2)
-  return lax.convert_element_type(x, dtype)
+  return lax_elementwise.convert_element_type(x, dtype)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -244,12 +244,12 @@ def round(a, decimals: int = 0, out=None):
 
   def _round_float(x):
     if decimals == 0:
-      return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
-    factor = lax._convert_element_type(10.0 ** decimals, x.dtype, False)
-    return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+      return lax_elementwise.round(x, lax_elementwise.RoundingMethod.TO_NEAREST_EVEN)
+    factor = lax_elementwise._convert_element_type(10.0 ** decimals, x.dtype, False)
+    return lax_elementwise.div(lax_elementwise.round(lax_elementwise.mul(x, factor), lax_elementwise.RoundingMethod.TO_NEAREST_EVEN), factor)
 
   if np.issubdtype(dtype, np.complexfloating):
-    return lax.complex(_round_float(lax.real(a)), _round_float(lax.imag(a)))
+    return lax_elementwise.complex(_round_float(lax_elementwise.real(a)), _round_float(lax_elementwise.imag(a)))
   return _round_float(a)
 
 
@@ -264,10 +264,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
   a_ndim, b_ndim = np.ndim(a), np.ndim(b)
   if a_ndim == 0 or b_ndim == 0:
-    return lax.mul(*util.promote_shapes("dot", a, b))
+    return lax_elementwise.mul(*util.promote_shapes("dot", a, b))
   contract_b = 0 if b_ndim == 1 else b_ndim - 2
   dimension_numbers = (((a_ndim - 1,), (contract_b,)), ((), ()))
-  out = lax_dot.dot_general(a, b, dimension_numbers, precision=precision,
+  out = dot_general(a, b, dimension_numbers, precision=precision,
                             preferred_element_type=out_dtype)
   return out
 
@@ -304,8 +304,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     else:
       dimension_numbers = (((nb + 1,), (nb,)), (batch, batch))
   # The dimension numbers are canonical already: bind dot_general directly.
-  return lax_dot.dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
-                                    precision=lax_dot.canonicalize_precision(precision),
+  return dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
+                                    precision=canonicalize_precision(precision),
                                     preferred_element_type=out_dtype, out_sharding=None)
 
 
@@ -327,7 +327,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return ufuncs.multiply(a, b)
   a, b = util.promote_dtypes(a, b)
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
-  return lax_dot.dot_general(a, b, (((np.ndim(a) - 1,), (np.ndim(b) - 1,)), ((), ())),
+  return dot_general(a, b, (((np.ndim(a) - 1,), (np.ndim(b) - 1,)), ((), ())),
                              precision=precision, preferred_element_type=out_dtype)
 
 
@@ -367,7 +367,7 @@ def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
     padding = [(m - 1, m - 1)]
   else:
     raise ValueError("mode must be one of ['full', 'same', 'valid']")
-  result = lax_conv.conv_general_dilated(
+  result = conv_general_dilated(
       reshape(a, (1, 1, n)), reshape(v, (1, 1, m)), (1,), padding, precision=precision,
       preferred_element_type=preferred_element_type)
   result = result[0, 0, :]
@@ -436,14 +436,14 @@ def _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis):
   if num > 1:
     iota_shape = [1] * len(bounds_shape)
     iota_shape[axis] = div
-    t = lax.mul(lax_structural.iota(real, div),
-                            lax._convert_element_type(real.type(1) / real.type(div),
+    t = lax_elementwise.mul(lax_structural.iota(real, div),
+                            lax_elementwise._convert_element_type(real.type(1) / real.type(div),
                                                                   real, False))
-    t = lax._convert_element_type(reshape(t, tuple(iota_shape)), compute,
+    t = lax_elementwise._convert_element_type(reshape(t, tuple(iota_shape)), compute,
                                               False)
-    one = lax._convert_element_type(1, compute, False)
+    one = lax_elementwise._convert_element_type(1, compute, False)
     out = ufuncs.add(ufuncs.multiply(reshape(start, tuple(bounds_shape)),
-                                     lax.sub(one, t)),
+                                     lax_elementwise.sub(one, t)),
                      ufuncs.multiply(reshape(stop, tuple(bounds_shape)), t))
     if endpoint:
       out = concatenate([out, expand_dims(stop, axis)], axis)
@@ -454,8 +454,8 @@ def _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis):
     empty_shape.insert(axis, 0)
     out = zeros(tuple(empty_shape), compute)
   if np.issubdtype(dtype, np.integer):
-    out = lax.floor(out)
-  out = lax._convert_element_type(out, dtype, False)
+    out = lax_elementwise.floor(out)
+  out = lax_elementwise._convert_element_type(out, dtype, False)
   if retstep:
     step = ufuncs.divide(ufuncs.subtract(stop, start), div) if div > 0 else \
         full(np.shape(start), np.nan, compute)
@@ -471,7 +471,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
   compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
   lin = linspace(start, stop, num, endpoint=endpoint, axis=axis, dtype=compute)
   out = ufuncs.power(asarray(base, dtype=compute) if not isinstance(base, Tracer) else base, lin)
-  return lax._convert_element_type(
+  return lax_elementwise._convert_element_type(
       out, dtypes.canonicalize_dtype(dtype or compute), False)
 
 
@@ -488,7 +488,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
                                        endpoint=endpoint, base=10.0, dtype=compute, axis=0))
   if axis != 0:
     res = moveaxis(res, 0, axis)
-  return lax._convert_element_type(res, dtypes.canonicalize_dtype(dtype or compute),
+  return lax_elementwise._convert_element_type(res, dtypes.canonicalize_dtype(dtype or compute),
                                                False)
 
 
@@ -648,10 +648,10 @@ def nonzero(a, *, size=None, fill_value=None):
   # The k-th output position holds the index of the k-th true element: count, for each k, how
   # many prefix sums are <= k.
   # jnp.cumsum(x, dtype=int) in lax terms (reductions is built on this module)
-  counts = lax_reductions.cumsum(lax._convert_element_type(flat, dtypes.default_int_dtype(), False), 0)
+  counts = lax_reductions.cumsum(lax_elementwise._convert_element_type(flat, dtypes.default_int_dtype(), False), 0)
   positions = bincount(counts, length=size)
   flat_indices = lax_reductions.cumsum(
-      lax._convert_element_type(positions, dtypes.default_int_dtype(), False), 0)
+      lax_elementwise._convert_element_type(positions, dtypes.default_int_dtype(), False), 0)
   strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
   out = []
   for stride, dim in zip(strides, shape):
@@ -662,7 +662,7 @@ def nonzero(a, *, size=None, fill_value=None):
     if len(fills) != len(shape):
       raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; got "
                        f"{fill_value}")
-    out = [where(fill_mask, lax._convert_element_type(f, dtypes.default_int_dtype(), False), o)
+    out = [where(fill_mask, lax_elementwise._convert_element_type(f, dtypes.default_int_dtype(), False), o)
            for f, o in zip(fills, out)]
   return tuple(out)
 

@@ -11,7 +11,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import util
 from axle._src.numpy import creation
@@ -264,7 +264,7 @@ def _window(name, M, formula):
   if M <= 1:
     return creation.ones(builtins.max(M, 0), dtype)
   n = lax_structural.iota(dtype, M)
-  return lax._convert_element_type(formula(n, M), dtype, False)
+  return lax_elementwise._convert_element_type(formula(n, M), dtype, False)
 
 
 def bartlett(M):
@@ -386,9 +386,9 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
   if not (isinstance(range, (tuple, list)) and len(range) == 2) and np.shape(range) != (2,):
     raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
   lo = creation.asarray(range[0], dtype=dtype) if not isinstance(range[0], (Array, Tracer)) else \
-      lax._convert_element_type(range[0], dtype, False)
+      lax_elementwise._convert_element_type(range[0], dtype, False)
   hi = creation.asarray(range[1], dtype=dtype) if not isinstance(range[1], (Array, Tracer)) else \
-      lax._convert_element_type(range[1], dtype, False)
+      lax_elementwise._convert_element_type(range[1], dtype, False)
   same = ufuncs.equal(lo, hi)
   lo = lax_numpy.where(same, ufuncs.subtract(lo, 0.5), lo)
   hi = lax_numpy.where(same, ufuncs.add(hi, 0.5), hi)

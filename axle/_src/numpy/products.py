@@ -9,8 +9,8 @@ import operator
 import numpy as np
 
 from axle._src import dtypes
-from axle._src.lax import dot as lax_dot
-from axle._src.lax import elementwise as lax
+from axle._src.lax.dot import dot_general
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import reductions
 from axle._src.numpy import util
@@ -103,7 +103,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     operands.append(out_op)
   result = operands[0]
   if _dtype(result) != result_dtype:
-    result = lax._convert_element_type(result, result_dtype, False)
+    result = lax_elementwise._convert_element_type(result, result_dtype, False)
   return result
 
 
@@ -159,12 +159,12 @@ def _einsum_binary(lhs, lhs_names, rhs, rhs_names, result_names, precision, pref
                        (tuple(lhs_names.index(n) for n in batch),
                         tuple(rhs_names.index(n) for n in batch)))
   if _dtype(lhs) == np.bool_:
-    out = lax._convert_element_type(lax_dot.dot_general(
-        lax._convert_element_type(lhs, np.int32, False),
-        lax._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
+    out = lax_elementwise._convert_element_type(dot_general(
+        lax_elementwise._convert_element_type(lhs, np.int32, False),
+        lax_elementwise._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
         np.bool_, False)
   else:
-    out = lax_dot.dot_general(lhs, rhs, dimension_numbers, precision=precision,
+    out = dot_general(lhs, rhs, dimension_numbers, precision=precision,
                               preferred_element_type=preferred)
   out_names = "".join(batch) + "".join(n for n in lhs_names if n not in batch and n not in
                                        contract) + "".join(n for n in rhs_names if n not in batch
@@ -206,7 +206,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                     f"lists/tuples of ints; got {axes}")
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type) if preferred_element_type \
       else None
-  return lax_dot.dot_general(a, b, (contracting, ((), ())), precision=precision,
+  return dot_general(a, b, (contracting, ((), ())), precision=precision,
                              preferred_element_type=out_dtype)
 
 
@@ -257,7 +257,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   x1 = lax_numpy.moveaxis(x1, a1, -1)
   x2 = lax_numpy.moveaxis(x2, a2, -1)
   if _dtype(x1).kind == "c":
-    x1 = lax.conj(x1)
+    x1 = lax_elementwise.conj(x1)
   out = lax_numpy.matmul(x1[..., None, :], x2[..., :, None], precision=precision,
                       preferred_element_type=preferred_element_type)
   return out[..., 0, 0]
@@ -273,7 +273,7 @@ def vecmat(x1, x2, /):
   """Vector-matrix product ``conj(x1) @ x2`` over the last axes (``jnp.vecmat``)."""
   x1, x2 = _arr("vecmat", x1, x2)
   if _dtype(x1).kind == "c":
-    x1 = lax.conj(x1)
+    x1 = lax_elementwise.conj(x1)
   return lax_numpy.matmul(x1[..., None, :], x2)[..., 0, :]
 
 
@@ -417,5 +417,5 @@ def corrcoef(x, y=None, rowvar: bool = True):
   c = ufuncs.divide(c, stddev[:, None])
   c = ufuncs.divide(c, stddev[None, :])
   if _dtype(c).kind == "c":
-    return lax.complex(lax_numpy.clip(ufuncs.real(c), -1, 1), lax_numpy.clip(ufuncs.imag(c), -1, 1))
+    return lax_elementwise.complex(lax_numpy.clip(ufuncs.real(c), -1, 1), lax_numpy.clip(ufuncs.imag(c), -1, 1))
   return lax_numpy.clip(c, -1, 1)

@@ -17,7 +17,7 @@ from axle._src import dtypes
 from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import indexing
@@ -79,7 +79,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
     raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
   elif mode == "wrap":
     size = _shape(a)[axis]
-    indices = ufuncs.remainder(indices, lax._convert_element_type(size, _dtype(indices), False))
+    indices = ufuncs.remainder(indices, lax_elementwise._convert_element_type(size, _dtype(indices), False))
     gather_mode = "promise_in_bounds"
   elif mode == "clip":
     gather_mode = "clip"
@@ -300,7 +300,7 @@ def choose(a, choices, out=None, mode: str = "raise"):
     raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
   arrays = lax_numpy.broadcast_arrays(a, *util.promote_dtypes(*choices))
   a, choices = arrays[0], arrays[1:]
-  return lax.select_n(lax._convert_element_type(a, np.int32, False), *choices) if n > 1 \
+  return lax_elementwise.select_n(lax_elementwise._convert_element_type(a, np.int32, False), *choices) if n > 1 \
       else choices[0]
 
 
@@ -346,7 +346,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
   def evaluate(f):
     value = f(x, *args, **kw) if callable(f) else f
-    return creation.broadcast_to(lax._convert_element_type(util.asarray_operand(value), dtype,
+    return creation.broadcast_to(lax_elementwise._convert_element_type(util.asarray_operand(value), dtype,
                                                          False), _shape(x))
 
   result = evaluate(default)
@@ -447,22 +447,22 @@ def argpartition(a, kth: int, axis: int = -1):
 def sort_complex(a):
   """``a`` sorted (by real part, then imaginary part) as a complex array (``jnp.sort_complex``)."""
   a = sort(_arr("sort_complex", a), axis=0)
-  return lax._convert_element_type(a, dtypes.to_complex_dtype(_dtype(a)), False)
+  return lax_elementwise._convert_element_type(a, dtypes.to_complex_dtype(_dtype(a)), False)
 
 
 def _sort_lt(x, y):
   """``x < y`` in the total order sorting uses (NaNs last)."""
   if _dtype(x).kind in "fc":
     isnan = ufuncs.isnan
-    return ufuncs.logical_or(lax.lt(x, y) if _dtype(x).kind == "f" else _complex_lt(x, y),
+    return ufuncs.logical_or(lax_elementwise.lt(x, y) if _dtype(x).kind == "f" else _complex_lt(x, y),
                             ufuncs.logical_and(isnan(y), ufuncs.logical_not(isnan(x))))
-  return lax.lt(x, y)
+  return lax_elementwise.lt(x, y)
 
 
 def _complex_lt(x, y):
-  xr, yr = lax.real(x), lax.real(y)
-  return ufuncs.logical_or(lax.lt(xr, yr),
-                          ufuncs.logical_and(lax.eq(xr, yr), lax.lt(lax.imag(x), lax.imag(y))))
+  xr, yr = lax_elementwise.real(x), lax_elementwise.real(y)
+  return ufuncs.logical_or(lax_elementwise.lt(xr, yr),
+                          ufuncs.logical_and(lax_elementwise.eq(xr, yr), lax_elementwise.lt(lax_elementwise.imag(x), lax_elementwise.imag(y))))
 
 
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
@@ -533,7 +533,7 @@ class UniqueInverseResult(NamedTuple):
 
 def _differs(x, y, equal_nan):
   """Elementwise ``x != y`` along rows (the last axis), NaNs equal when ``equal_nan``."""
-  ne = lax.ne(x, y)
+  ne = lax_elementwise.ne(x, y)
   if equal_nan and _dtype(x).kind in "fc":
     both_nan = ufuncs.logical_and(ufuncs.isnan(x), ufuncs.isnan(y))
     ne = ufuncs.logical_and(ne, ufuncs.logical_not(both_nan))
@@ -548,7 +548,7 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
   n, m = _shape(rows)
   iota = _iota(n)
   columns = [rows[:, j] for j in range(m)]
-  operands = ([lax._convert_element_type(ufuncs.logical_not(keep), np.int32, False)]
+  operands = ([lax_elementwise._convert_element_type(ufuncs.logical_not(keep), np.int32, False)]
               if keep is not None else []) + columns + [iota]
   sorted_ops = lax_sorting.sort(tuple(operands), dimension=0, num_keys=len(operands) - 1)
   perm = sorted_ops[-1]
@@ -582,18 +582,18 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
     if fill_value is None:
       fill = values[:1] if k else values
     else:
-      fill = lax._convert_element_type(fill_value, _dtype(rows), False)
+      fill = lax_elementwise._convert_element_type(fill_value, _dtype(rows), False)
     values = lax_numpy.where(valid[:, None], values, fill)
   first_index = indexing.rewriting_take(perm, starts, mode="clip") if n else \
       lax_structural.full((k,), 0, _int_dtype())
-  group = lax.sub(reductions.cumsum(first, dtype=_int_dtype()), lax._convert_element_type(
+  group = lax_elementwise.sub(reductions.cumsum(first, dtype=_int_dtype()), lax_elementwise._convert_element_type(
       1, _int_dtype(), False))
   inverse = lax_structural.full((n,), 0, _int_dtype()).at[perm].set(group)
   ends = lax_numpy.concatenate([starts[1:], creation.asarray([n], dtype=_int_dtype())]) if k else starts
   ends = lax_numpy.where(ufuncs.less(_iota(k) + 1, n_unique), ends,
                       reductions.sum(sorted_keep, dtype=_int_dtype()) if sorted_keep is not None
                       else n)
-  counts = lax_numpy.where(valid, lax.sub(ends, starts), 0)
+  counts = lax_numpy.where(valid, lax_elementwise.sub(ends, starts), 0)
   if size is not None:
     first_index = lax_numpy.where(valid, first_index, 0)
   return values, first_index, inverse, counts

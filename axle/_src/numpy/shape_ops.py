@@ -15,7 +15,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import reductions
 from axle._src.numpy import util
@@ -240,8 +240,8 @@ def roll(a, shift, axis=None):
     if isinstance(s, Tracer) or isinstance(s, Array) and not isinstance(s, int):
       offset = ufuncs.remainder(s, n)
       doubled = lax_numpy.concatenate([a, a], ax)
-      a = lax_structural.dynamic_slice_in_dim(doubled, lax.sub(
-          lax._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
+      a = lax_structural.dynamic_slice_in_dim(doubled, lax_elementwise.sub(
+          lax_elementwise._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
     else:
       offset = operator.index(s) % n
       if offset:
@@ -395,7 +395,7 @@ def insert(arr, obj, values, axis=None):
     axis = 0
   axis = util.canonicalize_axis(axis, _ndim(arr))
   n = _shape(arr)[axis]
-  values = lax._convert_element_type(values, _dtype(arr), False)
+  values = lax_elementwise._convert_element_type(values, _dtype(arr), False)
   index = _index_positions("insert", obj, n + 1)
   scalar_index = np.ndim(index) == 0
   index = np.atleast_1d(index).astype(np.int64)
@@ -507,16 +507,16 @@ def pad(array, pad_width, mode="constant", **kwargs):
 def _pad_constant(array, widths, values):
   values = creation.asarray(values) if not isinstance(values, (Array, Tracer)) else values
   if np.ndim(values) == 0:
-    return lax_structural.pad(array, lax._convert_element_type(values, _dtype(array), False),
+    return lax_structural.pad(array, lax_elementwise._convert_element_type(values, _dtype(array), False),
                               [(b, a, 0) for b, a in widths])
   values = np.broadcast_to(np.asarray(values), (len(widths), 2))
   for axis, (before, after) in enumerate(widths):
     config = [(0, 0, 0)] * len(widths)
     config[axis] = (before, 0, 0)
-    array = lax_structural.pad(array, lax._convert_element_type(values[axis][0].item(),
+    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][0].item(),
                                                                 _dtype(array), False), config)
     config[axis] = (0, after, 0)
-    array = lax_structural.pad(array, lax._convert_element_type(values[axis][1].item(),
+    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][1].item(),
                                                                 _dtype(array), False), config)
   return array
 
@@ -607,7 +607,7 @@ def _pad_stats(a, axis, before, after, mode, stat_length):
     value = reduce(part, axis=axis, keepdims=True)
     if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
       value = lax_numpy.round(value)
-    return lax._convert_element_type(value, _dtype(a), False)
+    return lax_elementwise._convert_element_type(value, _dtype(a), False)
 
   parts = []
   if before:
@@ -674,8 +674,8 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   if size == 0:
     return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
   i = lax_structural.iota(np.dtype(np.int32), size)
-  rows = lax.add(i, lax._convert_element_type(-builtins.min(offset, 0), np.int32, False))
-  cols = lax.add(i, lax._convert_element_type(builtins.max(offset, 0), np.int32, False))
+  rows = lax_elementwise.add(i, lax_elementwise._convert_element_type(-builtins.min(offset, 0), np.int32, False))
+  cols = lax_elementwise.add(i, lax_elementwise._convert_element_type(builtins.max(offset, 0), np.int32, False))
   return a[..., rows, cols]
 
 
@@ -688,10 +688,10 @@ def diag(v, k: int = 0):
     n = _shape(v)[0] + builtins.abs(k)
     mask = creation.eye(n, k=k, dtype=bool)
     if k >= 0:
-      v_b = lax_structural.pad(v, lax._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
-      return lax_numpy.where(mask, v_b[None, :], lax._convert_element_type(0, _dtype(v), False))
-    v_b = lax_structural.pad(v, lax._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
-    return lax_numpy.where(mask, v_b[:, None], lax._convert_element_type(0, _dtype(v), False))
+      v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
+      return lax_numpy.where(mask, v_b[None, :], lax_elementwise._convert_element_type(0, _dtype(v), False))
+    v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
+    return lax_numpy.where(mask, v_b[:, None], lax_elementwise._convert_element_type(0, _dtype(v), False))
   if _ndim(v) == 2:
     return diagonal(v, offset=k)
   raise ValueError("diag input must be 1d or 2d")
@@ -714,7 +714,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
 def _tri_mask(n, m, k):
   rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
   cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
-  return lax.ge(lax.add(rows, lax._convert_element_type(k, np.int32, False)), cols)
+  return lax_elementwise.ge(lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, np.int32, False)), cols)
 
 
 def tri(N, M=None, k: int = 0, dtype=None):
@@ -726,7 +726,7 @@ def tri(N, M=None, k: int = 0, dtype=None):
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "tri")
   dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-  return lax._convert_element_type(_tri_mask(N, M, k), dtype, False)
+  return lax_elementwise._convert_element_type(_tri_mask(N, M, k), dtype, False)
 
 
 def tril(m, k: int = 0):
@@ -736,7 +736,7 @@ def tril(m, k: int = 0):
     raise ValueError("Argument to jax.numpy.tril must be at least 2D")
   n, p = _shape(m)[-2:]
   mask = creation.broadcast_to(_tri_mask(n, p, k), _shape(m))
-  return lax.select(mask, m, lax_structural.full_like(m, 0))
+  return lax_elementwise.select(mask, m, lax_structural.full_like(m, 0))
 
 
 def triu(m, k: int = 0):
@@ -746,7 +746,7 @@ def triu(m, k: int = 0):
     raise ValueError("Argument to jax.numpy.triu must be at least 2D")
   n, p = _shape(m)[-2:]
   mask = creation.broadcast_to(_tri_mask(n, p, k - 1), _shape(m))
-  return lax.select(mask, lax_structural.full_like(m, 0), m)
+  return lax_elementwise.select(mask, lax_structural.full_like(m, 0), m)
 
 
 def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
@@ -872,8 +872,8 @@ def unravel_index(indices, shape):
     if d == 0:
       out.append(lax_structural.full_like(indices, 0))
       continue
-    out.append(ufuncs.remainder(ufuncs.floor_divide(clipped, lax._convert_element_type(
-        builtins.max(stride, 1), dtype, False)), lax._convert_element_type(d, dtype, False)))
+    out.append(ufuncs.remainder(ufuncs.floor_divide(clipped, lax_elementwise._convert_element_type(
+        builtins.max(stride, 1), dtype, False)), lax_elementwise._convert_element_type(d, dtype, False)))
   return tuple(out)
 
 
@@ -969,7 +969,7 @@ def packbits(a, axis=None, bitorder: str = "big"):
     raise TypeError("Expected an input array of integer or boolean data type")
   if bitorder not in ("little", "big"):
     raise ValueError("'order' must be either 'little' or 'big'")
-  a = lax._convert_element_type(ufuncs._to_bool(a), np.uint8, False)
+  a = lax_elementwise._convert_element_type(ufuncs._to_bool(a), np.uint8, False)
   if axis is None:
     a = lax_numpy.ravel(a)
     axis = 0
@@ -1011,7 +1011,7 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
     else:
       config = [(0, 0, 0)] * _ndim(bits)
       config[axis] = (0, count - n, 0)
-      bits = lax_structural.pad(bits, lax._convert_element_type(0, np.uint8, False), config)
+      bits = lax_structural.pad(bits, lax_elementwise._convert_element_type(0, np.uint8, False), config)
   return bits
 
 
@@ -1056,11 +1056,11 @@ def ediff1d(ary, to_end=None, to_begin=None):
   result = ufuncs.subtract(ary[1:], ary[:-1])
   parts = []
   if to_begin is not None:
-    parts.append(lax_numpy.ravel(lax._convert_element_type(_arr("ediff1d", to_begin),
+    parts.append(lax_numpy.ravel(lax_elementwise._convert_element_type(_arr("ediff1d", to_begin),
                                                         _dtype(result), False)))
   parts.append(result)
   if to_end is not None:
-    parts.append(lax_numpy.ravel(lax._convert_element_type(_arr("ediff1d", to_end),
+    parts.append(lax_numpy.ravel(lax_elementwise._convert_element_type(_arr("ediff1d", to_end),
                                                         _dtype(result), False)))
   return lax_numpy.concatenate(parts) if len(parts) > 1 else result
 

@@ -11,13 +11,13 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
 from axle._src.numpy import reductions
 from axle._src.numpy import util
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import ufuncs
-from axle._src.lax import special
+from axle._src.lax import special as lax_special
 from axle._src.numpy import selection
 
 __all__ = ["var", "std", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
@@ -58,31 +58,31 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
   a = _operand("var", a)
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
-  a = lax._convert_element_type(a, compute_dtype, False)
+  a = lax_elementwise._convert_element_type(a, compute_dtype, False)
   axes = util.canonicalize_axes(axis, aval.ndim)
-  centered = lax.sub(a, reductions.mean(a, axes, keepdims=True, where=where))
+  centered = lax_elementwise.sub(a, reductions.mean(a, axes, keepdims=True, where=where))
   if compute_dtype.kind == "c":
-    centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax.mul(centered, centered)
+    centered = lax_elementwise.mul(centered, centered)
   real_dtype = np.dtype(centered.dtype)
   if where is None:
     count = 1
     for i in axes:
       count *= aval.shape[i]
-    normalizer = lax._convert_element_type(count, real_dtype, False)
+    normalizer = lax_elementwise._convert_element_type(count, real_dtype, False)
   else:
-    normalizer = lax._convert_element_type(
+    normalizer = lax_elementwise._convert_element_type(
         reductions._where_count(where, aval.shape, axes, keepdims), real_dtype, False)
-  normalizer = lax.sub(normalizer, lax._convert_element_type(correction, real_dtype, False))
+  normalizer = lax_elementwise.sub(normalizer, lax_elementwise._convert_element_type(correction, real_dtype, False))
   total = reductions.sum(centered, axes, keepdims=keepdims, where=where)
-  return lax._convert_element_type(lax.div(total, normalizer), result_dtype, False)
+  return lax_elementwise._convert_element_type(lax_elementwise.div(total, normalizer), result_dtype, False)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
         correction=None):
   """Standard deviation: the square root of ``var`` (``jnp.std``)."""
-  return special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+  return lax_special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
 
 
 def _nan_masked(name, a, fill):
@@ -146,26 +146,26 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
   a = _operand("nanvar", a)
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
-  a = lax._convert_element_type(a, compute_dtype, False)
+  a = lax_elementwise._convert_element_type(a, compute_dtype, False)
   mean = nanmean(a, axis, keepdims=True, where=where)
-  centered = lax_numpy.where(ufuncs.isnan(a), 0, lax.sub(a, mean))
+  centered = lax_numpy.where(ufuncs.isnan(a), 0, lax_elementwise.sub(a, mean))
   if compute_dtype.kind == "c":
-    centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax.mul(centered, centered)
+    centered = lax_elementwise.mul(centered, centered)
   not_nan = ufuncs.logical_not(ufuncs.isnan(a))
   real_dtype = np.dtype(centered.dtype)
   count = reductions.sum(not_nan, axis, dtype=real_dtype, keepdims=keepdims, where=where)
-  normalizer = lax.sub(count, lax._convert_element_type(ddof, real_dtype, False))
+  normalizer = lax_elementwise.sub(count, lax_elementwise._convert_element_type(ddof, real_dtype, False))
   total = reductions.sum(centered, axis, keepdims=keepdims, where=where)
-  result = lax_numpy.where(lax.le(normalizer, lax._convert_element_type(0, real_dtype, False)),
-                        np.nan, lax.div(total, normalizer))
-  return lax._convert_element_type(result, result_dtype, False)
+  result = lax_numpy.where(lax_elementwise.le(normalizer, lax_elementwise._convert_element_type(0, real_dtype, False)),
+                        np.nan, lax_elementwise.div(total, normalizer))
+  return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
   """Standard deviation of the non-NaN elements (``jnp.nanstd``)."""
-  return special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+  return lax_special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
 
 
 def _nan_arg(name, arg_fn, fill, a, axis, keepdims):
@@ -238,17 +238,17 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
   else:
     a = lax_numpy.where(reductions.any(isnan(a), -1, keepdims=True), np.nan, a)
     a = lax_sorting.sort(a, dimension=-1)
-    counts = lax._convert_element_type(n, q_dtype, False)
+    counts = lax_elementwise._convert_element_type(n, q_dtype, False)
   rest_shape = core.get_aval(a).shape[:-1]
   q = lax_numpy.reshape(q, np.shape(q) + (1,) * len(rest_shape))
-  one = lax._convert_element_type(1, q_dtype, False)
-  zero = lax._convert_element_type(0, q_dtype, False)
-  position = ufuncs.multiply(q, lax.sub(counts, one))
-  low = lax.floor(position)
-  high = lax.ceil(position)
-  high_weight = lax.sub(position, low)
-  low_weight = lax.sub(one, high_weight)
-  top = ufuncs.maximum(lax.sub(counts, one), zero)
+  one = lax_elementwise._convert_element_type(1, q_dtype, False)
+  zero = lax_elementwise._convert_element_type(0, q_dtype, False)
+  position = ufuncs.multiply(q, lax_elementwise.sub(counts, one))
+  low = lax_elementwise.floor(position)
+  high = lax_elementwise.ceil(position)
+  high_weight = lax_elementwise.sub(position, low)
+  low_weight = lax_elementwise.sub(one, high_weight)
+  top = ufuncs.maximum(lax_elementwise.sub(counts, one), zero)
   low = ufuncs.minimum(ufuncs.maximum(low, zero), top)
   high = ufuncs.minimum(ufuncs.maximum(high, zero), top)
   out_shape = util.broadcast_shapes(np.shape(q), rest_shape)
@@ -256,7 +256,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
   sorted_b = lax_numpy.broadcast_to(a, out_shape[:q_ndim] + rest_shape + (n,)) if q_ndim else a
 
   def pick(index):
-    index = lax_numpy.broadcast_to(lax._convert_element_type(index, index_dtype, False), out_shape)
+    index = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(index, index_dtype, False), out_shape)
     return selection.take_along_axis(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
 
   low_value, high_value = pick(low), pick(high)
@@ -271,7 +271,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     result = lax_numpy.where(ufuncs.less_equal(high_weight, 0.5), low_value, high_value)
   else:
     result = ufuncs.multiply(ufuncs.add(low_value, high_value), 0.5)
-  result = lax._convert_element_type(lax_numpy.broadcast_to(result, out_shape), q_dtype, False)
+  result = lax_elementwise._convert_element_type(lax_numpy.broadcast_to(result, out_shape), q_dtype, False)
   if keepdims:
     result = lax_numpy.reshape(result, np.shape(q)[:q_ndim] + keep_shape)
   return result
@@ -346,7 +346,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
       count = 1
       for i in util.canonicalize_axes(axis, aval.ndim):
         count *= aval.shape[i]
-    weights_sum = lax_numpy.broadcast_to(lax._convert_element_type(count, avg.dtype, False),
+    weights_sum = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(count, avg.dtype, False),
                                    core.get_aval(avg).shape)
   else:
     util.check_arraylike("average", a, weights)
