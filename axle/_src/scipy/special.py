@@ -16,8 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src import core
 from axle._src import dtypes
 from axle._src.numpy import util
