@@ -23,6 +23,11 @@ from axle._src.numpy.creation import (
     empty as empty,
     empty_like as empty_like,
     eye as eye,
+    from_dlpack as from_dlpack,
+    frombuffer as frombuffer,
+    fromfile as fromfile,
+    fromiter as fromiter,
+    fromstring as fromstring,
     full as full,
     full_like as full_like,
     identity as identity,
@@ -90,13 +95,6 @@ from axle._src.numpy.reductions import (
 )
 from axle._src.numpy.ufuncs import *  # noqa: F401,F403
 from axle._src.numpy.util import broadcast_shapes as broadcast_shapes
-from axle._src.numpy.creation import (
-    from_dlpack as from_dlpack,
-    frombuffer as frombuffer,
-    fromfile as fromfile,
-    fromiter as fromiter,
-    fromstring as fromstring,
-)
 from axle._src.numpy.statistics import *  # noqa: F401,F403  (var, std, nan*, quantile, ...)
 from axle._src.numpy.selection import *  # noqa: F401,F403  (take, sort, unique, ...)
 from axle._src.numpy.shape_ops import *  # noqa: F401,F403  (split, pad, tril, ...)
