@@ -12,9 +12,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from axle._src import numpy as jnp
 from axle._src import core
 from axle._src import dtypes
+from axle._src import numpy as jnp
 from axle._src.random import distributions
 from axle._src.random import keys
 

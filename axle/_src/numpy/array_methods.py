@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from axle._src import core
+from axle._src import devices
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
@@ -20,7 +21,6 @@ from axle._src.numpy import selection
 from axle._src.numpy import shape_ops
 from axle._src.numpy import statistics
 from axle._src.numpy import ufuncs
-from axle._src import devices
 
 _accepted_operand_types = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 

@@ -27,17 +27,17 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.config import config
 from axle._src import errors
 from axle._src.array import Array
+from axle._src.config import config
 from axle._src.core import Tracer
-from axle._src.lax import slicing as lax_slicing
-from axle._src.lax.slicing import GatherScatterMode
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import slicing as lax_slicing
 from axle._src.lax import structural as lax_structural
+from axle._src.lax.slicing import GatherScatterMode
 from axle._src.numpy import creation
-from axle._src.numpy import util
 from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 _INDEX_DTYPE = np.dtype(np.int32)
 

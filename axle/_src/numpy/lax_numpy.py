@@ -17,15 +17,15 @@ from axle._src import errors
 from axle._src.api import jit
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
+from axle._src.lax.conv import conv_general_dilated
+from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,
                                       zeros)
-from axle._src.numpy import ufuncs
-from axle._src.lax.conv import conv_general_dilated
 
 
 def _shape(x):

@@ -13,13 +13,13 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.numpy import util
 from axle._src.numpy import creation
-from axle._src.numpy import scalar_types
-from axle._src.numpy import ufuncs
-from axle._src.numpy import reductions
 from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
+from axle._src.numpy import scalar_types
 from axle._src.numpy import selection
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 from axle._src.vmap import vmap
 
 __all__ = ["array_equal", "array_equiv", "allclose", "iscomplexobj", "isrealobj", "isscalar",

@@ -13,14 +13,14 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
-from axle._src.numpy import util
 from axle._src.numpy import creation
-from axle._src.numpy import ufuncs
-from axle._src.numpy import reductions
 from axle._src.numpy import lax_numpy
-from axle._src.numpy import shape_ops
-from axle._src.numpy import selection
 from axle._src.numpy import linalg
+from axle._src.numpy import reductions
+from axle._src.numpy import selection
+from axle._src.numpy import shape_ops
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyval",
            "polyfit", "roots", "bartlett", "blackman", "hamming", "hanning", "kaiser", "interp",

@@ -9,16 +9,16 @@ import operator
 import numpy as np
 
 from axle._src import dtypes
-from axle._src.lax.dot import dot_general
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
-from axle._src.numpy import reductions
-from axle._src.numpy import util
+from axle._src.lax.dot import dot_general
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
-from axle._src.numpy import ufuncs
+from axle._src.numpy import reductions
 from axle._src.numpy import shape_ops
 from axle._src.numpy import statistics
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 __all__ = ["einsum", "einsum_path", "tensordot", "kron", "cross", "vecdot", "matvec", "vecmat",
            "trapezoid", "gradient", "cov", "corrcoef"]

@@ -15,9 +15,9 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
-from axle._src.numpy import util
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 
 def _reduction_dtype(dtype: np.dtype, dtype_arg, promote_integers: bool) -> np.dtype:

@@ -20,12 +20,12 @@ from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
-from axle._src.numpy import indexing
-from axle._src.numpy import reductions
-from axle._src.numpy import util
 from axle._src.numpy import creation
+from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
 from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "put", "place", "extract", "compress",
            "choose", "select", "piecewise", "argwhere", "flatnonzero", "sort",

@@ -17,13 +17,13 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
-from axle._src.numpy import reductions
-from axle._src.numpy import util
-from axle._src.numpy import lax_numpy
-from axle._src.numpy import ufuncs
 from axle._src.numpy import creation
-from axle._src.numpy import statistics
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
 from axle._src.numpy import selection
+from axle._src.numpy import statistics
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 __all__ = ["hstack", "vstack", "dstack",
            "column_stack", "concat", "permute_dims", "unstack", "split", "array_split", "hsplit",

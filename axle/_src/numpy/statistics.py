@@ -13,12 +13,12 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
-from axle._src.numpy import reductions
-from axle._src.numpy import util
-from axle._src.numpy import lax_numpy
-from axle._src.numpy import ufuncs
 from axle._src.lax import special as lax_special
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
 from axle._src.numpy import selection
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 __all__ = ["var", "std", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
            "nanargmax", "nanargmin", "nancumsum", "nancumprod", "median", "nanmedian", "quantile",

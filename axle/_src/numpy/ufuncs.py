@@ -16,11 +16,11 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import special as lax_special
-from axle._src.numpy import util
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
-from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.numpy import util
 
 __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "arctan2", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not", "invert", "bitwise_not", "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "negative", "positive", "absolute", "abs", "sign", "true_divide", "divide", "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "float_power", "square", "reciprocal", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "floor", "ceil", "isfinite", "isnan", "isinf", "real", "imag", "conjugate", "conj"]
 

@@ -16,12 +16,12 @@ import numpy as np
 from axle._src import api
 from axle._src import core
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.config import config
 from axle._src.lax.control_flow import while_loop
 from axle._src.random import keys
 from axle._src.random import prng
-from axle._src import lax
-from axle._src import numpy as jnp
 
 UINT_DTYPES = prng.UINT_DTYPES
 

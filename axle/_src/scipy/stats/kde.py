@@ -7,16 +7,16 @@ from typing import Any
 
 import numpy as np
 
+from axle._src import dtypes
 from axle._src import numpy as jnp
+from axle._src.api import jit
+from axle._src.numpy import util
 from axle._src.random import distributions
 from axle._src.random import keys
-from axle._src import dtypes
-from axle._src.api import jit
-from axle._src.vmap import vmap
-from axle._src.numpy import util
 from axle._src.scipy import linalg
 from axle._src.scipy import special
 from axle._src.tree_util import register_pytree_node_class
+from axle._src.vmap import vmap
 
 
 @register_pytree_node_class

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from axle._src import lax
-from axle._src.lax import linalg as lax_linalg
 from axle._src import numpy as jnp
+from axle._src.lax import linalg as lax_linalg
 from axle._src.scipy.stats._common import promote_dtypes_inexact
 
 
