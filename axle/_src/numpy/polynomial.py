@@ -135,7 +135,7 @@ def polyint(p, m: int = 1, k=None):
     raise ValueError("Order of integral must be positive (see polyder)")
   if k is None:
     k = creation.zeros(m)
-  k = shape_ops.atleast_1d(_arr("polyint", k))
+  k = lax_numpy.atleast_1d(_arr("polyint", k))
   if _shape(k)[0] == 1:
     k = creation.broadcast_to(k, (m,))
   if _shape(k)[0] != m:

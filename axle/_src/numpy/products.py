@@ -361,13 +361,13 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     (m,) = util.promote_dtypes_inexact(m)
   if _ndim(m) > 2:
     raise ValueError("m has more than 2 dimensions")
-  X = shape_ops.atleast_2d(m)
+  X = lax_numpy.atleast_2d(m)
   if not rowvar and _shape(X)[0] != 1:
     X = lax_numpy.transpose(X)
   if _shape(X)[0] == 0:
     return creation.array([]).reshape(0, 0)
   if y is not None:
-    y2 = shape_ops.atleast_2d(y)
+    y2 = lax_numpy.atleast_2d(y)
     if not rowvar and _shape(y2)[0] != 1:
       y2 = lax_numpy.transpose(y2)
     X = lax_numpy.concatenate((X, y2), axis=0)

@@ -581,13 +581,13 @@ def _pad_linear_ramp(a, axis, before, after, end_values):
   dtype = _dtype(a)
   if before:
     edge = _slice_axis(a, 0, 1, axis)
-    ramp = creation.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
+    ramp = lax_numpy.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
                              dtype=dtype)
     parts.append(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (before,) + _shape(edge)[axis + 1:]))
   parts.append(a)
   if after:
     edge = _slice_axis(a, n - 1, n, axis)
-    ramp = creation.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
+    ramp = lax_numpy.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
     ramp = flip(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (after,) + _shape(edge)[axis + 1:]),
                 axis)
     parts.append(ramp)
@@ -1117,7 +1117,7 @@ class _AxisConcat:
         start = 0 if item.start is None else item.start
         step = 1 if item.step is None else item.step
         if isinstance(step, complex):
-          value = creation.linspace(start, item.stop, int(abs(step)))
+          value = lax_numpy.linspace(start, item.stop, int(abs(step)))
         else:
           value = creation.arange(start, item.stop, step)
       else:
