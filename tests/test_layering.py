@@ -33,10 +33,10 @@ LAYERS = [
                   "lax.sorting", "lax.linalg", "lax.fft", "lax.parallel",
                   "lax.control_flow_common", "lax.cond", "lax.loops", "lax.control_flow",
                   "lax.callback", "lax.debugging", "lax"]),
-    ("L6", True, ["numpy.util", "numpy.creation", "numpy.ufuncs", "numpy.reductions",
-                  "numpy.lax_numpy", "numpy.shape_ops", "numpy.indexing", "numpy.selection",
-                  "numpy.statistics", "numpy.products", "numpy.linalg", "numpy.fft",
-                  "numpy.polynomial", "numpy.misc", "numpy.scalar_types", "numpy.array_methods",
+    ("L6", True, ["numpy.util", "numpy.creation", "numpy.scalar_types", "numpy.ufuncs",
+                  "numpy.lax_numpy", "numpy.reductions", "numpy.indexing", "numpy.selection",
+                  "numpy.statistics", "numpy.shape_ops", "numpy.products", "numpy.linalg",
+                  "numpy.fft", "numpy.polynomial", "numpy.misc", "numpy.array_methods",
                   "numpy"]),
 ]
 # Everything else is L7: ``axle._src`` packages on top of numpy, and the public namespaces.

@@ -8,8 +8,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from axle._src import core
+from axle._src import differentiation
 from axle._src import dtypes
 from axle._src import tree_util
+from axle._src.interpreters import ad
 
 _EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 3e-3, np.dtype(np.float64): 1e-5,
         np.dtype(np.complex64): 3e-3, np.dtype(np.complex128): 1e-5}
@@ -34,7 +36,6 @@ def _inexact(x) -> bool:
 def _random_like(rng, x):
   aval = core.get_aval(x)
   if not dtypes.issubdtype(aval.dtype, np.inexact):
-    from axle._src.interpreters import ad
     return np.zeros(aval.shape, ad.float0)
   value = rng.standard_normal(aval.shape)
   if dtypes.issubdtype(aval.dtype, np.complexfloating):
@@ -66,7 +67,6 @@ def _inner(xs, ys) -> complex:
 
 
 def _float0():
-  from axle._src.interpreters import ad
   return ad.float0
 
 
@@ -146,24 +146,23 @@ def check_grads(f: Callable, args: Sequence, order: int, modes=("fwd", "rev"), a
   forward mode (``"fwd"``: jvp) and/or reverse mode (``"rev"``: vjp), recursively (each
   derivative function is itself checked at the next order). Raises AssertionError on a
   mismatch."""
-  from axle._src import differentiation as diff
   args = tuple(args)
   if isinstance(modes, str):
     modes = (modes,)
 
   def _check(f, args, order):
     if "fwd" in modes:
-      check_jvp(f, lambda p, t: diff.jvp(f, p, t), args, atol, rtol, eps)
+      check_jvp(f, lambda p, t: differentiation.jvp(f, p, t), args, atol, rtol, eps)
       if order > 1:
         rng = np.random.default_rng(7)
         tangents = tuple(tree_util.tree_map(lambda x: _random_like(rng, x), a) for a in args)
-        _check(lambda *p: diff.jvp(f, p, tangents)[1], args, order - 1)
+        _check(lambda *p: differentiation.jvp(f, p, tangents)[1], args, order - 1)
     if "rev" in modes:
-      check_vjp(f, lambda *p: diff.vjp(f, *p), args, atol, rtol, eps)
+      check_vjp(f, lambda *p: differentiation.vjp(f, *p), args, atol, rtol, eps)
       if order > 1:
         rng = np.random.default_rng(11)
         out = f(*args)
         cotangent = tree_util.tree_map(lambda x: _random_like(rng, x), out)
-        _check(lambda *p: diff.vjp(f, *p)[1](cotangent), args, order - 1)
+        _check(lambda *p: differentiation.vjp(f, *p)[1](cotangent), args, order - 1)
 
   _check(f, args, order)

@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from axle._src import numpy as jnp
 from axle._src import tree_util
 
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
@@ -23,11 +24,6 @@ tree_util.register_pytree_node(
     lambda data, children: OptimizerState(children[0], data[0], data[1]))
 
 Optimizer = namedtuple("Optimizer", ["init_fn", "update_fn", "params_fn"])
-
-
-def _jnp():
-  import axle.numpy as jnp
-  return jnp
 
 
 def _unzip2(pairs):
@@ -103,7 +99,6 @@ def exponential_decay(step_size, decay_steps, decay_rate) -> Callable:
 def inverse_time_decay(step_size, decay_steps, decay_rate, staircase: bool = False) -> Callable:
   """``i -> step_size / (1 + decay_rate * i / decay_steps)`` (``floor`` of the ratio with
   ``staircase``)."""
-  jnp = _jnp()
   if staircase:
     def schedule(i):
       return step_size / (1 + decay_rate * jnp.floor(np.divide(i, decay_steps)
@@ -118,7 +113,6 @@ def inverse_time_decay(step_size, decay_steps, decay_rate, staircase: bool = Fal
 def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Callable:
   """Decays from ``step_size`` to ``final_step_size`` over ``decay_steps`` steps as
   ``(1 - i / decay_steps) ** power``, then stays at ``final_step_size``."""
-  jnp = _jnp()
 
   def schedule(step_num):
     step_num = jnp.minimum(step_num, decay_steps)
@@ -129,7 +123,6 @@ def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Call
 
 def piecewise_constant(boundaries, values) -> Callable:
   """``values[k]`` for steps between ``boundaries[k-1]`` and ``boundaries[k]``."""
-  jnp = _jnp()
   boundaries = jnp.array(boundaries)
   values = jnp.array(values)
   if not boundaries.ndim == values.ndim == 1:
@@ -163,7 +156,6 @@ def _params_of(state):
 def _with_zeros(count: int):
   """init of optimizers whose state is ``x0`` followed by ``count`` zero arrays like it."""
   def init(x0):
-    jnp = _jnp()
     return (x0, *[jnp.zeros_like(x0) for _ in range(count)])
   return init
 
@@ -217,7 +209,6 @@ def nesterov(step_size, mass: float):
 def adagrad(step_size, momentum=0.9):
   """Adagrad with momentum: steps scaled by the inverse root of the summed squared gradients."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
   init = _with_zeros(2)
 
   def update(i, g, state):
@@ -234,7 +225,6 @@ def adagrad(step_size, momentum=0.9):
 def rmsprop(step_size, gamma=0.9, eps=1e-8):
   """RMSProp: steps scaled by a running average of squared gradients (decay ``gamma``)."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
   init = _with_zeros(1)
 
   def update(i, g, state):
@@ -249,7 +239,6 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
   """RMSProp with momentum."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
   init = _with_zeros(2)
 
   def update(i, g, state):
@@ -265,7 +254,6 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
 def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
   """Adam: bias-corrected running averages of the gradient (``b1``) and its square (``b2``)."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
   init = _with_zeros(2)
 
   def update(i, g, state):
@@ -283,7 +271,6 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
   """AdaMax: Adam with the infinity norm of past gradients."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
   init = _with_zeros(2)
 
   def update(i, g, state):
@@ -300,7 +287,6 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
 def sm3(step_size, momentum=0.9):
   """SM3: memory-efficient adaptive steps with one accumulator per axis."""
   step_size = make_schedule(step_size)
-  jnp = _jnp()
 
   def splice(seq, i, x):
     lst = list(seq)
@@ -341,14 +327,12 @@ def sm3(step_size, momentum=0.9):
 
 def l2_norm(tree):
   """The l2 norm of all the leaves of ``tree`` together."""
-  jnp = _jnp()
   leaves = tree_util.tree_leaves(tree)
   return jnp.sqrt(sum(jnp.vdot(x, x) for x in leaves))
 
 
 def clip_grads(grad_tree, max_norm):
   """Scales ``grad_tree`` down so its l2 norm is at most ``max_norm``."""
-  jnp = _jnp()
   norm = l2_norm(grad_tree)
   return tree_util.tree_map(lambda g: jnp.where(norm < max_norm, g, g * (max_norm / norm)),
                             grad_tree)

@@ -10,32 +10,28 @@ from __future__ import annotations
 import functools
 import operator
 
-
-def _modules():
-  import axle.numpy as jnp
-  from axle import lax, nn, random
-  return jnp, lax, nn, random
-
-
-def _initializers():
-  from axle.nn import initializers
-  return initializers
+from axle._src import lax
+from axle._src import numpy as jnp
+from axle._src.nn import functions as nn_functions
+from axle._src.nn import initializers
+from axle._src.random import distributions
+from axle._src.random import keys
 
 
 def glorot_normal(*args, **kwargs):
-  return _initializers().glorot_normal(*args, **kwargs)
+  return initializers.glorot_normal(*args, **kwargs)
 
 
 def normal(*args, **kwargs):
-  return _initializers().normal(*args, **kwargs)
+  return initializers.normal(*args, **kwargs)
 
 
 def ones(key, shape, dtype=None):
-  return _initializers().ones(key, shape, *([dtype] if dtype is not None else []))
+  return initializers.ones(key, shape, *([dtype] if dtype is not None else []))
 
 
 def zeros(key, shape, dtype=None):
-  return _initializers().zeros(key, shape, *([dtype] if dtype is not None else []))
+  return initializers.zeros(key, shape, *([dtype] if dtype is not None else []))
 
 
 glorot = glorot_normal
@@ -50,7 +46,7 @@ _NN_ALIASES = {"relu": "relu", "log_softmax": "log_softmax", "logsoftmax": "log_
 
 def __getattr__(name):
   if name in _NN_ALIASES:
-    return getattr(_modules()[2], _NN_ALIASES[name])
+    return getattr(nn_functions, _NN_ALIASES[name])
   raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -64,14 +60,12 @@ def Dense(out_dim, W_init=None, b_init=None):
   b_init = normal() if b_init is None else b_init
 
   def init_fun(rng, input_shape):
-    _, _, _, random = _modules()
     output_shape = input_shape[:-1] + (out_dim,)
-    k1, k2 = random.split(rng)
+    k1, k2 = keys.split(rng)
     W, b = W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,))
     return output_shape, (W, b)
 
   def apply_fun(params, inputs, **kwargs):
-    jnp = _modules()[0]
     W, b = params
     return jnp.dot(inputs, W) + b
 
@@ -88,7 +82,6 @@ def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_i
   b_init = b_init or normal(1e-6)
 
   def init_fun(rng, input_shape):
-    _, lax, _, random = _modules()
     filter_shape_iter = iter(filter_shape)
     kernel_shape = [out_chan if c == "O" else
                     input_shape[lhs_spec.index("C")] if c == "I" else
@@ -96,12 +89,11 @@ def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_i
     shape_rule = lax.conv_transpose_shape_tuple if transpose else lax.conv_general_shape_tuple
     output_shape = shape_rule(input_shape, kernel_shape, strides, padding, dimension_numbers)
     bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-    k1, k2 = random.split(rng)
+    k1, k2 = keys.split(rng)
     W, b = W_init(k1, kernel_shape), b_init(k2, bias_shape)
     return output_shape, (W, b)
 
   def apply_fun(params, inputs, **kwargs):
-    _, lax, _, _ = _modules()
     W, b = params
     if transpose:
       return lax.conv_transpose(inputs, W, strides, padding,
@@ -143,18 +135,16 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=N
   axis = (axis,) if isinstance(axis, int) else tuple(axis)
 
   def init_fun(rng, input_shape):
-    random = _modules()[3]
     shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
-    k1, k2 = random.split(rng)
+    k1, k2 = keys.split(rng)
     beta = beta_init(k1, shape) if center else ()
     gamma = gamma_init(k2, shape) if scale else ()
     return input_shape, (beta, gamma)
 
   def apply_fun(params, x, **kwargs):
-    jnp, _, nn, _ = _modules()
     beta, gamma = params
     expand = tuple(None if i in axis else slice(None) for i in range(jnp.ndim(x)))
-    z = nn.standardize(x, axis, epsilon=epsilon)
+    z = nn_functions.standardize(x, axis, epsilon=epsilon)
     if center and scale:
       return gamma[expand] * z + beta[expand]
     if center:
@@ -179,13 +169,13 @@ def elementwise(fun, **fun_kwargs):
 
 def _nn(name):
   def fun(x, **kwargs):
-    return getattr(_modules()[2], name)(x, **kwargs)
+    return getattr(nn_functions, name)(x, **kwargs)
   return fun
 
 
 def _jnp_fun(name):
   def fun(x, **kwargs):
-    return getattr(_modules()[0], name)(x, **kwargs)
+    return getattr(jnp, name)(x, **kwargs)
   return fun
 
 
@@ -218,14 +208,12 @@ def _pooling_layer(reducer_name, init_value, rescaler=None):
       strides = strides[:i] + (1,) + strides[i:]
 
     def init_fun(rng, input_shape):
-      _, lax, _, _ = _modules()
       padding_vals = lax.padtype_to_pads(input_shape, window_shape, strides, padding)
       ones_ = (1,) * len(window_shape)
       out_shape = _reduce_window_shape(input_shape, window_shape, strides, padding_vals, ones_)
       return out_shape, ()
 
     def apply_fun(params, inputs, **kwargs):
-      jnp, lax, _, _ = _modules()
       reducer = getattr(lax, reducer_name)
       out = lax.reduce_window(inputs, init_value(jnp), reducer, window_shape, strides, padding)
       return rescale(out, inputs, spec) if rescale else out
@@ -248,7 +236,6 @@ SumPool = _pooling_layer("add", lambda jnp: 0.)
 
 def _normalize_by_window_size(dims, strides, padding):
   def rescale(outputs, inputs, spec):
-    jnp, lax, _, _ = _modules()
     if spec is None:
       non_spatial_axes = 0, inputs.ndim - 1
     else:
@@ -274,7 +261,6 @@ def Flatten():
     return output_shape, ()
 
   def apply_fun(params, inputs, **kwargs):
-    jnp = _modules()[0]
     return jnp.reshape(inputs, (inputs.shape[0], -1))
 
   return init_fun, apply_fun
@@ -331,7 +317,6 @@ def FanInConcat(axis=-1):
     return out_shape, ()
 
   def apply_fun(params, inputs, **kwargs):
-    jnp = _modules()[0]
     return jnp.concatenate(inputs, axis)
 
   return init_fun, apply_fun
@@ -344,7 +329,6 @@ def Dropout(rate, mode="train"):
     return input_shape, ()
 
   def apply_fun(params, inputs, **kwargs):
-    jnp, _, _, random = _modules()
     rng = kwargs.get("rng", None)
     if rng is None:
       raise ValueError("Dropout layer requires apply_fun to be called with a PRNG key "
@@ -352,7 +336,7 @@ def Dropout(rate, mode="train"):
                        "`apply_fun(params, inputs, rng)` where `rng` is a PRNG key (e.g. from "
                        "`jax.random.key`).")
     if mode == "train":
-      keep = random.bernoulli(rng, rate, inputs.shape)
+      keep = distributions.bernoulli(rng, rate, inputs.shape)
       return jnp.where(keep, inputs / rate, 0)
     return inputs
 
@@ -369,18 +353,16 @@ def serial(*layers):
   init_funs, apply_funs = zip(*layers)
 
   def init_fun(rng, input_shape):
-    random = _modules()[3]
     params = []
     for init in init_funs:
-      rng, layer_rng = random.split(rng)
+      rng, layer_rng = keys.split(rng)
       input_shape, param = init(layer_rng, input_shape)
       params.append(param)
     return input_shape, params
 
   def apply_fun(params, inputs, **kwargs):
-    random = _modules()[3]
     rng = kwargs.pop("rng", None)
-    rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+    rngs = keys.split(rng, nlayers) if rng is not None else (None,) * nlayers
     for fun, param, rng in zip(apply_funs, params, rngs):
       inputs = fun(param, inputs, rng=rng, **kwargs)
     return inputs
@@ -394,14 +376,12 @@ def parallel(*layers):
   init_funs, apply_funs = zip(*layers)
 
   def init_fun(rng, input_shape):
-    random = _modules()[3]
-    rngs = random.split(rng, nlayers)
+    rngs = keys.split(rng, nlayers)
     return zip(*[init(rng, shape) for init, rng, shape in zip(init_funs, rngs, input_shape)])
 
   def apply_fun(params, inputs, **kwargs):
-    random = _modules()[3]
     rng = kwargs.pop("rng", None)
-    rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+    rngs = keys.split(rng, nlayers) if rng is not None else (None,) * nlayers
     return [f(p, x, rng=r, **kwargs) for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
 
   return init_fun, apply_fun

@@ -4,8 +4,8 @@ reference dot-product attention (JAX's ``jax.nn``).
 Each is a short composition of jax.numpy and lax operations with JAX's formulas, so results
 (and their dtypes, weak types included) agree with JAX's. Functions JAX jits appear as their own
 ``jit`` equation when traced (``util.jit_when_tracing``). Where JAX gives a function a custom
-derivative (relu'(0) = 0, relu6, softmax, log1mexp, ...) the rule is attached once
-``axle.custom_jvp`` is available; until then these differentiate through their formulas.
+derivative (relu'(0) = 0, relu6, softmax, log1mexp, ...) the rule is attached with
+``custom_jvp``.
 """
 from __future__ import annotations
 
@@ -16,16 +16,12 @@ import warnings
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
 from axle._src import core
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
+from axle._src.custom_derivatives import custom_jvp
 from axle._src.numpy import util
-
-try:  # being written by the lead; the rules below switch on when it lands
-  from axle._src.custom_derivatives import custom_jvp
-except ImportError:  # pragma: no cover (depends on the state of the tree)
-  custom_jvp = None
 
 __all__ = [
     "celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu",
@@ -90,11 +86,11 @@ def relu6(x):
   return jnp.minimum(jnp.maximum(x, 0), 6.)
 
 
-if custom_jvp is not None:  # custom_jvp around the jitted function, as in JAX's jaxprs
-  relu = custom_jvp(relu)
-  relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
-  relu6 = custom_jvp(relu6)
-  relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
+# custom_jvp around the jitted function, as in JAX's jaxprs
+relu = custom_jvp(relu)
+relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
+relu6 = custom_jvp(relu6)
+relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
 
 
 @_jit
@@ -258,9 +254,8 @@ def log1mexp(x):
   return jnp.where(x < c, jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
 
 
-if custom_jvp is not None:
-  log1mexp = custom_jvp(log1mexp)
-  log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+log1mexp = custom_jvp(log1mexp)
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
 # ---------------------------------------------------------------------------

@@ -12,9 +12,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from axle import numpy as jnp
 from axle._src import core
 from axle._src import dtypes
+from axle._src import numpy as jnp
+from axle._src.random import distributions
+from axle._src.random import keys
 
 __all__ = [
     "Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform",
@@ -23,12 +25,6 @@ __all__ = [
     "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
 ]
 
-
-def _random():
-  # axle.random is imported when an initializer runs: it is a sibling namespace that may import
-  # after axle.nn.
-  from axle import random
-  return random
 
 
 @runtime_checkable
@@ -74,7 +70,7 @@ def uniform(scale=1e-2, dtype=None) -> Initializer:
   def init(key, shape, dtype=dtype, out_sharding=None):
     _check_sharding(out_sharding)
     dtype = _dtype(dtype)
-    return _random().uniform(key, shape, dtype) * jnp.array(scale, dtype)
+    return distributions.uniform(key, shape, dtype) * jnp.array(scale, dtype)
   return init
 
 
@@ -83,7 +79,7 @@ def normal(stddev=1e-2, dtype=None) -> Initializer:
   def init(key, shape, dtype=dtype, out_sharding=None):
     _check_sharding(out_sharding)
     dtype = _dtype(dtype)
-    return _random().normal(key, shape, dtype) * jnp.array(stddev, dtype)
+    return distributions.normal(key, shape, dtype) * jnp.array(stddev, dtype)
   return init
 
 
@@ -93,7 +89,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initiali
   def init(key, shape, dtype=dtype, out_sharding=None):
     _check_sharding(out_sharding)
     dtype = _dtype(dtype)
-    return _random().truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
+    return distributions.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
   return init
 
 
@@ -117,25 +113,23 @@ def _real_dtype(dtype):
 
 def _complex_uniform(key, shape, dtype):
   """Uniform on the complex unit-variance disk (radius sqrt(2))."""
-  random = _random()
-  key_r, key_theta = random.split(key)
+  key_r, key_theta = keys.split(key)
   real_dtype = _real_dtype(dtype)
   dtype = dtypes.to_complex_dtype(real_dtype)
-  r = jnp.sqrt(2 * random.uniform(key_r, shape, real_dtype)).astype(dtype)
-  theta = 2 * np.pi * random.uniform(key_theta, shape, real_dtype).astype(dtype)
+  r = jnp.sqrt(2 * distributions.uniform(key_r, shape, real_dtype)).astype(dtype)
+  theta = 2 * np.pi * distributions.uniform(key_theta, shape, real_dtype).astype(dtype)
   return r * jnp.exp(1j * theta)
 
 
 def _complex_truncated_normal(key, upper, shape, dtype):
   """Complex normal with unit variance before truncation, modulus truncated to ``upper``."""
-  random = _random()
-  key_r, key_theta = random.split(key)
+  key_r, key_theta = keys.split(key)
   real_dtype = _real_dtype(dtype)
   dtype = dtypes.to_complex_dtype(real_dtype)
   t = ((1 - jnp.exp(jnp.array(-(upper ** 2), dtype)))
-       * random.uniform(key_r, shape, real_dtype).astype(dtype))
+       * distributions.uniform(key_r, shape, real_dtype).astype(dtype))
   r = jnp.sqrt(-jnp.log(1 - t))
-  theta = 2 * np.pi * random.uniform(key_theta, shape, real_dtype).astype(dtype)
+  theta = 2 * np.pi * distributions.uniform(key_theta, shape, real_dtype).astype(dtype)
   return r * jnp.exp(1j * theta)
 
 
@@ -152,7 +146,6 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
   complex dtypes)."""
   def init(key, shape, dtype=dtype, out_sharding=None):
     _check_sharding(out_sharding)
-    random = _random()
     shape = core.canonicalize_shape(shape)
     dtype = _dtype(dtype)
     fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
@@ -171,14 +164,14 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
       if dtypes.issubdtype(dtype, np.floating):
         # 0.8796... is the std of a unit normal truncated to (-2, 2)
         stddev = jnp.sqrt(variance) / jnp.array(0.87962566103423978, dtype)
-        return random.truncated_normal(key, -2, 2, shape, dtype) * stddev
+        return distributions.truncated_normal(key, -2, 2, shape, dtype) * stddev
       stddev = jnp.sqrt(variance) / jnp.array(0.95311164380491208, dtype)
       return _complex_truncated_normal(key, 2, shape, dtype) * stddev
     if distribution == "normal":
-      return random.normal(key, shape, dtype) * jnp.sqrt(variance)
+      return distributions.normal(key, shape, dtype) * jnp.sqrt(variance)
     if distribution == "uniform":
       if dtypes.issubdtype(dtype, np.floating):
-        return random.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
+        return distributions.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
       return _complex_uniform(key, shape, dtype) * jnp.sqrt(variance)
     raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
   return init
@@ -239,7 +232,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     if any(dim == 0 for dim in shape):
       return jnp.zeros(shape, dtype=dtype)
     n_rows, n_cols = math.prod(shape) // shape[column_axis], shape[column_axis]
-    q = _random().orthogonal(key, n_rows, (), dtype, n_cols)
+    q = distributions.orthogonal(key, n_rows, (), dtype, n_cols)
     q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (shape[column_axis],))
     q = jnp.moveaxis(q, -1, column_axis)
     return jnp.array(scale, dtype) * q

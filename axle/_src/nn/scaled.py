@@ -19,9 +19,9 @@ import warnings
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.custom_derivatives import custom_vjp
 
 __all__ = ["get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul"]

@@ -9,14 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from axle._src import core
+from axle._src import devices
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters import eval as eval_interpreter
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
+from axle._src.numpy import selection
+from axle._src.numpy import shape_ops
+from axle._src.numpy import statistics
 from axle._src.numpy import ufuncs
 
 _accepted_operand_types = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
@@ -73,10 +77,10 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
 
 
 # operator -> (primitive, dtype kinds where the primitive alone is jnp's semantics)
-_fast_operators = {"add": (lax.add_p, "iufc"), "sub": (lax.sub_p, "iufc"),
-                   "mul": (lax.mul_p, "iufc"), "truediv": (lax.div_p, "fc")}
-_fast_comparisons = {"eq": (lax.eq_p, "biuf"), "ne": (lax.ne_p, "biuf"), "lt": (lax.lt_p, "biuf"),
-                     "le": (lax.le_p, "biuf"), "gt": (lax.gt_p, "biuf"), "ge": (lax.ge_p, "biuf")}
+_fast_operators = {"add": (lax_elementwise.add_p, "iufc"), "sub": (lax_elementwise.sub_p, "iufc"),
+                   "mul": (lax_elementwise.mul_p, "iufc"), "truediv": (lax_elementwise.div_p, "fc")}
+_fast_comparisons = {"eq": (lax_elementwise.eq_p, "biuf"), "ne": (lax_elementwise.ne_p, "biuf"), "lt": (lax_elementwise.lt_p, "biuf"),
+                     "le": (lax_elementwise.le_p, "biuf"), "gt": (lax_elementwise.gt_p, "biuf"), "ge": (lax_elementwise.ge_p, "biuf")}
 
 
 def _defer_to_unrecognized(binary_op, swap: bool = False):
@@ -133,12 +137,10 @@ def _flatten(self, order="C"):
 
 def _devices(self):
   """The set of devices the array lives on."""
-  from axle._src import devices
   return {devices.default_device()}
 
 
 def _device(self):
-  from axle._src import devices
   return devices.default_device()
 
 
@@ -154,29 +156,15 @@ _methods = {
 }
 
 
-def _later(module: str, name: str):
-  """A method calling ``axle._src.numpy.<module>.<name>`` (imported on first use: those modules
-  import this one indirectly)."""
-  def method(self, *args, **kwargs):
-    import importlib
-    return getattr(importlib.import_module(f"axle._src.numpy.{module}"), name)(self, *args, **kwargs)
-  method.__name__ = name
-  method.__doc__ = f"``jnp.{name}`` of this array."
-  return method
-
-
 _methods.update({
-    "std": _later("statistics", "std"), "var": _later("statistics", "var"),
-    "ptp": _later("statistics", "ptp"), "sort": _later("selection", "sort"),
-    "argsort": _later("selection", "argsort"), "argpartition": _later("selection", "argpartition"),
-    "nonzero": _later("selection", "nonzero"), "take": _later("selection", "take"),
-    "compress": lambda self, condition, axis=None, **kwargs: __import__(
-        "axle._src.numpy.selection", fromlist=["compress"]).compress(condition, self, axis,
-                                                                      **kwargs),
-    "choose": lambda self, choices, out=None, mode="raise": __import__(
-        "axle._src.numpy.selection", fromlist=["choose"]).choose(self, choices, out, mode),
-    "searchsorted": _later("selection", "searchsorted"), "repeat": _later("shape_ops", "repeat"),
-    "diagonal": _later("shape_ops", "diagonal"), "trace": _later("shape_ops", "trace"),
+    "std": statistics.std, "var": statistics.var, "ptp": statistics.ptp,
+    "sort": selection.sort, "argsort": selection.argsort, "argpartition": selection.argpartition,
+    "nonzero": lax_numpy.nonzero, "take": selection.take,
+    "compress": lambda self, condition, axis=None, **kwargs: selection.compress(condition, self, axis,
+                                                                                **kwargs),
+    "choose": lambda self, choices, out=None, mode="raise": selection.choose(self, choices, out, mode),
+    "searchsorted": selection.searchsorted, "repeat": shape_ops.repeat,
+    "diagonal": shape_ops.diagonal, "trace": shape_ops.trace,
 })
 _properties = {
     "T": lambda self: lax_numpy.transpose(self),

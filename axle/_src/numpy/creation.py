@@ -9,6 +9,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.numpy import util
 
 _scalar_types = (bool, int, float, complex)
 
@@ -97,16 +98,18 @@ def _to_numpy_nested(x):
 
 
 def _stack_traced(object, dtype):
-  from axle._src.numpy import lax_numpy
   if isinstance(object, (list, tuple)):
     if not object:
       return array(np.zeros((0,), dtype or dtypes.default_float_dtype()))
-    # element by element: converted, then given its new leading axis (the order JAX stages)
-    parts = [lax_numpy.expand_dims(_stack_traced(x, dtype), 0) for x in object]
+    # element by element: converted, then given its new leading axis (the order JAX stages);
+    # jnp.stack's steps, spelled in lax (jnp.stack is built on this module)
+    parts = [lax_structural.expand_dims(_stack_traced(x, dtype), (0,)) for x in object]
     shapes = {tuple(np.shape(p)) for p in parts}
     if len(shapes) != 1:
       raise ValueError("All input arrays must have the same shape.")
-    return lax_numpy.concatenate(parts, 0)
+    if len(parts) == 1:
+      return asarray(parts[0])
+    return lax_structural.concatenate(util.promote_dtypes(*parts), 0)
   if isinstance(object, Tracer) and dtype is not None and (
       object.aval.weak_type or object.aval.dtype != dtype):
     return lax_elementwise._convert_element_type(object, dtype, False)
@@ -121,6 +124,33 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     dtypes.check_user_dtype_supported(dtype, "asarray")
     dtype = dtypes.canonicalize_dtype(dtype)
   return array(a, dtype=dtype, copy=bool(copy), order=order)
+
+
+def arraylike_operands(fun_name: str, *args):
+  """``args`` checked as array-likes (lists raise TypeError, as in JAX) and turned into Arrays
+  (tracers pass through); one argument gives one value, several a list."""
+  util.check_arraylike(fun_name, *args)
+  out = [a if isinstance(a, (Array, Tracer)) else asarray(util.asarray_operand(a))
+         for a in args]
+  return out[0] if len(out) == 1 else out
+
+
+def broadcast_to(array_, shape):
+  """``array_`` broadcast to ``shape`` with NumPy's rules (``jnp.broadcast_to``)."""
+  a = util.asarray_operand(array_)
+  a_shape = util.shape_of(a)
+  if a_shape == shape and isinstance(a, (Array, Tracer)):
+    return a  # nothing to broadcast
+  shape = core.canonicalize_shape(shape)
+  if a_shape == shape:
+    return asarray(a)
+  if len(shape) < len(a_shape) or any(d != 1 and d != s for d, s in zip(a_shape[::-1], shape[::-1])):
+    raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape {shape}")
+  lead = len(shape) - len(a_shape)
+  kept = tuple(i for i, d in enumerate(a_shape) if d == shape[lead + i])
+  squeezed = a if len(kept) == len(a_shape) else lax_structural.squeeze(
+      a, tuple(i for i in range(len(a_shape)) if i not in kept))
+  return lax_structural.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in kept))
 
 
 def zeros(shape, dtype=None, *, device=None):
@@ -145,8 +175,7 @@ def full(shape, fill_value, dtype=None, *, device=None):
   if np.ndim(fill_value) == 0:
     shape = core.canonicalize_shape(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),)
     return lax_structural.full(shape, fill_value, dtype)
-  from axle._src.numpy import lax_numpy
-  return lax_numpy.broadcast_to(array(fill_value, dtype=dtype), shape)
+  return broadcast_to(array(fill_value, dtype=dtype), shape)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
@@ -204,48 +233,6 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
   return Array(np.arange(start_value, stop_value, step_value, dtype=dtype))
 
 
-def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype=None, axis: int = 0, *, device=None):
-  """``num`` evenly spaced values from ``start`` to ``stop`` (``jnp.linspace``).
-
-  Computed as JAX computes it, in the result's precision: ``start * (1 - t) + stop * t`` with
-  ``t = iota / div`` (XLA turns the division by the constant ``div`` into a multiplication by its
-  rounded reciprocal), then ``stop`` appended when ``endpoint``."""
-  num = core.concrete_or_error(int, num, "The num argument of linspace must be static.")
-  if num < 0:
-    raise ValueError(f"Number of samples, {num}, must be non-negative.")
-  if isinstance(start, Tracer) or isinstance(stop, Tracer) or np.shape(start) != np.shape(stop):
-    return _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis)
-  if dtype is None:
-    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  dtype = dtypes.canonicalize_dtype(dtype)
-  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
-  real = np.dtype(compute.type(0).real.dtype)
-  start_value = np.asarray(start, compute)
-  stop_value = np.asarray(stop, compute)
-  div = (num - 1) if endpoint else num
-  with np.errstate(all="ignore"):
-    if num > 1:
-      t = (np.arange(div, dtype=real) * (real.type(1) / real.type(div))).astype(compute)
-      shape = [1] * (np.ndim(start_value) + 1)
-      shape[axis if axis >= 0 else len(shape) + axis] = div
-      t = t.reshape(shape)
-      lo = np.expand_dims(start_value, axis)
-      hi = np.expand_dims(stop_value, axis)
-      out = lo * (compute.type(1) - t) + hi * t
-      if endpoint:
-        out = np.concatenate([out, hi], axis=axis)
-    else:
-      out = np.expand_dims(start_value, axis)[: max(num, 0)]
-    if np.issubdtype(dtype, np.integer):
-      out = np.floor(out)
-    values = out.astype(dtype)
-  if retstep:
-    step = (stop_value - start_value) / div if div > 0 else np.asarray(np.nan, compute)
-    return Array(values), Array(np.asarray(step, compute))
-  return Array(values)
-
-
 def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
   """A 2-D array with ones on the ``k``-th diagonal (``jnp.eye``)."""
   dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
@@ -255,177 +242,6 @@ def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
 def identity(n, dtype=None):
   """The ``n`` x ``n`` identity matrix (``jnp.identity``)."""
   return eye(n, dtype=dtype)
-
-
-def _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis):
-  """linspace for traced bounds, in lax operations (the same arithmetic as the eager path)."""
-  from axle._src.numpy import lax_numpy, ufuncs
-  if dtype is None:
-    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  dtype = dtypes.canonicalize_dtype(dtype)
-  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
-  real = np.dtype(compute.type(0).real.dtype)
-  start = asarray(start, dtype=compute)
-  stop = asarray(stop, dtype=compute)
-  bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
-  start = lax_numpy.broadcast_to(start, tuple(bounds_shape))
-  stop = lax_numpy.broadcast_to(stop, tuple(bounds_shape))
-  axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
-  bounds_shape.insert(axis, 1)
-  div = (num - 1) if endpoint else num
-  if num > 1:
-    iota_shape = [1] * len(bounds_shape)
-    iota_shape[axis] = div
-    t = lax_elementwise.mul(lax_structural.iota(real, div),
-                            lax_elementwise._convert_element_type(real.type(1) / real.type(div),
-                                                                  real, False))
-    t = lax_elementwise._convert_element_type(lax_numpy.reshape(t, tuple(iota_shape)), compute,
-                                              False)
-    one = lax_elementwise._convert_element_type(1, compute, False)
-    out = ufuncs.add(ufuncs.multiply(lax_numpy.reshape(start, tuple(bounds_shape)),
-                                     lax_elementwise.sub(one, t)),
-                     ufuncs.multiply(lax_numpy.reshape(stop, tuple(bounds_shape)), t))
-    if endpoint:
-      out = lax_numpy.concatenate([out, lax_numpy.expand_dims(stop, axis)], axis)
-  elif num == 1:
-    out = lax_numpy.reshape(start, tuple(bounds_shape))
-  else:
-    empty_shape = list(np.shape(start))
-    empty_shape.insert(axis, 0)
-    out = zeros(tuple(empty_shape), compute)
-  if np.issubdtype(dtype, np.integer):
-    out = lax_elementwise.floor(out)
-  out = lax_elementwise._convert_element_type(out, dtype, False)
-  if retstep:
-    step = ufuncs.divide(ufuncs.subtract(stop, start), div) if div > 0 else \
-        full(np.shape(start), np.nan, compute)
-    return out, step
-  return out
-
-
-def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
-             axis: int = 0):
-  """``base ** linspace(start, stop, num)`` (``jnp.logspace``)."""
-  from axle._src.numpy import ufuncs
-  if dtype is not None:
-    dtypes.check_user_dtype_supported(dtype, "logspace")
-  compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  lin = linspace(start, stop, num, endpoint=endpoint, axis=axis, dtype=compute)
-  out = ufuncs.power(asarray(base, dtype=compute) if not isinstance(base, Tracer) else base, lin)
-  return lax_elementwise._convert_element_type(
-      out, dtypes.canonicalize_dtype(dtype or compute), False)
-
-
-def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
-  """``num`` values spaced evenly on a log scale from ``start`` to ``stop`` (``jnp.geomspace``)."""
-  from axle._src.numpy import lax_numpy, ufuncs
-  if dtype is not None:
-    dtypes.check_user_dtype_supported(dtype, "geomspace")
-  compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  start = asarray(start, dtype=compute)
-  stop = asarray(stop, dtype=compute)
-  sign = ufuncs.sign(start)
-  res = ufuncs.multiply(sign, logspace(ufuncs.log10(ufuncs.divide(start, sign)),
-                                       ufuncs.log10(ufuncs.divide(stop, sign)), num,
-                                       endpoint=endpoint, base=10.0, dtype=compute, axis=0))
-  if axis != 0:
-    res = lax_numpy.moveaxis(res, 0, axis)
-  return lax_elementwise._convert_element_type(res, dtypes.canonicalize_dtype(dtype or compute),
-                                               False)
-
-
-def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
-  """Coordinate arrays from 1-D coordinate vectors (``jnp.meshgrid``); ``indexing='xy'`` swaps
-  the first two axes (Cartesian), ``'ij'`` does not."""
-  from axle._src.numpy import lax_numpy, util
-  util.check_arraylike("meshgrid", *xi)
-  args = [asarray(x) for x in xi]
-  if not copy:
-    raise ValueError("jax.numpy.meshgrid only supports copy=True")
-  if indexing not in ("xy", "ij"):
-    raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
-  if any(np.ndim(a) != 1 for a in args):
-    raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
-                     f"{[np.shape(a) for a in args]}")
-  shape = [np.shape(a)[0] for a in args]
-  outputs = []
-  for i, a in enumerate(args):
-    if sparse:
-      s = [1] * len(args)
-      s[i] = shape[i]
-      outputs.append(lax_numpy.reshape(a, tuple(s)))
-    else:
-      outputs.append(lax_structural.broadcast_in_dim(a, tuple(shape), (i,)))
-  if indexing == "xy" and len(args) >= 2:
-    outputs = [lax_numpy.swapaxes(o, 0, 1) for o in outputs]
-  return outputs
-
-
-def _grid_axis(s):
-  if not isinstance(s, slice):
-    raise TypeError(f"mgrid/ogrid entries must be slices, got {s!r}")
-  start = 0 if s.start is None else s.start
-  step = 1 if s.step is None else s.step
-  stop = s.stop
-  for name, value in (("start", start), ("stop", stop), ("step", step)):
-    core.concrete_or_error(None, value, f"slice {name} of jnp.mgrid")
-  if isinstance(step, complex) or np.iscomplexobj(step):
-    return linspace(start, stop, int(abs(step)), dtype=dtypes.to_inexact_dtype(
-        dtypes.result_type(start, stop)))
-  return arange(start, stop, step)
-
-
-class _Grid:
-  """``mgrid[...]`` (dense) / ``ogrid[...]`` (open): grids from slice syntax; a complex step
-  ``5j`` means 5 points with the stop included."""
-
-  def __init__(self, sparse: bool, name: str):
-    self.sparse, self.name = sparse, name
-
-  def __getitem__(self, key):
-    from axle._src.numpy import lax_numpy, util
-    if isinstance(key, slice):
-      return _grid_axis(key)
-    axes = [_grid_axis(k) for k in key]
-    if not axes:
-      return zeros((0,), dtypes.default_int_dtype()) if not self.sparse else []
-    axes = util.promote_dtypes(*axes) if len(axes) > 1 else axes
-    grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
-    if self.sparse:
-      return grids
-    return lax_numpy.stack(grids, 0)
-
-
-mgrid = _Grid(sparse=False, name="mgrid")
-ogrid = _Grid(sparse=True, name="ogrid")
-
-
-def indices(dimensions, dtype=None, sparse: bool = False):
-  """Arrays holding the index along each axis of a grid of shape ``dimensions``
-  (``jnp.indices``)."""
-  from axle._src.numpy import lax_numpy
-  dimensions = core.canonicalize_shape(dimensions, "in jnp.indices")
-  if dtype is not None:
-    dtypes.check_user_dtype_supported(dtype, "indices")
-  dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_int_dtype())
-  n = len(dimensions)
-  outputs = []
-  for i, d in enumerate(dimensions):
-    shape = [1] * n
-    shape[i] = d
-    iota = lax_numpy.reshape(lax_structural.iota(dtype, d), tuple(shape))
-    outputs.append(iota if sparse else lax_numpy.broadcast_to(iota, dimensions))
-  if sparse:
-    return tuple(outputs)
-  return lax_numpy.stack(outputs, 0) if outputs else zeros((0,), dtype)
-
-
-def fromfunction(function, shape, *, dtype=float, **kwargs):
-  """``function`` called on the index grids of ``shape`` (``jnp.fromfunction``); like NumPy, the
-  function receives whole index arrays."""
-  shape = core.canonicalize_shape(shape, "in jnp.fromfunction")
-  grids = indices(shape, dtype=dtype)
-  return function(*(grids[i] for i in range(len(shape))), **kwargs)
 
 
 def frombuffer(buffer, dtype=float, count: int = -1, offset: int = 0):

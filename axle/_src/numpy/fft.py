@@ -12,8 +12,8 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.lax import elementwise as lax_e
-from axle._src.lax import structural as lax_s
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import structural as lax_structural
 from axle._src.lax.fft import FftType, fft as lax_fft
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
@@ -39,10 +39,10 @@ def _resize(x, axis: int, size: int):
   if n > size:
     limit = list(shape)
     limit[axis] = size
-    return lax_s.slice(x, (0,) * len(shape), tuple(limit))
+    return lax_structural.slice(x, (0,) * len(shape), tuple(limit))
   config = [(0, 0, 0)] * len(shape)
   config[axis] = (0, size - n, 0)
-  return lax_s.pad(x, np.zeros((), core.get_aval(x).dtype), config)
+  return lax_structural.pad(x, np.zeros((), core.get_aval(x).dtype), config)
 
 
 def _fft_nd_last(x, fft_type: FftType, lengths: tuple):
@@ -100,7 +100,7 @@ def _fft_core(func_name: str, fft_type: FftType, a, s, axes, norm):
   else:
     target = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(dtype))
   if arr.dtype != target:
-    arr = lax_e.convert_element_type(arr, target)
+    arr = lax_elementwise.convert_element_type(arr, target)
   k = len(axes)
   last = tuple(range(ndim - k, ndim))
   moved = moveaxis(arr, axes, last) if axes != last else arr
@@ -130,7 +130,7 @@ def _normalize(x, fft_type, lengths, norm):
   else:  # "forward": the forward transform is scaled by 1/n, the inverse not at all
     factor = n if inverse else 1 / n
   dtype = core.get_aval(x).dtype
-  return lax_e.mul(x, np.array(factor, dtype))
+  return lax_elementwise.mul(x, np.array(factor, dtype))
 
 
 def _swap_norm(norm):
@@ -163,7 +163,7 @@ def hfft(a, n=None, axis: int = -1, norm=None):
   (``jnp.fft.hfft``)."""
   _check_norm(norm)
   util.check_arraylike("jax.numpy.fft.hfft", a)
-  conj = lax_e.conj(asarray(a)) if dtypes.issubdtype(asarray(a).dtype, np.complexfloating) else asarray(a)
+  conj = lax_elementwise.conj(asarray(a)) if dtypes.issubdtype(asarray(a).dtype, np.complexfloating) else asarray(a)
   return _fft_core("hfft", FftType.IRFFT, conj, None if n is None else (n,), (axis,), _swap_norm(norm))
 
 
@@ -172,7 +172,7 @@ def ihfft(a, n=None, axis: int = -1, norm=None):
   (``jnp.fft.ihfft``)."""
   _check_norm(norm)
   out = _fft_core("ihfft", FftType.RFFT, a, None if n is None else (n,), (axis,), _swap_norm(norm))
-  return lax_e.conj(out)
+  return lax_elementwise.conj(out)
 
 
 def fftn(a, s=None, axes=None, norm=None):
@@ -239,7 +239,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
   n = core.concrete_or_error(int, n, "The n argument of jnp.fft.fftfreq must be static.")
   dtype = _freq_dtype(dtype)
   k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)]).astype(dtype)
-  return lax_e.div(asarray(k), lax_e.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
+  return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
@@ -247,7 +247,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
   n = core.concrete_or_error(int, n, "The n argument of jnp.fft.rfftfreq must be static.")
   dtype = _freq_dtype(dtype)
   k = np.arange(0, n // 2 + 1).astype(dtype)
-  return lax_e.div(asarray(k), lax_e.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
+  return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
 
 
 def _roll(x, shifts, axes):
@@ -263,10 +263,10 @@ def _roll(x, shifts, axes):
     start = [0] * len(shape)
     limit = list(shape)
     limit[axis] = split
-    head = lax_s.slice(x, tuple(start), tuple(limit))
+    head = lax_structural.slice(x, tuple(start), tuple(limit))
     start[axis] = split
-    tail = lax_s.slice(x, tuple(start), tuple(shape))
-    x = lax_s.concatenate([tail, head], axis)
+    tail = lax_structural.slice(x, tuple(start), tuple(shape))
+    x = lax_structural.concatenate([tail, head], axis)
   return x
 
 

@@ -27,28 +27,22 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.config import config
 from axle._src import errors
 from axle._src.array import Array
+from axle._src.config import config
 from axle._src.core import Tracer
-from axle._src.lax import slicing
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import slicing as lax_slicing
+from axle._src.lax import structural as lax_structural
 from axle._src.lax.slicing import GatherScatterMode
+from axle._src.numpy import creation
+from axle._src.numpy import ufuncs
+from axle._src.numpy import util
 
 _INDEX_DTYPE = np.dtype(np.int32)
 
 
-def _lax():
-  from axle._src.lax import elementwise
-  return elementwise
-
-
-def _structural():
-  from axle._src.lax import structural
-  return structural
-
-
 def _asarray(x, dtype=None):
-  from axle._src.numpy import creation
   return creation.asarray(x, dtype=dtype)
 
 
@@ -315,19 +309,18 @@ def _static_slice(arr, parsed, shape, mode, normalize_indices):
         starts.append(start)
         limits.append(max(start, stop))
         strides.append(stride)
-  structural = _structural()
   result = arr
   trivial = all(s == 1 for s in strides) and len(starts) == len(shape) and all(
       (b, e) == (0, d) for b, e, d in zip(starts, limits, shape))
   if not trivial:
-    result = structural.slice(result, starts, limits,
+    result = lax_structural.slice(result, starts, limits,
                               None if all(s == 1 for s in strides) else strides)
   if rev_axes:
-    result = structural.rev(result, tuple(rev_axes))
+    result = lax_structural.rev(result, tuple(rev_axes))
   if squeeze_axes:
-    result = structural.squeeze(result, tuple(squeeze_axes))
+    result = lax_structural.squeeze(result, tuple(squeeze_axes))
   if newaxis_dims:
-    result = structural.expand_dims(result, tuple(newaxis_dims))
+    result = lax_structural.expand_dims(result, tuple(newaxis_dims))
   return result
 
 
@@ -385,17 +378,16 @@ def _dynamic_slice(arr, parsed, shape, mode, normalize_indices):
         sizes.append(max(0, stop - start))
   if len(starts) > 1:
     starts = [_convert_index(i, _INDEX_DTYPE) for i in starts]
-  structural = _structural()
   result = arr
   if not trivial:
-    result = structural.dynamic_slice(result, starts, sizes,
+    result = lax_structural.dynamic_slice(result, starts, sizes,
                                       allow_negative_indices=normalize_indices)
   if rev_axes:
-    result = structural.rev(result, tuple(rev_axes))
+    result = lax_structural.rev(result, tuple(rev_axes))
   if squeeze_axes:
-    result = structural.squeeze(result, tuple(squeeze_axes))
+    result = lax_structural.squeeze(result, tuple(squeeze_axes))
   if newaxis_dims:
-    result = structural.expand_dims(result, tuple(newaxis_dims))
+    result = lax_structural.expand_dims(result, tuple(newaxis_dims))
   return result
 
 
@@ -432,7 +424,7 @@ class _GatherIndexer(NamedTuple):
   slice_shape: tuple[int, ...]          # shape of x[idx] before None axes are removed
   gather_slice_shape: tuple[int, ...]   # slice_sizes of the gather
   gather_indices: Any                   # the index vectors (last dim) as an array
-  dnums: slicing.GatherDimensionNumbers
+  dnums: lax_slicing.GatherDimensionNumbers
   unique_indices: bool
   indices_are_sorted: bool
   reversed_y_dims: tuple[int, ...]
@@ -443,7 +435,7 @@ class _GatherIndexer(NamedTuple):
 def _convert_index(index, dtype):
   """``convert_element_type`` of an index; a concrete scalar is converted right away, as JAX's
   constant folding of scalar conversions does (no equation is staged for it)."""
-  convert = _lax().convert_element_type
+  convert = lax_elementwise.convert_element_type
   if not isinstance(index, Tracer) and np.ndim(index) == 0:
     with core.set_current_trace(core.eval_trace):
       return convert(index, dtype)
@@ -453,22 +445,20 @@ def _convert_index(index, dtype):
 def _lt_zero(index):
   if isinstance(index, np.ndarray):
     return index < 0
-  return _lax().lt(index, np.zeros((), index.dtype) if not index.aval.weak_type else 0)
+  return lax_elementwise.lt(index, np.zeros((), index.dtype) if not index.aval.weak_type else 0)
 
 
 def _normalize(index, size: int):
   """``index + size`` where ``index < 0`` (unsigned indices are left alone)."""
   if dtypes.issubdtype(_dtype_of(index), np.unsignedinteger):
     return index
-  lax = _lax()
   # Like JAX's ``lax._const``: a weakly typed index gets a (weak) Python int.
   weak = isinstance(index, (Array, Tracer)) and index.aval.weak_type
   size_const = int(size) if weak else np.array(size, dtype=_dtype_of(index))[()]
-  return lax.select_n(_lt_zero(index), index, lax.add(index, size_const))
+  return lax_elementwise.select_n(_lt_zero(index), index, lax_elementwise.add(index, size_const))
 
 
 def _broadcast_shapes(shapes):
-  from axle._src.numpy import util
   return util.broadcast_shapes(*shapes)
 
 
@@ -486,7 +476,7 @@ def _broadcast_to(arr, shape):
     requested = core.ShapedArray(shape, aval.dtype).str_short(short_dtypes=False)
     raise ValueError(f"Incompatible types for broadcasting: input type="
                      f"{aval.str_short(short_dtypes=False)} and requested type={requested}")
-  return _structural().broadcast_in_dim(arr, shape, tuple(range(lead, len(shape))))
+  return lax_structural.broadcast_in_dim(arr, shape, tuple(range(lead, len(shape))))
 
 
 def _broadcast_arrays(arrays):
@@ -601,12 +591,11 @@ def _index_to_gather(parsed: list[ParsedIndex], shape: tuple[int, ...],
         gather_slice_shape.append(size)
         offset_dims.append(collapsed_y_axis)
       else:
-        structural = _structural()
         indices = _asarray(np.array(start, _INDEX_DTYPE)) + _asarray(
-            np.array(step, _INDEX_DTYPE)) * structural.iota(_INDEX_DTYPE, size)
+            np.array(step, _INDEX_DTYPE)) * lax_structural.iota(_INDEX_DTYPE, size)
         if step < 0:
           reversed_y_dims.append(collapsed_y_axis)
-          indices = structural.rev(indices, (0,))
+          indices = lax_structural.rev(indices, (0,))
         gather_slice_shape.append(1)
         gather_indices.append((indices, len(gather_indices_shape)))
         start_index_map.append(x_axis)
@@ -618,22 +607,21 @@ def _index_to_gather(parsed: list[ParsedIndex], shape: tuple[int, ...],
     else:
       raise IndexError(f"Got unsupported indexer at position {n}: {p.index!r}")
 
-  structural = _structural()
   if not gather_indices:
     gather_indices_array = np.zeros((0,), dtype=_INDEX_DTYPE)
   elif len(gather_indices) == 1:
     g, _ = gather_indices[0]
     ndim = len(core.get_aval(g).shape)
-    gather_indices_array = structural.expand_dims(g, (ndim,))
+    gather_indices_array = lax_structural.expand_dims(g, (ndim,))
   else:
     last_dim = len(gather_indices_shape)
     full_shape = tuple(gather_indices_shape) + (1,)
-    gather_indices_array = structural.concatenate(
-        [structural.broadcast_in_dim(g, full_shape,
+    gather_indices_array = lax_structural.concatenate(
+        [lax_structural.broadcast_in_dim(g, full_shape,
                                      tuple(range(i, i + len(core.get_aval(g).shape))))
          for g, i in gather_indices], last_dim)
 
-  dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
+  dnums = lax_slicing.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
                                          collapsed_slice_dims=tuple(sorted(collapsed_slice_dims)),
                                          start_index_map=tuple(start_index_map))
   return _GatherIndexer(slice_shape=tuple(slice_shape),
@@ -654,20 +642,19 @@ def _gather(arr, parsed, shape, indices_are_sorted, unique_indices, mode, fill_v
       raise ValueError("fill_value argument to indexed get() must be a scalar")
     if isinstance(fill_value, (np.ndarray, Array)):
       fill_value = np.asarray(fill_value).item()
-  structural = _structural()
   y = arr
   if indexer.scalar_bool_dims:
-    y = structural.expand_dims(y, indexer.scalar_bool_dims)
+    y = lax_structural.expand_dims(y, indexer.scalar_bool_dims)
   if 0 in indexer.slice_shape:
-    return structural.full_like(y, 0, shape=indexer.slice_shape)
+    return lax_structural.full_like(y, 0, shape=indexer.slice_shape)
   if 0 not in core.get_aval(indexer.gather_indices).shape:
-    y = slicing.gather(y, indexer.gather_indices, indexer.dnums, indexer.gather_slice_shape,
+    y = lax_slicing.gather(y, indexer.gather_indices, indexer.dnums, indexer.gather_slice_shape,
                        unique_indices=unique_indices or indexer.unique_indices,
                        indices_are_sorted=indices_are_sorted or indexer.indices_are_sorted,
                        mode=mode, fill_value=fill_value)
   if indexer.reversed_y_dims:
-    y = structural.rev(y, indexer.reversed_y_dims)
-  return structural.expand_dims(y, indexer.newaxis_dims) if indexer.newaxis_dims else y
+    y = lax_structural.rev(y, indexer.reversed_y_dims)
+  return lax_structural.expand_dims(y, indexer.newaxis_dims) if indexer.newaxis_dims else y
 
 
 # ---------------------------------------------------------------------------
@@ -787,7 +774,6 @@ def getitem(arr, index):
 def _scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted: bool,
                     unique_indices: bool, mode=None, normalize_indices: bool = True):
   """``x[idx] op= y`` computed functionally: the scatter that transposes ``x[idx]``."""
-  from axle._src.numpy import util
   x = _asarray(x)
   x_aval = core.get_aval(x)
   # Scalars stay Python/NumPy scalars so that promotion converts them right away (JAX folds
@@ -811,14 +797,13 @@ def _scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted: bool,
     return x
   x, y = util.promote_dtypes(x, y)
   y = _broadcast_to(y, indexer.slice_shape)
-  structural = _structural()
   if indexer.newaxis_dims:
-    y = structural.squeeze(y, indexer.newaxis_dims)
+    y = lax_structural.squeeze(y, indexer.newaxis_dims)
   if indexer.reversed_y_dims:
-    y = structural.rev(y, indexer.reversed_y_dims)
+    y = lax_structural.rev(y, indexer.reversed_y_dims)
   if indexer.scalar_bool_dims:
-    x = structural.expand_dims(x, indexer.scalar_bool_dims)
-  dnums = slicing.ScatterDimensionNumbers(
+    x = lax_structural.expand_dims(x, indexer.scalar_bool_dims)
+  dnums = lax_slicing.ScatterDimensionNumbers(
       update_window_dims=indexer.dnums.offset_dims,
       inserted_window_dims=indexer.dnums.collapsed_slice_dims,
       scatter_dims_to_operand_dims=indexer.dnums.start_index_map,
@@ -828,8 +813,8 @@ def _scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted: bool,
                    indices_are_sorted=indexer.indices_are_sorted or indices_are_sorted,
                    unique_indices=indexer.unique_indices or unique_indices, mode=mode)
   if indexer.scalar_bool_dims:
-    out = structural.squeeze(out, indexer.scalar_bool_dims)
-  return _lax()._convert_element_type(out, dtype, weak_type)
+    out = lax_structural.squeeze(out, indexer.scalar_bool_dims)
+  return lax_elementwise._convert_element_type(out, dtype, weak_type)
 
 
 class _IndexUpdateHelper:
@@ -892,25 +877,25 @@ class _IndexUpdateRef:
   def set(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
           mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] = values``; with repeated indices the last value wins."""
-    return self._update(values, slicing.scatter, indices_are_sorted, unique_indices, mode,
+    return self._update(values, lax_slicing.scatter, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
   def add(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
           mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] += values``; repeated indices accumulate."""
-    return self._update(values, slicing.scatter_add, indices_are_sorted, unique_indices, mode,
+    return self._update(values, lax_slicing.scatter_add, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
   def subtract(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
                mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] -= values``; repeated indices accumulate."""
-    return self._update(values, slicing.scatter_sub, indices_are_sorted, unique_indices, mode,
+    return self._update(values, lax_slicing.scatter_sub, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
   def multiply(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
                mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] *= values``; repeated indices accumulate."""
-    return self._update(values, slicing.scatter_mul, indices_are_sorted, unique_indices, mode,
+    return self._update(values, lax_slicing.scatter_mul, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
   mul = multiply
@@ -918,29 +903,27 @@ class _IndexUpdateRef:
   def divide(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
              mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] /= values`` (x divided by a scatter-multiplied array of ones)."""
-    from axle._src.numpy import creation, ufuncs
     return ufuncs.divide(self.array, _scatter_update(
-        creation.ones_like(self.array), self.index, values, slicing.scatter_mul,
+        creation.ones_like(self.array), self.index, values, lax_slicing.scatter_mul,
         indices_are_sorted, unique_indices, mode=mode, normalize_indices=wrap_negative_indices))
 
   def power(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] **= values`` (x to the power of a scatter-multiplied array of ones)."""
-    from axle._src.numpy import creation, ufuncs
     return ufuncs.power(self.array, _scatter_update(
-        creation.ones_like(self.array), self.index, values, slicing.scatter_mul,
+        creation.ones_like(self.array), self.index, values, lax_slicing.scatter_mul,
         indices_are_sorted, unique_indices, mode=mode, normalize_indices=wrap_negative_indices))
 
   def min(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
           mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] = minimum(x[idx], values)``; repeated indices all take part."""
-    return self._update(values, slicing.scatter_min, indices_are_sorted, unique_indices, mode,
+    return self._update(values, lax_slicing.scatter_min, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
   def max(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
           mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] = maximum(x[idx], values)``; repeated indices all take part."""
-    return self._update(values, slicing.scatter_max, indices_are_sorted, unique_indices, mode,
+    return self._update(values, lax_slicing.scatter_max, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
   def apply(self, func: Callable, *, indices_are_sorted: bool = False,
@@ -948,7 +931,7 @@ class _IndexUpdateRef:
     """``func.at(x, idx)``: applies the unary ``func`` at ``idx``; a repeated index applies it
     repeatedly."""
     def scatter_apply(x, indices, y, dims, **kwargs):
-      return slicing.scatter_apply(x, indices, func, dims, update_shape=core.get_aval(y).shape,
+      return lax_slicing.scatter_apply(x, indices, func, dims, update_shape=core.get_aval(y).shape,
                                    **kwargs)
     zero = np.zeros((), core.get_aval(self.array).dtype)
     return _scatter_update(self.array, self.index, zero, scatter_apply, indices_are_sorted,

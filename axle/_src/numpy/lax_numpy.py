@@ -13,14 +13,19 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src import errors
 from axle._src.api import jit
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
+from axle._src.lax.conv import conv_general_dilated
+from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
-from axle._src.numpy.creation import array, asarray
+from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,
+                                      zeros)
 
 
 def _shape(x):
@@ -146,24 +151,6 @@ def expand_dims(a, axis):
   return lax_structural.expand_dims(a, axes)
 
 
-def broadcast_to(array_, shape):
-  """``array_`` broadcast to ``shape`` with NumPy's rules (``jnp.broadcast_to``)."""
-  a = util.asarray_operand(array_)
-  a_shape = _shape(a)
-  if a_shape == shape and isinstance(a, (Array, Tracer)):
-    return a  # nothing to broadcast
-  shape = core.canonicalize_shape(shape)
-  if a_shape == shape:
-    return asarray(a)
-  if len(shape) < len(a_shape) or any(d != 1 and d != s for d, s in zip(a_shape[::-1], shape[::-1])):
-    raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape {shape}")
-  lead = len(shape) - len(a_shape)
-  kept = tuple(i for i, d in enumerate(a_shape) if d == shape[lead + i])
-  squeezed = a if len(kept) == len(a_shape) else lax_structural.squeeze(
-      a, tuple(i for i in range(len(a_shape)) if i not in kept))
-  return lax_structural.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in kept))
-
-
 def broadcast_arrays(*args):
   """The arguments broadcast against each other."""
   shape = util.broadcast_shapes(*(_shape(a) for a in args))
@@ -178,7 +165,7 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     return concatenate([ravel(a) for a in arrays], 0, dtype)
   arrays = util.promote_dtypes(*arrays) if len(arrays) > 1 else [util.asarray_operand(arrays[0])]
   if dtype is not None:
-    arrays = [lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype), False) for a in arrays]
+    arrays = [lax_elementwise._convert_element_type(a, dtypes.canonicalize_dtype(dtype), False) for a in arrays]
   ndim = np.ndim(arrays[0])
   if ndim == 0:
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")
@@ -203,7 +190,7 @@ def stack(arrays, axis: int = 0, dtype=None):
 def copy(a, order=None):
   """A copy of ``a`` (``jnp.copy``; a ``copy`` equation in a jaxpr)."""
   util.check_arraylike("copy", a)
-  return lax.copy_p.bind(util.asarray_operand(a))
+  return lax_elementwise.copy_p.bind(util.asarray_operand(a))
 
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
@@ -216,20 +203,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     import warnings
     warnings.warn("Casting from complex to real dtype will discard the imaginary part.",
                   np.exceptions.ComplexWarning, stacklevel=2)
-  return lax.convert_element_type(x, dtype)
-
-
-@util.jit_when_tracing
-def _where(condition, x, y):
-  condition, = util.promote_dtypes(condition)
-  if np.dtype(condition.dtype) != np.bool_:
-    condition = lax.ne(condition, lax._convert_element_type(0, condition.dtype, False))
-  x, y = util.promote_dtypes(x, y)
-  shapes = (_shape(condition), _shape(x), _shape(y))
-  if not shapes[0] == shapes[1] == shapes[2]:
-    shape = util.broadcast_shapes(*shapes)
-    condition, x, y = (broadcast_to(a, shape) for a in (condition, x, y))
-  return lax.select(condition, x, y)
+  return lax_elementwise.convert_element_type(x, dtype)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -238,19 +212,13 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None and y is None:
     return nonzero(condition, size=size, fill_value=fill_value)
   util.check_arraylike("where", condition, x, y)  # a missing x or y is refused here, as in JAX
-  return _where(condition, x, y)
+  return ufuncs._where(condition, x, y)
 
-
-def nonzero(a, *, size=None, fill_value=None):
-  """Indices of the nonzero elements, one array per axis (concrete input unless ``size``)."""
-  from axle._src.numpy import selection
-  return selection.nonzero(a, size=size, fill_value=fill_value)
 
 
 @util.jit_when_tracing
 def clip(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   """``arr`` limited to [min, max] elementwise (``jnp.clip``)."""
-  from axle._src.numpy import ufuncs
   if a is not None:
     arr = a
   min = a_min if min is None else min
@@ -266,7 +234,6 @@ def clip(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
 @util.jit_when_tracing(static_argnames=("decimals",))
 def round(a, decimals: int = 0, out=None):
   """``a`` rounded to ``decimals`` decimals, halves to even (``jnp.round``)."""
-  from axle._src.numpy import ufuncs
   util.check_arraylike("round", a)
   a = util.asarray_operand(a)
   dtype = np.dtype(core.get_aval(a).dtype)
@@ -277,12 +244,12 @@ def round(a, decimals: int = 0, out=None):
 
   def _round_float(x):
     if decimals == 0:
-      return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
-    factor = lax._convert_element_type(10.0 ** decimals, x.dtype, False)
-    return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+      return lax_elementwise.round(x, lax_elementwise.RoundingMethod.TO_NEAREST_EVEN)
+    factor = lax_elementwise._convert_element_type(10.0 ** decimals, x.dtype, False)
+    return lax_elementwise.div(lax_elementwise.round(lax_elementwise.mul(x, factor), lax_elementwise.RoundingMethod.TO_NEAREST_EVEN), factor)
 
   if np.issubdtype(dtype, np.complexfloating):
-    return lax.complex(_round_float(lax.real(a)), _round_float(lax.imag(a)))
+    return lax_elementwise.complex(_round_float(lax_elementwise.real(a)), _round_float(lax_elementwise.imag(a)))
   return _round_float(a)
 
 
@@ -297,7 +264,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
   a_ndim, b_ndim = np.ndim(a), np.ndim(b)
   if a_ndim == 0 or b_ndim == 0:
-    return lax.mul(*util.promote_shapes("dot", a, b))
+    return lax_elementwise.mul(*util.promote_shapes("dot", a, b))
   contract_b = 0 if b_ndim == 1 else b_ndim - 2
   dimension_numbers = (((a_ndim - 1,), (contract_b,)), ((), ()))
   out = dot_general(a, b, dimension_numbers, precision=precision,
@@ -344,7 +311,6 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product of flattened arrays, conjugating the first."""
-  from axle._src.numpy import ufuncs
   if np.issubdtype(np.dtype(core.get_aval(a).dtype), np.complexfloating):
     a = ufuncs.conj(a)
   return dot(ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type)
@@ -352,14 +318,12 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 def outer(a, b, out=None):
   """Outer product of two vectors (inputs are flattened)."""
-  from axle._src.numpy import ufuncs
   return ufuncs.multiply(ravel(a)[:, None], ravel(b)[None, :])
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
   """Sum product over the last axes of ``a`` and ``b``."""
   if np.ndim(a) == 0 or np.ndim(b) == 0:
-    from axle._src.numpy import ufuncs
     return ufuncs.multiply(a, b)
   a, b = util.promote_dtypes(a, b)
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
@@ -380,8 +344,6 @@ def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_ty
 
 
 def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
-  from axle._src.lax.conv import conv_general_dilated
-  from axle._src.numpy import ufuncs
   util.check_arraylike(name, a, v)
   if np.ndim(a) != 1 or np.ndim(v) != 1:
     raise ValueError(f"{name}() only support 1-dimensional inputs.")
@@ -412,3 +374,327 @@ def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
   if swapped and not flip:
     result = lax_structural.rev(result, (0,))
   return result
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0, *, device=None):
+  """``num`` evenly spaced values from ``start`` to ``stop`` (``jnp.linspace``).
+
+  Computed as JAX computes it, in the result's precision: ``start * (1 - t) + stop * t`` with
+  ``t = iota / div`` (XLA turns the division by the constant ``div`` into a multiplication by its
+  rounded reciprocal), then ``stop`` appended when ``endpoint``."""
+  num = core.concrete_or_error(int, num, "The num argument of linspace must be static.")
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  if isinstance(start, Tracer) or isinstance(stop, Tracer) or np.shape(start) != np.shape(stop):
+    return _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis)
+  if dtype is None:
+    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  dtype = dtypes.canonicalize_dtype(dtype)
+  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
+  real = np.dtype(compute.type(0).real.dtype)
+  start_value = np.asarray(start, compute)
+  stop_value = np.asarray(stop, compute)
+  div = (num - 1) if endpoint else num
+  with np.errstate(all="ignore"):
+    if num > 1:
+      t = (np.arange(div, dtype=real) * (real.type(1) / real.type(div))).astype(compute)
+      shape = [1] * (np.ndim(start_value) + 1)
+      shape[axis if axis >= 0 else len(shape) + axis] = div
+      t = t.reshape(shape)
+      lo = np.expand_dims(start_value, axis)
+      hi = np.expand_dims(stop_value, axis)
+      out = lo * (compute.type(1) - t) + hi * t
+      if endpoint:
+        out = np.concatenate([out, hi], axis=axis)
+    else:
+      out = np.expand_dims(start_value, axis)[: max(num, 0)]
+    if np.issubdtype(dtype, np.integer):
+      out = np.floor(out)
+    values = out.astype(dtype)
+  if retstep:
+    step = (stop_value - start_value) / div if div > 0 else np.asarray(np.nan, compute)
+    return Array(values), Array(np.asarray(step, compute))
+  return Array(values)
+
+
+def _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis):
+  """linspace for traced bounds, in lax operations (the same arithmetic as the eager path)."""
+  if dtype is None:
+    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  dtype = dtypes.canonicalize_dtype(dtype)
+  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
+  real = np.dtype(compute.type(0).real.dtype)
+  start = asarray(start, dtype=compute)
+  stop = asarray(stop, dtype=compute)
+  bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
+  start = broadcast_to(start, tuple(bounds_shape))
+  stop = broadcast_to(stop, tuple(bounds_shape))
+  axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
+  bounds_shape.insert(axis, 1)
+  div = (num - 1) if endpoint else num
+  if num > 1:
+    iota_shape = [1] * len(bounds_shape)
+    iota_shape[axis] = div
+    t = lax_elementwise.mul(lax_structural.iota(real, div),
+                            lax_elementwise._convert_element_type(real.type(1) / real.type(div),
+                                                                  real, False))
+    t = lax_elementwise._convert_element_type(reshape(t, tuple(iota_shape)), compute,
+                                              False)
+    one = lax_elementwise._convert_element_type(1, compute, False)
+    out = ufuncs.add(ufuncs.multiply(reshape(start, tuple(bounds_shape)),
+                                     lax_elementwise.sub(one, t)),
+                     ufuncs.multiply(reshape(stop, tuple(bounds_shape)), t))
+    if endpoint:
+      out = concatenate([out, expand_dims(stop, axis)], axis)
+  elif num == 1:
+    out = reshape(start, tuple(bounds_shape))
+  else:
+    empty_shape = list(np.shape(start))
+    empty_shape.insert(axis, 0)
+    out = zeros(tuple(empty_shape), compute)
+  if np.issubdtype(dtype, np.integer):
+    out = lax_elementwise.floor(out)
+  out = lax_elementwise._convert_element_type(out, dtype, False)
+  if retstep:
+    step = ufuncs.divide(ufuncs.subtract(stop, start), div) if div > 0 else \
+        full(np.shape(start), np.nan, compute)
+    return out, step
+  return out
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
+             axis: int = 0):
+  """``base ** linspace(start, stop, num)`` (``jnp.logspace``)."""
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "logspace")
+  compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  lin = linspace(start, stop, num, endpoint=endpoint, axis=axis, dtype=compute)
+  out = ufuncs.power(asarray(base, dtype=compute) if not isinstance(base, Tracer) else base, lin)
+  return lax_elementwise._convert_element_type(
+      out, dtypes.canonicalize_dtype(dtype or compute), False)
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+  """``num`` values spaced evenly on a log scale from ``start`` to ``stop`` (``jnp.geomspace``)."""
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "geomspace")
+  compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  start = asarray(start, dtype=compute)
+  stop = asarray(stop, dtype=compute)
+  sign = ufuncs.sign(start)
+  res = ufuncs.multiply(sign, logspace(ufuncs.log10(ufuncs.divide(start, sign)),
+                                       ufuncs.log10(ufuncs.divide(stop, sign)), num,
+                                       endpoint=endpoint, base=10.0, dtype=compute, axis=0))
+  if axis != 0:
+    res = moveaxis(res, 0, axis)
+  return lax_elementwise._convert_element_type(res, dtypes.canonicalize_dtype(dtype or compute),
+                                               False)
+
+
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
+  """Coordinate arrays from 1-D coordinate vectors (``jnp.meshgrid``); ``indexing='xy'`` swaps
+  the first two axes (Cartesian), ``'ij'`` does not."""
+  util.check_arraylike("meshgrid", *xi)
+  args = [asarray(x) for x in xi]
+  if not copy:
+    raise ValueError("jax.numpy.meshgrid only supports copy=True")
+  if indexing not in ("xy", "ij"):
+    raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+  if any(np.ndim(a) != 1 for a in args):
+    raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                     f"{[np.shape(a) for a in args]}")
+  shape = [np.shape(a)[0] for a in args]
+  outputs = []
+  for i, a in enumerate(args):
+    if sparse:
+      s = [1] * len(args)
+      s[i] = shape[i]
+      outputs.append(reshape(a, tuple(s)))
+    else:
+      outputs.append(lax_structural.broadcast_in_dim(a, tuple(shape), (i,)))
+  if indexing == "xy" and len(args) >= 2:
+    outputs = [swapaxes(o, 0, 1) for o in outputs]
+  return outputs
+
+
+def _grid_axis(s):
+  if not isinstance(s, slice):
+    raise TypeError(f"mgrid/ogrid entries must be slices, got {s!r}")
+  start = 0 if s.start is None else s.start
+  step = 1 if s.step is None else s.step
+  stop = s.stop
+  for name, value in (("start", start), ("stop", stop), ("step", step)):
+    core.concrete_or_error(None, value, f"slice {name} of jnp.mgrid")
+  if isinstance(step, complex) or np.iscomplexobj(step):
+    return linspace(start, stop, int(abs(step)), dtype=dtypes.to_inexact_dtype(
+        dtypes.result_type(start, stop)))
+  return arange(start, stop, step)
+
+
+class _Grid:
+  """``mgrid[...]`` (dense) / ``ogrid[...]`` (open): grids from slice syntax; a complex step
+  ``5j`` means 5 points with the stop included."""
+
+  def __init__(self, sparse: bool, name: str):
+    self.sparse, self.name = sparse, name
+
+  def __getitem__(self, key):
+    if isinstance(key, slice):
+      return _grid_axis(key)
+    axes = [_grid_axis(k) for k in key]
+    if not axes:
+      return zeros((0,), dtypes.default_int_dtype()) if not self.sparse else []
+    axes = util.promote_dtypes(*axes) if len(axes) > 1 else axes
+    grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
+    if self.sparse:
+      return grids
+    return stack(grids, 0)
+
+
+mgrid = _Grid(sparse=False, name="mgrid")
+ogrid = _Grid(sparse=True, name="ogrid")
+
+
+def indices(dimensions, dtype=None, sparse: bool = False):
+  """Arrays holding the index along each axis of a grid of shape ``dimensions``
+  (``jnp.indices``)."""
+  dimensions = core.canonicalize_shape(dimensions, "in jnp.indices")
+  if dtype is not None:
+    dtypes.check_user_dtype_supported(dtype, "indices")
+  dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_int_dtype())
+  n = len(dimensions)
+  outputs = []
+  for i, d in enumerate(dimensions):
+    shape = [1] * n
+    shape[i] = d
+    iota = reshape(lax_structural.iota(dtype, d), tuple(shape))
+    outputs.append(iota if sparse else broadcast_to(iota, dimensions))
+  if sparse:
+    return tuple(outputs)
+  return stack(outputs, 0) if outputs else zeros((0,), dtype)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+  """``function`` called on the index grids of ``shape`` (``jnp.fromfunction``); like NumPy, the
+  function receives whole index arrays."""
+  shape = core.canonicalize_shape(shape, "in jnp.fromfunction")
+  grids = indices(shape, dtype=dtype)
+  return function(*(grids[i] for i in range(len(shape))), **kwargs)
+
+
+def atleast_1d(*arys):
+  """Each argument with at least one dimension (``jnp.atleast_1d``)."""
+  util.check_arraylike("atleast_1d", *arys)
+  out = [arraylike_operands("atleast_1d", a) for a in arys]
+  out = [a if util.ndim_of(a) >= 1 else reshape(a, (1,)) for a in out]
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+  """Each argument with at least two dimensions (``jnp.atleast_2d``)."""
+  util.check_arraylike("atleast_2d", *arys)
+  out = [arraylike_operands("atleast_2d", a) for a in arys]
+  out = [a if util.ndim_of(a) >= 2 else reshape(a, (1,) * (2 - util.ndim_of(a)) + util.shape_of(a)) for a in out]
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+  """Each argument with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
+  (``jnp.atleast_3d``)."""
+  util.check_arraylike("atleast_3d", *arys)
+  out = []
+  for a in arys:
+    a = arraylike_operands("atleast_3d", a)
+    if util.ndim_of(a) == 0:
+      a = reshape(a, (1, 1, 1))
+    elif util.ndim_of(a) == 1:
+      a = reshape(a, (1,) + util.shape_of(a) + (1,))
+    elif util.ndim_of(a) == 2:
+      a = reshape(a, util.shape_of(a) + (1,))
+    out.append(a)
+  return out[0] if len(out) == 1 else out
+
+
+def nonzero(a, *, size=None, fill_value=None):
+  """Indices of the nonzero elements of ``a``, one int array per axis (``jnp.nonzero``).
+
+  Under ``jit`` pass a static ``size``: the result then has exactly ``size`` entries, padded with
+  ``fill_value`` (default 0) or truncated."""
+  util.check_arraylike("nonzero", a)
+  a = util.asarray_operand(a)
+  if not isinstance(a, (Array, Tracer)):
+    a = asarray(a)
+  shape = util.shape_of(a)
+  if len(shape) == 0:
+    raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                     "jnp.atleast_1d(scalar).nonzero() instead.")
+  mask = ufuncs._to_bool(a)
+  if size is None:
+    if isinstance(mask, Tracer):
+      raise errors.ConcretizationTypeError(
+          mask, "The size argument of jnp.nonzero must be statically specified to use "
+          "jnp.nonzero within JAX transformations.")
+    value = np.asarray(mask._host_value())
+    return tuple(Array(i.astype(dtypes.default_int_dtype())) for i in np.nonzero(value))
+  size = core.concrete_or_error(operator.index, size,
+                                "The size argument of jnp.nonzero must be statically specified.")
+  flat = ravel(mask)
+  total = core.get_aval(flat).size
+  if size == 0 or total == 0:
+    fill = 0 if fill_value is None else fill_value
+    return tuple(lax_structural.full((size,), fill if np.ndim(fill) == 0 else 0, dtypes.default_int_dtype())
+                 for _ in shape)
+  # The k-th output position holds the index of the k-th true element: count, for each k, how
+  # many prefix sums are <= k.
+  # jnp.cumsum(x, dtype=int) in lax terms (reductions is built on this module)
+  counts = lax_reductions.cumsum(lax_elementwise._convert_element_type(flat, dtypes.default_int_dtype(), False), 0)
+  positions = bincount(counts, length=size)
+  flat_indices = lax_reductions.cumsum(
+      lax_elementwise._convert_element_type(positions, dtypes.default_int_dtype(), False), 0)
+  strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
+  out = []
+  for stride, dim in zip(strides, shape):
+    out.append(ufuncs.remainder(ufuncs.floor_divide(flat_indices, int(stride)), dim))
+  if fill_value is not None:
+    fill_mask = ufuncs.greater_equal(lax_structural.iota(np.dtype(dtypes.default_int_dtype()), size), counts[-1])
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
+    if len(fills) != len(shape):
+      raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; got "
+                       f"{fill_value}")
+    out = [where(fill_mask, lax_elementwise._convert_element_type(f, dtypes.default_int_dtype(), False), o)
+           for f, o in zip(fills, out)]
+  return tuple(out)
+
+
+def bincount(x, weights=None, minlength: int = 0, *, length=None):
+  """Counts of each non-negative integer in ``x`` (weighted by ``weights``) (``jnp.bincount``).
+
+  Under ``jit`` pass a static ``length``; values at or beyond it are dropped, negative values
+  count as 0."""
+  x = arraylike_operands("bincount", x)
+  if not dtypes.issubdtype(util.dtype_of(x), np.integer):
+    raise TypeError(f"x argument to bincount must have an integer type; got {util.dtype_of(x)}")
+  if len(util.shape_of(x)) != 1:
+    raise ValueError("only 1-dimensional input supported.")
+  minlength = core.concrete_or_error(operator.index, minlength,
+                                     "The error occurred because of argument 'minlength' of "
+                                     "jnp.bincount.")
+  if length is None:
+    value = core.concrete_or_error(np.asarray, x, "The error occurred because of argument "
+                                   "'x' of jnp.bincount. To avoid this error, pass a static "
+                                   "`length` argument.")
+    length = builtins.max(minlength, int(value.max()) + 1 if value.size else 0)
+  else:
+    length = core.concrete_or_error(operator.index, length,
+                                    "The error occurred because of argument 'length' of "
+                                    "jnp.bincount.")
+  if weights is None:
+    weights = np.array(1, dtype=dtypes.default_int_dtype())
+  else:
+    util.check_arraylike("bincount", weights)
+    weights = util.asarray_operand(weights)
+    if util.shape_of(x) != np.shape(weights):
+      raise ValueError("shape of weights must match shape of x.")
+  out = lax_structural.full((length,), 0, dtypes.dtype(weights, canonicalize=True))
+  return out.at[clip(x, 0)].add(weights, mode="drop")

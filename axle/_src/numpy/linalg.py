@@ -13,13 +13,13 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.lax import elementwise as lax_e
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
-from axle._src.lax import reductions as lax_r
-from axle._src.lax import structural as lax_s
+from axle._src.lax import reductions as lax_reductions
+from axle._src.lax import structural as lax_structural
 from axle._src.lax.dot import dot_general
-from axle._src.numpy import lax_numpy as lnp
-from axle._src.numpy import reductions as red
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
@@ -30,8 +30,8 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigva
            "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
            "vector_norm", "EighResult", "EigResult", "QRResult", "SlogdetResult", "SVDResult"]
 
-matmul = lnp.matmul
-matrix_transpose = lnp.matrix_transpose
+matmul = lax_numpy.matmul
+matrix_transpose = lax_numpy.matrix_transpose
 
 
 class EighResult(NamedTuple):
@@ -73,8 +73,8 @@ def _check_square(name: str, a, what: str = "Argument to"):
 
 
 def _H(x):
-  return ufuncs.conj(lnp.matrix_transpose(x)) if dtypes.issubdtype(x.dtype, np.complexfloating) \
-      else lnp.matrix_transpose(x)
+  return ufuncs.conj(lax_numpy.matrix_transpose(x)) if dtypes.issubdtype(x.dtype, np.complexfloating) \
+      else lax_numpy.matrix_transpose(x)
 
 
 def _eye_like(a):
@@ -163,10 +163,10 @@ def qr(a, mode: str = "reduced"):
 def _lu_parity(pivots):
   """(-1) ** (number of row swaps) per batch element, as the pivots' int."""
   k = pivots.shape[-1]
-  swaps = lax_r.reduce_sum(lax_e.convert_element_type(
-      lax_e.ne(pivots, lax_s.broadcast_in_dim(lax_s.iota(np.int32, k), pivots.shape, (pivots.ndim - 1,))),
+  swaps = lax_reductions.reduce_sum(lax_elementwise.convert_element_type(
+      lax_elementwise.ne(pivots, lax_structural.broadcast_in_dim(lax_structural.iota(np.int32, k), pivots.shape, (pivots.ndim - 1,))),
       np.int32), (pivots.ndim - 1,))
-  return lax_e.sub(np.int32(1), lax_e.mul(np.int32(2), lax_e.rem(swaps, np.int32(2))))
+  return lax_elementwise.sub(np.int32(1), lax_elementwise.mul(np.int32(2), lax_elementwise.rem(swaps, np.int32(2))))
 
 
 def det(a):
@@ -176,8 +176,8 @@ def det(a):
     raise ValueError(f"Argument to _det() must have shape [..., n, n], got {a.shape}")
   lu_, pivots, _ = lax_linalg.lu(a)
   diag = lax_linalg._diagonal(lu_)
-  parity = lax_e.convert_element_type(_lu_parity(pivots), a.dtype)
-  return lax_e.mul(red.prod(diag, axis=-1), parity)
+  parity = lax_elementwise.convert_element_type(_lu_parity(pivots), a.dtype)
+  return lax_elementwise.mul(reductions.prod(diag, axis=-1), parity)
 
 
 def slogdet(a, *, method=None):
@@ -189,19 +189,19 @@ def slogdet(a, *, method=None):
   _check_square("slogdet", a, "Argument to")
   lu_, pivots, _ = lax_linalg.lu(a)
   diag = lax_linalg._diagonal(lu_)
-  is_zero = red.any(ufuncs.equal(diag, 0), axis=-1)
-  parity = lax_e.convert_element_type(_lu_parity(pivots), a.dtype)
+  is_zero = reductions.any(ufuncs.equal(diag, 0), axis=-1)
+  parity = lax_elementwise.convert_element_type(_lu_parity(pivots), a.dtype)
   abs_diag = ufuncs.abs(diag)
   if dtypes.issubdtype(a.dtype, np.complexfloating):
-    unit = lax_e.div(diag, lax_e.convert_element_type(abs_diag, a.dtype))
-    sign = lax_e.mul(red.prod(unit, axis=-1), parity)
+    unit = lax_elementwise.div(diag, lax_elementwise.convert_element_type(abs_diag, a.dtype))
+    sign = lax_elementwise.mul(reductions.prod(unit, axis=-1), parity)
   else:
-    negatives = lax_r.reduce_sum(lax_e.convert_element_type(ufuncs.less(diag, 0), np.int32), (diag.ndim - 1,))
-    sign = lax_e.mul(parity, lax_e.convert_element_type(
-        lax_e.sub(np.int32(1), lax_e.mul(np.int32(2), lax_e.rem(negatives, np.int32(2)))), a.dtype))
-  logdet = red.sum(ufuncs.log(abs_diag), axis=-1)
-  sign = lnp.where(is_zero, np.zeros((), sign.dtype), sign)
-  logdet = lnp.where(is_zero, np.array(-np.inf, logdet.dtype), logdet)
+    negatives = lax_reductions.reduce_sum(lax_elementwise.convert_element_type(ufuncs.less(diag, 0), np.int32), (diag.ndim - 1,))
+    sign = lax_elementwise.mul(parity, lax_elementwise.convert_element_type(
+        lax_elementwise.sub(np.int32(1), lax_elementwise.mul(np.int32(2), lax_elementwise.rem(negatives, np.int32(2)))), a.dtype))
+  logdet = reductions.sum(ufuncs.log(abs_diag), axis=-1)
+  sign = lax_numpy.where(is_zero, np.zeros((), sign.dtype), sign)
+  logdet = lax_numpy.where(is_zero, np.array(-np.inf, logdet.dtype), logdet)
   return SlogdetResult(sign, logdet)
 
 
@@ -219,16 +219,16 @@ def solve(a, b):
     if b.shape[0] != m:
       raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[0]} vs {m} on "
                        "vectorized function with excluded=frozenset() and signature='(m,m),(m)->(m)'")
-    b = lax_s.reshape(b, (m, 1))
+    b = lax_structural.reshape(b, (m, 1))
   elif b.shape[-2] != m:
     raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[-2]} vs {m} on "
                      "vectorized function with excluded=frozenset() and signature='(m,m),(m,n)->(m,n)'")
   batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-  a = lnp.broadcast_to(a, batch + a.shape[-2:])
-  b = lnp.broadcast_to(b, batch + b.shape[-2:])
+  a = lax_numpy.broadcast_to(a, batch + a.shape[-2:])
+  b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
   lu_, _, permutation = lax_linalg.lu(a)
   x = lax_linalg._lu_solve(lu_, permutation, b)
-  return lax_s.reshape(x, batch + (m,)) if vector else x
+  return lax_structural.reshape(x, batch + (m,)) if vector else x
 
 
 def inv(a):
@@ -249,7 +249,7 @@ def matrix_power(a, n: int):
     raise TypeError("Last 2 dimensions of the array must be square")
   n = core.concrete_or_error(int, n, "The exponent argument to matrix_power must be static.")
   if n == 0:
-    return lax_s.broadcast_in_dim(lax_linalg._eye(a.shape[-1], a.dtype), a.shape,
+    return lax_structural.broadcast_in_dim(lax_linalg._eye(a.shape[-1], a.dtype), a.shape,
                                   (a.ndim - 2, a.ndim - 1))
   if n < 0:
     a = inv(a)
@@ -258,10 +258,10 @@ def matrix_power(a, n: int):
   power = a
   while n:
     if n & 1:
-      result = power if result is None else lnp.matmul(result, power)
+      result = power if result is None else lax_numpy.matmul(result, power)
     n >>= 1
     if n:
-      power = lnp.matmul(power, power)
+      power = lax_numpy.matmul(power, power)
   return result
 
 
@@ -276,14 +276,14 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   if rtol is not None and tol is not None:
     raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
   if M.ndim < 2:
-    return lax_e.convert_element_type(red.any(ufuncs.not_equal(M, 0)), np.int32)
+    return lax_elementwise.convert_element_type(reductions.any(ufuncs.not_equal(M, 0)), np.int32)
   s = svd(M, compute_uv=False)
   if tol is None:
     rtol = _default_rtol(M.shape, M.dtype) if rtol is None else rtol
-    tol = ufuncs.multiply(red.max(s, axis=-1, keepdims=True), rtol)
+    tol = ufuncs.multiply(reductions.max(s, axis=-1, keepdims=True), rtol)
   else:
-    tol = lnp.expand_dims(asarray(tol), -1) if np.ndim(tol) else tol
-  return red.sum(lax_e.convert_element_type(ufuncs.greater(s, tol), np.int32), axis=-1)
+    tol = lax_numpy.expand_dims(asarray(tol), -1) if np.ndim(tol) else tol
+  return reductions.sum(lax_elementwise.convert_element_type(ufuncs.greater(s, tol), np.int32), axis=-1)
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
@@ -296,14 +296,14 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     rtol = rcond
   m, n = a.shape[-2:]
   if m == 0 or n == 0:
-    return lax_s.full(a.shape[:-2] + (n, m), 0, a.dtype)
+    return lax_structural.full(a.shape[:-2] + (n, m), 0, a.dtype)
   if rtol is None:
     rtol = 10 * _default_rtol(a.shape, a.dtype)
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  cutoff = ufuncs.multiply(red.max(s, axis=-1, keepdims=True), asarray(rtol)[..., None] if np.ndim(rtol) else rtol)
-  s_inv = lnp.where(ufuncs.greater(s, cutoff), ufuncs.reciprocal(s), np.zeros((), s.dtype))
-  s_inv = lax_e.convert_element_type(s_inv, a.dtype)
-  return lnp.matmul(ufuncs.multiply(_H(vh), s_inv[..., None, :]), _H(u))
+  cutoff = ufuncs.multiply(reductions.max(s, axis=-1, keepdims=True), asarray(rtol)[..., None] if np.ndim(rtol) else rtol)
+  s_inv = lax_numpy.where(ufuncs.greater(s, cutoff), ufuncs.reciprocal(s), np.zeros((), s.dtype))
+  s_inv = lax_elementwise.convert_element_type(s_inv, a.dtype)
+  return lax_numpy.matmul(ufuncs.multiply(_H(vh), s_inv[..., None, :]), _H(u))
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
@@ -328,13 +328,13 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
   mask = ufuncs.greater_equal(s, ufuncs.multiply(rcond, s[0])) if s.shape[0] else s > 0
-  rank = red.sum(lax_e.convert_element_type(mask, np.int32))
-  safe_s = lnp.where(mask, s, np.ones((), s.dtype))
-  s_inv = lax_e.convert_element_type(lnp.where(mask, ufuncs.reciprocal(safe_s), np.zeros((), s.dtype)), dtype)
-  uTb = lnp.matmul(_H(u), b)
-  x = lnp.matmul(_H(vh), ufuncs.multiply(s_inv[:, None], uTb))
-  b_est = lnp.matmul(a, x)
-  resid = red.sum(ufuncs.square(ufuncs.abs(ufuncs.subtract(b, b_est))), axis=0)
+  rank = reductions.sum(lax_elementwise.convert_element_type(mask, np.int32))
+  safe_s = lax_numpy.where(mask, s, np.ones((), s.dtype))
+  s_inv = lax_elementwise.convert_element_type(lax_numpy.where(mask, ufuncs.reciprocal(safe_s), np.zeros((), s.dtype)), dtype)
+  uTb = lax_numpy.matmul(_H(u), b)
+  x = lax_numpy.matmul(_H(vh), ufuncs.multiply(s_inv[:, None], uTb))
+  b_est = lax_numpy.matmul(a, x)
+  resid = reductions.sum(ufuncs.square(ufuncs.abs(ufuncs.subtract(b, b_est))), axis=0)
   if numpy_resid and (rank < n or m <= n):
     resid = asarray(np.zeros((0,), resid.dtype))
   if vector:
@@ -367,7 +367,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
 def _sqrt_sum_sq(x, axes, keepdims):
   sq = ufuncs.real(ufuncs.multiply(ufuncs.conj(x), x)) if dtypes.issubdtype(x.dtype, np.complexfloating) \
       else ufuncs.multiply(x, x)
-  return ufuncs.sqrt(red.sum(sq, axis=axes, keepdims=keepdims))
+  return ufuncs.sqrt(reductions.sum(sq, axis=axes, keepdims=keepdims))
 
 
 def _vector_norm(x, ord, axis, keepdims):
@@ -375,18 +375,18 @@ def _vector_norm(x, ord, axis, keepdims):
   if ord is None or ord == 2:
     return _sqrt_sum_sq(x, axis, keepdims)
   if ord == np.inf:
-    return red.max(absx, axis=axis, keepdims=keepdims)
+    return reductions.max(absx, axis=axis, keepdims=keepdims)
   if ord == -np.inf:
-    return red.min(absx, axis=axis, keepdims=keepdims)
+    return reductions.min(absx, axis=axis, keepdims=keepdims)
   if ord == 0:
-    return red.sum(lax_e.convert_element_type(ufuncs.not_equal(x, 0), absx.dtype), axis=axis,
+    return reductions.sum(lax_elementwise.convert_element_type(ufuncs.not_equal(x, 0), absx.dtype), axis=axis,
                    keepdims=keepdims)
   if ord == 1:
-    return red.sum(absx, axis=axis, keepdims=keepdims)
+    return reductions.sum(absx, axis=axis, keepdims=keepdims)
   if isinstance(ord, str):
     raise ValueError(f"Invalid order '{ord}' for vector norm.")
   ord_arr = np.array(ord, absx.dtype)
-  return ufuncs.power(red.sum(ufuncs.power(absx, ord_arr), axis=axis, keepdims=keepdims),
+  return ufuncs.power(reductions.sum(ufuncs.power(absx, ord_arr), axis=axis, keepdims=keepdims),
                       np.array(1.0 / ord, absx.dtype))
 
 
@@ -398,27 +398,27 @@ def _matrix_norm(x, ord, axis, keepdims):
     return _sqrt_sum_sq(x, axis, keepdims)
   absx = ufuncs.abs(x)
   if ord in (1, -1):
-    sums = red.sum(absx, axis=row, keepdims=True)
-    out = (red.max if ord == 1 else red.min)(sums, axis=col, keepdims=True)
+    sums = reductions.sum(absx, axis=row, keepdims=True)
+    out = (reductions.max if ord == 1 else reductions.min)(sums, axis=col, keepdims=True)
   elif ord in (np.inf, -np.inf):
-    sums = red.sum(absx, axis=col, keepdims=True)
-    out = (red.max if ord == np.inf else red.min)(sums, axis=row, keepdims=True)
+    sums = reductions.sum(absx, axis=col, keepdims=True)
+    out = (reductions.max if ord == np.inf else reductions.min)(sums, axis=row, keepdims=True)
   elif ord in (2, -2, "nuc"):
-    moved = lnp.moveaxis(x, (row, col), (-2, -1))
+    moved = lax_numpy.moveaxis(x, (row, col), (-2, -1))
     s = svd(moved, compute_uv=False)
     if ord == 2:
-      out = red.max(s, axis=-1)
+      out = reductions.max(s, axis=-1)
     elif ord == -2:
-      out = red.min(s, axis=-1)
+      out = reductions.min(s, axis=-1)
     else:
-      out = red.sum(s, axis=-1)
+      out = reductions.sum(s, axis=-1)
     if keepdims:
-      out = lnp.expand_dims(lnp.expand_dims(out, min(row, col)), max(row, col))
+      out = lax_numpy.expand_dims(lax_numpy.expand_dims(out, min(row, col)), max(row, col))
     return out
   else:
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
   if not keepdims:
-    out = lnp.squeeze(out, axis=(row, col))
+    out = lax_numpy.squeeze(out, axis=(row, col))
   return out
 
 
@@ -431,19 +431,19 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
   """Vector norm over ``axis`` (all axes, flattened, when None) (``jnp.linalg.vector_norm``)."""
   x = _inexact("vector_norm", x)
   if axis is None:
-    out = _vector_norm(lnp.ravel(x), ord, (0,), False)
-    return lax_s.reshape(out, (1,) * x.ndim) if keepdims else out
+    out = _vector_norm(lax_numpy.ravel(x), ord, (0,), False)
+    return lax_structural.reshape(out, (1,) * x.ndim) if keepdims else out
   axes = (axis,) if isinstance(axis, int) else tuple(axis)
   axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
   if len(axes) == 1:
     return _vector_norm(x, ord, axes, keepdims)
   # several axes: flatten them into one
   rest = [a for a in range(x.ndim) if a not in axes]
-  moved = lnp.transpose(x, rest + list(axes))
-  flat = lax_s.reshape(moved, tuple(x.shape[a] for a in rest) + (math.prod(x.shape[a] for a in axes),))
+  moved = lax_numpy.transpose(x, rest + list(axes))
+  flat = lax_structural.reshape(moved, tuple(x.shape[a] for a in rest) + (math.prod(x.shape[a] for a in axes),))
   out = _vector_norm(flat, ord, (flat.ndim - 1,), False)
   if keepdims:
-    out = lax_s.reshape(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
+    out = lax_structural.reshape(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
   return out
 
 
@@ -461,7 +461,7 @@ def cond(x, p=None):
   else:
     _check_square("cond", x, "Argument to")
     r = ufuncs.multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
-  return lnp.where(ufuncs.isnan(r), np.array(np.inf, r.dtype), r)
+  return lax_numpy.where(ufuncs.isnan(r), np.array(np.inf, r.dtype), r)
 
 
 def cross(x1, x2, /, *, axis: int = -1):
@@ -471,14 +471,14 @@ def cross(x1, x2, /, *, axis: int = -1):
   if x1.shape[axis] != 3 or x2.shape[axis] != 3:
     raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
                      f"x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
-  a = lnp.moveaxis(x1, axis, -1)
-  b = lnp.moveaxis(x2, axis, -1)
+  a = lax_numpy.moveaxis(x1, axis, -1)
+  b = lax_numpy.moveaxis(x2, axis, -1)
   a0, a1, a2 = (a[..., i] for i in range(3))
   b0, b1, b2 = (b[..., i] for i in range(3))
-  c = lnp.stack([ufuncs.subtract(ufuncs.multiply(a1, b2), ufuncs.multiply(a2, b1)),
+  c = lax_numpy.stack([ufuncs.subtract(ufuncs.multiply(a1, b2), ufuncs.multiply(a2, b1)),
                  ufuncs.subtract(ufuncs.multiply(a2, b0), ufuncs.multiply(a0, b2)),
                  ufuncs.subtract(ufuncs.multiply(a0, b1), ufuncs.multiply(a1, b0))], axis=-1)
-  return lnp.moveaxis(c, -1, axis)
+  return lax_numpy.moveaxis(c, -1, axis)
 
 
 def diagonal(x, /, *, offset: int = 0):
@@ -491,19 +491,19 @@ def diagonal(x, /, *, offset: int = 0):
   r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
   length = max(0, min(m - r0, n - c0))
   batch = x.shape[:-2]
-  sub = lax_s.slice(x, (0,) * len(batch) + (r0, c0), batch + (r0 + length, c0 + length))
+  sub = lax_structural.slice(x, (0,) * len(batch) + (r0, c0), batch + (r0 + length, c0 + length))
   mask = lax_linalg._tri_mask(sub.shape, 0, True)
-  mask = lax_e.bitwise_and(mask, lax_linalg._tri_mask(sub.shape, 0, False))
-  zero = lax_s.full(sub.shape, 0, sub.dtype)
-  picked = lax_e.select_n(mask, zero, sub)
+  mask = lax_elementwise.bitwise_and(mask, lax_linalg._tri_mask(sub.shape, 0, False))
+  zero = lax_structural.full(sub.shape, 0, sub.dtype)
+  picked = lax_elementwise.select_n(mask, zero, sub)
   if sub.dtype == np.bool_:
-    return lax_r.reduce_or(picked, (sub.ndim - 1,))
-  return lax_r.reduce_sum(picked, (sub.ndim - 1,))
+    return lax_reductions.reduce_or(picked, (sub.ndim - 1,))
+  return lax_reductions.reduce_sum(picked, (sub.ndim - 1,))
 
 
 def trace(x, /, *, offset: int = 0, dtype=None):
   """Sum of the ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.trace``)."""
-  return red.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+  return reductions.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 def outer(x1, x2, /):
@@ -513,7 +513,7 @@ def outer(x1, x2, /):
   if x1.ndim != 1 or x2.ndim != 1:
     raise ValueError("Input arrays must be one-dimensional, but they are "
                      f"x1.ndim={x1.ndim} and x2.ndim={x2.ndim}")
-  return lnp.outer(x1, x2)
+  return lax_numpy.outer(x1, x2)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
@@ -523,11 +523,11 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
   if x1.shape[axis] != x2.shape[axis]:
     raise ValueError(f"x1 and x2 must have the same size along axis={axis}, got {x1.shape} and {x2.shape}")
-  a = lnp.moveaxis(x1, axis, -1)
-  b = lnp.moveaxis(x2, axis, -1)
+  a = lax_numpy.moveaxis(x1, axis, -1)
+  b = lax_numpy.moveaxis(x2, axis, -1)
   if dtypes.issubdtype(a.dtype, np.complexfloating):
     a = ufuncs.conj(a)
-  return red.sum(ufuncs.multiply(a, b), axis=-1)
+  return reductions.sum(ufuncs.multiply(a, b), axis=-1)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
@@ -567,7 +567,7 @@ def multi_dot(arrays, *, precision=None):
                      f"shapes {[a.shape for a in arrays]}")
   out = arrays[0]
   for a in arrays[1:]:
-    out = lnp.matmul(out, a, precision=precision)
+    out = lax_numpy.matmul(out, a, precision=precision)
   return out
 
 
@@ -583,8 +583,8 @@ def tensorinv(a, ind: int = 2):
   if rows != cols:
     raise ValueError(f"tensorinv: product of first ind={ind} dimensions ({rows}) must equal the "
                      f"product of the remaining dimensions ({cols}); got shape {a.shape}.")
-  out = inv(lax_s.reshape(a, (rows, cols)))
-  return lax_s.reshape(out, a.shape[ind:] + a.shape[:ind])
+  out = inv(lax_structural.reshape(a, (rows, cols)))
+  return lax_structural.reshape(out, a.shape[ind:] + a.shape[:ind])
 
 
 def tensorsolve(a, b, axes=None):
@@ -592,12 +592,12 @@ def tensorsolve(a, b, axes=None):
   a, b = _inexact("tensorsolve", a, b)
   if axes is not None:
     axes = tuple(util.canonicalize_axis(i, a.ndim) for i in axes)
-    a = lnp.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+    a = lax_numpy.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
   out_shape = a.shape[b.ndim:]
   rows = math.prod(b.shape)
   cols = math.prod(out_shape)
   if rows != cols:
     raise ValueError(f"tensorsolve: b.size ({rows}) must equal the product of a's trailing "
                      f"dimensions {out_shape} ({cols}).")
-  x = solve(lax_s.reshape(a, (rows, cols)), lax_s.reshape(b, (rows,)))
-  return lax_s.reshape(x, out_shape)
+  x = solve(lax_structural.reshape(a, (rows, cols)), lax_structural.reshape(b, (rows,)))
+  return lax_structural.reshape(x, out_shape)

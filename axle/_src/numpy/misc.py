@@ -13,7 +13,14 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.numpy import creation
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import reductions
+from axle._src.numpy import scalar_types
+from axle._src.numpy import selection
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 
 __all__ = ["array_equal", "array_equiv", "allclose", "iscomplexobj", "isrealobj", "isscalar",
            "iterable", "ndim", "shape", "size", "isdtype", "array_repr", "array_str",
@@ -32,45 +39,38 @@ array_str = np.array_str
 isdtype = dtypes.isdtype
 
 
-def _jnp():
-  import axle.numpy as jnp
-  return jnp
-
 
 def array_equal(a1, a2, equal_nan: bool = False):
   """Whether ``a1`` and ``a2`` have the same shape and elements (``jnp.array_equal``)."""
-  jnp = _jnp()
   try:
-    a1, a2 = jnp.asarray(a1), jnp.asarray(a2)
+    a1, a2 = creation.asarray(a1), creation.asarray(a2)
   except Exception:
-    return jnp.bool_(False)
+    return scalar_types.bool_(False)
   if np.shape(a1) != np.shape(a2):
-    return jnp.bool_(False)
-  eq = jnp.asarray(jnp.equal(a1, a2))
+    return scalar_types.bool_(False)
+  eq = creation.asarray(ufuncs.equal(a1, a2))
   if equal_nan:
-    eq = jnp.logical_or(eq, jnp.logical_and(jnp.isnan(a1), jnp.isnan(a2)))
-  return jnp.all(eq)
+    eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
+  return reductions.all(eq)
 
 
 def array_equiv(a1, a2):
   """Whether ``a1`` and ``a2`` are equal after broadcasting (``jnp.array_equiv``)."""
-  jnp = _jnp()
   try:
-    a1, a2 = jnp.asarray(a1), jnp.asarray(a2)
+    a1, a2 = creation.asarray(a1), creation.asarray(a2)
   except Exception:
-    return jnp.bool_(False)
+    return scalar_types.bool_(False)
   try:
-    eq = jnp.equal(a1, a2)
+    eq = ufuncs.equal(a1, a2)
   except ValueError:
-    return jnp.bool_(False)
-  return jnp.all(eq)
+    return scalar_types.bool_(False)
+  return reductions.all(eq)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
   """Whether every element of ``a`` is close to ``b`` (``jnp.allclose``)."""
   util.check_arraylike("allclose", a, b)
-  jnp = _jnp()
-  return jnp.all(jnp.isclose(a, b, rtol, atol, equal_nan))
+  return reductions.all(ufuncs.isclose(a, b, rtol, atol, equal_nan))
 
 
 def iscomplexobj(x):
@@ -129,7 +129,7 @@ def load(file, *args, **kwargs):
     if out.dtype == np.dtype("V2"):  # bfloat16 saved by NumPy as raw 2-byte values
       out = out.view(dtypes.bfloat16)
     try:
-      return _jnp().asarray(out)
+      return creation.asarray(out)
     except (TypeError, AssertionError):
       return out
   return out
@@ -181,10 +181,9 @@ class ufunc:
       raise ValueError("outer only supported for binary ufuncs")
     if self.nout != 1:
       raise ValueError("outer only supported for functions returning a single value")
-    jnp = _jnp()
     util.check_arraylike(f"{self._name}.outer", A, B)
-    A, B = jnp.asarray(A), jnp.asarray(B)
-    return self(jnp.reshape(A, np.shape(A) + (1,) * np.ndim(B)), B)
+    A, B = creation.asarray(A), creation.asarray(B)
+    return self(lax_numpy.reshape(A, np.shape(A) + (1,) * np.ndim(B)), B)
 
   def reduce(self, a, axis=0, dtype=None, out=None, keepdims: bool = False, initial=None,
              where=None):
@@ -198,9 +197,8 @@ class ufunc:
     if self._reduce is not None:
       return self._reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
                           where=where)
-    jnp = _jnp()
     util.check_arraylike(f"{self._name}.reduce", a)
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     if dtype is not None:
       a = a.astype(dtype)
     axes = util.canonicalize_axes(axis, a.ndim)
@@ -209,17 +207,17 @@ class ufunc:
         raise ValueError(f"reduction operation {self._name!r} does not have an identity, so to "
                          "use a where mask one has to specify 'initial'.")
       fill = self.identity if initial is None else initial
-      a = jnp.where(jnp.broadcast_to(where, a.shape), a, jnp.asarray(fill, a.dtype))
-    moved = jnp.moveaxis(a, axes, tuple(range(len(axes))))
-    flat = jnp.reshape(moved, (-1,) + moved.shape[len(axes):])
+      a = lax_numpy.where(creation.broadcast_to(where, a.shape), a, creation.asarray(fill, a.dtype))
+    moved = lax_numpy.moveaxis(a, axes, tuple(range(len(axes))))
+    flat = lax_numpy.reshape(moved, (-1,) + moved.shape[len(axes):])
     if flat.shape[0] == 0 and initial is None and self.identity is None:
       raise ValueError(f"zero-size array to reduction operation {self._name} which has no "
                        "identity")
     if initial is not None:
-      result = jnp.broadcast_to(jnp.asarray(initial, a.dtype), flat.shape[1:])
+      result = creation.broadcast_to(creation.asarray(initial, a.dtype), flat.shape[1:])
       start = 0
     elif flat.shape[0] == 0:
-      result = jnp.broadcast_to(jnp.asarray(self.identity, a.dtype), flat.shape[1:])
+      result = creation.broadcast_to(creation.asarray(self.identity, a.dtype), flat.shape[1:])
       start = 0
     else:
       result = flat[0]
@@ -227,7 +225,7 @@ class ufunc:
     for i in range(start, flat.shape[0]):
       result = self(result, flat[i])
     if keepdims:
-      result = jnp.expand_dims(result, axes)
+      result = lax_numpy.expand_dims(result, axes)
     return result
 
   def accumulate(self, a, axis: int = 0, dtype=None, out=None):
@@ -240,19 +238,18 @@ class ufunc:
       raise NotImplementedError(f"out argument of {self}.accumulate()")
     if self._accumulate is not None:
       return self._accumulate(a, axis=axis, dtype=dtype)
-    jnp = _jnp()
     util.check_arraylike(f"{self._name}.accumulate", a)
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     if dtype is not None:
       a = a.astype(dtype)
     axis = util.canonicalize_axis(axis, a.ndim)
-    moved = jnp.moveaxis(a, axis, 0)
+    moved = lax_numpy.moveaxis(a, axis, 0)
     if moved.shape[0] == 0:
       return a
     results = [moved[0]]
     for i in range(1, moved.shape[0]):
       results.append(self(results[-1], moved[i]).astype(a.dtype))
-    return jnp.moveaxis(jnp.stack(results), 0, axis)
+    return lax_numpy.moveaxis(lax_numpy.stack(results), 0, axis)
 
   def at(self, a, indices, b=None, /, *, inplace: bool = True):
     """A copy of ``a`` with this function applied at ``indices`` (``inplace=False`` needed)."""
@@ -261,8 +258,7 @@ class ufunc:
                                 "pass inplace=False to return an updated copy.")
     if self._at is not None:
       return self._at(a, indices, b)
-    jnp = _jnp()
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     if b is None:
       return a.at[indices].set(self(a[indices]))
     return a.at[indices].set(self(a[indices], b))
@@ -273,8 +269,7 @@ class ufunc:
       raise ValueError("reduceat only supported for binary ufuncs")
     if out is not None:
       raise NotImplementedError(f"out argument of {self}.reduceat()")
-    jnp = _jnp()
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     idx = core.concrete_or_error(np.asarray, indices, "indices of ufunc.reduceat must be static")
     axis = util.canonicalize_axis(axis, a.ndim)
     n = a.shape[axis]
@@ -282,11 +277,11 @@ class ufunc:
     for i, start in enumerate(idx):
       stop = idx[i + 1] if i + 1 < len(idx) else n
       if stop <= start:
-        pieces.append(jnp.take(a, jnp.asarray([start]), axis=axis))
+        pieces.append(selection.take(a, creation.asarray([start]), axis=axis))
       else:
-        segment = jnp.take(a, jnp.arange(start, stop), axis=axis)
+        segment = selection.take(a, creation.arange(start, stop), axis=axis)
         pieces.append(self.reduce(segment, axis=axis, dtype=dtype, keepdims=True))
-    return jnp.concatenate(pieces, axis=axis)
+    return lax_numpy.concatenate(pieces, axis=axis)
 
 
 def frompyfunc(func, /, nin: int, nout: int, *, identity=None):
@@ -296,11 +291,6 @@ def frompyfunc(func, /, nin: int, nout: int, *, identity=None):
 
 # ---------------------------------------------------------------------------
 # vectorize and apply_along_axis (need vmap)
-
-
-def _vmap():
-  from axle._src.vmap import vmap
-  return vmap
 
 
 _DIMENSION_NAME = r"\w+"
@@ -329,8 +319,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
 
   @functools.wraps(pyfunc)
   def wrapped(*args, **kwargs):
-    jnp = _jnp()
-    vmap = _vmap()
     excluded_func = pyfunc
     if excluded:
       static_args = {i: args[i] for i in excluded if isinstance(i, int) and i < len(args)}
@@ -352,7 +340,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
       def excluded_func(*all_args):
         return base(*all_args[:n_pos], **dict(zip(names, all_args[n_pos:])))
       args = list(args) + [kwargs[k] for k in names]
-    args = [jnp.asarray(a) for a in args]
+    args = [creation.asarray(a) for a in args]
     if signature is not None:
       input_core_dims, output_core_dims = _parse_gufunc_signature(signature)
     else:
@@ -376,7 +364,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
       broadcast_shapes.append(arg.shape[:arg.ndim - n])
     loop_shape = util.broadcast_shapes(*broadcast_shapes)
     # Each argument broadcast to the full loop shape, then one vmap per loop axis.
-    args = [jnp.broadcast_to(arg, loop_shape + arg.shape[arg.ndim - len(core_dims):])
+    args = [creation.broadcast_to(arg, loop_shape + arg.shape[arg.ndim - len(core_dims):])
             for arg, core_dims in zip(args, input_core_dims)]
     f = excluded_func
     for _ in loop_shape:
@@ -394,10 +382,8 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
 
 def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
   """``func1d`` applied to the 1-D slices of ``arr`` along ``axis`` (``jnp.apply_along_axis``)."""
-  jnp = _jnp()
-  vmap = _vmap()
   util.check_arraylike("apply_along_axis", arr)
-  arr = jnp.asarray(arr)
+  arr = creation.asarray(arr)
   num_dims = arr.ndim
   axis = util.canonicalize_axis(axis, num_dims)
   func = lambda arr: func1d(arr, *args, **kwargs)  # noqa: E731

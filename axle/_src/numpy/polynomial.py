@@ -11,8 +11,15 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.numpy import creation
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import linalg
+from axle._src.numpy import reductions
+from axle._src.numpy import selection
+from axle._src.numpy import shape_ops
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyval",
@@ -24,12 +31,8 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
 _shape = util.shape_of
 _ndim = util.ndim_of
 _dtype = util.dtype_of
-_arr = util.arraylike_operands
+_arr = creation.arraylike_operands
 
-
-def _jnp():
-  import axle.numpy as jnp
-  return jnp
 
 
 # ---------------------------------------------------------------------------
@@ -48,10 +51,9 @@ def polyval(p, x, *, unroll: int = 16):
   (``jnp.polyval``)."""
   p, x = _arr("polyval", p, x)
   p, x = util.promote_dtypes(p, x)
-  jnp = _jnp()
   y = lax_structural.full_like(x, 0, shape=util.broadcast_shapes(_shape(x), _shape(p)[1:]))
   for i in range(_shape(p)[0]):
-    y = jnp.add(jnp.multiply(y, x), p[i])
+    y = ufuncs.add(ufuncs.multiply(y, x), p[i])
   return y
 
 
@@ -59,19 +61,18 @@ def polyadd(a1, a2):
   """The sum of two polynomials (``jnp.polyadd``)."""
   a1, a2 = _arr("polyadd", a1, a2)
   a1, a2 = util.promote_dtypes(a1, a2)
-  jnp = _jnp()
   n1, n2 = _shape(a1)[0], _shape(a2)[0]
   if n1 > n2:
-    a2 = jnp.pad(a2, (n1 - n2, 0))
+    a2 = shape_ops.pad(a2, (n1 - n2, 0))
   elif n2 > n1:
-    a1 = jnp.pad(a1, (n2 - n1, 0))
-  return jnp.add(a1, a2)
+    a1 = shape_ops.pad(a1, (n2 - n1, 0))
+  return ufuncs.add(a1, a2)
 
 
 def polysub(a1, a2):
   """The difference of two polynomials (``jnp.polysub``)."""
   a1, a2 = _arr("polysub", a1, a2)
-  return polyadd(a1, _jnp().negative(a2))
+  return polyadd(a1, ufuncs.negative(a2))
 
 
 def polymul(a1, a2, *, trim_leading_zeros: bool = False):
@@ -81,25 +82,24 @@ def polymul(a1, a2, *, trim_leading_zeros: bool = False):
   if trim_leading_zeros and (_shape(a1)[0] > 1 or _shape(a2)[0] > 1):
     a1, a2 = _trim_leading_zeros(a1), _trim_leading_zeros(a2)
   if _shape(a1)[0] == 0:
-    a1 = _jnp().asarray([0], dtype=_dtype(a2))
+    a1 = creation.asarray([0], dtype=_dtype(a2))
   if _shape(a2)[0] == 0:
-    a2 = _jnp().asarray([0], dtype=_dtype(a1))
-  return _jnp().convolve(a1, a2, mode="full")
+    a2 = creation.asarray([0], dtype=_dtype(a1))
+  return lax_numpy.convolve(a1, a2, mode="full")
 
 
 def polydiv(u, v, *, trim_leading_zeros: bool = False):
   """Quotient and remainder of polynomial division (``jnp.polydiv``)."""
   u, v = _arr("polydiv", u, v)
   u, v = util.promote_dtypes_inexact(u, v)
-  jnp = _jnp()
   m, n = _shape(u)[0] - 1, _shape(v)[0] - 1
-  scale = jnp.divide(1.0, v[0])
-  q = jnp.zeros((builtins.max(m - n + 1, 1),), _dtype(u))
+  scale = ufuncs.divide(1.0, v[0])
+  q = creation.zeros((builtins.max(m - n + 1, 1),), _dtype(u))
   r = u
   for k in range(0, m - n + 1):
-    d = jnp.multiply(scale, r[k])
+    d = ufuncs.multiply(scale, r[k])
     q = q.at[k].set(d)
-    r = r.at[k:k + n + 1].add(jnp.negative(jnp.multiply(d, v)))
+    r = r.at[k:k + n + 1].add(ufuncs.negative(ufuncs.multiply(d, v)))
   if trim_leading_zeros:
     r = _trim_leading_zeros(r)
   return q, r
@@ -113,7 +113,6 @@ def polyder(p, m: int = 1):
     raise ValueError("Order of derivative must be positive")
   if m == 0:
     return p
-  jnp = _jnp()
   (p,) = util.promote_dtypes_inexact(p)
   n = _shape(p)[0]
   coeff = np.ones(builtins.max(n - m, 0))
@@ -124,7 +123,7 @@ def polyder(p, m: int = 1):
   factor = np.ones(n - m)
   for j in range(m):
     factor = factor * (n - 1 - k - j)
-  return jnp.multiply(p[:n - m], jnp.asarray(factor, dtype=_dtype(p)))
+  return ufuncs.multiply(p[:n - m], creation.asarray(factor, dtype=_dtype(p)))
 
 
 def polyint(p, m: int = 1, k=None):
@@ -134,18 +133,17 @@ def polyint(p, m: int = 1, k=None):
   m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
-  jnp = _jnp()
   if k is None:
-    k = jnp.zeros(m)
-  k = jnp.atleast_1d(_arr("polyint", k))
+    k = creation.zeros(m)
+  k = lax_numpy.atleast_1d(_arr("polyint", k))
   if _shape(k)[0] == 1:
-    k = jnp.broadcast_to(k, (m,))
+    k = creation.broadcast_to(k, (m,))
   if _shape(k)[0] != m:
     raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
   (p,) = util.promote_dtypes_inexact(p)
   for i in range(m):
     n = _shape(p)[0]
-    p = jnp.concatenate([jnp.divide(p, jnp.arange(n, 0, -1)), k[i:i + 1].astype(_dtype(p))])
+    p = lax_numpy.concatenate([ufuncs.divide(p, creation.arange(n, 0, -1)), k[i:i + 1].astype(_dtype(p))])
   return p
 
 
@@ -153,20 +151,18 @@ def poly(seq_of_zeros):
   """The coefficients of the monic polynomial with the given roots; for a square matrix, of its
   characteristic polynomial (``jnp.poly``)."""
   seq = _arr("poly", seq_of_zeros)
-  jnp = _jnp()
   if _ndim(seq) == 2 and _shape(seq)[0] == _shape(seq)[1] and _shape(seq)[0] != 0:
-    from axle.numpy import linalg
     seq = linalg.eigvals(seq)
   elif _ndim(seq) == 1:
     pass
   elif _ndim(seq) == 0:
-    seq = jnp.reshape(seq, (1,))
+    seq = lax_numpy.reshape(seq, (1,))
   else:
     raise ValueError("input must be 1d or non-empty square 2d array.")
   (seq,) = util.promote_dtypes_inexact(seq)
-  a = jnp.ones((1,), dtype=_dtype(seq))
+  a = creation.ones((1,), dtype=_dtype(seq))
   for i in range(_shape(seq)[0]):
-    a = jnp.convolve(a, jnp.array([jnp.ones((), _dtype(seq)), jnp.negative(seq[i])]),
+    a = lax_numpy.convolve(a, creation.array([creation.ones((), _dtype(seq)), ufuncs.negative(seq[i])]),
                      mode="full")
   return a
 
@@ -174,11 +170,10 @@ def poly(seq_of_zeros):
 def roots(p, *, strip_zeros: bool = True):
   """The roots of a polynomial, as eigenvalues of its companion matrix (``jnp.roots``)."""
   p = _arr("roots", p)
-  jnp = _jnp()
   if _ndim(p) != 1:
     raise ValueError("Input must be a rank-1 array.")
   if _shape(p)[0] < 2:
-    return jnp.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
+    return creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
   if strip_zeros:
     value = core.concrete_or_error(np.asarray, p, "The error occurred in the jnp.roots() "
                                    "function. To use this within a JIT-compiled context, pass "
@@ -186,7 +181,7 @@ def roots(p, *, strip_zeros: bool = True):
                                    "result in some returned roots being set to NaN.")
     nz = np.nonzero(value)[0]
     if nz.size == 0:
-      return jnp.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
+      return creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
     p = p[int(nz[0]):int(nz[-1]) + 1]
     num_trailing_zeros = value.size - 1 - int(nz[-1])
   else:
@@ -194,21 +189,19 @@ def roots(p, *, strip_zeros: bool = True):
   (p,) = util.promote_dtypes_inexact(p)
   n = _shape(p)[0] - 1
   if n == 0:
-    result = jnp.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
+    result = creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
   else:
-    from axle.numpy import linalg
-    companion = jnp.diag(jnp.ones((n - 1,), _dtype(p)), -1)
-    companion = companion.at[0, :].set(jnp.divide(jnp.negative(p[1:]), p[0]))
+    companion = shape_ops.diag(creation.ones((n - 1,), _dtype(p)), -1)
+    companion = companion.at[0, :].set(ufuncs.divide(ufuncs.negative(p[1:]), p[0]))
     result = linalg.eigvals(companion)
   if num_trailing_zeros:
-    result = jnp.concatenate([result, jnp.zeros((num_trailing_zeros,), _dtype(result))])
+    result = lax_numpy.concatenate([result, creation.zeros((num_trailing_zeros,), _dtype(result))])
   return result
 
 
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   """Least-squares polynomial fit of degree ``deg`` (``jnp.polyfit``)."""
   x, y = _arr("polyfit", x, y)
-  jnp = _jnp()
   deg = core.concrete_or_error(int, deg, "deg must be int")
   order = deg + 1
   if deg < 0:
@@ -224,7 +217,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   x, y = util.promote_dtypes_inexact(x, y)
   if rcond is None:
     rcond = _shape(x)[0] * float(np.finfo(_dtype(x)).eps)
-  lhs = jnp.vander(x, order)
+  lhs = shape_ops.vander(x, order)
   rhs = y
   if w is not None:
     (w,) = util.promote_dtypes_inexact(_arr("polyfit", w))
@@ -232,29 +225,28 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
       raise TypeError("expected a 1-d array for weights")
     if _shape(w)[0] != _shape(y)[0]:
       raise TypeError("expected w and y to have the same length")
-    lhs = jnp.multiply(lhs, w[:, None])
-    rhs = jnp.multiply(rhs, w if _ndim(rhs) == 1 else w[:, None])
-  scale = jnp.sqrt(jnp.sum(jnp.multiply(lhs, lhs), axis=0))
-  lhs = jnp.divide(lhs, scale[None, :])
-  from axle.numpy import linalg
+    lhs = ufuncs.multiply(lhs, w[:, None])
+    rhs = ufuncs.multiply(rhs, w if _ndim(rhs) == 1 else w[:, None])
+  scale = ufuncs.sqrt(reductions.sum(ufuncs.multiply(lhs, lhs), axis=0))
+  lhs = ufuncs.divide(lhs, scale[None, :])
   c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
-  c = jnp.divide(c.T, scale).T
+  c = ufuncs.divide(c.T, scale).T
   if full:
     return c, resids, rank, s, rcond
   if cov:
-    Vbase = linalg.inv(jnp.dot(lhs.T, lhs))
-    Vbase = jnp.divide(Vbase, jnp.outer(scale, scale))
+    Vbase = linalg.inv(lax_numpy.dot(lhs.T, lhs))
+    Vbase = ufuncs.divide(Vbase, lax_numpy.outer(scale, scale))
     if cov == "unscaled":
       fac = 1
     else:
       if _shape(x)[0] <= order:
         raise ValueError("the number of data points must exceed order to scale the covariance "
                          "matrix")
-      fac = jnp.divide(resids, _shape(x)[0] - order)
+      fac = ufuncs.divide(resids, _shape(x)[0] - order)
       fac = fac[0] if _ndim(y) == 1 else fac
     if _ndim(y) == 1:
-      return c, jnp.multiply(Vbase, fac)
-    return c, jnp.multiply(Vbase[:, :, None], fac)
+      return c, ufuncs.multiply(Vbase, fac)
+    return c, ufuncs.multiply(Vbase[:, :, None], fac)
   return c
 
 
@@ -267,54 +259,48 @@ def _window_length(name, M):
 
 
 def _window(name, M, formula):
-  jnp = _jnp()
   M = _window_length(name, M)
   dtype = dtypes.default_float_dtype()
   if M <= 1:
-    return jnp.ones(builtins.max(M, 0), dtype)
+    return creation.ones(builtins.max(M, 0), dtype)
   n = lax_structural.iota(dtype, M)
-  return lax._convert_element_type(formula(n, M), dtype, False)
+  return lax_elementwise._convert_element_type(formula(n, M), dtype, False)
 
 
 def bartlett(M):
   """The Bartlett (triangular) window of length ``M`` (``jnp.bartlett``)."""
-  jnp = _jnp()
-  return _window("bartlett", M, lambda n, M: jnp.subtract(1, jnp.abs(
-      jnp.divide(jnp.subtract(jnp.multiply(2, n), M - 1), M - 1))))
+  return _window("bartlett", M, lambda n, M: ufuncs.subtract(1, ufuncs.abs(
+      ufuncs.divide(ufuncs.subtract(ufuncs.multiply(2, n), M - 1), M - 1))))
 
 
 def blackman(M):
   """The Blackman window of length ``M`` (``jnp.blackman``)."""
-  jnp = _jnp()
-  return _window("blackman", M, lambda n, M: jnp.add(jnp.subtract(
-      0.42, jnp.multiply(0.5, jnp.cos(jnp.divide(jnp.multiply(2 * np.pi, n), M - 1)))),
-      jnp.multiply(0.08, jnp.cos(jnp.divide(jnp.multiply(4 * np.pi, n), M - 1)))))
+  return _window("blackman", M, lambda n, M: ufuncs.add(ufuncs.subtract(
+      0.42, ufuncs.multiply(0.5, ufuncs.cos(ufuncs.divide(ufuncs.multiply(2 * np.pi, n), M - 1)))),
+      ufuncs.multiply(0.08, ufuncs.cos(ufuncs.divide(ufuncs.multiply(4 * np.pi, n), M - 1)))))
 
 
 def hamming(M):
   """The Hamming window of length ``M`` (``jnp.hamming``)."""
-  jnp = _jnp()
-  return _window("hamming", M, lambda n, M: jnp.subtract(
-      0.54, jnp.multiply(0.46, jnp.cos(jnp.divide(jnp.multiply(2 * np.pi, n), M - 1)))))
+  return _window("hamming", M, lambda n, M: ufuncs.subtract(
+      0.54, ufuncs.multiply(0.46, ufuncs.cos(ufuncs.divide(ufuncs.multiply(2 * np.pi, n), M - 1)))))
 
 
 def hanning(M):
   """The Hann window of length ``M`` (``jnp.hanning``)."""
-  jnp = _jnp()
-  return _window("hanning", M, lambda n, M: jnp.subtract(
-      0.5, jnp.multiply(0.5, jnp.cos(jnp.divide(jnp.multiply(2 * np.pi, n), M - 1)))))
+  return _window("hanning", M, lambda n, M: ufuncs.subtract(
+      0.5, ufuncs.multiply(0.5, ufuncs.cos(ufuncs.divide(ufuncs.multiply(2 * np.pi, n), M - 1)))))
 
 
 def kaiser(M, beta):
   """The Kaiser window of length ``M`` and shape ``beta`` (``jnp.kaiser``)."""
-  jnp = _jnp()
   util.check_arraylike("kaiser", beta)
 
   def formula(n, M):
     alpha = 0.5 * (M - 1)
-    ratio = jnp.divide(jnp.subtract(n, alpha), alpha)
-    return jnp.divide(jnp.i0(jnp.multiply(beta, jnp.sqrt(jnp.subtract(1, jnp.multiply(
-        ratio, ratio))))), jnp.i0(beta))
+    ratio = ufuncs.divide(ufuncs.subtract(n, alpha), alpha)
+    return ufuncs.divide(ufuncs.i0(ufuncs.multiply(beta, ufuncs.sqrt(ufuncs.subtract(1, ufuncs.multiply(
+        ratio, ratio))))), ufuncs.i0(beta))
   return _window("kaiser", M, formula)
 
 
@@ -325,7 +311,6 @@ def kaiser(M, beta):
 def interp(x, xp, fp, left=None, right=None, period=None):
   """Piecewise-linear interpolation of the points (``xp``, ``fp``) at ``x`` (``jnp.interp``)."""
   util.check_arraylike("interp", x, xp, fp)
-  jnp = _jnp()
   if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
     raise ValueError("xp and fp must be one-dimensional arrays of equal size")
   x, xp = util.promote_dtypes_inexact(x, xp)
@@ -333,25 +318,25 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   if period is not None:
     if np.ndim(period) != 0:
       raise ValueError(f"period must be a scalar; got {period}")
-    period = jnp.abs(period)
-    x = jnp.remainder(x, period)
-    xp = jnp.remainder(xp, period)
-    order = jnp.argsort(xp)
+    period = ufuncs.abs(period)
+    x = ufuncs.remainder(x, period)
+    xp = ufuncs.remainder(xp, period)
+    order = selection.argsort(xp)
     xp, fp = xp[order], fp[order]
-    xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
-    fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
+    xp = lax_numpy.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+    fp = lax_numpy.concatenate([fp[-1:], fp, fp[:1]])
   n = _shape(xp)[0]
-  i = jnp.clip(jnp.searchsorted(xp, x, side="right"), 1, n - 1)
-  df = jnp.subtract(fp[i], fp[i - 1])
-  dx = jnp.subtract(xp[i], xp[i - 1])
-  delta = jnp.subtract(x, xp[i - 1])
+  i = lax_numpy.clip(selection.searchsorted(xp, x, side="right"), 1, n - 1)
+  df = ufuncs.subtract(fp[i], fp[i - 1])
+  dx = ufuncs.subtract(xp[i], xp[i - 1])
+  delta = ufuncs.subtract(x, xp[i - 1])
   epsilon = np.spacing(np.finfo(_dtype(xp)).eps)
-  dx0 = jnp.less_equal(jnp.abs(dx), epsilon)
-  f = jnp.where(dx0, fp[i - 1], jnp.add(fp[i - 1], jnp.multiply(
-      jnp.divide(delta, jnp.where(dx0, 1, dx)), df)))
+  dx0 = ufuncs.less_equal(ufuncs.abs(dx), epsilon)
+  f = lax_numpy.where(dx0, fp[i - 1], ufuncs.add(fp[i - 1], ufuncs.multiply(
+      ufuncs.divide(delta, lax_numpy.where(dx0, 1, dx)), df)))
   if period is None:
-    f = jnp.where(jnp.less(x, xp[0]), fp[0] if left is None else left, f)
-    f = jnp.where(jnp.greater(x, xp[-1]), fp[-1] if right is None else right, f)
+    f = lax_numpy.where(ufuncs.less(x, xp[0]), fp[0] if left is None else left, f)
+    f = lax_numpy.where(ufuncs.greater(x, xp[-1]), fp[-1] if right is None else right, f)
   return f
 
 
@@ -359,7 +344,6 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
   """``p`` with jumps larger than ``discont`` replaced by their ``period`` complement
   (``jnp.unwrap``)."""
   p = _arr("unwrap", p)
-  jnp = _jnp()
   if _dtype(p).kind == "c":
     raise ValueError("jnp.unwrap does not support complex inputs.")
   if _shape(p)[axis] == 0:
@@ -368,16 +352,16 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
   if discont is None:
     discont = period / 2
   interval = period / 2
-  dd = jnp.diff(p, axis=axis)
+  dd = shape_ops.diff(p, axis=axis)
   (dd,) = util.promote_dtypes_inexact(dd)
-  ddmod = jnp.subtract(jnp.remainder(jnp.add(dd, interval), period), interval)
-  ddmod = jnp.where(jnp.logical_and(jnp.equal(ddmod, -interval), jnp.greater(dd, 0)),
+  ddmod = ufuncs.subtract(ufuncs.remainder(ufuncs.add(dd, interval), period), interval)
+  ddmod = lax_numpy.where(ufuncs.logical_and(ufuncs.equal(ddmod, -interval), ufuncs.greater(dd, 0)),
                     interval, ddmod)
-  ph_correct = jnp.where(jnp.less(jnp.abs(dd), discont), 0, jnp.subtract(ddmod, dd))
-  up = jnp.concatenate((lax_structural.slice_in_dim(p, 0, 1, axis=axis).astype(_dtype(dd)),
-                        jnp.add(lax_structural.slice_in_dim(p, 1, None if False else _shape(p)[axis],
+  ph_correct = lax_numpy.where(ufuncs.less(ufuncs.abs(dd), discont), 0, ufuncs.subtract(ddmod, dd))
+  up = lax_numpy.concatenate((lax_structural.slice_in_dim(p, 0, 1, axis=axis).astype(_dtype(dd)),
+                        ufuncs.add(lax_structural.slice_in_dim(p, 1, None if False else _shape(p)[axis],
                                                             axis=axis),
-                                jnp.cumsum(ph_correct, axis=axis))), axis=axis)
+                                reductions.cumsum(ph_correct, axis=axis))), axis=axis)
   return up
 
 
@@ -387,58 +371,55 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
   """The bin edges ``histogram`` uses (``jnp.histogram_bin_edges``)."""
-  jnp = _jnp()
   if isinstance(bins, str):
     raise TypeError(f"asarray: expected ArrayLike, got {bins} of type {type(bins)}.")
   a = _arr("histogram_bin_edges", a)
   dtype = dtypes.to_inexact_dtype(_dtype(a))
   if np.ndim(bins) == 1:
-    return jnp.asarray(bins, dtype=dtype)
+    return creation.asarray(bins, dtype=dtype)
   bins = core.concrete_or_error(operator.index, bins, "bins argument of histogram_bin_edges")
   if range is None:
     if core.get_aval(a).size == 0:
       range = (0.0, 1.0)
     else:
-      range = (jnp.min(a), jnp.max(a))
+      range = (reductions.min(a), reductions.max(a))
   if not (isinstance(range, (tuple, list)) and len(range) == 2) and np.shape(range) != (2,):
     raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-  lo = jnp.asarray(range[0], dtype=dtype) if not isinstance(range[0], (Array, Tracer)) else \
-      lax._convert_element_type(range[0], dtype, False)
-  hi = jnp.asarray(range[1], dtype=dtype) if not isinstance(range[1], (Array, Tracer)) else \
-      lax._convert_element_type(range[1], dtype, False)
-  same = jnp.equal(lo, hi)
-  lo = jnp.where(same, jnp.subtract(lo, 0.5), lo)
-  hi = jnp.where(same, jnp.add(hi, 0.5), hi)
-  return jnp.linspace(lo, hi, bins + 1, dtype=dtype)
+  lo = creation.asarray(range[0], dtype=dtype) if not isinstance(range[0], (Array, Tracer)) else \
+      lax_elementwise._convert_element_type(range[0], dtype, False)
+  hi = creation.asarray(range[1], dtype=dtype) if not isinstance(range[1], (Array, Tracer)) else \
+      lax_elementwise._convert_element_type(range[1], dtype, False)
+  same = ufuncs.equal(lo, hi)
+  lo = lax_numpy.where(same, ufuncs.subtract(lo, 0.5), lo)
+  hi = lax_numpy.where(same, ufuncs.add(hi, 0.5), hi)
+  return lax_numpy.linspace(lo, hi, bins + 1, dtype=dtype)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
   """Counts (or densities) of ``a`` in ``bins`` and the bin edges (``jnp.histogram``); the last
   bin includes its right edge."""
-  jnp = _jnp()
   a = _arr("histogram", a)
   if weights is None:
-    weights = jnp.ones_like(a)
+    weights = creation.ones_like(a)
   else:
     weights = _arr("histogram", weights)
     if _shape(weights) != _shape(a):
       raise ValueError("weights should have the same shape as a.")
   a, weights = util.promote_dtypes_inexact(a, weights)
-  a, weights = jnp.ravel(a), jnp.ravel(weights)
+  a, weights = lax_numpy.ravel(a), lax_numpy.ravel(weights)
   bin_edges = histogram_bin_edges(a, bins, range, weights)
   n_edges = _shape(bin_edges)[0]
-  bin_idx = jnp.searchsorted(bin_edges, a, side="right")
-  bin_idx = jnp.where(jnp.equal(a, bin_edges[-1]), n_edges - 1, bin_idx)
-  counts = jnp.zeros(n_edges, _dtype(weights)).at[bin_idx].add(weights)[1:]
+  bin_idx = selection.searchsorted(bin_edges, a, side="right")
+  bin_idx = lax_numpy.where(ufuncs.equal(a, bin_edges[-1]), n_edges - 1, bin_idx)
+  counts = creation.zeros(n_edges, _dtype(weights)).at[bin_idx].add(weights)[1:]
   if density:
-    bin_widths = jnp.diff(bin_edges)
-    counts = jnp.divide(jnp.divide(counts, bin_widths), jnp.sum(counts))
+    bin_widths = shape_ops.diff(bin_edges)
+    counts = ufuncs.divide(ufuncs.divide(counts, bin_widths), reductions.sum(counts))
   return counts, bin_edges
 
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   """A multidimensional histogram of the (N, D) ``sample`` (``jnp.histogramdd``)."""
-  jnp = _jnp()
   sample = _arr("histogramdd", sample)
   if weights is not None:
     weights = _arr("histogramdd", weights)
@@ -463,30 +444,29 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   for i in builtins.range(D):
     range_i = None if range is None else range[i]
     edges = histogram_bin_edges(sample[:, i], bins[i], range_i, weights)
-    bin_idx = jnp.searchsorted(edges, sample[:, i], side="right")
-    bin_idx = jnp.where(jnp.equal(sample[:, i], edges[-1]), bin_idx - 1, bin_idx)
+    bin_idx = selection.searchsorted(edges, sample[:, i], side="right")
+    bin_idx = lax_numpy.where(ufuncs.equal(sample[:, i], edges[-1]), bin_idx - 1, bin_idx)
     bin_idx_by_dim.append(bin_idx)
     edges_by_dim.append(edges)
   nbins = tuple(_shape(e)[0] + 1 for e in edges_by_dim)
-  dedges = [jnp.diff(e) for e in edges_by_dim]
-  xy = jnp.ravel_multi_index(tuple(bin_idx_by_dim), nbins, mode="clip")
-  hist = jnp.bincount(xy, weights, length=int(np.prod(nbins)))
-  hist = jnp.reshape(hist, nbins)
+  dedges = [shape_ops.diff(e) for e in edges_by_dim]
+  xy = shape_ops.ravel_multi_index(tuple(bin_idx_by_dim), nbins, mode="clip")
+  hist = lax_numpy.bincount(xy, weights, length=int(np.prod(nbins)))
+  hist = lax_numpy.reshape(hist, nbins)
   core_slice = D * (slice(1, -1),)
   hist = hist[core_slice]
   if density:
-    hist = jnp.divide(hist, jnp.sum(hist))
+    hist = ufuncs.divide(hist, reductions.sum(hist))
     for norm in builtins.range(D):
       shape = np.ones(D, int)
       shape[norm] = len(dedges[norm]) if not hasattr(dedges[norm], "shape") else \
           _shape(dedges[norm])[0]
-      hist = jnp.divide(hist, jnp.reshape(dedges[norm], tuple(shape)))
+      hist = ufuncs.divide(hist, lax_numpy.reshape(dedges[norm], tuple(shape)))
   return hist, edges_by_dim
 
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
   """A two-dimensional histogram of the points (``x``, ``y``) (``jnp.histogram2d``)."""
-  jnp = _jnp()
   x, y = _arr("histogram2d", x, y)
   try:
     n = len(bins)
@@ -497,6 +477,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
   if n != 1 and n != 2:
     x_edges = y_edges = _arr("histogram2d", bins)
     bins = [x_edges, y_edges]
-  sample = jnp.transpose(jnp.array([x, y]))
+  sample = lax_numpy.transpose(creation.array([x, y]))
   hist, edges = histogramdd(sample, bins, range, weights, density)
   return hist, edges[0], edges[1]

@@ -9,10 +9,15 @@ import operator
 import numpy as np
 
 from axle._src import dtypes
-from axle._src.lax.dot import dot_general
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.lax.dot import dot_general
+from axle._src.numpy import creation
+from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
+from axle._src.numpy import shape_ops
+from axle._src.numpy import statistics
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
 __all__ = ["einsum", "einsum_path", "tensordot", "kron", "cross", "vecdot", "matvec", "vecmat",
@@ -23,17 +28,9 @@ __all__ = ["einsum", "einsum_path", "tensordot", "kron", "cross", "vecdot", "mat
 _shape = util.shape_of
 _ndim = util.ndim_of
 _dtype = util.dtype_of
-_arr = util.arraylike_operands
+_arr = creation.arraylike_operands
 
 
-def _lnp():
-  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
-  return jnp
-
-
-def _uf():
-  from axle._src.numpy import ufuncs
-  return ufuncs
 
 
 # ---------------------------------------------------------------------------
@@ -106,7 +103,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     operands.append(out_op)
   result = operands[0]
   if _dtype(result) != result_dtype:
-    result = lax._convert_element_type(result, result_dtype, False)
+    result = lax_elementwise._convert_element_type(result, result_dtype, False)
   return result
 
 
@@ -118,7 +115,6 @@ def _take_diagonals_and_sum(operand, names: str, keep: set):
     while names.count(name) > 1:
       first = names.index(name)
       second = names.index(name, first + 1)
-      from axle._src.numpy import shape_ops
       operand = shape_ops.diagonal(operand, 0, first, second)
       names = [n for i, n in enumerate(names) if i not in (first, second)] + [name]
   sum_axes = tuple(i for i, n in enumerate(names) if n not in keep)
@@ -163,9 +159,9 @@ def _einsum_binary(lhs, lhs_names, rhs, rhs_names, result_names, precision, pref
                        (tuple(lhs_names.index(n) for n in batch),
                         tuple(rhs_names.index(n) for n in batch)))
   if _dtype(lhs) == np.bool_:
-    out = lax._convert_element_type(dot_general(
-        lax._convert_element_type(lhs, np.int32, False),
-        lax._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
+    out = lax_elementwise._convert_element_type(dot_general(
+        lax_elementwise._convert_element_type(lhs, np.int32, False),
+        lax_elementwise._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
         np.bool_, False)
   else:
     out = dot_general(lhs, rhs, dimension_numbers, precision=precision,
@@ -219,12 +215,12 @@ def kron(a, b):
   a, b = _arr("kron", a, b)
   a, b = util.promote_dtypes(a, b)
   nd = builtins.max(_ndim(a), _ndim(b))
-  a = _lnp().reshape(a, (1,) * (nd - _ndim(a)) + _shape(a))
-  b = _lnp().reshape(b, (1,) * (nd - _ndim(b)) + _shape(b))
-  a_b = _lnp().reshape(a, tuple(d for s in _shape(a) for d in (s, 1)))
-  b_b = _lnp().reshape(b, tuple(d for s in _shape(b) for d in (1, s)))
-  out = _uf().multiply(a_b, b_b)
-  return _lnp().reshape(out, tuple(x * y for x, y in zip(_shape(a), _shape(b))))
+  a = lax_numpy.reshape(a, (1,) * (nd - _ndim(a)) + _shape(a))
+  b = lax_numpy.reshape(b, (1,) * (nd - _ndim(b)) + _shape(b))
+  a_b = lax_numpy.reshape(a, tuple(d for s in _shape(a) for d in (s, 1)))
+  b_b = lax_numpy.reshape(b, tuple(d for s in _shape(b) for d in (1, s)))
+  out = ufuncs.multiply(a_b, b_b)
+  return lax_numpy.reshape(out, tuple(x * y for x, y in zip(_shape(a), _shape(b))))
 
 
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
@@ -232,20 +228,20 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
   a, b = _arr("cross", a, b)
   if axis is not None:
     axisa = axisb = axisc = axis
-  a = _lnp().moveaxis(a, axisa, -1)
-  b = _lnp().moveaxis(b, axisb, -1)
+  a = lax_numpy.moveaxis(a, axisa, -1)
+  b = lax_numpy.moveaxis(b, axisb, -1)
   if _shape(a)[-1] not in (2, 3) or _shape(b)[-1] not in (2, 3):
     raise ValueError("Dimension must be either 2 or 3 for cross product")
   if _shape(a)[-1] == 2 and _shape(b)[-1] == 2:
-    return _uf().subtract(_uf().multiply(a[..., 0], b[..., 1]), _uf().multiply(a[..., 1], b[..., 0]))
+    return ufuncs.subtract(ufuncs.multiply(a[..., 0], b[..., 1]), ufuncs.multiply(a[..., 1], b[..., 0]))
   a0, a1 = a[..., 0], a[..., 1]
   a2 = a[..., 2] if _shape(a)[-1] == 3 else lax_structural.full_like(a0, 0)
   b0, b1 = b[..., 0], b[..., 1]
   b2 = b[..., 2] if _shape(b)[-1] == 3 else lax_structural.full_like(b0, 0)
-  mul, sub = _uf().multiply, _uf().subtract
-  c = _lnp().array([sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
+  mul, sub = ufuncs.multiply, ufuncs.subtract
+  c = creation.array([sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
                     sub(mul(a0, b1), mul(a1, b0))])
-  return _lnp().moveaxis(c, 0, axisc)
+  return lax_numpy.moveaxis(c, 0, axisc)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
@@ -258,11 +254,11 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   if _shape(x1)[a1] != _shape(x2)[a2]:
     raise ValueError("axes must match; got shapes {} and {} with axis={}".format(
         _shape(x1), _shape(x2), axis))
-  x1 = _lnp().moveaxis(x1, a1, -1)
-  x2 = _lnp().moveaxis(x2, a2, -1)
+  x1 = lax_numpy.moveaxis(x1, a1, -1)
+  x2 = lax_numpy.moveaxis(x2, a2, -1)
   if _dtype(x1).kind == "c":
-    x1 = lax.conj(x1)
-  out = _lnp().matmul(x1[..., None, :], x2[..., :, None], precision=precision,
+    x1 = lax_elementwise.conj(x1)
+  out = lax_numpy.matmul(x1[..., None, :], x2[..., :, None], precision=precision,
                       preferred_element_type=preferred_element_type)
   return out[..., 0, 0]
 
@@ -270,15 +266,15 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
 def matvec(x1, x2, /):
   """Matrix-vector product over the last axes, broadcasting the rest (``jnp.matvec``)."""
   x1, x2 = _arr("matvec", x1, x2)
-  return _lnp().matmul(x1, x2[..., None])[..., 0]
+  return lax_numpy.matmul(x1, x2[..., None])[..., 0]
 
 
 def vecmat(x1, x2, /):
   """Vector-matrix product ``conj(x1) @ x2`` over the last axes (``jnp.vecmat``)."""
   x1, x2 = _arr("vecmat", x1, x2)
   if _dtype(x1).kind == "c":
-    x1 = lax.conj(x1)
-  return _lnp().matmul(x1[..., None, :], x2)[..., 0, :]
+    x1 = lax_elementwise.conj(x1)
+  return lax_numpy.matmul(x1[..., None, :], x2)[..., 0, :]
 
 
 # ---------------------------------------------------------------------------
@@ -294,14 +290,13 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
   else:
     util.check_arraylike("trapezoid", y, x)
     y, x = util.promote_dtypes_inexact(y, x)
-    from axle._src.numpy import shape_ops
     if _ndim(x) == 1:
       dx_array = shape_ops.diff(x)
     else:
-      dx_array = _lnp().moveaxis(shape_ops.diff(x, axis=axis), axis, -1)
-  y = _lnp().moveaxis(y, axis, -1)
-  total = _uf().multiply(dx_array, _uf().add(y[..., 1:], y[..., :-1]))
-  return _uf().multiply(0.5, reductions.sum(total, axis=-1))
+      dx_array = lax_numpy.moveaxis(shape_ops.diff(x, axis=axis), axis, -1)
+  y = lax_numpy.moveaxis(y, axis, -1)
+  total = ufuncs.multiply(dx_array, ufuncs.add(y[..., 1:], y[..., :-1]))
+  return ufuncs.multiply(0.5, reductions.sum(total, axis=-1))
 
 
 def gradient(f, *varargs, axis=None, edge_order=None):
@@ -328,7 +323,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
       raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
                        "(edge_order + 1) elements are required.")
     sl = lambda start, stop: lax_structural.slice_in_dim(f, start, stop, axis=ax)  # noqa: E731
-    sub, div, mul, add = _uf().subtract, _uf().divide, _uf().multiply, _uf().add
+    sub, div, mul, add = ufuncs.subtract, ufuncs.divide, ufuncs.multiply, ufuncs.add
     if np.ndim(h) == 0:
       first = div(sub(sl(1, 2), sl(0, 1)), h)
       last = div(sub(sl(n - 1, n), sl(n - 2, n - 1)), h)
@@ -337,20 +332,20 @@ def gradient(f, *varargs, axis=None, edge_order=None):
       (x,) = util.promote_dtypes_inexact(_arr("gradient", h))
       shape = [1] * ndim
       shape[ax] = -1
-      dx = _lnp().reshape(sub(x[1:], x[:-1]), tuple(shape) if ndim > 1 else (-1,))
+      dx = lax_numpy.reshape(sub(x[1:], x[:-1]), tuple(shape) if ndim > 1 else (-1,))
       dx_slice = lambda start, stop: lax_structural.slice_in_dim(dx, start, stop, axis=ax if ndim > 1 else 0)  # noqa: E731
       first = div(sub(sl(1, 2), sl(0, 1)), dx_slice(0, 1))
       last = div(sub(sl(n - 1, n), sl(n - 2, n - 1)), dx_slice(n - 2, n - 1))
       if n > 2:
         h1, h2 = dx_slice(0, n - 2), dx_slice(1, n - 1)
-        a = div(_uf().negative(h2), mul(h1, add(h1, h2)))
+        a = div(ufuncs.negative(h2), mul(h1, add(h1, h2)))
         b = div(sub(h2, h1), mul(h1, h2))
         c = div(h1, mul(h2, add(h1, h2)))
         interior = add(add(mul(a, sl(0, n - 2)), mul(b, sl(1, n - 1))), mul(c, sl(2, n)))
       else:
         interior = None
     parts = [first] + ([interior] if interior is not None else []) + [last]
-    outs.append(_lnp().concatenate(parts, ax))
+    outs.append(lax_numpy.concatenate(parts, ax))
   return outs[0] if len(outs) == 1 else outs
 
 
@@ -366,17 +361,16 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     (m,) = util.promote_dtypes_inexact(m)
   if _ndim(m) > 2:
     raise ValueError("m has more than 2 dimensions")
-  from axle._src.numpy import shape_ops
-  X = shape_ops.atleast_2d(m)
+  X = lax_numpy.atleast_2d(m)
   if not rowvar and _shape(X)[0] != 1:
-    X = _lnp().transpose(X)
+    X = lax_numpy.transpose(X)
   if _shape(X)[0] == 0:
-    return _lnp().array([]).reshape(0, 0)
+    return creation.array([]).reshape(0, 0)
   if y is not None:
-    y2 = shape_ops.atleast_2d(y)
+    y2 = lax_numpy.atleast_2d(y)
     if not rowvar and _shape(y2)[0] != 1:
-      y2 = _lnp().transpose(y2)
-    X = _lnp().concatenate((X, y2), axis=0)
+      y2 = lax_numpy.transpose(y2)
+    X = lax_numpy.concatenate((X, y2), axis=0)
   if ddof is None:
     ddof = 1 if bias == 0 else 0
   w = None
@@ -395,22 +389,21 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
       raise RuntimeError("cannot handle multidimensional aweights")
     if _shape(aweights)[0] != _shape(X)[1]:
       raise RuntimeError("incompatible numbers of samples and aweights")
-    w = aweights if w is None else _uf().multiply(w, aweights)
-  from axle._src.numpy import statistics
+    w = aweights if w is None else ufuncs.multiply(w, aweights)
   avg, w_sum = statistics.average(X, axis=1, weights=w, returned=True)
   w_sum = w_sum[0]
   if w is None:
-    f = _uf().subtract(_shape(X)[1], ddof)
+    f = ufuncs.subtract(_shape(X)[1], ddof)
   elif ddof == 0:
     f = w_sum
   elif aweights is None:
-    f = _uf().subtract(w_sum, ddof)
+    f = ufuncs.subtract(w_sum, ddof)
   else:
-    f = _uf().subtract(w_sum, _uf().divide(_uf().multiply(ddof, reductions.sum(
-        _uf().multiply(w, aweights))), w_sum))
-  X = _uf().subtract(X, avg[:, None])
-  X_T = _lnp().transpose(X) if w is None else _lnp().transpose(_uf().multiply(X, w))
-  return _lnp().squeeze(_uf().divide(_lnp().dot(X, _uf().conj(X_T)), f))
+    f = ufuncs.subtract(w_sum, ufuncs.divide(ufuncs.multiply(ddof, reductions.sum(
+        ufuncs.multiply(w, aweights))), w_sum))
+  X = ufuncs.subtract(X, avg[:, None])
+  X_T = lax_numpy.transpose(X) if w is None else lax_numpy.transpose(ufuncs.multiply(X, w))
+  return lax_numpy.squeeze(ufuncs.divide(lax_numpy.dot(X, ufuncs.conj(X_T)), f))
 
 
 def corrcoef(x, y=None, rowvar: bool = True):
@@ -418,12 +411,11 @@ def corrcoef(x, y=None, rowvar: bool = True):
   util.check_arraylike("corrcoef", x)
   c = cov(x, y, rowvar)
   if _ndim(c) == 0:
-    return _uf().divide(c, c)
-  from axle._src.numpy import shape_ops
+    return ufuncs.divide(c, c)
   d = shape_ops.diag(c)
-  stddev = _uf().sqrt(_uf().real(d))
-  c = _uf().divide(c, stddev[:, None])
-  c = _uf().divide(c, stddev[None, :])
+  stddev = ufuncs.sqrt(ufuncs.real(d))
+  c = ufuncs.divide(c, stddev[:, None])
+  c = ufuncs.divide(c, stddev[None, :])
   if _dtype(c).kind == "c":
-    return lax.complex(_lnp().clip(_uf().real(c), -1, 1), _lnp().clip(_uf().imag(c), -1, 1))
-  return _lnp().clip(c, -1, 1)
+    return lax_elementwise.complex(lax_numpy.clip(ufuncs.real(c), -1, 1), lax_numpy.clip(ufuncs.imag(c), -1, 1))
+  return lax_numpy.clip(c, -1, 1)

@@ -13,8 +13,10 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
 
@@ -59,9 +61,8 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
   else:
     reducer = lax_reduce
   compute_dtype = _upcast_low_precision(result_dtype) if upcast else result_dtype
-  operand = lax._convert_element_type(a, compute_dtype, False)
+  operand = lax_elementwise._convert_element_type(a, compute_dtype, False)
   if where is not None:
-    from axle._src.numpy import lax_numpy
     util.check_arraylike(name, where)
     fill = _identity_for(name, compute_dtype)
     if fill is None:
@@ -70,18 +71,16 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
                          f"where mask one has to specify 'initial'")
       fill = initial
     where = lax_numpy.broadcast_to(_to_bool(where), aval.shape)
-    operand = lax.select(where, operand,
-                         lax_numpy.broadcast_to(lax._convert_element_type(fill, compute_dtype, False),
+    operand = lax_elementwise.select(where, operand,
+                         lax_numpy.broadcast_to(lax_elementwise._convert_element_type(fill, compute_dtype, False),
                                                 aval.shape))
   out = reducer(operand, axes) if axes else operand
   if initial is not None:
-    from axle._src.numpy import ufuncs
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
-    out = combine(lax._convert_element_type(initial, compute_dtype, False), out)
-  out = lax._convert_element_type(out, result_dtype, False)  # reductions are never weak
+    out = combine(lax_elementwise._convert_element_type(initial, compute_dtype, False), out)
+  out = lax_elementwise._convert_element_type(out, result_dtype, False)  # reductions are never weak
   if keepdims:
-    from axle._src.numpy import lax_numpy
     out = lax_numpy.expand_dims(out, axes)
   return out
 
@@ -130,7 +129,6 @@ def _check_nonempty(name, a, axis, initial):
 
 
 def _to_bool(a):
-  from axle._src.numpy import ufuncs
   return ufuncs._to_bool(util.asarray_operand(a))
 
 
@@ -172,15 +170,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     # Eagerly, compute what XLA compiles JAX's jitted mean to: a division by a constant
     # becomes a multiplication by its reciprocal (so eager results match JAX's bit for bit).
     reciprocal = np.divide(np.array(1, compute_dtype), np.array(count, compute_dtype))
-    out = lax.mul(total, reciprocal)
+    out = lax_elementwise.mul(total, reciprocal)
   else:
-    out = lax.div(total, lax._convert_element_type(count, compute_dtype, False))
-  return lax._convert_element_type(out, result_dtype, False)
+    out = lax_elementwise.div(total, lax_elementwise._convert_element_type(count, compute_dtype, False))
+  return lax_elementwise._convert_element_type(out, result_dtype, False)
 
 
 def _where_count(where, shape, axes, keepdims):
   """How many elements ``where`` selects along ``axes`` (an int32/int64 array)."""
-  from axle._src.numpy import lax_numpy
   mask = lax_numpy.broadcast_to(_to_bool(where), shape)
   return sum(mask, axes, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
@@ -190,7 +187,6 @@ def _arg_reduce(name, lax_fn, a, axis, keepdims):
   a = util.asarray_operand(a)
   aval = core.get_aval(a)
   if axis is None:
-    from axle._src.numpy import lax_numpy
     a = lax_numpy.ravel(a)
     axis = 0
     if aval.size == 0:
@@ -201,7 +197,6 @@ def _arg_reduce(name, lax_fn, a, axis, keepdims):
     raise ValueError(f"attempt to get {name} of an empty sequence")
   out = lax_fn(a, axis, dtypes.default_int_dtype())
   if keepdims:
-    from axle._src.numpy import lax_numpy
     out = lax_numpy.expand_dims(out, axis if np.ndim(a) == aval.ndim else tuple(range(aval.ndim)))
   return out
 
@@ -221,14 +216,13 @@ def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=True):
   a = util.asarray_operand(a)
   aval = core.get_aval(a)
   if axis is None:
-    from axle._src.numpy import lax_numpy
     a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, len(core.get_aval(a).shape))
   result_dtype = _reduction_dtype(aval.dtype, dtype, promote_integers)
   if result_dtype == np.bool_ and name in ("cumsum", "cumprod"):
     result_dtype = dtypes.default_int_dtype()
-  operand = lax._convert_element_type(a, result_dtype, False)
+  operand = lax_elementwise._convert_element_type(a, result_dtype, False)
   return lax_fn(operand, axis)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from axle._src import dtypes
+from axle._src.numpy.creation import asarray
 
 # The module the scalar types report in their repr: <class 'axle.numpy.float32'>.
 _PUBLIC_MODULE_NAME = "axle.numpy"
@@ -37,7 +38,6 @@ class _ScalarMeta(type):
     return not cls == other
 
   def __call__(cls, x: Any):
-    from axle._src.numpy.creation import asarray  # creation imports the array layer
     return asarray(x, dtype=cls.dtype)
 
   def __instancecheck__(cls, instance: Any) -> bool:

@@ -17,18 +17,21 @@ from axle._src import dtypes
 from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
+from axle._src.numpy import creation
 from axle._src.numpy import indexing
+from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "put", "place", "extract", "compress",
-           "choose", "select", "piecewise", "nonzero", "argwhere", "flatnonzero", "sort",
+           "choose", "select", "piecewise", "argwhere", "flatnonzero", "sort",
            "argsort", "lexsort", "partition", "argpartition", "sort_complex", "searchsorted",
            "digitize", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-           "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin", "bincount"]
+           "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin"]
 
 _UNIQUE_SIZE_HINT = ("The error arose for the first argument of jnp.unique(). To make jnp.unique() compatible with JIT and other transforms, you can "
                      "specify a concrete value for the size argument, which will determine the "
@@ -36,19 +39,11 @@ _UNIQUE_SIZE_HINT = ("The error arose for the first argument of jnp.unique(). To
 
 
 # Shared argument helpers (numpy/util.py).
-_arr = util.arraylike_operands
+_arr = creation.arraylike_operands
 _shape = util.shape_of
 _dtype = util.dtype_of
 
 
-def _lnp():
-  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
-  return jnp
-
-
-def _uf():
-  from axle._src.numpy import ufuncs
-  return ufuncs
 
 
 def _int_dtype():
@@ -75,7 +70,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
   if not (dtypes.issubdtype(_dtype(indices), np.integer)):
     raise TypeError(f"take requires integer indices, got {_dtype(indices)}")
   if axis is None:
-    a = _lnp().ravel(a)
+    a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, len(_shape(a)))
   if mode is None or mode == "fill":
@@ -84,7 +79,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
     raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
   elif mode == "wrap":
     size = _shape(a)[axis]
-    indices = _uf().remainder(indices, lax._convert_element_type(size, _dtype(indices), False))
+    indices = ufuncs.remainder(indices, lax_elementwise._convert_element_type(size, _dtype(indices), False))
     gather_mode = "promise_in_bounds"
   elif mode == "clip":
     gather_mode = "clip"
@@ -113,7 +108,7 @@ def _along_axis_index(arr_shape, indices, axis):
   index = []
   for i, d_arr in enumerate(arr_shape):
     if i == axis:
-      index.append(_lnp().broadcast_to(indices, shape))
+      index.append(creation.broadcast_to(indices, shape))
     elif d_arr == 1:
       index.append(lax_structural.full(shape, 0, _int_dtype()))
     else:
@@ -128,7 +123,7 @@ def _check_along_axis(name, arr, indices, axis):
     if len(_shape(indices)) != 1:
       raise ValueError(f"when axis=None, indices must have a single dimension; got "
                        f"indices.shape={_shape(indices)}")
-    return _lnp().ravel(arr), 0
+    return lax_numpy.ravel(arr), 0
   if len(_shape(indices)) != len(_shape(arr)):
     raise ValueError(f"indices and arr must have the same number of dimensions; "
                      f"{len(_shape(indices))} vs. {len(_shape(arr))}")
@@ -162,7 +157,7 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = True, *, mode=Non
   arr2, axis2 = _check_along_axis("put_along_axis", arr, indices, axis)
   index = _along_axis_index(_shape(arr2), indices, axis2)
   out = arr2.at[index].set(values, mode=mode)
-  return _lnp().reshape(out, original_shape) if axis is None else out
+  return lax_numpy.reshape(out, original_shape) if axis is None else out
 
 
 def put(a, ind, v, mode=None, *, inplace: bool = True):
@@ -172,13 +167,13 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     _no_inplace("put")
   a, ind, v = _arr("put", a, ind, v)
   size = core.get_aval(a).size
-  ind = _lnp().ravel(ind)
-  v = _lnp().ravel(v)
+  ind = lax_numpy.ravel(ind)
+  v = lax_numpy.ravel(v)
   if mode is None or mode == "clip":
-    ind = _lnp().clip(ind, 0, size - 1)
+    ind = lax_numpy.clip(ind, 0, size - 1)
     scatter_mode = "promise_in_bounds"
   elif mode == "wrap":
-    ind = _uf().remainder(ind, size)
+    ind = ufuncs.remainder(ind, size)
     scatter_mode = "promise_in_bounds"
   elif mode == "raise":
     raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
@@ -187,7 +182,7 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
   n = _shape(ind)[0]
   if _shape(v)[0] != n:
     v = _tile_to_size(v, n)
-  return _lnp().reshape(_lnp().ravel(a).at[ind].set(v, mode=scatter_mode), _shape(a))
+  return lax_numpy.reshape(lax_numpy.ravel(a).at[ind].set(v, mode=scatter_mode), _shape(a))
 
 
 def _tile_to_size(x, n):
@@ -196,7 +191,7 @@ def _tile_to_size(x, n):
   if m == 0:
     return x if n == 0 else lax_structural.full((n,), 0, _dtype(x))
   reps = -(-n // m)
-  return _lnp().concatenate([x] * reps)[:n] if reps > 1 else x[:n]
+  return lax_numpy.concatenate([x] * reps)[:n] if reps > 1 else x[:n]
 
 
 def place(arr, mask, vals, *, inplace: bool = True):
@@ -205,11 +200,11 @@ def place(arr, mask, vals, *, inplace: bool = True):
   if inplace:
     _no_inplace("place")
   arr, mask, vals = _arr("place", arr, mask, vals)
-  data, mask, vals = _lnp().ravel(arr), _lnp().ravel(mask), _lnp().ravel(vals)
+  data, mask, vals = lax_numpy.ravel(arr), lax_numpy.ravel(mask), lax_numpy.ravel(vals)
   size = _shape(mask)[0]
-  indices = nonzero(mask, size=size, fill_value=size)[0]
+  indices = lax_numpy.nonzero(mask, size=size, fill_value=size)[0]
   vals = _tile_to_size(vals, _shape(indices)[0])
-  return _lnp().reshape(data.at[indices].set(vals, mode="drop"), _shape(arr))
+  return lax_numpy.reshape(data.at[indices].set(vals, mode="drop"), _shape(arr))
 
 
 # ---------------------------------------------------------------------------
@@ -220,59 +215,11 @@ def _concrete_size(name, x, context):
   return core.concrete_or_error(None, x, context)
 
 
-def nonzero(a, *, size=None, fill_value=None):
-  """Indices of the nonzero elements of ``a``, one int array per axis (``jnp.nonzero``).
-
-  Under ``jit`` pass a static ``size``: the result then has exactly ``size`` entries, padded with
-  ``fill_value`` (default 0) or truncated."""
-  util.check_arraylike("nonzero", a)
-  a = util.asarray_operand(a)
-  if not isinstance(a, (Array, Tracer)):
-    a = _lnp().asarray(a)
-  shape = _shape(a)
-  if len(shape) == 0:
-    raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
-                     "jnp.atleast_1d(scalar).nonzero() instead.")
-  mask = _uf()._to_bool(a)
-  if size is None:
-    if isinstance(mask, Tracer):
-      raise errors.ConcretizationTypeError(
-          mask, "The size argument of jnp.nonzero must be statically specified to use "
-          "jnp.nonzero within JAX transformations.")
-    value = np.asarray(mask._host_value())
-    return tuple(Array(i.astype(_int_dtype())) for i in np.nonzero(value))
-  size = core.concrete_or_error(operator.index, size,
-                                "The size argument of jnp.nonzero must be statically specified.")
-  flat = _lnp().ravel(mask)
-  total = core.get_aval(flat).size
-  if size == 0 or total == 0:
-    fill = 0 if fill_value is None else fill_value
-    return tuple(lax_structural.full((size,), fill if np.ndim(fill) == 0 else 0, _int_dtype())
-                 for _ in shape)
-  # The k-th output position holds the index of the k-th true element: count, for each k, how
-  # many prefix sums are <= k.
-  counts = reductions.cumsum(flat, dtype=_int_dtype())
-  positions = bincount(counts, length=size)
-  flat_indices = reductions.cumsum(positions, dtype=_int_dtype())
-  strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
-  out = []
-  for stride, dim in zip(strides, shape):
-    out.append(_uf().remainder(_uf().floor_divide(flat_indices, int(stride)), dim))
-  if fill_value is not None:
-    fill_mask = _uf().greater_equal(_iota(size), counts[-1])
-    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
-    if len(fills) != len(shape):
-      raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; got "
-                       f"{fill_value}")
-    out = [_lnp().where(fill_mask, lax._convert_element_type(f, _int_dtype(), False), o)
-           for f, o in zip(fills, out)]
-  return tuple(out)
-
 
 def flatnonzero(a, *, size=None, fill_value=None):
   """Indices of the nonzero elements of flattened ``a`` (``jnp.flatnonzero``)."""
   util.check_arraylike("flatnonzero", a)
-  return nonzero(_lnp().ravel(a), size=size, fill_value=fill_value)[0]
+  return lax_numpy.nonzero(lax_numpy.ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
@@ -280,16 +227,15 @@ def argwhere(a, *, size=None, fill_value=None):
   util.check_arraylike("argwhere", a)
   a = util.asarray_operand(a)
   ndim = np.ndim(a)
-  from axle._src.numpy import shape_ops
-  result = nonzero(shape_ops.atleast_1d(a), size=size, fill_value=fill_value)
-  result = _lnp().stack(result, axis=-1) if result else lax_structural.full((0, 0), 0, _int_dtype())
-  return _lnp().reshape(result, (_shape(result)[0], ndim))
+  result = lax_numpy.nonzero(lax_numpy.atleast_1d(a), size=size, fill_value=fill_value)
+  result = lax_numpy.stack(result, axis=-1) if result else lax_structural.full((0, 0), 0, _int_dtype())
+  return lax_numpy.reshape(result, (_shape(result)[0], ndim))
 
 
 def _compress_with_size(arr, condition, size, fill_value):
   """The rows of ``arr`` where ``condition``, padded with ``fill_value`` to ``size`` rows."""
   n = _shape(condition)[0]
-  idx = nonzero(condition, size=size, fill_value=n)[0]
+  idx = lax_numpy.nonzero(condition, size=size, fill_value=n)[0]
   picked = indexing.rewriting_take(arr, idx, mode="fill", fill_value=fill_value)
   return picked
 
@@ -299,14 +245,14 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
   condition, a = _arr("compress", condition, a)
-  condition = _uf()._to_bool(condition)
+  condition = ufuncs._to_bool(condition)
   if len(_shape(condition)) != 1:
     raise ValueError("condition must be a 1D array")
   if axis is None:
     axis = 0
-    a = _lnp().ravel(a)
+    a = lax_numpy.ravel(a)
   else:
-    a = _lnp().moveaxis(a, axis, 0)
+    a = lax_numpy.moveaxis(a, axis, 0)
   n = _shape(a)[0]
   extra = condition[n:]
   if _shape(extra)[0]:
@@ -322,13 +268,13 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     result = a[np.asarray(condition)]
   else:
     result = _compress_with_size(a, condition, size, fill_value)
-  return _lnp().moveaxis(result, 0, axis) if axis else result
+  return lax_numpy.moveaxis(result, 0, axis) if axis else result
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
   """The elements of ``arr`` where ``condition`` is true, flattened (``jnp.extract``)."""
   util.check_arraylike("extract", condition, arr)
-  return compress(_lnp().ravel(condition), _lnp().ravel(arr), size=size, fill_value=fill_value)
+  return compress(lax_numpy.ravel(condition), lax_numpy.ravel(arr), size=size, fill_value=fill_value)
 
 
 def choose(a, choices, out=None, mode: str = "raise"):
@@ -347,14 +293,14 @@ def choose(a, choices, out=None, mode: str = "raise"):
     if np.any((value < 0) | (value >= n)):
       raise ValueError("invalid entry in choice array")
   elif mode == "wrap":
-    a = _uf().remainder(a, n)
+    a = ufuncs.remainder(a, n)
   elif mode == "clip":
-    a = _lnp().clip(a, 0, n - 1)
+    a = lax_numpy.clip(a, 0, n - 1)
   else:
     raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-  arrays = _lnp().broadcast_arrays(a, *util.promote_dtypes(*choices))
+  arrays = lax_numpy.broadcast_arrays(a, *util.promote_dtypes(*choices))
   a, choices = arrays[0], arrays[1:]
-  return lax.select_n(lax._convert_element_type(a, np.int32, False), *choices) if n > 1 \
+  return lax_elementwise.select_n(lax_elementwise._convert_element_type(a, np.int32, False), *choices) if n > 1 \
       else choices[0]
 
 
@@ -374,7 +320,7 @@ def select(condlist, choicelist, default=0):
   choices = util.promote_dtypes(default, *choicelist)
   result = choices[0]
   for cond, choice in zip(reversed(condlist), reversed(choices[1:])):
-    result = _lnp().where(cond, choice, result)
+    result = lax_numpy.where(cond, choice, result)
   return result
 
 
@@ -384,7 +330,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
   util.check_arraylike("piecewise", x)
   x = util.asarray_operand(x)
   if not isinstance(x, (Array, Tracer)):
-    x = _lnp().asarray(x)
+    x = creation.asarray(x)
   if not isinstance(condlist, (list, tuple)) and np.ndim(condlist) == np.ndim(x):
     condlist = [condlist]  # a single condition array
   nc, nf = len(condlist), len(funclist)
@@ -400,12 +346,12 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
   def evaluate(f):
     value = f(x, *args, **kw) if callable(f) else f
-    return _lnp().broadcast_to(lax._convert_element_type(util.asarray_operand(value), dtype,
+    return creation.broadcast_to(lax_elementwise._convert_element_type(util.asarray_operand(value), dtype,
                                                          False), _shape(x))
 
   result = evaluate(default)
   for cond, f in zip(condlist, funclist):  # a later true condition overrides an earlier one
-    result = _lnp().where(cond, evaluate(f), result)
+    result = lax_numpy.where(cond, evaluate(f), result)
   return result
 
 
@@ -421,7 +367,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     raise ValueError("'order' argument to sort is not supported.")
   a = _arr("sort", a)
   if axis is None:
-    a = _lnp().ravel(a)
+    a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, len(_shape(a)))
   result = lax_sorting.sort(a, dimension=axis, is_stable=stable)
@@ -436,7 +382,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     raise ValueError("'order' argument to argsort is not supported.")
   a = _arr("argsort", a)
   if axis is None:
-    a = _lnp().ravel(a)
+    a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, len(_shape(a)))
   iota = lax_structural.broadcasted_iota(_int_dtype(), _shape(a), axis)
@@ -472,12 +418,12 @@ def partition(a, kth: int, axis: int = -1):
     raise TypeError("partition requires an array with at least one dimension")
   axis = util.canonicalize_axis(axis, len(_shape(a)))
   kth = util.canonicalize_axis(kth, _shape(a)[axis])
-  arr = _lnp().swapaxes(a, axis, -1)
+  arr = lax_numpy.swapaxes(a, axis, -1)
   n = _shape(arr)[-1]
-  bottom = _uf().negative(lax_sorting.top_k(_uf().negative(arr), kth + 1)[0])
+  bottom = ufuncs.negative(lax_sorting.top_k(ufuncs.negative(arr), kth + 1)[0])
   top = lax_sorting.top_k(arr, n - kth - 1)[0]
   out = lax_structural.concatenate([bottom, top], len(_shape(arr)) - 1)
-  return _lnp().swapaxes(out, -1, axis)
+  return lax_numpy.swapaxes(out, -1, axis)
 
 
 def argpartition(a, kth: int, axis: int = -1):
@@ -488,35 +434,35 @@ def argpartition(a, kth: int, axis: int = -1):
     raise TypeError("argpartition requires an array with at least one dimension")
   axis = util.canonicalize_axis(axis, len(_shape(a)))
   kth = util.canonicalize_axis(kth, _shape(a)[axis])
-  arr = _lnp().swapaxes(a, axis, -1)
+  arr = lax_numpy.swapaxes(a, axis, -1)
   n = _shape(arr)[-1]
-  bottom_ind = lax_sorting.top_k(_uf().negative(arr), kth + 1)[1]
+  bottom_ind = lax_sorting.top_k(ufuncs.negative(arr), kth + 1)[1]
   ones = lax_structural.full(_shape(arr), 1, np.int32)
   proxy = put_along_axis(ones, bottom_ind, 0, axis=-1, inplace=False)
   top_ind = lax_sorting.top_k(proxy, n - kth - 1)[1]
   out = lax_structural.concatenate([bottom_ind, top_ind], len(_shape(arr)) - 1)
-  return _lnp().swapaxes(out, -1, axis)
+  return lax_numpy.swapaxes(out, -1, axis)
 
 
 def sort_complex(a):
   """``a`` sorted (by real part, then imaginary part) as a complex array (``jnp.sort_complex``)."""
   a = sort(_arr("sort_complex", a), axis=0)
-  return lax._convert_element_type(a, dtypes.to_complex_dtype(_dtype(a)), False)
+  return lax_elementwise._convert_element_type(a, dtypes.to_complex_dtype(_dtype(a)), False)
 
 
 def _sort_lt(x, y):
   """``x < y`` in the total order sorting uses (NaNs last)."""
   if _dtype(x).kind in "fc":
-    isnan = _uf().isnan
-    return _uf().logical_or(lax.lt(x, y) if _dtype(x).kind == "f" else _complex_lt(x, y),
-                            _uf().logical_and(isnan(y), _uf().logical_not(isnan(x))))
-  return lax.lt(x, y)
+    isnan = ufuncs.isnan
+    return ufuncs.logical_or(lax_elementwise.lt(x, y) if _dtype(x).kind == "f" else _complex_lt(x, y),
+                            ufuncs.logical_and(isnan(y), ufuncs.logical_not(isnan(x))))
+  return lax_elementwise.lt(x, y)
 
 
 def _complex_lt(x, y):
-  xr, yr = lax.real(x), lax.real(y)
-  return _uf().logical_or(lax.lt(xr, yr),
-                          _uf().logical_and(lax.eq(xr, yr), lax.lt(lax.imag(x), lax.imag(y))))
+  xr, yr = lax_elementwise.real(x), lax_elementwise.real(y)
+  return ufuncs.logical_or(lax_elementwise.lt(xr, yr),
+                          ufuncs.logical_and(lax_elementwise.eq(xr, yr), lax_elementwise.lt(lax_elementwise.imag(x), lax_elementwise.imag(y))))
 
 
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
@@ -537,12 +483,12 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
   if n == 0:
     return lax_structural.full(_shape(v), 0, np.int32)
   v_shape = _shape(v)
-  a_b = _lnp().reshape(a, (1,) * len(v_shape) + (n,))
-  v_b = _lnp().expand_dims(v, -1)
+  a_b = lax_numpy.reshape(a, (1,) * len(v_shape) + (n,))
+  v_b = lax_numpy.expand_dims(v, -1)
   if side == "left":
     before = _sort_lt(a_b, v_b)
   else:
-    before = _uf().logical_not(_sort_lt(v_b, a_b))
+    before = ufuncs.logical_not(_sort_lt(v_b, a_b))
   return reductions.sum(before, axis=-1, dtype=np.int32)
 
 
@@ -556,9 +502,9 @@ def digitize(x, bins, right: bool = False, *, method=None):
   side = "right" if not right else "left"
   kwargs = {} if method is None else {"method": method}
   increasing = searchsorted(bins, x, side=side, **kwargs)
-  decreasing = _uf().subtract(_shape(bins)[0],
+  decreasing = ufuncs.subtract(_shape(bins)[0],
                               searchsorted(lax_structural.rev(bins, (0,)), x, side=side, **kwargs))
-  return _lnp().where(_uf().greater_equal(bins[-1], bins[0]), increasing, decreasing)
+  return lax_numpy.where(ufuncs.greater_equal(bins[-1], bins[0]), increasing, decreasing)
 
 
 # ---------------------------------------------------------------------------
@@ -587,10 +533,10 @@ class UniqueInverseResult(NamedTuple):
 
 def _differs(x, y, equal_nan):
   """Elementwise ``x != y`` along rows (the last axis), NaNs equal when ``equal_nan``."""
-  ne = lax.ne(x, y)
+  ne = lax_elementwise.ne(x, y)
   if equal_nan and _dtype(x).kind in "fc":
-    both_nan = _uf().logical_and(_uf().isnan(x), _uf().isnan(y))
-    ne = _uf().logical_and(ne, _uf().logical_not(both_nan))
+    both_nan = ufuncs.logical_and(ufuncs.isnan(x), ufuncs.isnan(y))
+    ne = ufuncs.logical_and(ne, ufuncs.logical_not(both_nan))
   return ne
 
 
@@ -602,11 +548,11 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
   n, m = _shape(rows)
   iota = _iota(n)
   columns = [rows[:, j] for j in range(m)]
-  operands = ([lax._convert_element_type(_uf().logical_not(keep), np.int32, False)]
+  operands = ([lax_elementwise._convert_element_type(ufuncs.logical_not(keep), np.int32, False)]
               if keep is not None else []) + columns + [iota]
   sorted_ops = lax_sorting.sort(tuple(operands), dimension=0, num_keys=len(operands) - 1)
   perm = sorted_ops[-1]
-  sorted_keep = (_uf().equal(sorted_ops[0], 0) if keep is not None else None)
+  sorted_keep = (ufuncs.equal(sorted_ops[0], 0) if keep is not None else None)
   sorted_cols = sorted_ops[1:-1] if keep is not None else sorted_ops[:-1]
   if n == 0:
     first = lax_structural.full((0,), True, np.bool_)
@@ -614,42 +560,42 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
     change = None
     for col in sorted_cols:
       d = _differs(col[1:], col[:-1], equal_nan)
-      change = d if change is None else _uf().logical_or(change, d)
+      change = d if change is None else ufuncs.logical_or(change, d)
     if change is None:
       change = lax_structural.full((n - 1,), False, np.bool_)
-    first = _lnp().concatenate([lax_structural.full((1,), True, np.bool_), change])
+    first = lax_numpy.concatenate([lax_structural.full((1,), True, np.bool_), change])
   if sorted_keep is not None:
-    first = _uf().logical_and(first, sorted_keep)
+    first = ufuncs.logical_and(first, sorted_keep)
   n_unique = reductions.sum(first, dtype=_int_dtype())
   if size is None:
     k = core.concrete_or_error(int, n_unique, _UNIQUE_SIZE_HINT.replace("jnp.unique", f"jnp.{name}"))
   else:
     k = core.concrete_or_error(operator.index, size, f"The size argument of jnp.{name} must be "
                                "static.")
-  starts = nonzero(first, size=k, fill_value=n)[0] if n else lax_structural.full((k,), 0,
+  starts = lax_numpy.nonzero(first, size=k, fill_value=n)[0] if n else lax_structural.full((k,), 0,
                                                                                     _int_dtype())
-  sorted_rows = _lnp().stack(sorted_cols, axis=1) if n else rows
+  sorted_rows = lax_numpy.stack(sorted_cols, axis=1) if n else rows
   values = indexing.rewriting_take(sorted_rows, starts, mode="clip") if n else \
       lax_structural.full((k, m), 0, _dtype(rows))
-  valid = _uf().less(_iota(k), n_unique)
+  valid = ufuncs.less(_iota(k), n_unique)
   if size is not None:
     if fill_value is None:
       fill = values[:1] if k else values
     else:
-      fill = lax._convert_element_type(fill_value, _dtype(rows), False)
-    values = _lnp().where(valid[:, None], values, fill)
+      fill = lax_elementwise._convert_element_type(fill_value, _dtype(rows), False)
+    values = lax_numpy.where(valid[:, None], values, fill)
   first_index = indexing.rewriting_take(perm, starts, mode="clip") if n else \
       lax_structural.full((k,), 0, _int_dtype())
-  group = lax.sub(reductions.cumsum(first, dtype=_int_dtype()), lax._convert_element_type(
+  group = lax_elementwise.sub(reductions.cumsum(first, dtype=_int_dtype()), lax_elementwise._convert_element_type(
       1, _int_dtype(), False))
   inverse = lax_structural.full((n,), 0, _int_dtype()).at[perm].set(group)
-  ends = _lnp().concatenate([starts[1:], _lnp().asarray([n], dtype=_int_dtype())]) if k else starts
-  ends = _lnp().where(_uf().less(_iota(k) + 1, n_unique), ends,
+  ends = lax_numpy.concatenate([starts[1:], creation.asarray([n], dtype=_int_dtype())]) if k else starts
+  ends = lax_numpy.where(ufuncs.less(_iota(k) + 1, n_unique), ends,
                       reductions.sum(sorted_keep, dtype=_int_dtype()) if sorted_keep is not None
                       else n)
-  counts = _lnp().where(valid, lax.sub(ends, starts), 0)
+  counts = lax_numpy.where(valid, lax_elementwise.sub(ends, starts), 0)
   if size is not None:
-    first_index = _lnp().where(valid, first_index, 0)
+    first_index = lax_numpy.where(valid, first_index, 0)
   return values, first_index, inverse, counts
 
 
@@ -664,19 +610,19 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
   arr = _arr("unique", ar)
   shape = _shape(arr)
   if axis is None:
-    rows = _lnp().reshape(arr, (-1, 1))
+    rows = lax_numpy.reshape(arr, (-1, 1))
     values, index, inverse, counts = _unique_sorted(rows, None, equal_nan, size, fill_value)
     values = values[:, 0]
-    inverse = _lnp().reshape(inverse, shape)
+    inverse = lax_numpy.reshape(inverse, shape)
   else:
     if len(shape) == 0:
       raise ValueError("axis must be None for a 0-d array")
     axis = util.canonicalize_axis(axis, len(shape))
-    moved = _lnp().moveaxis(arr, axis, 0)
+    moved = lax_numpy.moveaxis(arr, axis, 0)
     rest = _shape(moved)[1:]
-    rows = _lnp().reshape(moved, (_shape(moved)[0], -1))
+    rows = lax_numpy.reshape(moved, (_shape(moved)[0], -1))
     values, index, inverse, counts = _unique_sorted(rows, None, equal_nan, size, fill_value)
-    values = _lnp().moveaxis(_lnp().reshape(values, (_shape(values)[0],) + rest), 0, axis)
+    values = lax_numpy.moveaxis(lax_numpy.reshape(values, (_shape(values)[0],) + rest), 0, axis)
   outs = [values]
   if return_index:
     outs.append(index)
@@ -715,16 +661,16 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
   """Whether each element of ``element`` is in ``test_elements`` (``jnp.isin``)."""
   element, test_elements = _arr("isin", element, test_elements)
   element, test_elements = util.promote_dtypes(element, test_elements)
-  flat = _lnp().ravel(test_elements)
+  flat = lax_numpy.ravel(test_elements)
   if _shape(flat)[0] == 0:
     found = lax_structural.full(_shape(element), False, np.bool_)
   else:
-    found = reductions.any(_uf().equal(_lnp().expand_dims(element, -1), flat), axis=-1)
-  return _uf().logical_not(found) if invert else found
+    found = reductions.any(ufuncs.equal(lax_numpy.expand_dims(element, -1), flat), axis=-1)
+  return ufuncs.logical_not(found) if invert else found
 
 
 def _masked_unique(name, values, keep, size, fill_value):
-  rows = _lnp().reshape(values, (-1, 1))
+  rows = lax_numpy.reshape(values, (-1, 1))
   out, index, _, _ = _unique_sorted(rows, keep, True, size, fill_value, name)
   return out[:, 0], index
 
@@ -732,23 +678,23 @@ def _masked_unique(name, values, keep, size, fill_value):
 def union1d(ar1, ar2, *, size=None, fill_value=None):
   """The sorted unique values in either array (``jnp.union1d``)."""
   ar1, ar2 = _arr("union1d", ar1, ar2)
-  both = _lnp().concatenate([_lnp().ravel(ar1), _lnp().ravel(ar2)])
+  both = lax_numpy.concatenate([lax_numpy.ravel(ar1), lax_numpy.ravel(ar2)])
   return unique(both, size=size, fill_value=fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
   """The sorted unique values of ``ar1`` that are not in ``ar2`` (``jnp.setdiff1d``)."""
   ar1, ar2 = _arr("setdiff1d", ar1, ar2)
-  ar1, ar2 = util.promote_dtypes(_lnp().ravel(ar1), _lnp().ravel(ar2))
+  ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
   return _masked_unique("setdiff1d", ar1, isin(ar1, ar2, invert=True), size, fill_value)[0]
 
 
 def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
   """The sorted values in exactly one of the arrays (``jnp.setxor1d``)."""
   ar1, ar2 = _arr("setxor1d", ar1, ar2)
-  ar1, ar2 = util.promote_dtypes(_lnp().ravel(ar1), _lnp().ravel(ar2))
-  both = _lnp().concatenate([ar1, ar2])
-  keep = _lnp().concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)])
+  ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
+  both = lax_numpy.concatenate([ar1, ar2])
+  keep = lax_numpy.concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)])
   return _masked_unique("setxor1d", both, keep, size, fill_value)[0]
 
 
@@ -757,45 +703,12 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
   """The sorted values in both arrays, optionally with their first indices in each
   (``jnp.intersect1d``)."""
   ar1, ar2 = _arr("intersect1d", ar1, ar2)
-  ar1, ar2 = util.promote_dtypes(_lnp().ravel(ar1), _lnp().ravel(ar2))
+  ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
   values, index1 = _masked_unique("intersect1d", ar1, isin(ar1, ar2), size, fill_value)
   if not return_indices:
     return values
   if _shape(ar2)[0] == 0:
     index2 = lax_structural.full(_shape(values), 0, _int_dtype())
   else:
-    index2 = reductions.argmax(_uf().equal(_lnp().expand_dims(values, -1), ar2), axis=-1)
+    index2 = reductions.argmax(ufuncs.equal(lax_numpy.expand_dims(values, -1), ar2), axis=-1)
   return values, index1, index2
-
-
-def bincount(x, weights=None, minlength: int = 0, *, length=None):
-  """Counts of each non-negative integer in ``x`` (weighted by ``weights``) (``jnp.bincount``).
-
-  Under ``jit`` pass a static ``length``; values at or beyond it are dropped, negative values
-  count as 0."""
-  x = _arr("bincount", x)
-  if not dtypes.issubdtype(_dtype(x), np.integer):
-    raise TypeError(f"x argument to bincount must have an integer type; got {_dtype(x)}")
-  if len(_shape(x)) != 1:
-    raise ValueError("only 1-dimensional input supported.")
-  minlength = core.concrete_or_error(operator.index, minlength,
-                                     "The error occurred because of argument 'minlength' of "
-                                     "jnp.bincount.")
-  if length is None:
-    value = core.concrete_or_error(np.asarray, x, "The error occurred because of argument "
-                                   "'x' of jnp.bincount. To avoid this error, pass a static "
-                                   "`length` argument.")
-    length = builtins.max(minlength, int(value.max()) + 1 if value.size else 0)
-  else:
-    length = core.concrete_or_error(operator.index, length,
-                                    "The error occurred because of argument 'length' of "
-                                    "jnp.bincount.")
-  if weights is None:
-    weights = np.array(1, dtype=_int_dtype())
-  else:
-    util.check_arraylike("bincount", weights)
-    weights = util.asarray_operand(weights)
-    if _shape(x) != np.shape(weights):
-      raise ValueError("shape of weights must match shape of x.")
-  out = lax_structural.full((length,), 0, dtypes.dtype(weights, canonicalize=True))
-  return out.at[_lnp().clip(x, 0)].add(weights, mode="drop")

@@ -15,12 +15,17 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.numpy import creation
+from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
+from axle._src.numpy import selection
+from axle._src.numpy import statistics
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack",
+__all__ = ["hstack", "vstack", "dstack",
            "column_stack", "concat", "permute_dims", "unstack", "split", "array_split", "hsplit",
            "vsplit", "dsplit", "flip", "fliplr", "flipud", "rot90", "roll", "rollaxis", "tile",
            "repeat", "resize", "append", "insert", "delete", "pad", "block", "diagonal", "diag",
@@ -32,57 +37,16 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack
 
 
 # Shared argument helpers (numpy/util.py).
-_arr = util.arraylike_operands
+_arr = creation.arraylike_operands
 _shape = util.shape_of
 _ndim = util.ndim_of
 _dtype = util.dtype_of
 
 
-def _lnp():
-  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
-  return jnp
-
-
-def _uf():
-  from axle._src.numpy import ufuncs
-  return ufuncs
 
 
 # ---------------------------------------------------------------------------
 # Rank and stacking
-
-
-def atleast_1d(*arys):
-  """Each argument with at least one dimension (``jnp.atleast_1d``)."""
-  util.check_arraylike("atleast_1d", *arys)
-  out = [_arr("atleast_1d", a) for a in arys]
-  out = [a if _ndim(a) >= 1 else _lnp().reshape(a, (1,)) for a in out]
-  return out[0] if len(out) == 1 else out
-
-
-def atleast_2d(*arys):
-  """Each argument with at least two dimensions (``jnp.atleast_2d``)."""
-  util.check_arraylike("atleast_2d", *arys)
-  out = [_arr("atleast_2d", a) for a in arys]
-  out = [a if _ndim(a) >= 2 else _lnp().reshape(a, (1,) * (2 - _ndim(a)) + _shape(a)) for a in out]
-  return out[0] if len(out) == 1 else out
-
-
-def atleast_3d(*arys):
-  """Each argument with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
-  (``jnp.atleast_3d``)."""
-  util.check_arraylike("atleast_3d", *arys)
-  out = []
-  for a in arys:
-    a = _arr("atleast_3d", a)
-    if _ndim(a) == 0:
-      a = _lnp().reshape(a, (1, 1, 1))
-    elif _ndim(a) == 1:
-      a = _lnp().reshape(a, (1,) + _shape(a) + (1,))
-    elif _ndim(a) == 2:
-      a = _lnp().reshape(a, _shape(a) + (1,))
-    out.append(a)
-  return out[0] if len(out) == 1 else out
 
 
 def _sequence(name, tup):
@@ -94,19 +58,19 @@ def _sequence(name, tup):
 
 def hstack(tup, dtype=None):
   """Stacks arrays horizontally: along axis 1, or axis 0 for 1-D arrays (``jnp.hstack``)."""
-  arrs = [atleast_1d(a) for a in _sequence("hstack", tup)]
+  arrs = [lax_numpy.atleast_1d(a) for a in _sequence("hstack", tup)]
   axis = 0 if arrs and _ndim(arrs[0]) == 1 else 1
-  return _lnp().concatenate(arrs, axis, dtype=dtype)
+  return lax_numpy.concatenate(arrs, axis, dtype=dtype)
 
 
 def vstack(tup, dtype=None):
   """Stacks arrays vertically (along axis 0, after ``atleast_2d``) (``jnp.vstack``)."""
-  return _lnp().concatenate([atleast_2d(a) for a in _sequence("vstack", tup)], 0, dtype=dtype)
+  return lax_numpy.concatenate([lax_numpy.atleast_2d(a) for a in _sequence("vstack", tup)], 0, dtype=dtype)
 
 
 def dstack(tup, dtype=None):
   """Stacks arrays depth-wise (along axis 2, after ``atleast_3d``) (``jnp.dstack``)."""
-  return _lnp().concatenate([atleast_3d(a) for a in _sequence("dstack", tup)], 2, dtype=dtype)
+  return lax_numpy.concatenate([lax_numpy.atleast_3d(a) for a in _sequence("dstack", tup)], 2, dtype=dtype)
 
 
 def column_stack(tup):
@@ -114,20 +78,20 @@ def column_stack(tup):
   arrs = []
   for a in _sequence("column_stack", tup):
     a = _arr("column_stack", a)
-    arrs.append(_lnp().reshape(a, (-1, 1)) if _ndim(a) < 2 else a)
-  return _lnp().concatenate(arrs, 1)
+    arrs.append(lax_numpy.reshape(a, (-1, 1)) if _ndim(a) < 2 else a)
+  return lax_numpy.concatenate(arrs, 1)
 
 
 def concat(arrays, /, *, axis: int | None = 0):
   """Joins arrays along ``axis`` (the array API's ``concat``)."""
   util.check_arraylike("concat", *arrays)
-  return _lnp().concatenate(arrays, axis=axis)
+  return lax_numpy.concatenate(arrays, axis=axis)
 
 
 def permute_dims(a, /, axes):
   """``a`` with its axes permuted (the array API's ``permute_dims``)."""
   util.check_arraylike("permute_dims", a)
-  return _lnp().transpose(a, axes)
+  return lax_numpy.transpose(a, axes)
 
 
 def unstack(x, /, *, axis: int = 0):
@@ -250,8 +214,8 @@ def rot90(m, k: int = 1, axes=(0, 1)):
   perm = list(range(_ndim(m)))
   perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
   if k == 1:
-    return _lnp().transpose(flip(m, ax2), perm)
-  return flip(_lnp().transpose(m, perm), ax2)
+    return lax_numpy.transpose(flip(m, ax2), perm)
+  return flip(lax_numpy.transpose(m, perm), ax2)
 
 
 def roll(a, shift, axis=None):
@@ -259,7 +223,7 @@ def roll(a, shift, axis=None):
   (``jnp.roll``); ``shift`` may be traced."""
   a = _arr("roll", a)
   if axis is None:
-    return _lnp().reshape(roll(_lnp().ravel(a), shift, 0), _shape(a))
+    return lax_numpy.reshape(roll(lax_numpy.ravel(a), shift, 0), _shape(a))
   shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
   axes = axis if isinstance(axis, (tuple, list)) else (axis,)
   if len(shifts) == 1:
@@ -274,14 +238,14 @@ def roll(a, shift, axis=None):
     if n == 0:
       continue
     if isinstance(s, Tracer) or isinstance(s, Array) and not isinstance(s, int):
-      offset = _uf().remainder(s, n)
-      doubled = _lnp().concatenate([a, a], ax)
-      a = lax_structural.dynamic_slice_in_dim(doubled, lax.sub(
-          lax._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
+      offset = ufuncs.remainder(s, n)
+      doubled = lax_numpy.concatenate([a, a], ax)
+      a = lax_structural.dynamic_slice_in_dim(doubled, lax_elementwise.sub(
+          lax_elementwise._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
     else:
       offset = operator.index(s) % n
       if offset:
-        a = _lnp().concatenate([lax_structural.slice_in_dim(a, n - offset, n, axis=ax),
+        a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, n - offset, n, axis=ax),
                                 lax_structural.slice_in_dim(a, 0, n - offset, axis=ax)], ax)
   return a
 
@@ -297,7 +261,7 @@ def rollaxis(a, axis: int, start: int = 0):
     start += n
   if start > axis:
     start -= 1
-  return _lnp().moveaxis(a, axis, start)
+  return lax_numpy.moveaxis(a, axis, start)
 
 
 def tile(A, reps):
@@ -309,10 +273,10 @@ def tile(A, reps):
   shape = _shape(A)
   reps = (1,) * (len(shape) - len(reps)) + reps
   shape = (1,) * (len(reps) - len(shape)) + shape
-  A = _lnp().reshape(A, shape)
+  A = lax_numpy.reshape(A, shape)
   expanded = lax_structural.broadcast_in_dim(
       A, tuple(d for pair in zip(reps, shape) for d in pair), tuple(range(1, 2 * len(shape), 2)))
-  return _lnp().reshape(expanded, tuple(r * d for r, d in zip(reps, shape)))
+  return lax_numpy.reshape(expanded, tuple(r * d for r, d in zip(reps, shape)))
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
@@ -321,7 +285,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
   a = _arr("repeat", a)
   util.check_arraylike("repeat", repeats)
   if axis is None:
-    a = _lnp().ravel(a)
+    a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, _ndim(a))
   n = _shape(a)[axis]
@@ -334,7 +298,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
       expanded = lax_structural.broadcast_in_dim(
           a, shape[:axis + 1] + (r,) + shape[axis + 1:],
           tuple(range(axis + 1)) + tuple(range(axis + 2, len(shape) + 1)))
-      return _lnp().reshape(expanded, shape[:axis] + (n * r,) + shape[axis + 1:])
+      return lax_numpy.reshape(expanded, shape[:axis] + (n * r,) + shape[axis + 1:])
   if total_repeat_length is None:
     value = core.concrete_or_error(np.asarray, repeats, "When jit-compiling jnp.repeat, the total "
                                    "number of repeats must be static. To fix this, either specify "
@@ -342,8 +306,8 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
                                    "`total_repeat_length`.")
     value = np.broadcast_to(value, (n,))
     index = np.repeat(np.arange(n), value)
-    return _lnp().take(a, Array(index.astype(dtypes.default_int_dtype())), axis=axis)
-  repeats = _lnp().broadcast_to(_lnp().asarray(repeats), (n,))
+    return selection.take(a, Array(index.astype(dtypes.default_int_dtype())), axis=axis)
+  repeats = creation.broadcast_to(creation.asarray(repeats), (n,))
   if total_repeat_length == 0 or n == 0:
     shape = list(_shape(a))
     shape[axis] = total_repeat_length
@@ -352,7 +316,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
   marks = lax_structural.full((total_repeat_length,), 0, dtypes.default_int_dtype())
   marks = marks.at[ends[:-1]].add(1, mode="drop")
   index = reductions.cumsum(marks)
-  return _lnp().take(a, index, axis=axis, mode="clip")
+  return selection.take(a, index, axis=axis, mode="clip")
 
 
 def resize(a, new_shape):
@@ -361,24 +325,23 @@ def resize(a, new_shape):
   new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
   if any(d < 0 for d in new_shape):
     raise ValueError("all elements of `new_shape` must be non-negative")
-  flat = _lnp().ravel(a)
+  flat = lax_numpy.ravel(a)
   size = math.prod(new_shape)
   n = _shape(flat)[0]
   if size == 0 or n == 0:
-    from axle._src.numpy import creation
     return creation.zeros(new_shape, _dtype(a))
   reps = -(-size // n)
   if reps > 1:
-    flat = _lnp().concatenate([flat] * reps)
-  return _lnp().reshape(flat[:size], new_shape)
+    flat = lax_numpy.concatenate([flat] * reps)
+  return lax_numpy.reshape(flat[:size], new_shape)
 
 
 def append(arr, values, axis=None):
   """``arr`` with ``values`` appended along ``axis`` (flattened when None) (``jnp.append``)."""
   arr, values = _arr("append", arr, values)
   if axis is None:
-    return _lnp().concatenate([_lnp().ravel(arr), _lnp().ravel(values)], 0)
-  return _lnp().concatenate([arr, values], axis=axis)
+    return lax_numpy.concatenate([lax_numpy.ravel(arr), lax_numpy.ravel(values)], 0)
+  return lax_numpy.concatenate([arr, values], axis=axis)
 
 
 def _index_positions(name, obj, size):
@@ -395,18 +358,18 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
   """``arr`` without the entries ``obj`` along ``axis`` (``jnp.delete``)."""
   arr = _arr("delete", arr)
   if axis is None:
-    arr = _lnp().ravel(arr)
+    arr = lax_numpy.ravel(arr)
     axis = 0
   axis = util.canonicalize_axis(axis, _ndim(arr))
   n = _shape(arr)[axis]
   if assume_unique_indices and not isinstance(obj, slice):
-    obj = _lnp().asarray(obj) if not isinstance(obj, (Array, Tracer)) else obj
+    obj = creation.asarray(obj) if not isinstance(obj, (Array, Tracer)) else obj
     k = core.get_aval(obj).size
-    obj = _lnp().ravel(_uf().remainder(obj, n)) if k else obj
-    shifts = reductions.sum(_uf().less_equal(obj[:, None], _lnp().arange(n - k)[None, :] +
+    obj = lax_numpy.ravel(ufuncs.remainder(obj, n)) if k else obj
+    shifts = reductions.sum(ufuncs.less_equal(obj[:, None], creation.arange(n - k)[None, :] +
                                              0), axis=0) if k else 0
-    keep = _lnp().arange(n - k) + shifts
-    return _lnp().take(arr, keep, axis=axis)
+    keep = creation.arange(n - k) + shifts
+    return selection.take(arr, keep, axis=axis)
   index = _index_positions("delete", obj, n)
   if index.dtype == np.bool_:
     if index.shape != (n,):
@@ -420,7 +383,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     mask = np.ones(n, bool)
     mask[index % n if n else index] = False
     keep = np.nonzero(mask)[0]
-  return _lnp().take(arr, Array(keep.astype(dtypes.default_int_dtype())), axis=axis)
+  return selection.take(arr, Array(keep.astype(dtypes.default_int_dtype())), axis=axis)
 
 
 def insert(arr, obj, values, axis=None):
@@ -428,35 +391,35 @@ def insert(arr, obj, values, axis=None):
   (``jnp.insert``)."""
   arr, values = _arr("insert", arr, values)
   if axis is None:
-    arr = _lnp().ravel(arr)
+    arr = lax_numpy.ravel(arr)
     axis = 0
   axis = util.canonicalize_axis(axis, _ndim(arr))
   n = _shape(arr)[axis]
-  values = lax._convert_element_type(values, _dtype(arr), False)
+  values = lax_elementwise._convert_element_type(values, _dtype(arr), False)
   index = _index_positions("insert", obj, n + 1)
   scalar_index = np.ndim(index) == 0
   index = np.atleast_1d(index).astype(np.int64)
   if np.any((index < -n) | (index > n)):
     raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
   index = np.where(index < 0, index + n, index)
-  values = _lnp().moveaxis(values, axis, 0) if _ndim(values) > axis and not scalar_index \
+  values = lax_numpy.moveaxis(values, axis, 0) if _ndim(values) > axis and not scalar_index \
       and _ndim(values) == _ndim(arr) else values
-  rest = _shape(_lnp().moveaxis(arr, axis, 0))[1:]
+  rest = _shape(lax_numpy.moveaxis(arr, axis, 0))[1:]
   if scalar_index:
     if _ndim(values) == 0:
-      values = _lnp().broadcast_to(values, (1,) + rest)
+      values = creation.broadcast_to(values, (1,) + rest)
     else:
-      values = _lnp().moveaxis(values, 0, 0) if _ndim(values) == _ndim(arr) else values
+      values = lax_numpy.moveaxis(values, 0, 0) if _ndim(values) == _ndim(arr) else values
       if _ndim(values) == _ndim(arr):
-        values = _lnp().moveaxis(values, axis, 0)
+        values = lax_numpy.moveaxis(values, axis, 0)
       else:
-        values = _lnp().broadcast_to(values, (_shape(values)[0] if _ndim(values) and
+        values = creation.broadcast_to(values, (_shape(values)[0] if _ndim(values) and
                                               _ndim(values) == len(rest) + 1 else 1,) + rest) \
-            if _ndim(values) == len(rest) + 1 else _lnp().broadcast_to(values, (1,) + rest)
+            if _ndim(values) == len(rest) + 1 else creation.broadcast_to(values, (1,) + rest)
     count = _shape(values)[0]
     positions = np.full(count, index[0])
   else:
-    values = _lnp().broadcast_to(values, (len(index),) + rest) if _ndim(values) <= len(rest) \
+    values = creation.broadcast_to(values, (len(index),) + rest) if _ndim(values) <= len(rest) \
         or _shape(values)[0] == 1 else values
     count = _shape(values)[0]
     positions = np.broadcast_to(index, (count,))
@@ -465,12 +428,12 @@ def insert(arr, obj, values, axis=None):
   new_positions = positions + np.arange(count)
   old_mask = np.ones(n + count, bool)
   old_mask[new_positions] = False
-  moved = _lnp().moveaxis(arr, axis, 0)
-  out = _lnp().zeros((n + count,) + rest, _dtype(arr))
+  moved = lax_numpy.moveaxis(arr, axis, 0)
+  out = creation.zeros((n + count,) + rest, _dtype(arr))
   out = out.at[Array(np.nonzero(old_mask)[0].astype(np.int32))].set(moved)
   out = out.at[Array(new_positions.astype(np.int32))].set(
-      _lnp().take(values, Array(order.astype(np.int32)), axis=0))
-  return _lnp().moveaxis(out, 0, axis)
+      selection.take(values, Array(order.astype(np.int32)), axis=0))
+  return lax_numpy.moveaxis(out, 0, axis)
 
 
 # ---------------------------------------------------------------------------
@@ -542,18 +505,18 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 
 def _pad_constant(array, widths, values):
-  values = _lnp().asarray(values) if not isinstance(values, (Array, Tracer)) else values
+  values = creation.asarray(values) if not isinstance(values, (Array, Tracer)) else values
   if np.ndim(values) == 0:
-    return lax_structural.pad(array, lax._convert_element_type(values, _dtype(array), False),
+    return lax_structural.pad(array, lax_elementwise._convert_element_type(values, _dtype(array), False),
                               [(b, a, 0) for b, a in widths])
   values = np.broadcast_to(np.asarray(values), (len(widths), 2))
   for axis, (before, after) in enumerate(widths):
     config = [(0, 0, 0)] * len(widths)
     config[axis] = (before, 0, 0)
-    array = lax_structural.pad(array, lax._convert_element_type(values[axis][0].item(),
+    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][0].item(),
                                                                 _dtype(array), False), config)
     config[axis] = (0, after, 0)
-    array = lax_structural.pad(array, lax._convert_element_type(values[axis][1].item(),
+    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][1].item(),
                                                                 _dtype(array), False), config)
   return array
 
@@ -567,17 +530,17 @@ def _pad_edge(a, axis, before, after):
   reps = []
   if before:
     first = _slice_axis(a, 0, 1, axis)
-    reps.append(_lnp().repeat(first, before, axis=axis))
+    reps.append(repeat(first, before, axis=axis))
   reps.append(a)
   if after:
-    reps.append(_lnp().repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis))
-  return _lnp().concatenate(reps, axis)
+    reps.append(repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis))
+  return lax_numpy.concatenate(reps, axis)
 
 
 def _pad_wrap(a, axis, before, after):
   n = _shape(a)[axis]
   reps = -(-(before + after) // n) + 1 if before + after else 1
-  tiled = _lnp().concatenate([a] * (2 * reps + 1), axis)
+  tiled = lax_numpy.concatenate([a] * (2 * reps + 1), axis)
   start = reps * n - before
   return _slice_axis(tiled, start, start + n + before + after, axis)
 
@@ -596,44 +559,42 @@ def _pad_reflect(a, axis, before, after, mode, reflect_type):
       start = 1 if mode == "reflect" else 0
       edge = flip(_slice_axis(a, start, start + b, axis), axis)
       if reflect_type == "odd":
-        edge = _uf().subtract(_uf().multiply(2, _slice_axis(a, 0, 1, axis)), edge)
+        edge = ufuncs.subtract(ufuncs.multiply(2, _slice_axis(a, 0, 1, axis)), edge)
       parts.append(edge)
     parts.append(a)
     if c:
       stop = n - 1 if mode == "reflect" else n
       edge = flip(_slice_axis(a, stop - c, stop, axis), axis)
       if reflect_type == "odd":
-        edge = _uf().subtract(_uf().multiply(2, _slice_axis(a, n - 1, n, axis)), edge)
+        edge = ufuncs.subtract(ufuncs.multiply(2, _slice_axis(a, n - 1, n, axis)), edge)
       parts.append(edge)
-    a = _lnp().concatenate(parts, axis)
+    a = lax_numpy.concatenate(parts, axis)
     before -= b
     after -= c
   return a
 
 
 def _pad_linear_ramp(a, axis, before, after, end_values):
-  from axle._src.numpy import creation
   ends = np.broadcast_to(np.asarray(end_values), (_ndim(a), 2))[axis]
   n = _shape(a)[axis]
   parts = []
   dtype = _dtype(a)
   if before:
     edge = _slice_axis(a, 0, 1, axis)
-    ramp = creation.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
+    ramp = lax_numpy.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
                              dtype=dtype)
-    parts.append(_lnp().reshape(ramp, _shape(edge)[:axis] + (before,) + _shape(edge)[axis + 1:]))
+    parts.append(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (before,) + _shape(edge)[axis + 1:]))
   parts.append(a)
   if after:
     edge = _slice_axis(a, n - 1, n, axis)
-    ramp = creation.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
-    ramp = flip(_lnp().reshape(ramp, _shape(edge)[:axis] + (after,) + _shape(edge)[axis + 1:]),
+    ramp = lax_numpy.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
+    ramp = flip(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (after,) + _shape(edge)[axis + 1:]),
                 axis)
     parts.append(ramp)
-  return _lnp().concatenate(parts, axis)
+  return lax_numpy.concatenate(parts, axis)
 
 
 def _pad_stats(a, axis, before, after, mode, stat_length):
-  from axle._src.numpy import statistics
   n = _shape(a)[axis]
   if stat_length is None:
     lengths = (n, n)
@@ -645,18 +606,18 @@ def _pad_stats(a, axis, before, after, mode, stat_length):
   def stat(part):
     value = reduce(part, axis=axis, keepdims=True)
     if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
-      value = _lnp().round(value)
-    return lax._convert_element_type(value, _dtype(a), False)
+      value = lax_numpy.round(value)
+    return lax_elementwise._convert_element_type(value, _dtype(a), False)
 
   parts = []
   if before:
     s = stat(_slice_axis(a, 0, builtins.max(1, builtins.min(lengths[0], n)), axis))
-    parts.append(_lnp().repeat(s, before, axis=axis))
+    parts.append(repeat(s, before, axis=axis))
   parts.append(a)
   if after:
     s = stat(_slice_axis(a, n - builtins.max(1, builtins.min(lengths[1], n)), n, axis))
-    parts.append(_lnp().repeat(s, after, axis=axis))
-  return _lnp().concatenate(parts, axis)
+    parts.append(repeat(s, after, axis=axis))
+  return lax_numpy.concatenate(parts, axis)
 
 
 # ---------------------------------------------------------------------------
@@ -684,8 +645,8 @@ def block(arrays):
       return _arr("block", x)
     parts = [assemble(i, level + 1) for i in x]
     result_ndim = builtins.max(list_depth, *(np.ndim(p) for p in parts))
-    parts = [_lnp().reshape(p, (1,) * (result_ndim - _ndim(p)) + _shape(p)) for p in parts]
-    return _lnp().concatenate(parts, axis=-(list_depth - level))
+    parts = [lax_numpy.reshape(p, (1,) * (result_ndim - _ndim(p)) + _shape(p)) for p in parts]
+    return lax_numpy.concatenate(parts, axis=-(list_depth - level))
 
   if list_depth == 0:
     return _arr("block", arrays)
@@ -707,14 +668,14 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   axis2 = util.canonicalize_axis(axis2, _ndim(a))
   if axis1 == axis2:
     raise ValueError("axis1 and axis2 must be different")
-  a = _lnp().moveaxis(a, (axis1, axis2), (-2, -1))
+  a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
   n, m = _shape(a)[-2:]
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
   if size == 0:
     return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
   i = lax_structural.iota(np.dtype(np.int32), size)
-  rows = lax.add(i, lax._convert_element_type(-builtins.min(offset, 0), np.int32, False))
-  cols = lax.add(i, lax._convert_element_type(builtins.max(offset, 0), np.int32, False))
+  rows = lax_elementwise.add(i, lax_elementwise._convert_element_type(-builtins.min(offset, 0), np.int32, False))
+  cols = lax_elementwise.add(i, lax_elementwise._convert_element_type(builtins.max(offset, 0), np.int32, False))
   return a[..., rows, cols]
 
 
@@ -725,13 +686,12 @@ def diag(v, k: int = 0):
   k = core.concrete_or_error(operator.index, k, "'k' argument of jnp.diag")
   if _ndim(v) == 1:
     n = _shape(v)[0] + builtins.abs(k)
-    from axle._src.numpy import creation
     mask = creation.eye(n, k=k, dtype=bool)
     if k >= 0:
-      v_b = lax_structural.pad(v, lax._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
-      return _lnp().where(mask, v_b[None, :], lax._convert_element_type(0, _dtype(v), False))
-    v_b = lax_structural.pad(v, lax._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
-    return _lnp().where(mask, v_b[:, None], lax._convert_element_type(0, _dtype(v), False))
+      v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
+      return lax_numpy.where(mask, v_b[None, :], lax_elementwise._convert_element_type(0, _dtype(v), False))
+    v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
+    return lax_numpy.where(mask, v_b[:, None], lax_elementwise._convert_element_type(0, _dtype(v), False))
   if _ndim(v) == 2:
     return diagonal(v, offset=k)
   raise ValueError("diag input must be 1d or 2d")
@@ -740,7 +700,7 @@ def diag(v, k: int = 0):
 def diagflat(v, k: int = 0):
   """A 2-D array with the flattened ``v`` on its ``k``-th diagonal (``jnp.diagflat``)."""
   v = _arr("diagflat", v)
-  return diag(_lnp().ravel(v), k)
+  return diag(lax_numpy.ravel(v), k)
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
@@ -754,7 +714,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
 def _tri_mask(n, m, k):
   rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
   cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
-  return lax.ge(lax.add(rows, lax._convert_element_type(k, np.int32, False)), cols)
+  return lax_elementwise.ge(lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, np.int32, False)), cols)
 
 
 def tri(N, M=None, k: int = 0, dtype=None):
@@ -766,7 +726,7 @@ def tri(N, M=None, k: int = 0, dtype=None):
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "tri")
   dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-  return lax._convert_element_type(_tri_mask(N, M, k), dtype, False)
+  return lax_elementwise._convert_element_type(_tri_mask(N, M, k), dtype, False)
 
 
 def tril(m, k: int = 0):
@@ -775,8 +735,8 @@ def tril(m, k: int = 0):
   if _ndim(m) < 2:
     raise ValueError("Argument to jax.numpy.tril must be at least 2D")
   n, p = _shape(m)[-2:]
-  mask = _lnp().broadcast_to(_tri_mask(n, p, k), _shape(m))
-  return lax.select(mask, m, lax_structural.full_like(m, 0))
+  mask = creation.broadcast_to(_tri_mask(n, p, k), _shape(m))
+  return lax_elementwise.select(mask, m, lax_structural.full_like(m, 0))
 
 
 def triu(m, k: int = 0):
@@ -785,8 +745,8 @@ def triu(m, k: int = 0):
   if _ndim(m) < 2:
     raise ValueError("Argument to jax.numpy.triu must be at least 2D")
   n, p = _shape(m)[-2:]
-  mask = _lnp().broadcast_to(_tri_mask(n, p, k - 1), _shape(m))
-  return lax.select(mask, lax_structural.full_like(m, 0), m)
+  mask = creation.broadcast_to(_tri_mask(n, p, k - 1), _shape(m))
+  return lax_elementwise.select(mask, lax_structural.full_like(m, 0), m)
 
 
 def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
@@ -802,10 +762,10 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
   if _ndim(a) > 2 and not all(d == _shape(a)[0] for d in _shape(a)[1:]):
     raise ValueError("All dimensions of input must be of equal length")
   n = builtins.min(_shape(a))
-  idx = _lnp().arange(n)
-  return a.at[(idx,) * _ndim(a)].set(_lnp().ravel(_lnp().broadcast_to(
-      _lnp().ravel(val) if np.ndim(val) else val, (n,)) if np.ndim(val) <= 1 else
-      _lnp().resize(val, (n,))))
+  idx = creation.arange(n)
+  return a.at[(idx,) * _ndim(a)].set(lax_numpy.ravel(creation.broadcast_to(
+      lax_numpy.ravel(val) if np.ndim(val) else val, (n,)) if np.ndim(val) <= 1 else
+      resize(val, (n,))))
 
 
 def trim_zeros(filt, trim: str = "fb"):
@@ -888,9 +848,8 @@ def triu_indices_from(arr, k: int = 0):
 
 def mask_indices(n, mask_func, k: int = 0, *, size=None):
   """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (``jnp.mask_indices``)."""
-  from axle._src.numpy import creation, selection
   a = mask_func(creation.ones((n, n), np.bool_), k)
-  return selection.nonzero(a, size=size)
+  return lax_numpy.nonzero(a, size=size)
 
 
 def unravel_index(indices, shape):
@@ -904,8 +863,8 @@ def unravel_index(indices, shape):
     raise ValueError("unravel_index: shape should be non-negative.")
   total = math.prod(shape)
   dtype = _dtype(indices)
-  clipped = _lnp().clip(indices, -total, builtins.max(total - 1, 0)) if total else indices
-  clipped = _uf().remainder(clipped, total) if total else clipped
+  clipped = lax_numpy.clip(indices, -total, builtins.max(total - 1, 0)) if total else indices
+  clipped = ufuncs.remainder(clipped, total) if total else clipped
   out = []
   stride = total
   for d in shape:
@@ -913,8 +872,8 @@ def unravel_index(indices, shape):
     if d == 0:
       out.append(lax_structural.full_like(indices, 0))
       continue
-    out.append(_uf().remainder(_uf().floor_divide(clipped, lax._convert_element_type(
-        builtins.max(stride, 1), dtype, False)), lax._convert_element_type(d, dtype, False)))
+    out.append(ufuncs.remainder(ufuncs.floor_divide(clipped, lax_elementwise._convert_element_type(
+        builtins.max(stride, 1), dtype, False)), lax_elementwise._convert_element_type(d, dtype, False)))
   return tuple(out)
 
 
@@ -939,17 +898,17 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
       if np.any((value < 0) | (value >= d)):
         raise ValueError("invalid entry in coordinates array")
   elif mode == "clip":
-    indices = [_lnp().clip(i, 0, d - 1) for i, d in zip(indices, dims)]
+    indices = [lax_numpy.clip(i, 0, d - 1) for i, d in zip(indices, dims)]
   elif mode == "wrap":
-    indices = [_uf().remainder(i, d) for i, d in zip(indices, dims)]
+    indices = [ufuncs.remainder(i, d) for i, d in zip(indices, dims)]
   else:
     raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
   order_dims = list(range(len(dims)))[::-1] if order == "C" else list(range(len(dims)))
   result = None
   stride = 1
   for axis in order_dims:
-    term = _uf().multiply(indices[axis], stride)
-    result = term if result is None else _uf().add(result, term)
+    term = ufuncs.multiply(indices[axis], stride)
+    result = term if result is None else ufuncs.add(result, term)
     stride *= dims[axis]
   return result
 
@@ -968,7 +927,7 @@ def ix_(*args):
       raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
     shape = [1] * n
     shape[i] = _shape(a)[0]
-    out.append(_lnp().reshape(a, tuple(shape)))
+    out.append(lax_numpy.reshape(a, tuple(shape)))
   return tuple(out)
 
 
@@ -981,7 +940,7 @@ def apply_over_axes(func, a, axes):
     if _ndim(b) == _ndim(a):
       a = b
     elif _ndim(b) == _ndim(a) - 1:
-      a = _lnp().expand_dims(b, axis)
+      a = lax_numpy.expand_dims(b, axis)
     else:
       raise ValueError("function is not returning an array of the correct shape")
   return a
@@ -1000,7 +959,7 @@ def vander(x, N=None, increasing: bool = False):
                                else dtypes.default_int_dtype(), N)
   if not increasing:
     powers = lax_structural.rev(powers, (0,))
-  return _uf().power(x[:, None], powers[None, :])
+  return ufuncs.power(x[:, None], powers[None, :])
 
 
 def packbits(a, axis=None, bitorder: str = "big"):
@@ -1010,21 +969,21 @@ def packbits(a, axis=None, bitorder: str = "big"):
     raise TypeError("Expected an input array of integer or boolean data type")
   if bitorder not in ("little", "big"):
     raise ValueError("'order' must be either 'little' or 'big'")
-  a = lax._convert_element_type(_uf()._to_bool(a), np.uint8, False)
+  a = lax_elementwise._convert_element_type(ufuncs._to_bool(a), np.uint8, False)
   if axis is None:
-    a = _lnp().ravel(a)
+    a = lax_numpy.ravel(a)
     axis = 0
-  a = _lnp().moveaxis(a, axis, -1)
+  a = lax_numpy.moveaxis(a, axis, -1)
   n = _shape(a)[-1]
   remainder = (-n) % 8
   if remainder:
     a = pad(a, [(0, 0)] * (_ndim(a) - 1) + [(0, remainder)])
-  a = _lnp().reshape(a, _shape(a)[:-1] + (-1, 8))
+  a = lax_numpy.reshape(a, _shape(a)[:-1] + (-1, 8))
   shifts = np.arange(8, dtype=np.uint8)
   if bitorder == "big":
     shifts = shifts[::-1].copy()
-  packed = reductions.sum(_uf().left_shift(a, Array(shifts)), axis=-1, dtype=np.uint8)
-  return _lnp().moveaxis(packed, -1, axis)
+  packed = reductions.sum(ufuncs.left_shift(a, Array(shifts)), axis=-1, dtype=np.uint8)
+  return lax_numpy.moveaxis(packed, -1, axis)
 
 
 def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
@@ -1037,14 +996,14 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
   shifts = np.arange(8, dtype=np.uint8)
   if bitorder == "big":
     shifts = shifts[::-1].copy()
-  bits = _uf().bitwise_and(_uf().right_shift(a[..., None], Array(shifts)), np.uint8(1))
+  bits = ufuncs.bitwise_and(ufuncs.right_shift(a[..., None], Array(shifts)), np.uint8(1))
   if axis is None:
-    bits = _lnp().ravel(bits)
+    bits = lax_numpy.ravel(bits)
     axis = 0
   else:
     axis = util.canonicalize_axis(axis, _ndim(a))
-    bits = _lnp().moveaxis(bits, -1, axis + 1)
-    bits = _lnp().reshape(bits, _shape(a)[:axis] + (-1,) + _shape(a)[axis + 1:])
+    bits = lax_numpy.moveaxis(bits, -1, axis + 1)
+    bits = lax_numpy.reshape(bits, _shape(a)[:axis] + (-1,) + _shape(a)[axis + 1:])
   if count is not None:
     n = _shape(bits)[axis]
     if count <= n:
@@ -1052,7 +1011,7 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
     else:
       config = [(0, 0, 0)] * _ndim(bits)
       config[axis] = (0, count - n, 0)
-      bits = lax_structural.pad(bits, lax._convert_element_type(0, np.uint8, False), config)
+      bits = lax_structural.pad(bits, lax_elementwise._convert_element_type(0, np.uint8, False), config)
   return bits
 
 
@@ -1078,32 +1037,32 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     if _ndim(value) == 0:
       shape = list(_shape(a))
       shape[axis] = 1
-      value = _lnp().broadcast_to(value, tuple(shape))
+      value = creation.broadcast_to(value, tuple(shape))
     parts.append(value)
   if len(parts) > 1:
-    a = _lnp().concatenate(parts, axis)
+    a = lax_numpy.concatenate(parts, axis)
   is_bool = _dtype(a) == np.bool_
   for _ in range(n):
     size = _shape(a)[axis]
     hi = lax_structural.slice_in_dim(a, 1, size, axis=axis) if size else a
     lo = lax_structural.slice_in_dim(a, 0, builtins.max(size - 1, 0), axis=axis)
-    a = _uf().not_equal(hi, lo) if is_bool else _uf().subtract(hi, lo)
+    a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
   """Differences between consecutive elements of the flattened ``ary`` (``jnp.ediff1d``)."""
-  ary = _lnp().ravel(_arr("ediff1d", ary))
-  result = _uf().subtract(ary[1:], ary[:-1])
+  ary = lax_numpy.ravel(_arr("ediff1d", ary))
+  result = ufuncs.subtract(ary[1:], ary[:-1])
   parts = []
   if to_begin is not None:
-    parts.append(_lnp().ravel(lax._convert_element_type(_arr("ediff1d", to_begin),
+    parts.append(lax_numpy.ravel(lax_elementwise._convert_element_type(_arr("ediff1d", to_begin),
                                                         _dtype(result), False)))
   parts.append(result)
   if to_end is not None:
-    parts.append(_lnp().ravel(lax._convert_element_type(_arr("ediff1d", to_end),
+    parts.append(lax_numpy.ravel(lax_elementwise._convert_element_type(_arr("ediff1d", to_end),
                                                         _dtype(result), False)))
-  return _lnp().concatenate(parts) if len(parts) > 1 else result
+  return lax_numpy.concatenate(parts) if len(parts) > 1 else result
 
 
 # ---------------------------------------------------------------------------
@@ -1134,7 +1093,6 @@ class _AxisConcat:
     self.axis, self.ndmin, self.trans1d, self.name = axis, ndmin, trans1d, name
 
   def __getitem__(self, key):
-    from axle._src.numpy import creation
     key = key if isinstance(key, tuple) else (key,)
     axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
     parts = []
@@ -1159,7 +1117,7 @@ class _AxisConcat:
         start = 0 if item.start is None else item.start
         step = 1 if item.step is None else item.step
         if isinstance(step, complex):
-          value = creation.linspace(start, item.stop, int(abs(step)))
+          value = lax_numpy.linspace(start, item.stop, int(abs(step)))
         else:
           value = creation.arange(start, item.stop, step)
       else:
@@ -1168,20 +1126,20 @@ class _AxisConcat:
         shape = _shape(value)
         pad_count = ndmin - len(shape)
         new_shape = (1,) * pad_count + shape
-        value = _lnp().reshape(value, new_shape)
+        value = lax_numpy.reshape(value, new_shape)
         if trans1d != -1 and len(shape) > 0:
           t = trans1d if trans1d >= 0 else ndmin + trans1d
           src = list(range(pad_count, ndmin))
           dest = list(range(t, t + len(src)))
-          value = _lnp().moveaxis(value, src, dest) if dest != src else value
+          value = lax_numpy.moveaxis(value, src, dest) if dest != src else value
       parts.append(value)
     if not parts:
       return creation.zeros((0,))
-    result = _lnp().concatenate(util.promote_dtypes(*parts) if len(parts) > 1 else parts, axis)
+    result = lax_numpy.concatenate(util.promote_dtypes(*parts) if len(parts) > 1 else parts, axis)
     if matrix_mode == "c":
-      result = _lnp().reshape(result, (1, -1)) if _ndim(result) == 1 else result
+      result = lax_numpy.reshape(result, (1, -1)) if _ndim(result) == 1 else result
     elif matrix_mode == "r":
-      result = _lnp().reshape(result, (1, -1)) if _ndim(result) == 1 else result
+      result = lax_numpy.reshape(result, (1, -1)) if _ndim(result) == 1 else result
     return result
 
   def __len__(self):

@@ -11,9 +11,13 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
+from axle._src.lax import special as lax_special
+from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
+from axle._src.numpy import selection
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
 __all__ = ["var", "std", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
@@ -21,14 +25,6 @@ __all__ = ["var", "std", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "na
            "nanquantile", "percentile", "nanpercentile", "average", "ptp", "count_nonzero"]
 
 
-def _lnp():
-  import axle.numpy as jnp  # the whole namespace (functions live in several modules)
-  return jnp
-
-
-def _ufuncs():
-  from axle._src.numpy import ufuncs
-  return ufuncs
 
 
 def _operand(name, a):
@@ -62,32 +58,31 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
   a = _operand("var", a)
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
-  a = lax._convert_element_type(a, compute_dtype, False)
+  a = lax_elementwise._convert_element_type(a, compute_dtype, False)
   axes = util.canonicalize_axes(axis, aval.ndim)
-  centered = lax.sub(a, reductions.mean(a, axes, keepdims=True, where=where))
+  centered = lax_elementwise.sub(a, reductions.mean(a, axes, keepdims=True, where=where))
   if compute_dtype.kind == "c":
-    centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax.mul(centered, centered)
+    centered = lax_elementwise.mul(centered, centered)
   real_dtype = np.dtype(centered.dtype)
   if where is None:
     count = 1
     for i in axes:
       count *= aval.shape[i]
-    normalizer = lax._convert_element_type(count, real_dtype, False)
+    normalizer = lax_elementwise._convert_element_type(count, real_dtype, False)
   else:
-    normalizer = lax._convert_element_type(
+    normalizer = lax_elementwise._convert_element_type(
         reductions._where_count(where, aval.shape, axes, keepdims), real_dtype, False)
-  normalizer = lax.sub(normalizer, lax._convert_element_type(correction, real_dtype, False))
+  normalizer = lax_elementwise.sub(normalizer, lax_elementwise._convert_element_type(correction, real_dtype, False))
   total = reductions.sum(centered, axes, keepdims=keepdims, where=where)
-  return lax._convert_element_type(lax.div(total, normalizer), result_dtype, False)
+  return lax_elementwise._convert_element_type(lax_elementwise.div(total, normalizer), result_dtype, False)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
         correction=None):
   """Standard deviation: the square root of ``var`` (``jnp.std``)."""
-  from axle._src.lax import special
-  return special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+  return lax_special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
 
 
 def _nan_masked(name, a, fill):
@@ -95,8 +90,8 @@ def _nan_masked(name, a, fill):
   a = _operand(name, a)
   if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
     return a, None
-  mask = _ufuncs().isnan(a)
-  return _lnp().where(mask, fill, a), mask
+  mask = ufuncs.isnan(a)
+  return lax_numpy.where(mask, fill, a), mask
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
@@ -115,11 +110,11 @@ def _nan_extremum(name, reduce, a, axis, keepdims, initial, where):
   a = _operand(name, a)
   if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
     return reduce(a, axis, keepdims=keepdims, initial=initial, where=where)
-  mask = _ufuncs().isnan(a)
+  mask = ufuncs.isnan(a)
   fill = -np.inf if name == "nanmax" else np.inf
-  out = reduce(_lnp().where(mask, fill, a), axis, keepdims=keepdims, initial=initial, where=where)
+  out = reduce(lax_numpy.where(mask, fill, a), axis, keepdims=keepdims, initial=initial, where=where)
   all_nan = reductions.all(mask, axis, keepdims=keepdims, where=where)
-  return _lnp().where(all_nan, np.nan, out)
+  return lax_numpy.where(all_nan, np.nan, out)
 
 
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
@@ -140,10 +135,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     return reductions.mean(a, axis, dtype, keepdims=keepdims, where=where)
   if dtype is None:
     dtype = aval.dtype
-  not_nan = _ufuncs().logical_not(_ufuncs().isnan(a))
+  not_nan = ufuncs.logical_not(ufuncs.isnan(a))
   count = reductions.sum(not_nan, axis, dtype=dtype, keepdims=keepdims, where=where)
   total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
-  return _ufuncs().divide(total, count)
+  return ufuncs.divide(total, count)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
@@ -151,36 +146,35 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
   a = _operand("nanvar", a)
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
-  a = lax._convert_element_type(a, compute_dtype, False)
+  a = lax_elementwise._convert_element_type(a, compute_dtype, False)
   mean = nanmean(a, axis, keepdims=True, where=where)
-  centered = _lnp().where(_ufuncs().isnan(a), 0, lax.sub(a, mean))
+  centered = lax_numpy.where(ufuncs.isnan(a), 0, lax_elementwise.sub(a, mean))
   if compute_dtype.kind == "c":
-    centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax.mul(centered, centered)
-  not_nan = _ufuncs().logical_not(_ufuncs().isnan(a))
+    centered = lax_elementwise.mul(centered, centered)
+  not_nan = ufuncs.logical_not(ufuncs.isnan(a))
   real_dtype = np.dtype(centered.dtype)
   count = reductions.sum(not_nan, axis, dtype=real_dtype, keepdims=keepdims, where=where)
-  normalizer = lax.sub(count, lax._convert_element_type(ddof, real_dtype, False))
+  normalizer = lax_elementwise.sub(count, lax_elementwise._convert_element_type(ddof, real_dtype, False))
   total = reductions.sum(centered, axis, keepdims=keepdims, where=where)
-  result = _lnp().where(lax.le(normalizer, lax._convert_element_type(0, real_dtype, False)),
-                        np.nan, lax.div(total, normalizer))
-  return lax._convert_element_type(result, result_dtype, False)
+  result = lax_numpy.where(lax_elementwise.le(normalizer, lax_elementwise._convert_element_type(0, real_dtype, False)),
+                        np.nan, lax_elementwise.div(total, normalizer))
+  return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
   """Standard deviation of the non-NaN elements (``jnp.nanstd``)."""
-  from axle._src.lax import special
-  return special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+  return lax_special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
 
 
 def _nan_arg(name, arg_fn, fill, a, axis, keepdims):
   a = _operand(name, a)
   if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
     return arg_fn(a, axis, keepdims=keepdims)
-  mask = _ufuncs().isnan(a)
-  out = arg_fn(_lnp().where(mask, fill, a), axis, keepdims=keepdims)
-  return _lnp().where(reductions.all(mask, axis, keepdims=keepdims), -1, out)
+  mask = ufuncs.isnan(a)
+  out = arg_fn(lax_numpy.where(mask, fill, a), axis, keepdims=keepdims)
+  return lax_numpy.where(reductions.all(mask, axis, keepdims=keepdims), -1, out)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
@@ -219,69 +213,67 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
   q_ndim = np.ndim(q)
   if q_ndim > 1:
     raise ValueError(f"q must be have rank <= 1, got shape {np.shape(q)}")
-  lnp = _lnp()
   a_shape = core.get_aval(a).shape
   if axis is None:
     keep_shape = (1,) * len(a_shape)
-    a = lnp.ravel(a)
+    a = lax_numpy.ravel(a)
     axis = 0
   elif isinstance(axis, (tuple, list)):
     axes = util.canonicalize_axes(axis, len(a_shape))
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a_shape))
     rest = [i for i in range(len(a_shape)) if i not in axes]
-    a = lnp.transpose(a, rest + list(axes))
-    a = lnp.reshape(a, tuple(a_shape[i] for i in rest) + (-1,))
+    a = lax_numpy.transpose(a, rest + list(axes))
+    a = lax_numpy.reshape(a, tuple(a_shape[i] for i in rest) + (-1,))
     axis = len(rest)
   else:
     axis = util.canonicalize_axis(axis, len(a_shape))
     keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a_shape))
-  a = lnp.moveaxis(a, axis, -1)
+  a = lax_numpy.moveaxis(a, axis, -1)
   n = core.get_aval(a).shape[-1]
   q_dtype = core.get_aval(q).dtype
-  isnan = _ufuncs().isnan
+  isnan = ufuncs.isnan
   if squash_nans:
     a = lax_sorting.sort(a, dimension=-1)
-    counts = reductions.sum(_ufuncs().logical_not(isnan(a)), -1, dtype=q_dtype)
+    counts = reductions.sum(ufuncs.logical_not(isnan(a)), -1, dtype=q_dtype)
   else:
-    a = lnp.where(reductions.any(isnan(a), -1, keepdims=True), np.nan, a)
+    a = lax_numpy.where(reductions.any(isnan(a), -1, keepdims=True), np.nan, a)
     a = lax_sorting.sort(a, dimension=-1)
-    counts = lax._convert_element_type(n, q_dtype, False)
+    counts = lax_elementwise._convert_element_type(n, q_dtype, False)
   rest_shape = core.get_aval(a).shape[:-1]
-  q = lnp.reshape(q, np.shape(q) + (1,) * len(rest_shape))
-  one = lax._convert_element_type(1, q_dtype, False)
-  zero = lax._convert_element_type(0, q_dtype, False)
-  position = _ufuncs().multiply(q, lax.sub(counts, one))
-  low = lax.floor(position)
-  high = lax.ceil(position)
-  high_weight = lax.sub(position, low)
-  low_weight = lax.sub(one, high_weight)
-  top = _ufuncs().maximum(lax.sub(counts, one), zero)
-  low = _ufuncs().minimum(_ufuncs().maximum(low, zero), top)
-  high = _ufuncs().minimum(_ufuncs().maximum(high, zero), top)
+  q = lax_numpy.reshape(q, np.shape(q) + (1,) * len(rest_shape))
+  one = lax_elementwise._convert_element_type(1, q_dtype, False)
+  zero = lax_elementwise._convert_element_type(0, q_dtype, False)
+  position = ufuncs.multiply(q, lax_elementwise.sub(counts, one))
+  low = lax_elementwise.floor(position)
+  high = lax_elementwise.ceil(position)
+  high_weight = lax_elementwise.sub(position, low)
+  low_weight = lax_elementwise.sub(one, high_weight)
+  top = ufuncs.maximum(lax_elementwise.sub(counts, one), zero)
+  low = ufuncs.minimum(ufuncs.maximum(low, zero), top)
+  high = ufuncs.minimum(ufuncs.maximum(high, zero), top)
   out_shape = util.broadcast_shapes(np.shape(q), rest_shape)
   index_dtype = dtypes.default_int_dtype()
-  sorted_b = lnp.broadcast_to(a, out_shape[:q_ndim] + rest_shape + (n,)) if q_ndim else a
+  sorted_b = lax_numpy.broadcast_to(a, out_shape[:q_ndim] + rest_shape + (n,)) if q_ndim else a
 
   def pick(index):
-    index = lnp.broadcast_to(lax._convert_element_type(index, index_dtype, False), out_shape)
-    from axle._src.numpy import selection
+    index = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(index, index_dtype, False), out_shape)
     return selection.take_along_axis(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
 
   low_value, high_value = pick(low), pick(high)
   if method == "linear":
-    result = _ufuncs().add(_ufuncs().multiply(low_value, low_weight),
-                           _ufuncs().multiply(high_value, high_weight))
+    result = ufuncs.add(ufuncs.multiply(low_value, low_weight),
+                           ufuncs.multiply(high_value, high_weight))
   elif method == "lower":
     result = low_value
   elif method == "higher":
     result = high_value
   elif method == "nearest":
-    result = lnp.where(_ufuncs().less_equal(high_weight, 0.5), low_value, high_value)
+    result = lax_numpy.where(ufuncs.less_equal(high_weight, 0.5), low_value, high_value)
   else:
-    result = _ufuncs().multiply(_ufuncs().add(low_value, high_value), 0.5)
-  result = lax._convert_element_type(lnp.broadcast_to(result, out_shape), q_dtype, False)
+    result = ufuncs.multiply(ufuncs.add(low_value, high_value), 0.5)
+  result = lax_elementwise._convert_element_type(lax_numpy.broadcast_to(result, out_shape), q_dtype, False)
   if keepdims:
-    result = lnp.reshape(result, np.shape(q)[:q_ndim] + keep_shape)
+    result = lax_numpy.reshape(result, np.shape(q)[:q_ndim] + keep_shape)
   return result
 
 
@@ -307,7 +299,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False,
 def _percent(q):
   if isinstance(q, (core.Tracer,)) or not isinstance(q, (int, float)):
     (q,) = util.promote_dtypes_inexact(util.asarray_operand(q) if not isinstance(q, (list, tuple)) else q)
-  return _ufuncs().true_divide(q, 100.0)
+  return ufuncs.true_divide(q, 100.0)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
@@ -343,7 +335,6 @@ def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: b
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
   """The (weighted) average along ``axis`` (``jnp.average``); with ``returned`` also the sum of
   the weights."""
-  lnp = _lnp()
   if weights is None:
     util.check_arraylike("average", a)
     a = util.asarray_operand(a)
@@ -355,7 +346,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
       count = 1
       for i in util.canonicalize_axes(axis, aval.ndim):
         count *= aval.shape[i]
-    weights_sum = lnp.broadcast_to(lax._convert_element_type(count, avg.dtype, False),
+    weights_sum = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(count, avg.dtype, False),
                                    core.get_aval(avg).shape)
   else:
     util.check_arraylike("average", a, weights)
@@ -374,14 +365,14 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         raise ValueError("Axis must be specified when shapes of a and weights differ.")
       if w_shape[0] != a_shape[axis]:
         raise ValueError("Length of weights not compatible with specified axis.")
-      weights = lnp.broadcast_to(weights, (len(a_shape) - 1) * (1,) + w_shape)
-      weights = lnp.moveaxis(weights, -1, axis)
+      weights = lax_numpy.broadcast_to(weights, (len(a_shape) - 1) * (1,) + w_shape)
+      weights = lax_numpy.moveaxis(weights, -1, axis)
     weights_sum = reductions.sum(weights, axis=axis, keepdims=keepdims)
-    avg = _ufuncs().divide(reductions.sum(_ufuncs().multiply(a, weights), axis=axis,
+    avg = ufuncs.divide(reductions.sum(ufuncs.multiply(a, weights), axis=axis,
                                           keepdims=keepdims), weights_sum)
   if returned:
     if core.get_aval(avg).shape != core.get_aval(weights_sum).shape:
-      weights_sum = lnp.broadcast_to(weights_sum, core.get_aval(avg).shape)
+      weights_sum = lax_numpy.broadcast_to(weights_sum, core.get_aval(avg).shape)
     return avg, weights_sum
   return avg
 
@@ -389,7 +380,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
 def ptp(a, axis=None, out=None, keepdims: bool = False):
   """Range (maximum minus minimum) along ``axis`` (``jnp.ptp``)."""
   util.check_arraylike("ptp", a)
-  return _ufuncs().subtract(reductions.max(a, axis, keepdims=keepdims),
+  return ufuncs.subtract(reductions.max(a, axis, keepdims=keepdims),
                             reductions.min(a, axis, keepdims=keepdims))
 
 
@@ -397,5 +388,5 @@ def count_nonzero(a, axis=None, keepdims: bool = False):
   """Number of nonzero elements along ``axis`` (``jnp.count_nonzero``)."""
   util.check_arraylike("count_nonzero", a)
   a = util.asarray_operand(a)
-  return reductions.sum(_ufuncs()._to_bool(a), axis=axis, dtype=dtypes.default_int_dtype(),
+  return reductions.sum(ufuncs._to_bool(a), axis=axis, dtype=dtypes.default_int_dtype(),
                         keepdims=keepdims)

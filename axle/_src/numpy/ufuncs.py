@@ -15,8 +15,11 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters.eval import eager_unary
-from axle._src.lax import elementwise as lax
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import special as lax_special
+from axle._src.lax import structural as lax_structural
+from axle._src.numpy import creation
 from axle._src.numpy import util
 
 __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "arctan2", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not", "invert", "bitwise_not", "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "negative", "positive", "absolute", "abs", "sign", "true_divide", "divide", "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "float_power", "square", "reciprocal", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "floor", "ceil", "isfinite", "isnan", "isinf", "real", "imag", "conjugate", "conj"]
@@ -53,22 +56,22 @@ def _no_bool_subtract(x1, x2):
   if np.dtype(x1.dtype) == np.bool_:
     raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
                     "the `^` operator, or the logical_xor function instead.")
-  return lax.sub(x1, x2)
+  return lax_elementwise.sub(x1, x2)
 
 
-add = _binary("add", _bool_as(lax.bitwise_or, lax.add))
+add = _binary("add", _bool_as(lax_elementwise.bitwise_or, lax_elementwise.add))
 subtract = _binary("subtract", _no_bool_subtract)
-multiply = _binary("multiply", _bool_as(lax.bitwise_and, lax.mul))
-equal = _binary("equal", lax.eq)
-not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
-maximum = _binary("maximum", lax.max)
-minimum = _binary("minimum", lax.min)
+multiply = _binary("multiply", _bool_as(lax_elementwise.bitwise_and, lax_elementwise.mul))
+equal = _binary("equal", lax_elementwise.eq)
+not_equal = _binary("not_equal", lax_elementwise.ne)
+less = _binary("less", lax_elementwise.lt)
+less_equal = _binary("less_equal", lax_elementwise.le)
+greater = _binary("greater", lax_elementwise.gt)
+greater_equal = _binary("greater_equal", lax_elementwise.ge)
+maximum = _binary("maximum", lax_elementwise.max)
+minimum = _binary("minimum", lax_elementwise.min)
 arctan2 = _binary("arctan2", lax_special.atan2, util.promote_args_inexact)
-nextafter = _binary("nextafter", lax.nextafter, util.promote_args_inexact)
+nextafter = _binary("nextafter", lax_elementwise.nextafter, util.promote_args_inexact)
 
 
 def _bitwise(name, lax_fn):
@@ -83,12 +86,12 @@ def _bitwise(name, lax_fn):
   return fn
 
 
-bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-logical_and = _binary("logical_and", lambda a, b: lax.bitwise_and(_to_bool(a), _to_bool(b)))
-logical_or = _binary("logical_or", lambda a, b: lax.bitwise_or(_to_bool(a), _to_bool(b)))
-logical_xor = _binary("logical_xor", lambda a, b: lax.bitwise_xor(_to_bool(a), _to_bool(b)))
+bitwise_and = _bitwise("bitwise_and", lax_elementwise.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", lax_elementwise.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", lax_elementwise.bitwise_xor)
+logical_and = _binary("logical_and", lambda a, b: lax_elementwise.bitwise_and(_to_bool(a), _to_bool(b)))
+logical_or = _binary("logical_or", lambda a, b: lax_elementwise.bitwise_or(_to_bool(a), _to_bool(b)))
+logical_xor = _binary("logical_xor", lambda a, b: lax_elementwise.bitwise_xor(_to_bool(a), _to_bool(b)))
 
 
 def _to_bool(x):
@@ -96,13 +99,13 @@ def _to_bool(x):
   dtype = core.get_aval(x).dtype
   if dtype == np.bool_:
     return x
-  return lax.ne(x, lax._convert_element_type(0, dtype, False))
+  return lax_elementwise.ne(x, lax_elementwise._convert_element_type(0, dtype, False))
 
 
 def logical_not(x, /):
   """Elementwise logical NOT."""
   (x,) = util.promote_args("logical_not", x)
-  return lax.bitwise_not(_to_bool(x))
+  return lax_elementwise.bitwise_not(_to_bool(x))
 
 
 def invert(x, /):
@@ -113,7 +116,7 @@ def invert(x, /):
     raise TypeError(f"ufunc 'invert' not supported for the input types, and the inputs could not be "
                     f"safely coerced to any supported types according to the casting rule "
                     f"''safe'' (got dtype {dtype.name})")
-  return lax.bitwise_not(x)
+  return lax_elementwise.bitwise_not(x)
 
 
 bitwise_not = bitwise_invert = invert
@@ -122,15 +125,15 @@ bitwise_not = bitwise_invert = invert
 def left_shift(x1, x2, /):
   """Elementwise ``x1 << x2``."""
   x1, x2 = util.promote_args("left_shift", x1, x2)
-  return lax.shift_left(x1, x2)
+  return lax_elementwise.shift_left(x1, x2)
 
 
 def right_shift(x1, x2, /):
   """Elementwise ``x1 >> x2`` (arithmetic for signed, logical for unsigned integers)."""
   x1, x2 = util.promote_args("right_shift", x1, x2)
   if np.issubdtype(np.dtype(x1.dtype), np.unsignedinteger):
-    return lax.shift_right_logical(x1, x2)
-  return lax.shift_right_arithmetic(x1, x2)
+    return lax_elementwise.shift_right_logical(x1, x2)
+  return lax_elementwise.shift_right_arithmetic(x1, x2)
 
 
 bitwise_left_shift = left_shift
@@ -143,7 +146,7 @@ def negative(x, /):
   if np.dtype(x.dtype) == np.bool_:
     raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` "
                     "operator or the logical_not function instead.")
-  return lax.neg(x)
+  return lax_elementwise.neg(x)
 
 
 def positive(x, /):
@@ -158,7 +161,7 @@ def absolute(x, /):
   dtype = np.dtype(x.dtype)
   if dtype == np.bool_ or np.issubdtype(dtype, np.unsignedinteger):
     return x
-  return lax.abs(x)
+  return lax_elementwise.abs(x)
 
 
 abs = absolute
@@ -167,13 +170,13 @@ abs = absolute
 def sign(x, /):
   """Elementwise sign (-1, 0 or 1; for complex ``x / |x|``)."""
   (x,) = util.promote_args("sign", x)
-  return lax.sign(x)
+  return lax_elementwise.sign(x)
 
 
 def true_divide(x1, x2, /):
   """Elementwise ``x1 / x2`` in floating point (``x1 / x2``)."""
   x1, x2 = util.promote_args_inexact("true_divide", x1, x2)
-  return lax.div(x1, x2)
+  return lax_elementwise.div(x1, x2)
 
 
 divide = true_divide
@@ -185,29 +188,37 @@ def floor_divide(x1, x2, /):
   x1, x2 = util.promote_args_numeric("floor_divide", x1, x2)
   dtype = np.dtype(x1.dtype)
   if np.issubdtype(dtype, np.unsignedinteger):
-    return lax.div(x1, x2)
+    return lax_elementwise.div(x1, x2)
   if np.issubdtype(dtype, np.integer):
-    quotient = lax.div(x1, x2)
-    select = logical_and(lax.sign(x1) != lax.sign(x2), lax.rem(x1, x2) != 0)
+    quotient = lax_elementwise.div(x1, x2)
+    select = logical_and(lax_elementwise.sign(x1) != lax_elementwise.sign(x2), lax_elementwise.rem(x1, x2) != 0)
     return _where(select, quotient - 1, quotient)
   if np.issubdtype(dtype, np.complexfloating):
     raise TypeError("floor_divide does not support complex-valued inputs")
   return _float_divmod(x1, x2)[0]
 
 
+@util.jit_when_tracing
 def _where(condition, x, y):
-  from axle._src.numpy import lax_numpy
-  return lax_numpy.where(condition, x, y)
+  condition, = util.promote_dtypes(condition)
+  if np.dtype(condition.dtype) != np.bool_:
+    condition = lax_elementwise.ne(condition, lax_elementwise._convert_element_type(0, condition.dtype, False))
+  x, y = util.promote_dtypes(x, y)
+  shapes = (util.shape_of(condition), util.shape_of(x), util.shape_of(y))
+  if not shapes[0] == shapes[1] == shapes[2]:
+    shape = util.broadcast_shapes(*shapes)
+    condition, x, y = (creation.broadcast_to(a, shape) for a in (condition, x, y))
+  return lax_elementwise.select(condition, x, y)
 
 
 def _float_divmod(x1, x2):
   # As CPython's float divmod: x1 == div * x2 + mod with mod taking the divisor's sign.
-  mod = lax.rem(x1, x2)
-  div = lax.div(_where(x2 == 0, x1, lax.sub(x1, mod)), x2)
-  fix = logical_and(mod != 0, lax.sign(x2) != lax.sign(mod))
-  mod = lax.select(fix, mod + x2, mod)
-  div = lax.select(fix, div - 1, div)
-  return lax.round(div), mod
+  mod = lax_elementwise.rem(x1, x2)
+  div = lax_elementwise.div(_where(x2 == 0, x1, lax_elementwise.sub(x1, mod)), x2)
+  fix = logical_and(mod != 0, lax_elementwise.sign(x2) != lax_elementwise.sign(mod))
+  mod = lax_elementwise.select(fix, mod + x2, mod)
+  div = lax_elementwise.select(fix, div - 1, div)
+  return lax_elementwise.round(div), mod
 
 
 @util.jit_when_tracing
@@ -218,14 +229,13 @@ def remainder(x1, x2, /):
   dtype = np.dtype(x1.dtype)
   if np.issubdtype(dtype, np.complexfloating):
     raise TypeError("remainder does not support complex-valued inputs")
-  zero = lax._convert_element_type(0, dtype, False)
+  zero = lax_elementwise._convert_element_type(0, dtype, False)
   if np.issubdtype(dtype, np.integer):
-    from axle._src.lax import structural as lax_structural
     x2 = _where(x2 == 0, lax_structural.full_like(x2, 1), x2)
-  trunc_mod = lax.rem(x1, x2)
-  trunc_mod_not_zero = lax.ne(trunc_mod, zero)
-  do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero)
-  return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
+  trunc_mod = lax_elementwise.rem(x1, x2)
+  trunc_mod_not_zero = lax_elementwise.ne(trunc_mod, zero)
+  do_plus = lax_elementwise.bitwise_and(lax_elementwise.ne(lax_elementwise.lt(trunc_mod, zero), lax_elementwise.lt(x2, zero)), trunc_mod_not_zero)
+  return lax_elementwise.select(do_plus, lax_elementwise.add(trunc_mod, x2), trunc_mod)
 
 
 mod = remainder
@@ -234,7 +244,7 @@ mod = remainder
 def fmod(x1, x2, /):
   """Elementwise C-style remainder (sign of the dividend)."""
   x1, x2 = util.promote_args_numeric("fmod", x1, x2)
-  return lax.rem(x1, x2)
+  return lax_elementwise.rem(x1, x2)
 
 
 def divmod(x1, x2, /):
@@ -249,14 +259,14 @@ def power(x1, x2, /):
   if isinstance(x2, int) and not isinstance(x2, bool) and not isinstance(x1, (int, float, complex)):
     (x1,) = util.promote_dtypes(x1) if not isinstance(x1, (bool,)) else util.promote_dtypes_numeric(x1)
     if np.dtype(x1.dtype) == np.bool_:
-      x1 = lax._convert_element_type(x1, dtypes.default_int_dtype(), False)
+      x1 = lax_elementwise._convert_element_type(x1, dtypes.default_int_dtype(), False)
     if np.issubdtype(np.dtype(x1.dtype), np.integer) and x2 < 0:
       raise ValueError("Integers to negative integer powers are not allowed.")
-    return lax.integer_pow(x1, x2)
+    return lax_elementwise.integer_pow(x1, x2)
   x1, x2 = util.promote_args_numeric("power", x1, x2)
   dtype = np.dtype(x1.dtype)
   if not np.issubdtype(dtype, np.integer):
-    return lax.pow(x1, x2)
+    return lax_elementwise.pow(x1, x2)
   if not isinstance(x2, Tracer) and np.any(np.asarray(x2) < 0):
     raise ValueError("Integers to negative integer powers are not allowed.")
   return _integer_power(x1, x2)
@@ -266,33 +276,33 @@ def _integer_power(x1, x2):
   """x1 ** x2 for integer arrays by binary exponentiation over the exponent's bits.
 
   Six rounds suffice: any base other than 0, 1 or -1 overflows past exponent 63 anyway."""
-  zero = lax._convert_element_type(0, x2.dtype, x2.weak_type)
-  one = lax._convert_element_type(1, x2.dtype, x2.weak_type)
+  zero = lax_elementwise._convert_element_type(0, x2.dtype, x2.weak_type)
+  one = lax_elementwise._convert_element_type(1, x2.dtype, x2.weak_type)
   # pow(0, n) is 0 for n != 0 and 1 for n == 0.
-  acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+  acc = _where(lax_elementwise.bitwise_and(lax_elementwise.eq(x1, zero), lax_elementwise.ne(x2, zero)), zero, one)
   for _ in range(6):
-    acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
-    x1 = lax.mul(x1, x1)
-    x2 = lax.shift_right_logical(x2, one)
+    acc = _where(lax_elementwise.bitwise_and(x2, one), lax_elementwise.mul(acc, x1), acc)
+    x1 = lax_elementwise.mul(x1, x1)
+    x2 = lax_elementwise.shift_right_logical(x2, one)
   return acc
 
 
 def float_power(x1, x2, /):
   """Elementwise ``x1 ** x2`` computed in floating point."""
   x1, x2 = util.promote_args_inexact("float_power", x1, x2)
-  return lax.pow(x1, x2)
+  return lax_elementwise.pow(x1, x2)
 
 
 def square(x, /):
   """Elementwise ``x * x``."""
   (x,) = util.promote_args_numeric("square", x)
-  return lax.integer_pow(x, 2)
+  return lax_elementwise.integer_pow(x, 2)
 
 
 def reciprocal(x, /):
   """Elementwise ``1 / x`` in floating point."""
   (x,) = util.promote_args_inexact("reciprocal", x)
-  return lax.integer_pow(x, -1)
+  return lax_elementwise.integer_pow(x, -1)
 
 
 def _inexact_unary(name, lax_fn, primitive):
@@ -330,7 +340,7 @@ def floor(x, /):
   (x,) = util.promote_args_numeric("floor", x)
   if np.issubdtype(np.dtype(x.dtype), np.integer):
     return x
-  return lax.floor(x)
+  return lax_elementwise.floor(x)
 
 
 def ceil(x, /):
@@ -338,7 +348,7 @@ def ceil(x, /):
   (x,) = util.promote_args_numeric("ceil", x)
   if np.issubdtype(np.dtype(x.dtype), np.integer):
     return x
-  return lax.ceil(x)
+  return lax_elementwise.ceil(x)
 
 
 def isfinite(x, /):
@@ -346,17 +356,16 @@ def isfinite(x, /):
   (x,) = util.promote_args("isfinite", x)
   dtype = np.dtype(x.dtype)
   if np.issubdtype(dtype, np.floating):
-    return lax.is_finite(x)
+    return lax_elementwise.is_finite(x)
   if np.issubdtype(dtype, np.complexfloating):
-    return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
-  from axle._src.numpy import creation
+    return lax_elementwise.bitwise_and(lax_elementwise.is_finite(lax_elementwise.real(x)), lax_elementwise.is_finite(lax_elementwise.imag(x)))
   return creation.full_like(x, True, dtype=np.bool_)
 
 
 def isnan(x, /):
   """Elementwise test for NaN."""
   (x,) = util.promote_args("isnan", x)
-  return lax.ne(x, x)
+  return lax_elementwise.ne(x, x)
 
 
 def isinf(x, /):
@@ -364,32 +373,30 @@ def isinf(x, /):
   (x,) = util.promote_args("isinf", x)
   dtype = np.dtype(x.dtype)
   if np.issubdtype(dtype, np.floating):
-    return lax.eq(lax.abs(x), lax._convert_element_type(np.inf, dtype, False))
+    return lax_elementwise.eq(lax_elementwise.abs(x), lax_elementwise._convert_element_type(np.inf, dtype, False))
   if np.issubdtype(dtype, np.complexfloating):
-    return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
-  from axle._src.numpy import creation
+    return lax_elementwise.bitwise_or(isinf(lax_elementwise.real(x)), isinf(lax_elementwise.imag(x)))
   return creation.full_like(x, False, dtype=np.bool_)
 
 
 def real(x, /):
   """The real part of ``x`` (``x`` itself for real input)."""
   (x,) = util.promote_args("real", x)
-  return lax.real(x) if np.issubdtype(np.dtype(x.dtype), np.complexfloating) else x
+  return lax_elementwise.real(x) if np.issubdtype(np.dtype(x.dtype), np.complexfloating) else x
 
 
 def imag(x, /):
   """The imaginary part of ``x`` (zeros for real input)."""
   (x,) = util.promote_args("imag", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
-    return lax.imag(x)
-  from axle._src.numpy import creation
+    return lax_elementwise.imag(x)
   return creation.full_like(x, 0)
 
 
 def conjugate(x, /):
   """The complex conjugate of ``x`` (``x`` itself for real input)."""
   (x,) = util.promote_args("conjugate", x)
-  return lax.conj(x) if np.issubdtype(np.dtype(x.dtype), np.complexfloating) else x
+  return lax_elementwise.conj(x) if np.issubdtype(np.dtype(x.dtype), np.complexfloating) else x
 
 
 conj = conjugate
@@ -410,7 +417,7 @@ pow = power
 
 
 def _const(value, like):
-  return lax._convert_element_type(value, np.dtype(like.dtype), False)
+  return lax_elementwise._convert_element_type(value, np.dtype(like.dtype), False)
 
 
 def copysign(x1, x2, /):
@@ -424,13 +431,13 @@ def copysign(x1, x2, /):
 def deg2rad(x, /):
   """Degrees to radians."""
   (x,) = util.promote_args_inexact("deg2rad", x)
-  return lax.mul(x, _const(np.pi / 180, x))
+  return lax_elementwise.mul(x, _const(np.pi / 180, x))
 
 
 def rad2deg(x, /):
   """Radians to degrees."""
   (x,) = util.promote_args_inexact("rad2deg", x)
-  return lax.mul(x, _const(180 / np.pi, x))
+  return lax_elementwise.mul(x, _const(180 / np.pi, x))
 
 
 radians = deg2rad
@@ -442,21 +449,21 @@ def fabs(x, /):
   (x,) = util.promote_args_inexact("fabs", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise TypeError("ufunc 'fabs' does not support complex dtypes")
-  return lax.abs(x)
+  return lax_elementwise.abs(x)
 
 
 def fmax(x1, x2, /):
   """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
   x1, x2 = util.promote_args("fmax", x1, x2)
   return _where(logical_or(isnan(x2), greater(x1, x2)), x1, x2) if np.dtype(
-      x1.dtype).kind in "fc" else lax.max(x1, x2)
+      x1.dtype).kind in "fc" else lax_elementwise.max(x1, x2)
 
 
 def fmin(x1, x2, /):
   """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
   x1, x2 = util.promote_args("fmin", x1, x2)
   return _where(logical_or(isnan(x2), less(x1, x2)), x1, x2) if np.dtype(
-      x1.dtype).kind in "fc" else lax.min(x1, x2)
+      x1.dtype).kind in "fc" else lax_elementwise.min(x1, x2)
 
 
 def hypot(x1, x2, /):
@@ -464,12 +471,12 @@ def hypot(x1, x2, /):
   x1, x2 = util.promote_args_inexact("hypot", x1, x2)
   if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
     raise TypeError("hypot does not support complex-valued inputs.")
-  x1, x2 = lax.abs(x1), lax.abs(x2)
-  big, small = lax.max(x1, x2), lax.min(x1, x2)
+  x1, x2 = lax_elementwise.abs(x1), lax_elementwise.abs(x2)
+  big, small = lax_elementwise.max(x1, x2), lax_elementwise.min(x1, x2)
   zero = _const(0, big)
-  ratio = lax.div(small, _where(lax.eq(big, zero), _const(1, big), big))
-  out = lax.mul(big, lax_special.sqrt(lax.add(_const(1, big), lax.mul(ratio, ratio))))
-  return _where(lax.eq(big, _const(np.inf, big)), big, out)
+  ratio = lax_elementwise.div(small, _where(lax_elementwise.eq(big, zero), _const(1, big), big))
+  out = lax_elementwise.mul(big, lax_special.sqrt(lax_elementwise.add(_const(1, big), lax_elementwise.mul(ratio, ratio))))
+  return _where(lax_elementwise.eq(big, _const(np.inf, big)), big, out)
 
 
 def _int_args(name, x1, x2):
@@ -487,9 +494,9 @@ def gcd(x1, x2, /):
   bits = np.iinfo(np.dtype(a.dtype)).bits
   # Euclid's algorithm, unrolled to the worst case (Fibonacci growth: ~1.44 * bits steps).
   for _ in range(int(1.45 * bits) + 2):
-    zero_b = lax.eq(b, _const(0, b))
+    zero_b = lax_elementwise.eq(b, _const(0, b))
     safe_b = _where(zero_b, _const(1, b), b)
-    a, b = _where(zero_b, a, b), _where(zero_b, b, lax.rem(a, safe_b))
+    a, b = _where(zero_b, a, b), _where(zero_b, b, lax_elementwise.rem(a, safe_b))
   return a
 
 
@@ -498,16 +505,16 @@ def lcm(x1, x2, /):
   """Elementwise least common multiple of integers (non-negative)."""
   x1, x2 = _int_args("lcm", x1, x2)
   d = gcd(x1, x2)
-  zero = lax.eq(d, _const(0, d))
+  zero = lax_elementwise.eq(d, _const(0, d))
   return _where(zero, _const(0, d),
-                lax.mul(absolute(x1), lax.div(absolute(x2), _where(zero, _const(1, d), d))))
+                lax_elementwise.mul(absolute(x1), lax_elementwise.div(absolute(x2), _where(zero, _const(1, d), d))))
 
 
 def heaviside(x1, x2, /):
   """The Heaviside step: 0 for x1 < 0, ``x2`` at 0, 1 for x1 > 0."""
   x1, x2 = util.promote_args_inexact("heaviside", x1, x2)
   zero = _const(0, x1)
-  return _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), _const(1, x1), x2))
+  return _where(lax_elementwise.lt(x1, zero), zero, _where(lax_elementwise.gt(x1, zero), _const(1, x1), x2))
 
 
 def i0(x, /):
@@ -515,8 +522,8 @@ def i0(x, /):
   (x,) = util.promote_args_inexact("i0", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise TypeError("i0 does not support complex-valued inputs.")
-  x = lax.abs(x)
-  return lax.mul(lax_special.exp(x), lax_special.bessel_i0e(x))
+  x = lax_elementwise.abs(x)
+  return lax_elementwise.mul(lax_special.exp(x), lax_special.bessel_i0e(x))
 
 
 def isneginf(x, /):
@@ -525,9 +532,8 @@ def isneginf(x, /):
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise ValueError("isneginf does not support complex-valued inputs")
   if not np.issubdtype(np.dtype(x.dtype), np.floating):
-    from axle._src.numpy import creation
     return creation.full_like(x, False, dtype=np.bool_)
-  return lax.eq(x, _const(-np.inf, x))
+  return lax_elementwise.eq(x, _const(-np.inf, x))
 
 
 def isposinf(x, /):
@@ -536,23 +542,22 @@ def isposinf(x, /):
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise ValueError("isposinf does not support complex-valued inputs")
   if not np.issubdtype(np.dtype(x.dtype), np.floating):
-    from axle._src.numpy import creation
     return creation.full_like(x, False, dtype=np.bool_)
-  return lax.eq(x, _const(np.inf, x))
+  return lax_elementwise.eq(x, _const(np.inf, x))
 
 
 def iscomplex(x, /):
   """Whether each element has a nonzero imaginary part."""
   util.check_arraylike("iscomplex", x)
   i = imag(x)
-  return lax.ne(i, _const(0, i))
+  return lax_elementwise.ne(i, _const(0, i))
 
 
 def isreal(x, /):
   """Whether each element has a zero imaginary part."""
   util.check_arraylike("isreal", x)
   i = imag(x)
-  return lax.eq(i, _const(0, i))
+  return lax_elementwise.eq(i, _const(0, i))
 
 
 def ldexp(x1, x2, /):
@@ -562,51 +567,51 @@ def ldexp(x1, x2, /):
   if x2_dtype == np.bool_ or not np.issubdtype(x2_dtype, np.integer):
     raise ValueError(f"ldexp not supported for input types {(dtypes.dtype(x1), x2_dtype)}")
   (x1,) = util.promote_args_inexact("ldexp", x1)
-  x2 = lax._convert_element_type(util.asarray_operand(x2), np.dtype(x1.dtype), False)
+  x2 = lax_elementwise._convert_element_type(util.asarray_operand(x2), np.dtype(x1.dtype), False)
   x1, x2 = util.promote_shapes("ldexp", x1, x2)
-  return lax.mul(x1, lax_special.exp2(x2))
+  return lax_elementwise.mul(x1, lax_special.exp2(x2))
 
 
 def log10(x, /):
   """Elementwise base-10 logarithm."""
   (x,) = util.promote_args_inexact("log10", x)
-  return lax.div(lax_special.log(x), lax_special.log(_const(10, x)))
+  return lax_elementwise.div(lax_special.log(x), lax_special.log(_const(10, x)))
 
 
 def log2(x, /):
   """Elementwise base-2 logarithm."""
   (x,) = util.promote_args_inexact("log2", x)
-  return lax.div(lax_special.log(x), lax_special.log(_const(2, x)))
+  return lax_elementwise.div(lax_special.log(x), lax_special.log(_const(2, x)))
 
 
 @util.jit_when_tracing
 def logaddexp(x1, x2, /):
   """``log(exp(x1) + exp(x2))`` computed without overflow."""
   x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
-  amax = lax.max(x1, x2)
+  amax = lax_elementwise.max(x1, x2)
   if np.issubdtype(np.dtype(x1.dtype), np.floating):
-    delta = lax.sub(x1, x2)
-    return _where(isnan(delta), lax.add(x1, x2),
-                  lax.add(amax, lax_special.log1p(lax_special.exp(lax.neg(lax.abs(delta))))))
-  delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(2, amax)))
-  out = lax.add(amax, lax_special.log1p(lax_special.exp(delta)))
-  return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+    delta = lax_elementwise.sub(x1, x2)
+    return _where(isnan(delta), lax_elementwise.add(x1, x2),
+                  lax_elementwise.add(amax, lax_special.log1p(lax_special.exp(lax_elementwise.neg(lax_elementwise.abs(delta))))))
+  delta = lax_elementwise.sub(lax_elementwise.add(x1, x2), lax_elementwise.mul(amax, _const(2, amax)))
+  out = lax_elementwise.add(amax, lax_special.log1p(lax_special.exp(delta)))
+  return lax_elementwise.complex(lax_elementwise.real(out), _wrap_between(lax_elementwise.imag(out), np.pi))
 
 
 def _wrap_between(x, bound):
   two = _const(2 * bound, x)
-  return lax.sub(remainder(lax.add(x, _const(bound, x)), two), _const(bound, x))
+  return lax_elementwise.sub(remainder(lax_elementwise.add(x, _const(bound, x)), two), _const(bound, x))
 
 
 @util.jit_when_tracing
 def logaddexp2(x1, x2, /):
   """``log2(2**x1 + 2**x2)`` computed without overflow."""
   x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
-  amax = lax.max(x1, x2)
-  delta = lax.sub(x1, x2)
+  amax = lax_elementwise.max(x1, x2)
+  delta = lax_elementwise.sub(x1, x2)
   ln2 = _const(np.log(2), x1)
-  return _where(isnan(delta), lax.add(x1, x2),
-                lax.add(amax, lax.div(lax_special.log1p(lax_special.exp2(lax.neg(lax.abs(delta)))),
+  return _where(isnan(delta), lax_elementwise.add(x1, x2),
+                lax_elementwise.add(amax, lax_elementwise.div(lax_special.log1p(lax_special.exp2(lax_elementwise.neg(lax_elementwise.abs(delta)))),
                                       ln2)))
 
 
@@ -614,7 +619,7 @@ def modf(x, /, out=None):
   """The fractional and integral parts of ``x`` (both with ``x``'s sign)."""
   (x,) = util.promote_args_inexact("modf", x)
   whole = trunc(x)
-  return lax.sub(x, whole), whole
+  return lax_elementwise.sub(x, whole), whole
 
 
 def trunc(x, /):
@@ -622,16 +627,16 @@ def trunc(x, /):
   (x,) = util.promote_args_numeric("trunc", x)
   if np.issubdtype(np.dtype(x.dtype), np.integer):
     return x
-  return _where(lax.lt(x, _const(0, x)), lax.ceil(x), lax.floor(x))
+  return _where(lax_elementwise.lt(x, _const(0, x)), lax_elementwise.ceil(x), lax_elementwise.floor(x))
 
 
 def rint(x, /):
   """Rounds to the nearest integer, halves to even (result in floating point)."""
   (x,) = util.promote_args_inexact("rint", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
-    return lax.complex(lax.round(lax.real(x), lax.RoundingMethod.TO_NEAREST_EVEN),
-                       lax.round(lax.imag(x), lax.RoundingMethod.TO_NEAREST_EVEN))
-  return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+    return lax_elementwise.complex(lax_elementwise.round(lax_elementwise.real(x), lax_elementwise.RoundingMethod.TO_NEAREST_EVEN),
+                       lax_elementwise.round(lax_elementwise.imag(x), lax_elementwise.RoundingMethod.TO_NEAREST_EVEN))
+  return lax_elementwise.round(x, lax_elementwise.RoundingMethod.TO_NEAREST_EVEN)
 
 
 def signbit(x, /):
@@ -639,25 +644,23 @@ def signbit(x, /):
   (x,) = util.promote_args("signbit", x)
   dtype = np.dtype(x.dtype)
   if np.issubdtype(dtype, np.integer):
-    return lax.lt(x, _const(0, x))
+    return lax_elementwise.lt(x, _const(0, x))
   if dtype == np.bool_:
-    from axle._src.numpy import creation
     return creation.full_like(x, False, dtype=np.bool_)
   if not np.issubdtype(dtype, np.floating):
     raise ValueError(f"jnp.signbit is not well defined for {dtype}")
-  from axle._src.lax import elementwise_convert
   int_type = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
-  bits = elementwise_convert.bitcast_convert_type(x, int_type)
-  return lax.lt(bits, lax._convert_element_type(0, np.dtype(int_type), False))
+  bits = lax_convert.bitcast_convert_type(x, int_type)
+  return lax_elementwise.lt(bits, lax_elementwise._convert_element_type(0, np.dtype(int_type), False))
 
 
 @util.jit_when_tracing
 def sinc(x, /):
   """``sin(pi x) / (pi x)``, 1 at 0."""
   (x,) = util.promote_args_inexact("sinc", x)
-  zero = lax.eq(x, _const(0, x))
-  pi_x = lax.mul(_const(np.pi, x), _where(zero, _const(1, x), x))
-  return _where(zero, _const(1, x), lax.div(lax_special.sin(pi_x), pi_x))
+  zero = lax_elementwise.eq(x, _const(0, x))
+  pi_x = lax_elementwise.mul(_const(np.pi, x), _where(zero, _const(1, x), x))
+  return _where(zero, _const(1, x), lax_elementwise.div(lax_special.sin(pi_x), pi_x))
 
 
 def spacing(x, /):
@@ -667,8 +670,8 @@ def spacing(x, /):
   if np.issubdtype(dtype, np.complexfloating):
     raise ValueError("spacing is not defined for complex inputs.")
   inf = _const(np.inf, x)
-  toward = _where(signbit(x), lax.neg(inf), inf)
-  return lax.sub(lax.nextafter(x, toward), x)
+  toward = _where(signbit(x), lax_elementwise.neg(inf), inf)
+  return lax_elementwise.sub(lax_elementwise.nextafter(x, toward), x)
 
 
 def frexp(x, /):
@@ -677,7 +680,6 @@ def frexp(x, /):
   dtype = np.dtype(x.dtype)
   if np.issubdtype(dtype, np.complexfloating):
     raise TypeError("frexp does not support complex-valued inputs")
-  from axle._src.lax import elementwise_convert
   info = dtypes.finfo(dtype)
   nbits = info.bits
   int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[nbits])
@@ -685,23 +687,23 @@ def frexp(x, /):
   bias = -info.minexp + 1  # e.g. 127 + ... for float32: minexp=-126 -> bias 127
   bias = info.maxexp - 1
   # Scale subnormals into the normal range first.
-  is_sub = lax.lt(lax.abs(x), _const(float(info.smallest_normal), x))
+  is_sub = lax_elementwise.lt(lax_elementwise.abs(x), _const(float(info.smallest_normal), x))
   scale = float(2.0 ** nmant)
-  xs = _where(is_sub, lax.mul(x, _const(scale, x)), x)
-  bits = elementwise_convert.bitcast_convert_type(xs, int_type)
-  exp_mask = lax._convert_element_type(((1 << (nbits - nmant - 1)) - 1) << nmant, int_type, False)
-  biased = lax.shift_right_logical(lax.bitwise_and(bits, exp_mask),
-                                   lax._convert_element_type(nmant, int_type, False))
-  exponent = lax.sub(biased, lax._convert_element_type(bias - 1, int_type, False))
-  exponent = _where(is_sub, lax.sub(exponent, lax._convert_element_type(nmant, int_type, False)),
+  xs = _where(is_sub, lax_elementwise.mul(x, _const(scale, x)), x)
+  bits = lax_convert.bitcast_convert_type(xs, int_type)
+  exp_mask = lax_elementwise._convert_element_type(((1 << (nbits - nmant - 1)) - 1) << nmant, int_type, False)
+  biased = lax_elementwise.shift_right_logical(lax_elementwise.bitwise_and(bits, exp_mask),
+                                   lax_elementwise._convert_element_type(nmant, int_type, False))
+  exponent = lax_elementwise.sub(biased, lax_elementwise._convert_element_type(bias - 1, int_type, False))
+  exponent = _where(is_sub, lax_elementwise.sub(exponent, lax_elementwise._convert_element_type(nmant, int_type, False)),
                     exponent)
-  new_bits = lax.bitwise_or(lax.bitwise_and(bits, lax.bitwise_not(exp_mask)),
-                            lax._convert_element_type((bias - 1) << nmant, int_type, False))
-  mantissa = elementwise_convert.bitcast_convert_type(new_bits, dtype)
-  special = logical_or(lax.eq(x, _const(0, x)), logical_not(lax.is_finite(x)))
+  new_bits = lax_elementwise.bitwise_or(lax_elementwise.bitwise_and(bits, lax_elementwise.bitwise_not(exp_mask)),
+                            lax_elementwise._convert_element_type((bias - 1) << nmant, int_type, False))
+  mantissa = lax_convert.bitcast_convert_type(new_bits, dtype)
+  special = logical_or(lax_elementwise.eq(x, _const(0, x)), logical_not(lax_elementwise.is_finite(x)))
   mantissa = _where(special, x, mantissa)
-  exponent = _where(special, lax._convert_element_type(0, int_type, False), exponent)
-  return mantissa, lax._convert_element_type(exponent, np.dtype(np.int32), False)
+  exponent = _where(special, lax_elementwise._convert_element_type(0, int_type, False), exponent)
+  return mantissa, lax_elementwise._convert_element_type(exponent, np.dtype(np.int32), False)
 
 
 def bitwise_count(x, /):
@@ -712,9 +714,9 @@ def bitwise_count(x, /):
   if not (dtype == np.bool_ or np.issubdtype(dtype, np.integer)):
     raise TypeError(f"bitwise_count requires integer or boolean input, got {dtype}")
   if dtype == np.bool_:
-    return lax._convert_element_type(x, np.dtype(np.uint8), False)
-  counted = lax.population_count(absolute(x) if np.issubdtype(dtype, np.signedinteger) else x)
-  return lax._convert_element_type(counted, np.dtype(np.uint8), False)
+    return lax_elementwise._convert_element_type(x, np.dtype(np.uint8), False)
+  counted = lax_elementwise.population_count(absolute(x) if np.issubdtype(dtype, np.signedinteger) else x)
+  return lax_elementwise._convert_element_type(counted, np.dtype(np.uint8), False)
 
 
 def angle(z, deg: bool = False):
@@ -723,10 +725,10 @@ def angle(z, deg: bool = False):
   z = util.asarray_operand(z)
   dtype = dtypes.dtype(z, canonicalize=True)
   if np.issubdtype(dtype, np.complexfloating):
-    re, im = lax.real(z), lax.imag(z)
+    re, im = lax_elementwise.real(z), lax_elementwise.imag(z)
   else:
     (re,) = util.promote_dtypes_inexact(z)
-    im = lax._convert_element_type(0, np.dtype(re.dtype), False)
+    im = lax_elementwise._convert_element_type(0, np.dtype(re.dtype), False)
   out = arctan2(im, re)
   return rad2deg(out) if deg else out
 
@@ -738,11 +740,10 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
   x = util.asarray_operand(x)
   dtype = np.dtype(core.get_aval(x).dtype)
   if not np.issubdtype(dtype, np.inexact):
-    from axle._src.numpy import creation
     return creation.asarray(x)
   if np.issubdtype(dtype, np.complexfloating):
-    return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
-                       nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
+    return lax_elementwise.complex(nan_to_num(lax_elementwise.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                       nan_to_num(lax_elementwise.imag(x), nan=nan, posinf=posinf, neginf=neginf))
   info = dtypes.finfo(dtype)
   posinf = float(info.max) if posinf is None else posinf
   neginf = float(info.min) if neginf is None else neginf
@@ -757,14 +758,14 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
   a, b = util.promote_args("isclose", a, b)
   dtype = np.dtype(a.dtype)
   if dtype == np.bool_ or not np.issubdtype(dtype, np.inexact):
-    return lax.eq(a, b)
+    return lax_elementwise.eq(a, b)
   real_dtype = np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
-  rtol = lax._convert_element_type(rtol, real_dtype, False)
-  atol = lax._convert_element_type(atol, real_dtype, False)
-  out = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  rtol = lax_elementwise._convert_element_type(rtol, real_dtype, False)
+  atol = lax_elementwise._convert_element_type(atol, real_dtype, False)
+  out = lax_elementwise.le(lax_elementwise.abs(lax_elementwise.sub(a, b)), lax_elementwise.add(atol, lax_elementwise.mul(rtol, lax_elementwise.abs(b))))
   both_finite = logical_and(isfinite(a), isfinite(b))
   out = logical_and(out, both_finite)
-  same_inf = logical_and(logical_and(isinf(a), isinf(b)), lax.eq(a, b))
+  same_inf = logical_and(logical_and(isinf(a), isinf(b)), lax_elementwise.eq(a, b))
   out = logical_or(out, same_inf)
   if equal_nan:
     out = logical_or(out, logical_and(isnan(a), isnan(b)))

@@ -44,16 +44,6 @@ def asarray_operand(x):
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array type.")
 
 
-def arraylike_operands(fun_name: str, *args):
-  """``args`` checked as array-likes (lists raise TypeError, as in JAX) and turned into Arrays
-  (tracers pass through); one argument gives one value, several a list."""
-  check_arraylike(fun_name, *args)
-  from axle._src.numpy import creation
-  out = [a if isinstance(a, (Array, Tracer)) else creation.asarray(asarray_operand(a))
-         for a in args]
-  return out[0] if len(out) == 1 else out
-
-
 def shape_of(x) -> tuple[int, ...]:
   """The shape of an array, tracer or scalar."""
   return core.get_aval(x).shape

@@ -13,14 +13,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.config import config
-from axle._src.random import keys as keys_lib
+from axle._src.lax.control_flow import while_loop
+from axle._src.random import keys
 from axle._src.random import prng
-from axle._src.random.control import while_loop
-import axle.lax as lax
-import axle.numpy as jnp
 
 UINT_DTYPES = prng.UINT_DTYPES
 
@@ -30,7 +31,7 @@ UINT_DTYPES = prng.UINT_DTYPES
 
 
 def _key(name, key):
-  return keys_lib.check_prng_key(name, key)[0]
+  return keys.check_prng_key(name, key)[0]
 
 
 def _split(key_data, num: int = 2):
@@ -116,7 +117,6 @@ def _eager_array_args(*args) -> bool:
 
 
 def _compiled(sampler, static_argnums):
-  from axle._src import api
   compiled = api.jit(sampler, static_argnums=static_argnums)
   compiled._report_retraces = False  # library code: new shapes are the caller's business
   return compiled
@@ -699,8 +699,8 @@ def _gamma(key_data, a, shape, dtype, log_space=False):
   size = math.prod(shape)
   if size == 0:
     return jnp.zeros(shape, dtype)
-  keys = prng.random_split_p.bind(key_data, shape=(size,))
-  samples = _gamma_one(keys, jnp.reshape(a, (size,)), log_space)
+  split_keys = prng.random_split_p.bind(key_data, shape=(size,))
+  samples = _gamma_one(split_keys, jnp.reshape(a, (size,)), log_space)
   return jnp.reshape(samples, shape)
 
 
@@ -1021,15 +1021,6 @@ def binomial(key, n, p, shape=None, dtype=None):
 # Samplers that need linear algebra
 
 
-def _linalg():
-  try:
-    from axle._src.numpy import linalg
-  except ImportError:
-    raise NotImplementedError("this sampler needs axle.numpy.linalg, which is not available "
-                              "yet") from None
-  return linalg
-
-
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
   """Samples the multivariate normal with ``mean`` (..., n) and covariance ``cov``
   (..., n, n), factoring ``cov`` by ``method`` ('cholesky', 'svd' or 'eigh')."""
@@ -1058,15 +1049,14 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     shape = tuple(jnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
   else:
     _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
-  linalg = _linalg()
   if method == "svd":
-    u, s, _ = linalg.svd(cov)
+    u, s, _ = jnp.linalg.svd(cov)
     factor = u * jnp.sqrt(s[..., None, :])
   elif method == "eigh":
-    w, v = linalg.eigh(cov)
+    w, v = jnp.linalg.eigh(cov)
     factor = v * jnp.sqrt(w[..., None, :])
   else:
-    factor = linalg.cholesky(cov)
+    factor = jnp.linalg.cholesky(cov)
   samples = _normal(data, tuple(shape) + mean.shape[-1:], dtype)
   # einsum('...ij,...j->...i', factor, samples) as a broadcast multiply and sum.
   return mean + jnp.sum(factor * samples[..., None, :], axis=-1)
@@ -1080,10 +1070,9 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
   shape = core.canonicalize_shape(shape)
   n = core.concrete_or_error(int, n, "The error occurred in jax.random.orthogonal()")
   m = n if m is None else core.concrete_or_error(int, m, "The error occurred in jax.random.orthogonal()")
-  linalg = _linalg()
   z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
-  q, r = linalg.qr(z)
-  d = jnp.diagonal(r, axis1=-2, axis2=-1) if hasattr(jnp, "diagonal") else linalg.diagonal(r)
+  q, r = jnp.linalg.qr(z)
+  d = jnp.diagonal(r, axis1=-2, axis2=-1)
   x = q * jnp.expand_dims(jnp.sign(d), -2)
   return jnp.swapaxes(x, -1, -2) if n < m else x
 

@@ -18,6 +18,7 @@ from axle._src import tree_util
 from axle._src.config import config
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
+from axle._src.numpy import creation
 from axle._src.random import prng
 
 UINT32 = prng.UINT32
@@ -222,7 +223,6 @@ def wrap_key_data(key_bits_array, *, impl=None):
   if isinstance(key_bits_array, PRNGKeyArray):
     raise TypeError("wrap_key_data requires an array of key data, got a typed key array")
   if not _is_key_data_like(key_bits_array):
-    from axle._src.numpy import creation
     key_bits_array = creation.asarray(key_bits_array)
   prng.check_key_data(key_bits_array)
   return PRNGKeyArray(impl, key_bits_array)

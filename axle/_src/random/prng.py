@@ -19,16 +19,12 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.config import config
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
-
-try:
-  from axle._src.interpreters import ad
-except ImportError:  # pragma: no cover - the AD machinery is optional for eager use
-  ad = None
 
 UINT32 = np.dtype(np.uint32)
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
@@ -176,8 +172,7 @@ threefry2x32_p.def_abstract_eval(_threefry2x32_abstract_eval)
 threefry2x32_p.def_impl(lambda k0, k1, x0, x1: list(_threefry2x32_numpy(k0, k1, x0, x1)))
 mlir.register(threefry2x32_p, mlir.lower_fun(_threefry2x32_lax, multiple_results=True))
 batching.defbroadcasting(threefry2x32_p)
-if ad is not None:
-  ad.defjvp_zero(threefry2x32_p)
+ad.defjvp_zero(threefry2x32_p)
 
 
 def threefry2x32(k0, k1, x0, x1):
@@ -443,8 +438,7 @@ random_seed_p.def_impl(lambda seeds, *, impl: _seed_numpy(seeds))
 mlir.register(random_seed_p, mlir.lower_fun(lambda seeds, impl: _seed_lax(seeds)))
 ir.pp_param_rules[random_seed_p] = lambda params: {"impl": params["impl"].tag}
 batching.defvectorized(random_seed_p)
-if ad is not None:
-  ad.defjvp_zero(random_seed_p)
+ad.defjvp_zero(random_seed_p)
 
 
 # random_split -------------------------------------------------------------
@@ -462,8 +456,7 @@ random_split_p.def_impl(
     lambda keys, *, shape: _split_numpy(keys, shape, threefry_partitionable()))
 mlir.register(random_split_p, _lower_by_flag(_split_lax))
 _batch_by_moving_to_front(random_split_p)
-if ad is not None:
-  ad.defjvp_zero(random_split_p)
+ad.defjvp_zero(random_split_p)
 
 
 # random_fold_in -----------------------------------------------------------
@@ -505,8 +498,7 @@ def _fold_in_batcher(values, dims):
 
 
 batching.primitive_batchers[random_fold_in_p] = _fold_in_batcher
-if ad is not None:
-  ad.defjvp_zero(random_fold_in_p)
+ad.defjvp_zero(random_fold_in_p)
 
 
 # random_bits --------------------------------------------------------------
@@ -527,8 +519,7 @@ random_bits_p.def_impl(lambda keys, *, bit_width, shape: _bits_numpy(
     keys, bit_width, shape, threefry_partitionable()))
 mlir.register(random_bits_p, _lower_by_flag(_bits_lax))
 _batch_by_moving_to_front(random_bits_p)
-if ad is not None:
-  ad.defjvp_zero(random_bits_p)
+ad.defjvp_zero(random_bits_p)
 
 
 __all__ = ["threefry2x32", "threefry2x32_p", "random_seed_p", "random_split_p",

@@ -11,11 +11,11 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src.lax import elementwise as lax_e
+from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
-from axle._src.lax import structural as lax_s
-from axle._src.numpy import lax_numpy as lnp
-from axle._src.numpy import linalg as np_linalg
+from axle._src.lax import structural as lax_structural
+from axle._src.numpy import lax_numpy
+from axle._src.numpy import linalg
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
@@ -32,7 +32,7 @@ def _inexact(name, *args):
 
 
 def _H(x):
-  return np_linalg._H(x)
+  return linalg._H(x)
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -96,18 +96,18 @@ def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: boo
   if assume_a == "pos":
     return cho_solve(cho_factor(a, lower=lower), b)
   if b.ndim == a.ndim - 1:
-    return np_linalg.solve(a, b[..., None])[..., 0]
-  return np_linalg.solve(a, b)
+    return linalg.solve(a, b[..., None])[..., 0]
+  return linalg.solve(a, b)
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
   """Determinant of square matrices (``jax.scipy.linalg.det``)."""
-  return np_linalg.det(a)
+  return linalg.det(a)
 
 
 def inv(a, overwrite_a: bool = False, check_finite: bool = True):
   """Inverse of square matrices (``jax.scipy.linalg.inv``)."""
-  return np_linalg.inv(a)
+  return linalg.inv(a)
 
 
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
@@ -136,7 +136,7 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_fin
     z = lax_linalg.triangular_solve(lu_, y, left_side=True, lower=True, unit_diagonal=True,
                                     transpose_a=True, conjugate_a=conj)
     p = lax_linalg._permutation_matrix(permutation, z.dtype)
-    x = lnp.matmul(lnp.matrix_transpose(p), z)
+    x = lax_numpy.matmul(lax_numpy.matrix_transpose(p), z)
   else:
     raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
   return x[..., 0] if vector else x
@@ -150,11 +150,11 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
   m, n = a.shape[-2:]
   k = min(m, n)
   l = lax_linalg._tril(lu_[..., :, :k], -1)
-  l = lax_e.add(l, lax_linalg._eye_rect(core.ShapedArray(l.shape, l.dtype)))
+  l = lax_elementwise.add(l, lax_linalg._eye_rect(core.ShapedArray(l.shape, l.dtype)))
   u = lax_linalg._triu(lu_[..., :k, :])
-  p = lnp.matrix_transpose(lax_linalg._permutation_matrix(permutation, a.dtype))
+  p = lax_numpy.matrix_transpose(lax_linalg._permutation_matrix(permutation, a.dtype))
   if permute_l:
-    return lnp.matmul(p, l), u
+    return lax_numpy.matmul(p, l), u
   return p, l, u
 
 
@@ -180,7 +180,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
   """Singular value decomposition (``jax.scipy.linalg.svd``): ``(u, s, vh)`` or ``s``."""
   if lapack_driver not in ("gesdd", "gesvd"):
     raise ValueError(f"lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
-  out = np_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+  out = linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
   return tuple(out) if compute_uv else out
 
 
@@ -207,12 +207,12 @@ def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iteratio
   if side not in ("right", "left"):
     raise ValueError(f"side={side!r} is not a valid value; expected 'right' or 'left'.")
   w, s, vh = lax_linalg.svd(a, full_matrices=False)
-  u = lnp.matmul(w, vh)
-  s = lax_e.convert_element_type(s, a.dtype)
+  u = lax_numpy.matmul(w, vh)
+  s = lax_elementwise.convert_element_type(s, a.dtype)
   if side == "right":
-    p = lnp.matmul(ufuncs.multiply(_H(vh), s[..., None, :]), vh)
+    p = lax_numpy.matmul(ufuncs.multiply(_H(vh), s[..., None, :]), vh)
   else:
-    p = lnp.matmul(ufuncs.multiply(w, s[..., None, :]), _H(w))
+    p = lax_numpy.matmul(ufuncs.multiply(w, s[..., None, :]), _H(w))
   return u, p
 
 
@@ -227,14 +227,14 @@ def block_diag(*arrs):
     if a.ndim > 2:
       raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, "
                        f"got {a.ndim}")
-    mats.append(lax_s.reshape(a, (1,) * (2 - a.ndim) + a.shape))
+    mats.append(lax_structural.reshape(a, (1,) * (2 - a.ndim) + a.shape))
   total = sum(m.shape[1] for m in mats)
   rows = []
   col = 0
   for m in mats:
-    rows.append(lax_s.pad(m, np.zeros((), m.dtype), [(0, 0, 0), (col, total - col - m.shape[1], 0)]))
+    rows.append(lax_structural.pad(m, np.zeros((), m.dtype), [(0, 0, 0), (col, total - col - m.shape[1], 0)]))
     col += m.shape[1]
-  return lax_s.concatenate(rows, 0)
+  return lax_structural.concatenate(rows, 0)
 
 
 def _expm_pade13(A):
@@ -244,25 +244,25 @@ def _expm_pade13(A):
        129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920., 40840800.,
        960960., 16380., 182., 1.)
   ident = lax_linalg._eye(A.shape[-1], A.dtype, A.shape)
-  A2 = lnp.matmul(A, A)
-  A4 = lnp.matmul(A2, A2)
-  A6 = lnp.matmul(A4, A2)
+  A2 = lax_numpy.matmul(A, A)
+  A4 = lax_numpy.matmul(A2, A2)
+  A6 = lax_numpy.matmul(A4, A2)
   c = lambda x: np.array(x, A.dtype)
-  U = lnp.matmul(A, ufuncs.add(lnp.matmul(A6, ufuncs.add(ufuncs.add(ufuncs.multiply(c(b[13]), A6),
+  U = lax_numpy.matmul(A, ufuncs.add(lax_numpy.matmul(A6, ufuncs.add(ufuncs.add(ufuncs.multiply(c(b[13]), A6),
                                                                    ufuncs.multiply(c(b[11]), A4)),
                                                          ufuncs.multiply(c(b[9]), A2))),
                                ufuncs.add(ufuncs.add(ufuncs.add(ufuncs.multiply(c(b[7]), A6),
                                                                 ufuncs.multiply(c(b[5]), A4)),
                                                      ufuncs.multiply(c(b[3]), A2)),
                                           ufuncs.multiply(c(b[1]), ident))))
-  V = ufuncs.add(lnp.matmul(A6, ufuncs.add(ufuncs.add(ufuncs.multiply(c(b[12]), A6),
+  V = ufuncs.add(lax_numpy.matmul(A6, ufuncs.add(ufuncs.add(ufuncs.multiply(c(b[12]), A6),
                                                       ufuncs.multiply(c(b[10]), A4)),
                                            ufuncs.multiply(c(b[8]), A2))),
                  ufuncs.add(ufuncs.add(ufuncs.add(ufuncs.multiply(c(b[6]), A6),
                                                   ufuncs.multiply(c(b[4]), A4)),
                                        ufuncs.multiply(c(b[2]), A2)),
                             ufuncs.multiply(c(b[0]), ident)))
-  return np_linalg.solve(ufuncs.subtract(V, U), ufuncs.add(V, U))
+  return linalg.solve(ufuncs.subtract(V, U), ufuncs.add(V, U))
 
 
 def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
@@ -273,19 +273,19 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
   if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
     raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={A.shape}")
   theta13 = 5.371920351148152
-  norm1 = np_linalg.norm(A, ord=1, axis=(-2, -1))
+  norm1 = linalg.norm(A, ord=1, axis=(-2, -1))
   # s = max(0, ceil(log2(norm / theta13))), clamped to max_squarings
   ratio = ufuncs.divide(norm1, np.array(theta13, norm1.dtype))
   s = ufuncs.maximum(ufuncs.ceil(ufuncs.log2(ufuncs.maximum(ratio, np.array(1e-30, ratio.dtype)))),
                      np.array(0, ratio.dtype))
   s = ufuncs.minimum(s, np.array(max_squarings, s.dtype))
-  s = lnp.where(ufuncs.isfinite(s), s, np.zeros((), s.dtype))
-  scale = lax_e.convert_element_type(ufuncs.power(np.array(2.0, s.dtype), s), A.dtype)
+  s = lax_numpy.where(ufuncs.isfinite(s), s, np.zeros((), s.dtype))
+  scale = lax_elementwise.convert_element_type(ufuncs.power(np.array(2.0, s.dtype), s), A.dtype)
   R = _expm_pade13(ufuncs.divide(A, scale[..., None, None]))
   # square s times: unrolled max_squarings times, each step applied only while i < s
   for i in range(max_squarings):
-    squared = lnp.matmul(R, R)
-    R = lnp.where(ufuncs.less(np.array(i, s.dtype), s)[..., None, None], squared, R)
+    squared = lax_numpy.matmul(R, R)
+    R = lax_numpy.where(ufuncs.less(np.array(i, s.dtype), s)[..., None, None], squared, R)
   return R
 
 
@@ -293,14 +293,14 @@ def toeplitz(c, r=None):
   """Toeplitz matrix with first column ``c`` and first row ``r`` (default ``conj(c)``)
   (``jax.scipy.linalg.toeplitz``)."""
   util.check_arraylike("jax.scipy.linalg.toeplitz", c)
-  c = lnp.ravel(asarray(c))
+  c = lax_numpy.ravel(asarray(c))
   if r is None:
     r = ufuncs.conj(c)
   else:
-    r = lnp.ravel(asarray(r))
+    r = lax_numpy.ravel(asarray(r))
   c, r = util.promote_dtypes(c, r)
   m, n = c.shape[0], r.shape[0]
-  vals = lnp.concatenate([c[::-1], r[1:]])  # index (m - 1 - i + j)
+  vals = lax_numpy.concatenate([c[::-1], r[1:]])  # index (m - 1 - i + j)
   idx = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]
   return vals[asarray(idx.astype(np.int32))]
 
@@ -308,11 +308,11 @@ def toeplitz(c, r=None):
 def hankel(c, r=None):
   """Hankel matrix with first column ``c`` and last row ``r`` (``jax.scipy.linalg.hankel``)."""
   util.check_arraylike("jax.scipy.linalg.hankel", c)
-  c = lnp.ravel(asarray(c))
-  r = lax_s.full(c.shape, 0, c.dtype) if r is None else lnp.ravel(asarray(r))
+  c = lax_numpy.ravel(asarray(c))
+  r = lax_structural.full(c.shape, 0, c.dtype) if r is None else lax_numpy.ravel(asarray(r))
   c, r = util.promote_dtypes(c, r)
   m, n = c.shape[0], r.shape[0]
-  vals = lnp.concatenate([c, r[1:]])
+  vals = lax_numpy.concatenate([c, r[1:]])
   idx = np.arange(m)[:, None] + np.arange(n)[None, :]
   return vals[asarray(idx.astype(np.int32))]
 
@@ -320,7 +320,7 @@ def hankel(c, r=None):
 def circulant(c):
   """Circulant matrix with first column ``c`` (``jax.scipy.linalg.circulant``)."""
   util.check_arraylike("jax.scipy.linalg.circulant", c)
-  c = lnp.ravel(asarray(c))
+  c = lax_numpy.ravel(asarray(c))
   n = c.shape[0]
   idx = (np.arange(n)[:, None] - np.arange(n)[None, :]) % max(n, 1)
   return c[asarray(idx.astype(np.int32))]

@@ -16,12 +16,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
 from axle._src import core
 from axle._src import dtypes
-from axle._src.numpy import util
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.nn import functions as nn_functions
+from axle._src.numpy import util
 
 __all__ = [
     "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr",

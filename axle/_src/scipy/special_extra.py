@@ -20,10 +20,10 @@ import operator
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
 from axle._src import core
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.custom_derivatives import custom_jvp
 from axle._src.numpy import util
 

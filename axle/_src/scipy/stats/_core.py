@@ -6,12 +6,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.api import jit
-from axle._src.vmap import vmap
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 
 _NAN_POLICIES = ("propagate", "omit", "raise")
 

@@ -1,7 +1,7 @@
 """The generalized normal distribution (``scipy.stats.gennorm``)."""
 from __future__ import annotations
 
-from axle import lax
+from axle._src import lax
 from axle._src.scipy.stats._common import promote_args_inexact
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.scipy.special import xlog1py
 from axle._src.scipy.stats._common import const, promote_args_inexact
 

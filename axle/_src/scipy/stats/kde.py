@@ -7,15 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from axle import numpy as jnp
-from axle import random
 from axle._src import dtypes
+from axle._src import numpy as jnp
 from axle._src.api import jit
-from axle._src.vmap import vmap
 from axle._src.numpy import util
+from axle._src.random import distributions
+from axle._src.random import keys
 from axle._src.scipy import linalg
 from axle._src.scipy import special
 from axle._src.tree_util import register_pytree_node_class
+from axle._src.vmap import vmap
 
 
 @register_pytree_node_class
@@ -184,9 +185,9 @@ def _integrate_box_1d(kde, low, high):
 
 
 def _resample_impl(kde, key, shape=()):
-  index_key, noise_key = random.split(key)
-  index = random.choice(index_key, kde.n, shape=shape, p=kde.weights)
-  noise = random.multivariate_normal(noise_key, jnp.zeros(kde.d, kde.covariance.dtype),
+  index_key, noise_key = keys.split(key)
+  index = distributions.choice(index_key, kde.n, shape=shape, p=kde.weights)
+  noise = distributions.multivariate_normal(noise_key, jnp.zeros(kde.d, kde.covariance.dtype),
                                      kde.covariance, shape=shape, dtype=kde.dataset.dtype).T
   return kde.dataset[:, index] + noise
 

@@ -1,7 +1,7 @@
 """The Laplace distribution (``scipy.stats.laplace``)."""
 from __future__ import annotations
 
-from axle import lax
+from axle._src import lax
 from axle._src.scipy.stats._common import const, promote_args_inexact
 
 

@@ -1,8 +1,8 @@
 """The logistic distribution (``scipy.stats.logistic``)."""
 from __future__ import annotations
 
-from axle import lax
-from axle import numpy as jnp
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.scipy.special import expit, logit
 from axle._src.scipy.stats._common import const, promote_args_inexact
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
 from axle._src import dtypes
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.numpy import util
 from axle._src.scipy.special import gammaln, xlogy
 from axle._src.scipy.stats._common import promote_args_inexact

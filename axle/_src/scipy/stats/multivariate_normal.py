@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
+from axle._src import lax
+from axle._src import numpy as jnp
+from axle._src.lax import linalg as lax_linalg
 from axle._src.scipy.stats._common import promote_dtypes_inexact
 
 
@@ -25,13 +26,13 @@ def logpdf(x, mean, cov, allow_singular=None):
             - n / 2 * (jnp.log(2 * np.pi) + jnp.log(cov)))
   if cov.ndim < 2 or cov.shape[-2:] != (n, n):
     raise ValueError("multivariate_normal.logpdf got incompatible shapes")
-  L = lax.linalg.cholesky(cov)
+  L = lax_linalg.cholesky(cov)
   diff = x - mean
   batch = jnp.broadcast_shapes(L.shape[:-2], diff.shape[:-1])
   L_b = jnp.broadcast_to(L, batch + (n, n))
   diff_b = jnp.broadcast_to(diff, batch + (n,))[..., None, :]
   # Solves y @ L.T = diff (that is, L y = diff) for each row vector of the batch.
-  y = lax.linalg.triangular_solve(L_b, diff_b, left_side=False, lower=True,
+  y = lax_linalg.triangular_solve(L_b, diff_b, left_side=False, lower=True,
                                   transpose_a=True)[..., 0, :]
   return (-1 / 2 * jnp.einsum("...i,...i->...", y, y) - n / 2 * jnp.log(2 * np.pi)
           - jnp.log(L.diagonal(axis1=-1, axis2=-2)).sum(-1))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from axle import lax
+from axle._src import lax
 from axle._src.scipy.stats._common import const, promote_args_inexact
 
 

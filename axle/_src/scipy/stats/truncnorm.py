@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from axle import lax
-from axle import numpy as jnp
+from axle._src import lax
+from axle._src import numpy as jnp
 from axle._src.api import jit
 from axle._src.nn.functions import logsumexp
 from axle._src.scipy.special import log_ndtr, ndtr
