@@ -11,7 +11,7 @@ import axle
 import axle.numpy as jnp
 from axle import lax
 from axle._src.interpreters import batching
-from axle._src.lax.fft import fft_p
+from axle._src.lax.fourier import fft_p
 from axle.test_util import check_grads
 
 REFERENCE = json.loads((pathlib.Path(__file__).parent / "data" / "linalg_reference.json").read_text())

@@ -31,7 +31,7 @@ from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
-from axle._src.lax import cond as cond_module
+from axle._src.lax import conditionals
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import loops
 from axle._src.lax import slicing
@@ -478,7 +478,7 @@ def _cond_rule(ctx, state, eqn, invals):
   index, *ops = invals
   effects = _discover_effects(ctx, state, branches)
   new_branches = tuple(_checkify_closed(ctx, b, effects) for b in branches)
-  outs = cond_module.cond_p.bind(index, *state.flatten(effects), *ops,
+  outs = conditionals.cond_p.bind(index, *state.flatten(effects), *ops,
                                  **dict(eqn.params, branches=new_branches))
   return _split_state(state, effects, outs)
 
@@ -544,7 +544,7 @@ _checkify_rules: dict = {
     custom_derivatives.custom_vjp_call_p: _custom_derivative_rule,
     check_p: _check_rule,
     jit_p: _jit_rule,
-    cond_module.cond_p: _cond_rule,
+    conditionals.cond_p: _cond_rule,
     loops.scan_p: _scan_rule,
     loops.while_p: _while_rule,
     remat_p: _remat_rule,

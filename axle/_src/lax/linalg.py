@@ -26,7 +26,7 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import reductions
 from axle._src.lax import structural
-from axle._src.lax.dot import Precision, dot_general
+from axle._src.lax.contractions import Precision, dot_general
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr",
            "householder_product", "eigh", "svd", "eig", "EigImplementation", "EighImplementation",

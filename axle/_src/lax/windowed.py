@@ -31,7 +31,7 @@ from axle._src.lax import elementwise
 from axle._src.lax import reductions
 from axle._src.lax import structural
 from axle._src.lax import utils
-from axle._src.lax.conv import _lhs_transpose_padding, padtype_to_pads
+from axle._src.lax.convolution import _lhs_transpose_padding, padtype_to_pads
 
 __all__ = ["reduce_window"]
 

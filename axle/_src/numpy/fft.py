@@ -14,7 +14,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
-from axle._src.lax.fft import FftType, fft as lax_fft
+from axle._src.lax.fourier import FftType, fft as lax_fft
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
 from axle._src.numpy.lax_numpy import moveaxis

@@ -20,8 +20,8 @@ from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
-from axle._src.lax.conv import conv_general_dilated
-from axle._src.lax.dot import canonicalize_precision, dot_general, dot_general_p
+from axle._src.lax.convolution import conv_general_dilated
+from axle._src.lax.contractions import canonicalize_precision, dot_general, dot_general_p
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,

@@ -17,7 +17,7 @@ from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
-from axle._src.lax.dot import dot_general
+from axle._src.lax.contractions import dot_general
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
 from axle._src.numpy import ufuncs

@@ -11,7 +11,7 @@ import numpy as np
 from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
-from axle._src.lax.dot import dot_general
+from axle._src.lax.contractions import dot_general
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions

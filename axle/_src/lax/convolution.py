@@ -36,7 +36,7 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import reductions
 from axle._src.lax import structural
-from axle._src.lax.dot import (PrecisionLike, accumulation_dtype, canonicalize_precision,
+from axle._src.lax.contractions import (PrecisionLike, accumulation_dtype, canonicalize_precision,
                                canonicalize_preferred_element_type, cast_result,
                                check_no_out_sharding, precision_config,
                                prepare_operand, validate_preferred_element_type)
