@@ -10,6 +10,7 @@ from axle._src.api import (
     ShapeDtypeStruct as ShapeDtypeStruct,
 )
 from axle._src.api import (
+    clear_caches as clear_caches,
     disable_jit as disable_jit,
 )
 from axle._src.differentiation import (

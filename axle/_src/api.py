@@ -497,7 +497,8 @@ class JitFunction:
                                                      for a in entry.closed.out_avals])
 
   def clear_cache(self):
-    """Forgets every traced and compiled signature."""
+    """Forgets every traced and compiled signature of this function (and of every ``jit`` of
+    the same function with the same options, which share one cache)."""
     self._cache.clear()
     self._fast_cache.clear()
 
@@ -636,6 +637,17 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   if fun is None:
     return lambda f: JitFunction(f, **kwargs)
   return JitFunction(fun, **kwargs)
+
+
+def clear_caches() -> None:
+  """Clears every in-memory compilation and staging cache: the traces and executables of all
+  jitted functions and the executables used for eager operations. The persistent (on-disk)
+  compilation cache is left alone."""
+  for per_function in list(_caches_by_function.values()):
+    for cache, fast_cache, _ in list(per_function.values()):
+      cache.clear()
+      fast_cache.clear()
+  execution.clear_caches()
 
 
 @contextlib.contextmanager

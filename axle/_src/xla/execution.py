@@ -3,6 +3,7 @@ turning arguments into device buffers, executing, and the eager fallback that ru
 primitive as a cached single-primitive executable."""
 from __future__ import annotations
 
+import collections
 import logging
 import time
 import weakref
@@ -22,8 +23,29 @@ from axle._src.xla import client
 
 logger = logging.getLogger("axle")
 
-# Module text -> Executable: identical programs (from any function) compile once per process.
-_executables: dict = {}
+# Module text -> Executable: identical programs (from any function) compile once while one of
+# them lives. Weak values, so a dead jitted function's executable is freed; the most recently
+# used few are also held strongly, so a ``jit(lambda ...)`` re-created in a loop does not
+# recompile every time.
+_executables: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+_recent_executables: "collections.OrderedDict" = collections.OrderedDict()
+_RECENT_EXECUTABLES = 32
+
+
+def _remember(text: str, executable) -> None:
+  _recent_executables[text] = executable
+  _recent_executables.move_to_end(text)
+  while len(_recent_executables) > _RECENT_EXECUTABLES:
+    _recent_executables.popitem(last=False)
+
+
+def clear_caches() -> None:
+  """Forgets every compiled executable held in memory (the on-disk cache is kept)."""
+  _executables.clear()
+  _recent_executables.clear()
+  _jaxpr_calls.clear()
+  _scalar_buffers.clear()
+  lowering.clear_caches()
 
 # Closed-over arrays bigger than this many elements are passed as arguments instead of being
 # written into the module text as constants (large constants make compiles slow).
@@ -34,6 +56,7 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
   """The executable for a StableHLO module: from memory, from the on-disk cache, or compiled."""
   executable = _executables.get(text)
   if executable is not None:
+    _remember(text, executable)
     return executable
   options = client.CompileOptions()
   executable = disk_cache.load(text, options, out_avals)
@@ -45,16 +68,17 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
       logger.warning("Finished XLA compilation of jit(%s) in %.3f seconds", name, seconds)
     disk_cache.store(text, options, executable, seconds)
   _executables[text] = executable
+  _remember(text, executable)
   return executable
 
 
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
-  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed",
+  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text",
                "in_avals", "name", "run_arrays")
 
+  # Holds no reference to the jaxpr: ``_jaxpr_calls`` maps a jaxpr weakly to its call.
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
-    self.closed = closed
     self.name = name
     self.in_avals = tuple(closed.in_avals)
     self.out_avals = tuple(closed.out_avals)
