@@ -33,12 +33,8 @@ def _to_value(x):
   if type(x) is Array:
     return x._value if x._value is not None else x._host_value(), x.aval
   if type(x) in _python_scalar_types:
-    dtype = dtypes.python_scalar_dtype(x)
-    try:
-      value = np.array(x, dtype)
-    except OverflowError:
-      raise OverflowError(f"Python int {x} too large to convert to {dtype.name}") from None
-    return value, ShapedArray((), dtype, type(x) is not bool)
+    value = dtypes.scalar_to_array(x)
+    return value, ShapedArray((), value.dtype, type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
     # Copy: kernels may return views of their inputs, and the caller may mutate its array.
     target = dtypes.canonicalize_dtype(x.dtype)

@@ -181,8 +181,8 @@ class StagingTrace(core.Trace):
         raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(x))
       return self._const_var(x, x.aval)
     if type(x) in _python_scalar_types:
-      dtype = dtypes.python_scalar_dtype(x)
-      return Literal(np.array(x, dtype)[()], ShapedArray((), dtype, type(x) is not bool))
+      value = dtypes.scalar_to_array(x)
+      return Literal(value[()], ShapedArray((), value.dtype, type(x) is not bool))
     aval = core.get_aval(x)
     if not aval.shape:
       value = np.asarray(x)
