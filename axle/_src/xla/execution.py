@@ -75,7 +75,7 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text",
-               "in_avals", "name", "run_arrays")
+               "in_avals", "name", "run_arrays", "unconfirmed")
 
   # Holds no reference to the jaxpr: ``_jaxpr_calls`` maps a jaxpr weakly to its call.
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
@@ -86,6 +86,24 @@ class CompiledCall:
     self.executable = compile_text(self.text, self.out_avals, name)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
     self.run_arrays = self.run if self.donated else _array_runner(self)
+    # Loaded from the on-disk cache and not yet run in this process: the first run waits for
+    # its results, then clears the entry's loading mark (see cache.py).
+    self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
+    if self.unconfirmed:
+      self.run_arrays = self._confirming(self.run_arrays)
+
+  def _confirming(self, runner):
+    def first_run(arrays):
+      outs = runner(arrays)
+      self._confirm(outs)
+      self.run_arrays = runner
+      return outs
+    return first_run
+
+  def _confirm(self, outs) -> None:
+    client.block_until_ready([o._buffer for o in outs])
+    disk_cache.confirm(self.executable)
+    self.unconfirmed = False
 
   def run(self, leaves) -> list:
     """Executes on the flat argument leaves (Arrays, NumPy values or Python scalars); returns
@@ -105,7 +123,10 @@ class CompiledCall:
         if isinstance(leaf, Array):
           leaf._value = None
           leaf._buffer = None
-    return _device_arrays(outs, self.out_avals)
+    results = _device_arrays(outs, self.out_avals)
+    if self.unconfirmed:
+      self._confirm(results)
+    return results
 
 
 def _device_arrays(buffers, avals) -> list:
@@ -194,7 +215,7 @@ def leaf_buffer(leaf, aval: ShapedArray):
     if buffer is None:
       if len(_scalar_buffers) > 4096:
         _scalar_buffers.clear()
-      buffer = _scalar_buffers[key] = client.put(np.array(leaf, aval.dtype), aval)
+      buffer = _scalar_buffers[key] = client.put(dtypes.scalar_to_array(leaf, aval.dtype), aval)
     return buffer
   if isinstance(leaf, core.Tracer):
     from axle._src.interpreters import eval as eval_module
