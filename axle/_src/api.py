@@ -21,6 +21,7 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src import pretty_printer as pp
 from axle._src import tree_util
+from axle._src import traceback_util
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
@@ -445,32 +446,37 @@ class JitFunction:
 
   # -- calling ----------------------------------------------------------------------
   def __call__(self, *args, **kwargs):
-    if core._context.trace is not core.eval_trace:
-      return self._call_traced(args, kwargs)
-    if self._simple and not kwargs:
-      # The short path: every argument an Array whose signature has been seen.
-      key = [config.trace_state]
-      for a in args:
-        if type(a) is not Array:
-          break
-        key.append(a._aval)
-      else:
-        entry = self._fast_cache.get(tuple(key))
-        if entry is not None:
-          outs = entry.compiled.run_arrays(args)
-          return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
-    if config.jax_disable_jit:
-      return self.fun(*args, **kwargs)
-    args, kwargs, split, entry = self._entry(args, kwargs)
-    compiled = entry.compiled
-    if compiled is None:  # the first call of this signature at top level
-      compiled = entry.compiled = execution.CompiledCall(
-          entry.closed, self.name, self._donated_leaves(args, kwargs, split))
-    if self._simple and not kwargs and all(type(a) is Array for a in args) \
-        and split.in_tree == _plain_args_tree(len(args)):
-      self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
-    outs = compiled.run(split.leaves)
-    return tree_util.tree_unflatten(entry.out_tree, outs)
+    try:
+      if core._context.trace is not core.eval_trace:
+        return self._call_traced(args, kwargs)
+      if self._simple and not kwargs:
+        # The short path: every argument an Array whose signature has been seen.
+        key = [config.trace_state]
+        for a in args:
+          if type(a) is not Array:
+            break
+          key.append(a._aval)
+        else:
+          entry = self._fast_cache.get(tuple(key))
+          if entry is not None:
+            outs = entry.compiled.run_arrays(args)
+            return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
+      if config.jax_disable_jit:
+        return self.fun(*args, **kwargs)
+      args, kwargs, split, entry = self._entry(args, kwargs)
+      compiled = entry.compiled
+      if compiled is None:  # the first call of this signature at top level
+        compiled = entry.compiled = execution.CompiledCall(
+            entry.closed, self.name, self._donated_leaves(args, kwargs, split))
+      if self._simple and not kwargs and all(type(a) is Array for a in args) \
+          and split.in_tree == _plain_args_tree(len(args)):
+        self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
+      outs = compiled.run(split.leaves)
+      return tree_util.tree_unflatten(entry.out_tree, outs)
+    except Exception as exc:  # the traceback the user reads: their frames, not axle's
+      if traceback_util.filtering_enabled():
+        traceback_util.filter_exception(exc)
+      raise
 
   def _call_traced(self, args, kwargs):
     if config.jax_disable_jit or self.inline:
@@ -733,6 +739,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   """
   static_argnums = _normalize_argnums(static_argnums, fun)
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def make_jaxpr_f(*args, **kwargs):
     _, closed, out_tree = _trace(fun, args, kwargs, static_argnums, (), "jit")
@@ -745,6 +752,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   return make_jaxpr_f
 
 
+@traceback_util.api_boundary
 def eval_shape(fun: Callable, *args, **kwargs):
   """The output shapes and dtypes of ``fun(*args, **kwargs)`` without computing anything.
 
