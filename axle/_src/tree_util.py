@@ -392,7 +392,9 @@ register_pytree_node(_defaultdict, _flatten_defaultdict, _unflatten_defaultdict,
                      _flatten_defaultdict_with_keys)
 
 
-_DEEP_RECURSION_LIMIT = 1_000_000
+# Trees deeper than the recursion limit are walked on a helper thread with this limit and stack
+# (about 5 KiB of C stack per Python frame: a deeper tree raises RecursionError, never crashes).
+_DEEP_RECURSION_LIMIT = 200_000
 _DEEP_STACK_BYTES = 1 << 30
 _deep_lock = threading.Lock()
 
@@ -416,10 +418,10 @@ def _deep(fn, *args):
       threading.stack_size(_DEEP_STACK_BYTES)
       thread = threading.Thread(target=run, name="axle-deep-pytree")
       thread.start()
+      thread.join()
     finally:
       threading.stack_size(old_stack)
-    thread.join()
-    sys.setrecursionlimit(old_limit)
+      sys.setrecursionlimit(old_limit)
   if error:
     raise error[0]
   return result[0]
@@ -971,7 +973,15 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
   """The leaves of ``tree`` in flattening order (see ``tree_flatten``)."""
-  return tree_flatten(tree, is_leaf)[0]
+  leaves: list = []
+  try:
+    if is_leaf is None:
+      _flatten(tree, leaves)
+    else:
+      _flatten_is_leaf(tree, leaves, is_leaf)
+  except RecursionError:
+    return tree_flatten(tree, is_leaf)[0]
+  return leaves
 
 
 def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
