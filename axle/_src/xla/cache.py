@@ -229,7 +229,8 @@ def _take_mark(path: str) -> bool:
     with open(mark, "w") as f:
       f.write(str(os.getpid()))
   except OSError:
-    return False
+    # A read-only cache: no mark can be kept (nor a bad entry deleted); load without one.
+    pass
   return True
 
 
