@@ -13,6 +13,7 @@ from axle._src.api import (
     checking_leaks as checking_leaks,
     debug_infs as debug_infs,
     debug_nans as debug_nans,
+    clear_caches as clear_caches,
     disable_jit as disable_jit,
     log_compiles as log_compiles,
 )

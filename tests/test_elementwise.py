@@ -191,8 +191,10 @@ def test_convert_element_type_folds_scalars_and_keeps_matching_arrays():
   out = _convert_element_type(3, np.dtype(np.float32), weak_type=True)
   assert type(out) is Array and out.aval.weak_type and out.dtype == np.float32
   assert float(out) == 3.0
-  big = _convert_element_type(2 ** 100, np.dtype(np.float32))
+  big = _convert_element_type(2 ** 100, np.dtype(np.float32), explicit=True)  # as lax.convert_element_type
   assert float(big) == float(np.float32(2.0 ** 100)) and not big.aval.weak_type
+  with pytest.raises(OverflowError):  # implicitly (an operand of a jnp function) it must fit int32
+    _convert_element_type(2 ** 100, np.dtype(np.float32))
   same = Array(np.ones(3, np.float32))
   assert _convert_element_type(same, np.dtype(np.float32)) is same
   assert _convert_element_type(same, None, weak_type=True).aval.weak_type

@@ -20,7 +20,7 @@ PACKAGE = ROOT / "axle"
 # (without cycles) unless the layer is ordered (L5, L6), where each may import only earlier ones.
 LAYERS = [
     ("L0", False, ["dtypes", "errors", "config", "tree_util", "pretty_printer", "cache_misses",
-                   "source_info"]),
+                   "source_info", "traceback_util"]),
     ("L1", False, ["core", "ir"]),
     ("L2", False, ["xla.client", "array", "devices"]),
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",

@@ -23,6 +23,7 @@ from axle._src import ir
 from axle._src import pretty_printer as pp
 from axle._src import source_info as source_info_util
 from axle._src import tree_util
+from axle._src import traceback_util
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
@@ -470,35 +471,40 @@ class JitFunction:
 
   # -- calling ----------------------------------------------------------------------
   def __call__(self, *args, **kwargs):
-    if core._context.trace is not core.eval_trace:
-      return self._call_traced(args, kwargs)
-    if self._simple and not kwargs:
-      # The short path: every argument an Array whose signature has been seen.
-      key = [config.trace_state]
-      for a in args:
-        if type(a) is not Array:
-          break
-        key.append(a._aval)
-      else:
-        entry = self._fast_cache.get(tuple(key))
-        if entry is not None:
-          outs = entry.compiled.run_arrays(args)
-          return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
-    if config.jax_disable_jit:
-      return self.fun(*args, **kwargs)
-    args, kwargs, split, entry = self._entry(args, kwargs)
-    compiled = entry.compiled
-    if compiled is None:  # the first call of this signature at top level
-      compiled = entry.compiled = execution.CompiledCall(
-          entry.closed, self.name, self._donated_leaves(args, kwargs, split))
-    checks = eval_interpreter.special_checks
-    if self._simple and not kwargs and all(type(a) is Array for a in args) \
-        and split.in_tree == _plain_args_tree(len(args)) and not checks.enabled:
-      self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
-    outs = compiled.run(split.leaves)
-    if checks.enabled:
-      self._check_special_outputs(outs, args, kwargs)
-    return tree_util.tree_unflatten(entry.out_tree, outs)
+    try:
+      if core._context.trace is not core.eval_trace:
+        return self._call_traced(args, kwargs)
+      if self._simple and not kwargs:
+        # The short path: every argument an Array whose signature has been seen.
+        key = [config.trace_state]
+        for a in args:
+          if type(a) is not Array:
+            break
+          key.append(a._aval)
+        else:
+          entry = self._fast_cache.get(tuple(key))
+          if entry is not None:
+            outs = entry.compiled.run_arrays(args)
+            return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
+      if config.jax_disable_jit:
+        return self.fun(*args, **kwargs)
+      args, kwargs, split, entry = self._entry(args, kwargs)
+      compiled = entry.compiled
+      if compiled is None:  # the first call of this signature at top level
+        compiled = entry.compiled = execution.CompiledCall(
+            entry.closed, self.name, self._donated_leaves(args, kwargs, split))
+      checks = eval_interpreter.special_checks
+      if self._simple and not kwargs and all(type(a) is Array for a in args) \
+          and split.in_tree == _plain_args_tree(len(args)) and not checks.enabled:
+        self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
+      outs = compiled.run(split.leaves)
+      if checks.enabled:
+        self._check_special_outputs(outs, args, kwargs)
+      return tree_util.tree_unflatten(entry.out_tree, outs)
+    except Exception as exc:  # the traceback the user reads: their frames, not axle's
+      if traceback_util.filtering_enabled():
+        traceback_util.filter_exception(exc)
+      raise
 
   def _check_special_outputs(self, outs, args, kwargs):
     """With jax_debug_nans/infs: when an output is NaN/inf, runs the function again op by op
@@ -536,7 +542,8 @@ class JitFunction:
                                                      for a in entry.closed.out_avals])
 
   def clear_cache(self):
-    """Forgets every traced and compiled signature."""
+    """Forgets every traced and compiled signature of this function (and of every ``jit`` of
+    the same function with the same options, which share one cache)."""
     self._cache.clear()
     self._fast_cache.clear()
 
@@ -704,6 +711,15 @@ checking_leaks = _flag_context("jax_check_tracer_leaks", "Context manager settin
                                "tracers is still referenced raises, naming where it was created.")
 log_compiles = _flag_context("jax_log_compiles", "Context manager setting ``jax_log_compiles``: "
                              "each trace, lowering and compilation of a jitted function is logged.")
+def clear_caches() -> None:
+  """Clears every in-memory compilation and staging cache: the traces and executables of all
+  jitted functions and the executables used for eager operations. The persistent (on-disk)
+  compilation cache is left alone."""
+  for per_function in list(_caches_by_function.values()):
+    for cache, fast_cache, _ in list(per_function.values()):
+      cache.clear()
+      fast_cache.clear()
+  execution.clear_caches()
 
 
 @contextlib.contextmanager
@@ -809,6 +825,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   """
   static_argnums = _normalize_argnums(static_argnums, fun)
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def make_jaxpr_f(*args, **kwargs):
     _, closed, out_tree = _trace(fun, args, kwargs, static_argnums, (), "jit")
@@ -821,6 +838,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   return make_jaxpr_f
 
 
+@traceback_util.api_boundary
 def eval_shape(fun: Callable, *args, **kwargs):
   """The output shapes and dtypes of ``fun(*args, **kwargs)`` without computing anything.
 

@@ -138,7 +138,7 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
       if hasattr(leaf, "__jax_array__"):
         leaf = leaf.__jax_array__()
       weak = type(leaf) in core.python_scalar_types
-      value = np.asarray(leaf, dtypes.python_scalar_dtype(leaf) if weak else None)
+      value = dtypes.scalar_to_array(leaf) if weak else np.asarray(leaf)
       array = from_numpy(np.array(value, copy=True), weak)
     array._device_buffer(target)
     return array

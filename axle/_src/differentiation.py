@@ -11,6 +11,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import tree_util
+from axle._src import traceback_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
@@ -71,6 +72,7 @@ def _zeros_for(aval: ShapedArray):
 # Forward mode
 
 
+@traceback_util.api_boundary
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   """Computes ``(fun(*primals), J @ tangents)``: the function's value and its Jacobian-vector
   product (forward-mode differentiation). ``primals`` and ``tangents`` are tuples or lists of
@@ -188,6 +190,7 @@ def _check_valid_outputs(leaves):
                       "valid JAX type")
 
 
+@traceback_util.api_boundary
 def linearize(fun: Callable, *primals, has_aux: bool = False):
   """Returns ``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the Jacobian-vector
   product at ``primals`` without re-running ``fun``: the function is linearized once and its
@@ -229,6 +232,7 @@ def _flat_fun(fun, in_tree, has_aux, name="vjp"):
   return flat
 
 
+@traceback_util.api_boundary
 def vjp(fun: Callable, *primals, has_aux: bool = False):
   """Returns ``(fun(*primals), vjp_fun)`` where ``vjp_fun(cotangent)`` gives the
   vector-Jacobian product: one cotangent per primal, as a tuple (reverse-mode
@@ -356,6 +360,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
   argnums, single = _normalize_argnums(argnums)
   name = "value_and_grad"
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def value_and_grad_fun(*args, **kwargs):
     positions, full_args = _dyn_args(fun, argnums, args, name)
@@ -387,6 +392,7 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
   gradient has the structure of the argument. With ``has_aux``, returns ``(grad, aux)``."""
   value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def grad_fun(*args, **kwargs):
     if has_aux:
@@ -428,6 +434,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   input leaf of shape ``i`` the Jacobian block has shape ``o + i``."""
   argnums_n, single = _normalize_argnums(argnums)
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def jacfun(*args, **kwargs):
     positions, full_args = _dyn_args(fun, argnums_n, args, "jacfwd")
@@ -479,6 +486,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   (``vmap`` of the VJP over the standard basis of the output)."""
   argnums_n, single = _normalize_argnums(argnums)
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def jacfun(*args, **kwargs):
     positions, full_args = _dyn_args(fun, argnums_n, args, "jacrev")

@@ -474,11 +474,52 @@ def python_scalar_dtype(x) -> np.dtype:
   if typ is int and not isinstance(x, type):
     info = _int_bounds[result]
     if not info[0] <= x <= info[1]:
-      raise OverflowError(f"Python int {x} too large to convert to {result}")
+      raise OverflowError(f"Python int {x} too large to convert to {result.name}")
   return result
 
 
-_int_bounds = {np.dtype(n): (int(np.iinfo(n).min), int(np.iinfo(n).max)) for n in ("int32", "int64")}
+_int_bounds = {np.dtype(n): (int(np.iinfo(n).min), int(np.iinfo(n).max))
+               for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+
+
+def check_python_scalar(x, dtype=None, explicit: bool = False) -> None:
+  """The range check every Python scalar passes on its way into an array.
+
+  Implicitly converted (operators, jnp functions, lax operands, jaxpr literals, jit
+  arguments), a Python int must fit the default int dtype, whatever dtype it is then cast
+  to (``jnp.arange(3) + 2**32`` raises OverflowError, as in JAX, instead of wrapping).
+  Converted to an ``explicit`` integer dtype (``jnp.uint32(x)``, ``jnp.asarray(x, dtype)``,
+  ``lax.convert_element_type``) it must fit that dtype instead."""
+  if type(x) is not int:
+    if isinstance(x, int) and not isinstance(x, bool):
+      x = int(x)
+    else:
+      return
+  if explicit and dtype is not None:
+    target = np.dtype(dtype)
+    bounds = _int_bounds.get(target)
+    if bounds is not None and not bounds[0] <= x <= bounds[1]:
+      raise OverflowError(f"Python integer {x} out of bounds for {target.name}")
+    return
+  python_scalar_dtype(x)
+
+
+def scalar_to_array(x, dtype=None, explicit: bool = False) -> np.ndarray:
+  """The one checked conversion of a Python scalar to a 0-d NumPy array: of ``dtype`` when
+  given, else of the scalar's default dtype. See ``check_python_scalar`` for the range rule;
+  an in-range int implicitly cast to a narrower integer dtype wraps, as in JAX."""
+  check_python_scalar(x, dtype, explicit)
+  base = next((t for t in (bool, int, float, complex) if isinstance(x, t)), None)
+  if base is None:
+    raise TypeError(f"scalar_to_array expects a Python bool, int, float or complex, got {x!r} "
+                    f"of type {type(x).__name__}.")
+  default = _default_for_python_type(base)
+  if dtype is None:
+    return np.array(x, default)
+  target = np.dtype(dtype)
+  if type(x) is int and target.kind in "iu" and not explicit:
+    return np.array(x, default).astype(target)
+  return np.array(x, target)
 
 
 def is_weakly_typed(x) -> bool:

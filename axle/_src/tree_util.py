@@ -23,7 +23,9 @@ import collections
 import dataclasses
 import difflib
 import functools
+import sys
 import textwrap
+import threading
 from typing import Any, Callable, Hashable, Iterable, Sequence, TypeVar
 
 __all__ = [
@@ -390,6 +392,41 @@ register_pytree_node(_defaultdict, _flatten_defaultdict, _unflatten_defaultdict,
                      _flatten_defaultdict_with_keys)
 
 
+# Trees deeper than the recursion limit are walked on a helper thread with this limit and stack
+# (about 5 KiB of C stack per Python frame: a deeper tree raises RecursionError, never crashes).
+_DEEP_RECURSION_LIMIT = 200_000
+_DEEP_STACK_BYTES = 1 << 30
+_deep_lock = threading.Lock()
+
+
+def _deep(fn, *args):
+  """``fn(*args)`` for a tree too deep for the interpreter's recursion limit (thousands of
+  levels): run again on a thread with a large stack and a raised recursion limit.
+  ``fn`` must be safe to run twice (the traversals here only read the tree)."""
+  result, error = [], []
+
+  def run():
+    try:
+      result.append(fn(*args))
+    except BaseException as exc:  # re-raised in the caller's thread
+      error.append(exc)
+
+  with _deep_lock:
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(max(old_limit, _DEEP_RECURSION_LIMIT))
+    try:
+      threading.stack_size(_DEEP_STACK_BYTES)
+      thread = threading.Thread(target=run, name="axle-deep-pytree")
+      thread.start()
+      thread.join()
+    finally:
+      threading.stack_size(old_stack)
+      sys.setrecursionlimit(old_limit)
+  if error:
+    raise error[0]
+  return result[0]
+
+
 def is_tree_node(typ: type) -> bool:
   """Whether instances of ``typ`` are pytree nodes (containers) rather than leaves."""
   return _kind_of_type(typ) != _LEAF
@@ -558,7 +595,10 @@ def _compile_builder(node):
   several times faster than walking the node tree. Returns ``_NOT_COMPILABLE`` for trees too
   deep or too large to be worth it.
   """
-  if _count_nodes(node) > _MAX_COMPILED_NODES:
+  try:
+    if _count_nodes(node) > _MAX_COMPILED_NODES:
+      return _NOT_COMPILABLE
+  except RecursionError:
     return _NOT_COMPILABLE
   namespace: dict = {}
   next_leaf = [0]
@@ -640,7 +680,10 @@ class PyTreeDef:
   @property
   def num_nodes(self) -> int:
     """The number of nodes, leaves and ``None`` included."""
-    return _count_nodes(self._node)
+    try:
+      return _count_nodes(self._node)
+    except RecursionError:
+      return _deep(_count_nodes, self._node)
 
   def unflatten(self, leaves: Iterable[Any]) -> Any:
     """Builds the pytree with this structure whose leaves are ``leaves`` (in order)."""
@@ -653,7 +696,11 @@ class PyTreeDef:
     ``xs``); raises ``ValueError`` naming the first mismatching node otherwise.
     """
     out: list = []
-    _flatten_up_to(self._node, xs, out)
+    try:
+      _flatten_up_to(self._node, xs, out)
+    except RecursionError:
+      out = []
+      _deep(_flatten_up_to, self._node, xs, out)
     return out
 
   def children(self) -> list[PyTreeDef]:
@@ -697,7 +744,11 @@ class PyTreeDef:
     return _make_treedef(_compose(self._node, inner._node))
 
   def __repr__(self):
-    return f"PyTreeDef({_node_str(self._node)})"
+    try:
+      text = _node_str(self._node)
+    except RecursionError:
+      text = _deep(_node_str, self._node)
+    return f"PyTreeDef({text})"
 
   __str__ = __repr__
 
@@ -709,7 +760,10 @@ class PyTreeDef:
     if self._num_leaves != other._num_leaves:
       return False
     try:
-      return bool(self._node == other._node)
+      try:
+        return bool(self._node == other._node)
+      except RecursionError:
+        return bool(_deep(lambda a, b: a == b, self._node, other._node))
     except Exception:
       raise ValueError("Exception raised while checking equality of metadata fields of pytree. "
                        "Make sure that metadata fields are hashable and have simple equality "
@@ -864,10 +918,15 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     ``None`` is a node with no children, so it contributes no leaves.
   """
   leaves: list = []
-  if is_leaf is None:
-    node = _flatten(tree, leaves)
-  else:
-    node = _flatten_is_leaf(tree, leaves, is_leaf)
+  try:
+    if is_leaf is None:
+      node = _flatten(tree, leaves)
+    else:
+      node = _flatten_is_leaf(tree, leaves, is_leaf)
+  except RecursionError:
+    leaves = []
+    node = (_deep(_flatten, tree, leaves) if is_leaf is None
+            else _deep(_flatten_is_leaf, tree, leaves, is_leaf))
   treedef = object.__new__(PyTreeDef)
   treedef._node = node
   treedef._num_leaves = len(leaves)
@@ -901,7 +960,10 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
   node = treedef._node
   if node is None:
     return leaves[0]
-  return _unflatten(node, leaves, 0)[0]
+  try:
+    return _unflatten(node, leaves, 0)[0]
+  except RecursionError:
+    return _deep(_unflatten, node, leaves, 0)[0]
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
@@ -912,10 +974,13 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
   """The leaves of ``tree`` in flattening order (see ``tree_flatten``)."""
   leaves: list = []
-  if is_leaf is None:
-    _flatten(tree, leaves)
-  else:
-    _flatten_is_leaf(tree, leaves, is_leaf)
+  try:
+    if is_leaf is None:
+      _flatten(tree, leaves)
+    else:
+      _flatten_is_leaf(tree, leaves, is_leaf)
+  except RecursionError:
+    return tree_flatten(tree, is_leaf)[0]
   return leaves
 
 
@@ -1262,7 +1327,11 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
   ``is_leaf(path, subtree)``.
   """
   out: list = []
-  node = _flatten_with_path(tree, (), out, is_leaf, is_leaf_takes_path)
+  try:
+    node = _flatten_with_path(tree, (), out, is_leaf, is_leaf_takes_path)
+  except RecursionError:
+    out = []
+    node = _deep(_flatten_with_path, tree, (), out, is_leaf, is_leaf_takes_path)
   return out, _make_treedef(node, len(out))
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import tree_util
+from axle._src import traceback_util
 from axle._src.interpreters import batching
 from axle._src.interpreters import staging
 
@@ -46,6 +47,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
 
+  @traceback_util.api_boundary
   @functools.wraps(fun)
   def vmapped(*args, **kwargs):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):

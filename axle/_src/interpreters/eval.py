@@ -34,12 +34,8 @@ def _to_value(x):
   if type(x) is Array:
     return x._value if x._value is not None else x._host_value(), x.aval
   if type(x) in _python_scalar_types:
-    dtype = dtypes.python_scalar_dtype(x)
-    try:
-      value = np.array(x, dtype)
-    except OverflowError:
-      raise OverflowError(f"Python int {x} too large to convert to {dtype.name}") from None
-    return value, ShapedArray((), dtype, type(x) is not bool)
+    value = dtypes.scalar_to_array(x)
+    return value, ShapedArray((), value.dtype, type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
     # Copy: kernels may return views of their inputs, and the caller may mutate its array.
     target = dtypes.canonicalize_dtype(x.dtype)
@@ -61,9 +57,7 @@ def _leaked_tracer_message(tracer) -> str:
           f"allowing for a reference to an intermediate value with type {tracer.aval.str_short(False)} "
           f"wrapped in a {tracer._public_type_name} to escape the scope of the transformation.\n"
           "JAX transformations require that functions explicitly return their outputs, and disallow "
-          f"saving intermediate values to global state.{details}\n"
-          "To catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS or "
-          "using the `jax.checking_leaks` context manager.")
+          f"saving intermediate values to global state.{details}")
 
 
 def abstract_eval(primitive: core.Primitive, avals, params):

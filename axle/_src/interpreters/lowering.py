@@ -746,6 +746,12 @@ def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArr
   return executable
 
 
+def clear_caches() -> None:
+  """Forgets the single-primitive executables and the jaxprs traced for ``lower_fun`` rules."""
+  _primitive_executables.clear()
+  _lower_fun_cache.clear()
+
+
 def bitcast_reader(aval: ShapedArray, target: np.dtype):
   """An executable that reinterprets a buffer of ``aval`` as unsigned integers ``target`` (for
   dtypes the buffer protocol cannot export)."""

@@ -48,6 +48,14 @@ class DebugInfo:
       self._arg_names = self.arg_names_fn()
     return self._arg_names
 
+  def resolve_arg_names(self) -> None:
+    """Computes the argument names now and drops the closure that computes them: it holds the
+    traced function and the first call's arguments, which a cached jaxpr must not keep alive."""
+    if self.arg_names_fn is not None:
+      if self._arg_names is None:
+        self._arg_names = self.arg_names_fn()
+      self.arg_names_fn = None
+
   def describe(self) -> str:
     location = f" at {self.func_src}" if self.func_src else ""
     return f"{self.func_name}{location}"
@@ -174,8 +182,8 @@ class StagingTrace(core.Trace):
         raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(x))
       return self._const_var(x, x.aval)
     if type(x) in _python_scalar_types:
-      dtype = dtypes.python_scalar_dtype(x)
-      return Literal(np.array(x, dtype)[()], ShapedArray((), dtype, type(x) is not bool))
+      value = dtypes.scalar_to_array(x)
+      return Literal(value[()], ShapedArray((), value.dtype, type(x) is not bool))
     aval = core.get_aval(x)
     if not aval.shape:
       value = np.asarray(x)
@@ -278,6 +286,8 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
   with core.set_current_trace(trace):
     tracers = [trace.new_arg(aval) for aval in in_avals]
     out = fun(*tracers)
+  if debug_info is not None:
+    debug_info.resolve_arg_names()
   out_leaves, out_tree = tree_util.tree_flatten(out)
   for leaf in out_leaves:
     if not core.valid_jaxtype(leaf):

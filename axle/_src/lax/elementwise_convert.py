@@ -196,7 +196,7 @@ def _fold_scalar(operand, old_dtype, new_dtype, weak_type):
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=None,
-                          warn_on_complex_to_real_cast=True):
+                          warn_on_complex_to_real_cast=True, explicit=False):
   """Converts ``operand`` to ``new_dtype`` (a canonical np.dtype, or None to keep the dtype)
   with weak type ``weak_type``: the internal form of ``lax.convert_element_type``.
 
@@ -212,6 +212,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
   if typ in _python_scalar_types or isinstance(operand, np.generic) or (
       typ is np.ndarray and operand.ndim == 0):
     if typ in _python_scalar_types:
+      dtypes.check_python_scalar(operand, new_dtype, explicit)
       old_dtype = dtypes.python_scalar_dtype(typ)
     else:
       old_dtype = dtypes.canonicalize_dtype(operand.dtype)
@@ -247,7 +248,7 @@ def convert_element_type(operand, new_dtype):
   to real keeps the real part. A 64-bit ``new_dtype`` becomes its 32-bit counterpart unless
   x64 is enabled. An array that already has ``new_dtype`` is returned unchanged."""
   new_dtype = dtypes.check_and_canonicalize_user_dtype(new_dtype, "convert_element_type")
-  return _convert_element_type(operand, new_dtype, weak_type=False)
+  return _convert_element_type(operand, new_dtype, weak_type=False, explicit=True)
 
 
 # ---------------------------------------------------------------------------

@@ -32,6 +32,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
   """
   if order is not None and order != "K" and order != "C":
     raise NotImplementedError("Only implemented for order='K'")
+  if object is None:
+    raise ValueError("None is not a valid value for jnp.array")
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "array")
     dtype = dtypes.canonicalize_dtype(dtype)
@@ -46,6 +48,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
       out = lax_elementwise._convert_element_type(object, object.aval.dtype, weak_type)
   elif isinstance(object, (list, tuple)):
     leaves = _leaves_of_sequence(object, [])
+    if any(leaf is None for leaf in leaves):
+      raise ValueError("None is not a valid value for jnp.array")
     if any(isinstance(leaf, Tracer) for leaf in leaves):
       if dtype is None:  # every element becomes the (strongly typed) common dtype first
         dtype = dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves else None
@@ -64,8 +68,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
       value = object._host_value()
       src_dtype = object.dtype
     elif isinstance(object, _scalar_types):
-      src_dtype = dtypes.python_scalar_dtype(object)
-      value = object
+      value = dtypes.scalar_to_array(object, dtype, explicit=True)
+      src_dtype = value.dtype
     else:
       try:
         value = np.asarray(object)

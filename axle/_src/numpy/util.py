@@ -97,7 +97,7 @@ def promote_dtypes(*args):
 def _weak_scalar_array(x):
   """A Python scalar as a weakly typed 0-d Array (what ``jnp.asarray(1.0)`` gives)."""
   if isinstance(x, _scalar_types):
-    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), True)
+    return Array(dtypes.scalar_to_array(x), True)
   return x
 
 

@@ -36,6 +36,9 @@ def _xc():
     if jaxlib.version.__version__ != JAXLIB_VERSION or xc._version != 467:
       raise ImportError(f"axle needs jaxlib=={JAXLIB_VERSION} (found {jaxlib.version.__version__}); "
                         f"reinstall with `pip install jaxlib=={JAXLIB_VERSION}`")
+    # jaxlib records a Python traceback for every execution (for its own runtime error messages,
+    # which axle does not use); keeping them leaks a block per jitted call with device arguments.
+    xc._xla.set_tracebacks_enabled(False)
     _state["xc"] = xc
   return xc
 

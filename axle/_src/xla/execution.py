@@ -3,6 +3,7 @@ turning arguments into device buffers, executing, and the eager fallback that ru
 primitive as a cached single-primitive executable."""
 from __future__ import annotations
 
+import collections
 import logging
 import time
 import weakref
@@ -23,8 +24,29 @@ from axle._src.xla import client
 
 logger = logging.getLogger("axle")
 
-# Module text -> Executable: identical programs (from any function) compile once per process.
-_executables: dict = {}
+# Module text -> Executable: identical programs (from any function) compile once while one of
+# them lives. Weak values, so a dead jitted function's executable is freed; the most recently
+# used few are also held strongly, so a ``jit(lambda ...)`` re-created in a loop does not
+# recompile every time.
+_executables: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+_recent_executables: "collections.OrderedDict" = collections.OrderedDict()
+_RECENT_EXECUTABLES = 32
+
+
+def _remember(text: str, executable) -> None:
+  _recent_executables[text] = executable
+  _recent_executables.move_to_end(text)
+  while len(_recent_executables) > _RECENT_EXECUTABLES:
+    _recent_executables.popitem(last=False)
+
+
+def clear_caches() -> None:
+  """Forgets every compiled executable held in memory (the on-disk cache is kept)."""
+  _executables.clear()
+  _recent_executables.clear()
+  _jaxpr_calls.clear()
+  _scalar_buffers.clear()
+  lowering.clear_caches()
 
 # Closed-over arrays bigger than this many elements are passed as arguments instead of being
 # written into the module text as constants (large constants make compiles slow).
@@ -47,6 +69,7 @@ def compile_text(text: str, out_avals, name: str = "main",
     return executable
   executable = _executables.get(text)
   if executable is not None:
+    _remember(text, executable)
     return executable
   options = client.CompileOptions()
   executable = disk_cache.load(text, options, out_avals)
@@ -58,6 +81,7 @@ def compile_text(text: str, out_avals, name: str = "main",
       logger.warning("Finished XLA compilation of jit(%s) in %.9f sec", name, seconds)
     disk_cache.store(text, options, executable, seconds)
   _executables[text] = executable
+  _remember(text, executable)
   return executable
 
 
@@ -103,11 +127,11 @@ def effects_barrier() -> None:
 
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
-  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed",
-               "in_avals", "name", "run_arrays", "has_callbacks")
+  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text",
+               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed")
 
+  # Holds no reference to the jaxpr: ``_jaxpr_calls`` maps a jaxpr weakly to its call.
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
-    self.closed = closed
     self.name = name
     self.in_avals = tuple(closed.in_avals)
     self.out_avals = tuple(closed.out_avals)
@@ -117,6 +141,24 @@ class CompiledCall:
     self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
     self.run_arrays = self.run if self.donated or self.has_callbacks else _array_runner(self)
+    # Loaded from the on-disk cache and not yet run in this process: the first run waits for
+    # its results, then clears the entry's loading mark (see cache.py).
+    self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
+    if self.unconfirmed:
+      self.run_arrays = self._confirming(self.run_arrays)
+
+  def _confirming(self, runner):
+    def first_run(arrays):
+      outs = runner(arrays)
+      self._confirm(outs)
+      self.run_arrays = runner
+      return outs
+    return first_run
+
+  def _confirm(self, outs) -> None:
+    client.block_until_ready([o._buffer for o in outs])
+    disk_cache.confirm(self.executable)
+    self.unconfirmed = False
 
   def run(self, leaves) -> list:
     """Executes on the flat argument leaves (Arrays, NumPy values or Python scalars); returns
@@ -139,7 +181,10 @@ class CompiledCall:
         if isinstance(leaf, Array):
           leaf._value = None
           leaf._buffer = None
-    return _device_arrays(outs, self.out_avals)
+    results = _device_arrays(outs, self.out_avals)
+    if self.unconfirmed:
+      self._confirm(results)
+    return results
 
 
 def _device_arrays(buffers, avals) -> list:
@@ -242,7 +287,7 @@ def leaf_buffer(leaf, aval: ShapedArray):
     if buffer is None:
       if len(_scalar_buffers) > 4096:
         _scalar_buffers.clear()
-      buffer = _scalar_buffers[key] = client.put(np.array(leaf, aval.dtype), aval)
+      buffer = _scalar_buffers[key] = client.put(dtypes.scalar_to_array(leaf, aval.dtype), aval)
     return buffer
   if isinstance(leaf, core.Tracer):
     raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(leaf))
