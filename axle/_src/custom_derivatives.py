@@ -385,7 +385,10 @@ lowering.register(custom_lin_p, lambda ctx, *args, **params: _custom_lin_impl())
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
   outs, residuals = fwd(primals)  # JAX runs fwd before refusing forward mode
-  if not isinstance(core.current_trace(), ad.LinearizeTrace):
+  # Reverse mode (a LinearizeTrace) and the JVP of a staged call (jit, scan, cond bodies under
+  # grad: a StagingTrace) record custom_lin, which only its transpose ever evaluates; plain
+  # forward mode on values has nothing to record it into.
+  if not isinstance(core.current_trace(), staging.StagingTrace):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
   in_avals = [core.get_aval(p) for p in primals]
   out_avals = [core.get_aval(o) for o in outs]

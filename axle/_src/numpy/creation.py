@@ -63,7 +63,12 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
       value = object._host_value()
       src_dtype = object.dtype
     elif isinstance(object, _scalar_types):
-      src_dtype = dtypes.python_scalar_dtype(object)
+      if dtype is not None and type(object) is not bool and isinstance(object, int):
+        # An explicit dtype decides the range (jnp.uint32(2998342421) is fine), not the
+        # default int dtype the Python int would take on its own.
+        src_dtype = _checked_int_target(object, dtype)
+      else:
+        src_dtype = dtypes.python_scalar_dtype(object)
       value = object
     else:
       try:
@@ -86,6 +91,17 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
 
 
 object_dtype = np.dtype(object)
+
+
+def _checked_int_target(x: int, dtype) -> np.dtype:
+  """The dtype a Python int ``x`` converts to under an explicit ``dtype``; raises
+  OverflowError (as JAX does) when ``x`` is outside an integer target's range."""
+  target = dtypes.canonicalize_dtype(dtype)
+  if target.kind in "iu":
+    info = np.iinfo(target)
+    if not info.min <= x <= info.max:
+      raise OverflowError(f"Python integer {x} out of bounds for {target.name}")
+  return target
 
 
 def _to_numpy_nested(x):
