@@ -31,6 +31,11 @@ from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import execution
 from axle._src.ir import ClosedJaxpr
+# JAX defines its transformations in jax._src.api, where code that extends JAX imports them from
+# (``from jax._src import api; api.grad(...)``); axle's live in their own L4 modules.
+from axle._src.differentiation import (  # noqa: F401
+    grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from axle._src.vmap import vmap  # noqa: F401
 
 
 # ---------------------------------------------------------------------------

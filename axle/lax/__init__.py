@@ -12,4 +12,5 @@ from axle._src.lax.control_flow import *  # noqa: F401,F403
 from axle._src.differentiation import stop_gradient as stop_gradient  # noqa: F401
 from axle._src.lax.parallel import *  # noqa: F401,F403
 from axle._src.lax.fft import *  # noqa: F401,F403
+from axle._src.lax.custom_solvers import custom_linear_solve as custom_linear_solve, custom_root as custom_root  # noqa: F401,E501
 from axle.lax import linalg as linalg  # noqa: F401,E402

@@ -1,7 +1,7 @@
 """``axle.numpy``: the NumPy API on axle arrays (JAX's ``jax.numpy``). Re-exports only."""
 import numpy as _np
 
-from axle._src.array import Array as ndarray
+from axle._src.basearray import Array as ndarray
 from axle._src.dtypes import (
     bfloat16 as _bfloat16_dtype,
     can_cast as can_cast,

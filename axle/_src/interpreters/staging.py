@@ -301,3 +301,12 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
       live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
   return jaxpr.replace(eqns=kept, outvars=outvars)
+
+
+def trace_to_jaxpr_dynamic(fun, in_avals: Sequence[ShapedArray], debug_info=None):
+  """Traces ``fun`` (a callable or a ``linear_util.WrappedFun`` taking flat arguments and
+  returning a flat sequence of arrays) to ``(jaxpr, out_avals, consts)``: the jaxpr's
+  constvars take ``consts`` (JAX's ``partial_eval.trace_to_jaxpr_dynamic``)."""
+  call = fun.call_wrapped if hasattr(fun, "call_wrapped") else fun
+  closed, _ = trace_to_jaxpr(lambda *args: list(call(*args)), list(in_avals), debug_info)
+  return closed.jaxpr, list(closed.out_avals), list(closed.consts)

@@ -12,6 +12,7 @@ importing jaxlib.
 """
 from __future__ import annotations
 
+import abc
 import os
 import threading
 from typing import Sequence
@@ -22,6 +23,15 @@ _lock = threading.Lock()
 _state: dict = {}
 
 JAXLIB_VERSION = "0.10.2"
+
+
+class Device(abc.ABC):
+  """A device (``jax.Device``): ``isinstance(d, jax.Device)`` holds for the devices of
+  ``jax.devices()`` (XLA's device objects, registered when XLA is first loaded)."""
+  __slots__ = ()
+
+
+Device.__module__ = "axle"
 
 
 def _xc():
@@ -36,6 +46,7 @@ def _xc():
     if jaxlib.version.__version__ != JAXLIB_VERSION or xc._version != 467:
       raise ImportError(f"axle needs jaxlib=={JAXLIB_VERSION} (found {jaxlib.version.__version__}); "
                         f"reinstall with `pip install jaxlib=={JAXLIB_VERSION}`")
+    Device.register(xc.Device)
     _state["xc"] = xc
   return xc
 
