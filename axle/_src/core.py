@@ -74,7 +74,9 @@ class ShapedArray:
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
-  __str__ = str_short
+  def __str__(self):
+    # JAX: ``~float32[]`` for a weakly typed scalar (the ``~`` marks the weak type).
+    return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
 # The Python types that are array operands (weakly typed, except bool).
@@ -125,6 +127,7 @@ class Primitive:
     self.name = name
     self.impl: Callable | None = None
     self.abstract_eval: Callable | None = None
+    self.memoise_abstract_eval = True
     all_primitives.append(self)
 
   def __repr__(self):
@@ -142,6 +145,9 @@ class Primitive:
   def def_abstract_eval(self, rule: Callable) -> Callable:
     """Sets the shape rule: ShapedArrays (+ params) in, ShapedArray(s) out; raises on bad input."""
     self.abstract_eval = rule
+    # axle's own shape rules are pure and memoised per signature; a rule defined outside axle
+    # runs at every trace, as in JAX (it may print or count calls).
+    self.memoise_abstract_eval = getattr(rule, "__module__", "").startswith("axle.")
     return rule
 
 

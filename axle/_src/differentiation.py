@@ -155,7 +155,7 @@ class _Linearized:
         tracers.append(p)
       else:
         self.in_linear.append(True)
-        tracers.append(ad.JVPTracer(trace, p, linear_trace.new_arg(t_aval)))
+        tracers.append(ad.LinearizeTracer(trace, p, linear_trace.new_arg(t_aval)))
     with core.set_current_trace(trace):
       out = fun(tracers)
     self.aux = None

@@ -177,6 +177,13 @@ class JVPTracer(Tracer):
     return ""
 
 
+class LinearizeTracer(JVPTracer):
+  """A JVPTracer of ``linearize``/``vjp``/``grad``, whose tangent is staged (JAX's
+  LinearizeTracer; prints as ``GradTracer(...)``)."""
+  __slots__ = ()
+  _public_type_name = "LinearizeTracer"
+
+
 def _integer_output_rule(primitive, primals, params):
   """Without a JVP rule, a primitive whose outputs are all integer or boolean still
   differentiates (its tangents are float0 zeros); any other raises."""
@@ -222,7 +229,7 @@ class JVPTrace(core.Trace):
     if rule is None:
       rule = _integer_output_rule(primitive, primals, params)
     with core.set_current_trace(self.tangent_trace):
-      primal_out, tangent_out = rule(primals, tangents, **params)
+      primal_out, tangent_out = rule(tuple(primals), tuple(tangents), **params)
     if primitive.multiple_results:
       return [self.pack(p, t) for p, t in zip(primal_out, tangent_out)]
     return self.pack(primal_out, tangent_out)
@@ -231,6 +238,8 @@ class JVPTrace(core.Trace):
     """A tracer of this trace, or just ``primal`` when the tangent is a symbolic zero."""
     if type(tangent) is Zero:
       return primal
+    if self.linearize:
+      return LinearizeTracer(self, primal, tangent)
     return JVPTracer(self, primal, tangent)
 
   def __repr__(self):

@@ -102,7 +102,7 @@ class BatchTrace(core.Trace):
         rule = primitive_batchers.get(primitive)
         if rule is None:
           raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
-        out, out_dim = rule(values, dims, **params)
+        out, out_dim = rule(tuple(values), tuple(dims), **params)
     if primitive.multiple_results:
       if not isinstance(out_dim, (list, tuple)):
         out_dim = [out_dim] * len(out)

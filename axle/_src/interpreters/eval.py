@@ -65,8 +65,32 @@ def _leaked_tracer_message(tracer) -> str:
           "using the `jax.checking_leaks` context manager.")
 
 
+def _shape_rule(primitive: core.Primitive):
+  rule = primitive.abstract_eval
+  if rule is None:
+    raise NotImplementedError(f"Abstract evaluation for '{primitive.name}' not implemented")
+  return rule
+
+
+def _eval_without_shape_rule(primitive: core.Primitive, values, params):
+  """Eager evaluation of a (user-defined) primitive that has an impl but no abstract eval
+  yet: the output avals are those of what the impl returns, as in JAX."""
+  if primitive.impl is None:
+    raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
+  out = primitive.impl(*values, **params)
+  outs = out if primitive.multiple_results else [out]
+  wrapped = []
+  for o in outs:
+    value = np.asarray(o)
+    value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+    wrapped.append(Array(value, False, ShapedArray(value.shape, value.dtype)))
+  return wrapped if primitive.multiple_results else wrapped[0]
+
+
 def abstract_eval(primitive: core.Primitive, avals, params):
   """The primitive's output aval(s) for ``avals``, memoised per signature."""
+  if not primitive.memoise_abstract_eval:
+    return _shape_rule(primitive)(*avals, **params)
   if params:
     key = (primitive, *avals, *params.items())
   else:
@@ -76,8 +100,8 @@ def abstract_eval(primitive: core.Primitive, avals, params):
   except KeyError:
     pass
   except TypeError:  # unhashable params
-    return primitive.abstract_eval(*avals, **params)
-  out = primitive.abstract_eval(*avals, **params)
+    return _shape_rule(primitive)(*avals, **params)
+  out = _shape_rule(primitive)(*avals, **params)
   if len(_abstract_eval_cache) > 20000:
     _abstract_eval_cache.clear()
   _abstract_eval_cache[key] = out
@@ -120,6 +144,8 @@ class EvalTrace(core.Trace):
         raise _operand_error(primitive, position, x) from None
       values.append(value)
       avals.append(aval)
+    if primitive.abstract_eval is None:
+      return _eval_without_shape_rule(primitive, values, params)
     out_aval = abstract_eval(primitive, avals, params)
     impl = primitive.impl
     if impl is None:

@@ -13,12 +13,20 @@ from axle._src.interpreters import lowering
 from axle._src.interpreters import mlir
 
 
+def _as_value(x):
+  """An operand: a value, or an operation with one result (as MLIR's builders accept)."""
+  if isinstance(x, (_ElementwiseOp, ConstantOp)):
+    return x.result
+  return x
+
+
 class _ElementwiseOp:
   """One emitted elementwise operation; ``.result`` is its value (``.results`` the list)."""
   op_name = ""
 
   def __init__(self, *operands):
     ctx = mlir.current_rule_context()
+    operands = [_as_value(x) for x in operands]
     for x in operands:
       if not isinstance(x, lowering.Value):
         raise TypeError(f"hlo.{type(self).__name__} takes lowering values (the operands a "

@@ -32,12 +32,12 @@ def current_rule_context() -> lowering.RuleContext:
 
 
 def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None = None,
-                      **_options) -> Callable:
+                      **_options) -> None:
   """Registers ``rule(ctx, *operands, **params) -> sequence of values`` as ``prim``'s
   lowering. ``platform`` may be None or ``'cpu'`` (axle's one backend); rules for other
   platforms are accepted and never used."""
   if platform not in (None, "cpu"):
-    return rule
+    return
 
   def axle_rule(ctx, *operands, **params):
     token = _current_rule_context.set(ctx)
@@ -56,7 +56,6 @@ def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None
 
   axle_rule.__name__ = getattr(rule, "__name__", "lowering_rule")
   lowering.register(prim, axle_rule)
-  return rule
 
 
 def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
