@@ -71,6 +71,7 @@ from axle import test_util as test_util
 from axle import tree_util as tree_util
 
 from axle._src.jax_names import alias_as_jax as alias_as_jax
+from axle import api_util as api_util
 from axle import core as core
 from axle import custom_derivatives as custom_derivatives
 from axle import extend as extend

@@ -13,6 +13,8 @@ from axle._src.core import (  # noqa: F401
     current_trace as find_cur_trace,
     get_aval as get_aval,
     is_concrete as is_concrete,
+    mapped_aval as mapped_aval,
+    unmapped_aval as unmapped_aval,
     valid_jaxtype as valid_jaxtype,
 )
 from axle._src.errors import ConcretizationTypeError as ConcretizationTypeError  # noqa: F401

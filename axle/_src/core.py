@@ -79,6 +79,23 @@ class ShapedArray:
     return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
+def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
+  """``aval`` without its mapped axis ``axis`` (of length ``size``); unchanged for None."""
+  if axis is None:
+    return aval
+  if aval.shape[axis] != size:
+    raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} has size "
+                     f"{aval.shape[axis]}, expected {size}")
+  return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, *_args, **_kwargs) -> ShapedArray:
+  """``aval`` with a new axis of length ``size`` inserted at ``axis``; unchanged for None."""
+  if axis is None:
+    return aval
+  return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
 # The Python types that are array operands (weakly typed, except bool).
 python_scalar_types = frozenset({bool, int, float, complex})
 
@@ -105,6 +122,15 @@ def valid_jaxtype(x) -> bool:
     return True
   except TypeError:
     return False
+
+
+class Effect:
+  """Base class of side effects a primitive may declare (JAX's ``Effect``). axle's own
+  primitives declare none; libraries subclass it to tag theirs."""
+
+
+Effects = set
+no_effects: frozenset = frozenset()
 
 
 # ---------------------------------------------------------------------------

@@ -430,6 +430,23 @@ def _pp_jaxpr_skeleton(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
       pp.text(" }")]))
 
 
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=None, source_info=None,
+                  ctx=None) -> Eqn:
+  """An equation (JAX's ``new_jaxpr_eqn``; effects and context are not tracked by axle)."""
+  return Eqn(invars, outvars, primitive, params, source_info)
+
+
+def jaxprs_in_params(params: dict) -> list:
+  """The jaxprs held in an equation's params (sub-jaxprs of control flow, jit, ...)."""
+  return list(_subjaxprs_of_params(params))
+
+
+def subjaxprs(jaxpr: Jaxpr):
+  """Yields the jaxprs nested directly in ``jaxpr``'s equations."""
+  for eqn in jaxpr.eqns:
+    yield from _subjaxprs_of_params(eqn.params)
+
+
 def _subjaxprs_of_params(params: dict):
   for value in params.values():
     if isinstance(value, ClosedJaxpr):

@@ -27,8 +27,10 @@ import types
 JAX_INTERNAL_MODULES = {
     "jax._src": "axle._src",
     "jax._src.api": "axle._src.api",  # grad, jit, vmap, jvp, ... (as jax._src.api holds them)
+    "jax._src.compiler": "axle._src.xla.client",  # axle's compile entry point
     "jax._src.core": "axle.core",
     "jax._src.custom_derivatives": "axle._src.custom_derivatives",
+    "jax._src.dispatch": "axle._src.xla.execution",  # wait_for_tokens
     "jax._src.dtypes": "axle._src.dtypes",
     "jax._src.flatten_util": "axle._src.flatten_util",
     "jax._src.lax": "axle._src.lax",
@@ -113,10 +115,18 @@ def alias_as_jax() -> None:
   for name, module in list(sys.modules.items()):
     if name.startswith("axle.") and module is not None and not name.startswith("axle._src"):
       sys.modules.setdefault("jax" + name[len("axle"):], module)
-  for jax_name, axle_name in JAX_INTERNAL_MODULES.items():
-    module = sys.modules.get(axle_name)
-    if module is not None:
-      sys.modules.setdefault(jax_name, module)
+  # Each JAX-internal name is bound in sys.modules and as an attribute of its parent, so that
+  # ``from jax._src import dispatch`` works too (it looks the name up on the parent module).
+  for jax_name in sorted(JAX_INTERNAL_MODULES, key=lambda n: n.count(".")):
+    try:
+      module = importlib.import_module(JAX_INTERNAL_MODULES[jax_name])
+    except ImportError:
+      continue  # not provided (yet): importing the jax name raises ModuleNotFoundError
+    sys.modules.setdefault(jax_name, module)
+    parent = sys.modules.get(jax_name.rpartition(".")[0])
+    child = jax_name.rpartition(".")[2]
+    if parent is not None and not hasattr(parent, child):
+      setattr(parent, child, module)
 
 
 _USAGE = ("usage: python -m axle.run script.py [args ...]\n"

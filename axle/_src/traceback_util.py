@@ -19,3 +19,9 @@ def api_boundary(fun: Callable | None = None, **_options) -> Callable:
   if fun is None:
     return lambda f: f
   return fun
+
+
+def current():
+  """The source information of the operation being traced (JAX's ``source_info_util.current``);
+  axle records the user's source line on equations itself, so this is None."""
+  return None

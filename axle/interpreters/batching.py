@@ -4,6 +4,7 @@ Re-exports only."""
 from axle._src.interpreters.batching import (  # noqa: F401
     AxisData as AxisData,
     BatchTrace as BatchTrace,
+    axis_primitive_batchers as axis_primitive_batchers,
     BatchTracer as BatchTracer,
     batch_jaxpr as batch_jaxpr,
     bdim_at_front as bdim_at_front,

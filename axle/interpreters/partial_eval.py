@@ -6,3 +6,7 @@ from axle._src.interpreters.staging import (  # noqa: F401
     dce_jaxpr as dce_jaxpr,
     trace_to_jaxpr_dynamic as trace_to_jaxpr_dynamic,
 )
+from axle._src.interpreters.ad import (  # noqa: F401,E402
+    PartialVal as PartialVal,
+    trace_to_jaxpr_nounits as trace_to_jaxpr_nounits,
+)

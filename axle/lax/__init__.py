@@ -9,7 +9,7 @@ from axle._src.lax.sorting import *  # noqa: F401,F403
 from axle._src.lax.dot import *  # noqa: F401,F403
 from axle._src.lax.conv import *  # noqa: F401,F403
 from axle._src.lax.control_flow import *  # noqa: F401,F403
-from axle._src.differentiation import stop_gradient as stop_gradient  # noqa: F401
+from axle._src.differentiation import stop_gradient as stop_gradient, stop_gradient_p as stop_gradient_p  # noqa: F401,E501
 from axle._src.lax.parallel import *  # noqa: F401,F403
 from axle._src.lax.fft import *  # noqa: F401,F403
 from axle._src.lax.custom_solvers import custom_linear_solve as custom_linear_solve, custom_root as custom_root  # noqa: F401,E501

@@ -278,6 +278,53 @@ class LinearizeTrace(staging.StagingTrace):
     return "LinearizeTrace"
 
 
+class PartialVal(tuple):
+  """A partially known value (JAX's ``partial_eval.PartialVal``): ``(None, value)`` when known,
+  ``(aval, None)`` when only its abstract value is known."""
+
+  @classmethod
+  def known(cls, value) -> "PartialVal":
+    return cls((None, value))
+
+  @classmethod
+  def unknown(cls, aval: ShapedArray) -> "PartialVal":
+    return cls((aval, None))
+
+  def is_known(self) -> bool:
+    return self[0] is None
+
+  def get_known(self):
+    return self[1] if self[0] is None else None
+
+  def get_aval(self) -> ShapedArray:
+    return core.get_aval(self[1]) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun, pvals: Sequence[PartialVal], instantiate=False):
+  """Partial evaluation of ``fun`` (a callable or WrappedFun on flat arguments): operations on
+  known values run now, the rest is staged. Returns ``(jaxpr, out_pvals, residuals)``: the
+  jaxpr takes the residuals (constvars) and the unknown inputs and computes the unknown
+  outputs; ``out_pvals`` holds the known outputs' values."""
+  call = fun.call_wrapped if hasattr(fun, "call_wrapped") else fun
+  parent = core.current_trace()
+  trace = LinearizeTrace(parent)
+  with core.set_current_trace(trace):
+    args = [pv[1] if pv[0] is None else trace.new_arg(pv[0]) for pv in pvals]
+    outs = list(call(*args))
+  out_pvals, unknown_outs = [], []
+  for out, inst in zip(outs, _flags(instantiate, len(outs))):
+    if trace.is_unknown(out):
+      out_pvals.append(PartialVal.unknown(out.aval))
+      unknown_outs.append(out)
+    elif inst:
+      raise NotImplementedError("trace_to_jaxpr_nounits: instantiate=True for an output that "
+                                "does not depend on the unknown inputs is not supported.")
+    else:
+      out_pvals.append(PartialVal.known(out))
+  closed = trace.to_jaxpr(unknown_outs)
+  return closed.jaxpr, out_pvals, list(closed.consts)
+
+
 # ---------------------------------------------------------------------------
 # Transposition
 

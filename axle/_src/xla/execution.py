@@ -215,3 +215,8 @@ def _install_fallback():
 
 
 _install_fallback()
+
+
+def wait_for_tokens() -> None:
+  """Waits for the runtime tokens of ordered side effects (JAX's ``dispatch.wait_for_tokens``).
+  axle executes programs with no effect tokens, so there is nothing to wait for."""
