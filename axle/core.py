@@ -10,6 +10,7 @@ from axle._src.core import (  # noqa: F401
     Tracer as Tracer,
     canonicalize_shape as canonicalize_shape,
     concrete_or_error as concrete_or_error,
+    get_opaque_trace_state as get_opaque_trace_state,
     current_trace as find_cur_trace,
     get_aval as get_aval,
     is_concrete as is_concrete,

@@ -154,6 +154,7 @@ class Primitive:
     self.impl: Callable | None = None
     self.abstract_eval: Callable | None = None
     self.memoise_abstract_eval = True
+    self.impl_takes_arrays = False
     all_primitives.append(self)
 
   def __repr__(self):
@@ -166,6 +167,10 @@ class Primitive:
   def def_impl(self, impl: Callable) -> Callable:
     """Sets the eager kernel: NumPy values in, NumPy value(s) out (same dtypes as the abstract eval)."""
     self.impl = impl
+    # axle's kernels take and return NumPy values; an impl defined outside axle is called with
+    # Arrays and may use jnp/lax (as in JAX).
+    module = getattr(impl, "__module__", None) or ""
+    self.impl_takes_arrays = not module.startswith(("axle.", "numpy", "scipy"))
     return impl
 
   def def_abstract_eval(self, rule: Callable) -> Callable:
@@ -301,6 +306,12 @@ def _install_eval_trace(trace: Trace) -> None:
   global eval_trace, _context
   eval_trace = trace
   _context = _TraceContext()
+
+
+def get_opaque_trace_state(convention=None):
+  """An object identifying the current trace, compared with ``==`` by libraries that check
+  they are still under the trace they started in (JAX's ``get_opaque_trace_state``)."""
+  return _context.trace
 
 
 def is_concrete(x) -> bool:

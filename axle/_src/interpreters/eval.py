@@ -72,12 +72,22 @@ def _shape_rule(primitive: core.Primitive):
   return rule
 
 
-def _eval_without_shape_rule(primitive: core.Primitive, values, params):
+def _call_array_impl(primitive: core.Primitive, values, avals, params):
+  """Runs an impl defined outside axle on Arrays; its outputs as NumPy values."""
+  outs = primitive.impl(*[Array(v, aval=a) for v, a in zip(values, avals)], **params)
+  to_numpy = lambda o: o._host_value() if isinstance(o, Array) else np.asarray(o)
+  return [to_numpy(o) for o in outs] if primitive.multiple_results else to_numpy(outs)
+
+
+def _eval_without_shape_rule(primitive: core.Primitive, values, params, avals=None):
   """Eager evaluation of a (user-defined) primitive that has an impl but no abstract eval
   yet: the output avals are those of what the impl returns, as in JAX."""
   if primitive.impl is None:
     raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
-  out = primitive.impl(*values, **params)
+  if primitive.impl_takes_arrays and avals is not None:
+    out = _call_array_impl(primitive, values, avals, params)
+  else:
+    out = primitive.impl(*values, **params)
   outs = out if primitive.multiple_results else [out]
   wrapped = []
   for o in outs:
@@ -145,13 +155,15 @@ class EvalTrace(core.Trace):
       values.append(value)
       avals.append(aval)
     if primitive.abstract_eval is None:
-      return _eval_without_shape_rule(primitive, values, params)
+      return _eval_without_shape_rule(primitive, values, params, avals)
     out_aval = abstract_eval(primitive, avals, params)
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
         raise NotImplementedError(f"Primitive '{primitive.name}' has no eager implementation.")
       out = fallback_impl(primitive, values, avals, params)
+    elif primitive.impl_takes_arrays:
+      out = _call_array_impl(primitive, values, avals, params)
     else:
       out = impl(*values, **params)
     if primitive.multiple_results:

@@ -6,6 +6,7 @@ from axle._src.core import (  # noqa: F401
     Effect as Effect,
     Effects as Effects,
     concrete_or_error as concrete_or_error,
+    get_opaque_trace_state as get_opaque_trace_state,
     no_effects as no_effects,
     current_trace as find_top_trace,
     set_current_trace as set_current_trace,
