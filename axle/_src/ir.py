@@ -24,7 +24,8 @@ class Var:
     self.aval = aval
 
   def __repr__(self):
-    return f"Var({self.aval.str_short()})"
+    # JAX's form: ``Var(id=140484757991936):float32[5]``.
+    return f"Var(id={id(self)}):{self.aval.str_short(short_dtypes=False)}"
 
 
 class DropVar(Var):
@@ -52,7 +53,16 @@ class Literal:
     return self._array
 
   def __repr__(self):
-    return _literal_text(self)
+    # JAX's form: ``Literal(TypedInt(1, dtype=int32))`` for a weakly typed scalar,
+    # ``Literal(1.0)`` otherwise (the text inside a printed jaxpr is ``1:i32[]``).
+    value = np.asarray(self.val)
+    if value.ndim == 0 and value.dtype.kind in "biufc":
+      scalar = value.item()
+      if self.aval.weak_type and value.dtype.kind in "iufc":
+        kind = {"i": "Int", "u": "Int", "f": "Float", "c": "Complex"}[value.dtype.kind]
+        return f"Literal(Typed{kind}({scalar!r}, dtype={self.aval.dtype.name}))"
+      return f"Literal({scalar!r})"
+    return f"Literal({_literal_text(self)})"
 
 
 Atom = "Var | Literal"

@@ -186,7 +186,10 @@ class LinearizeTracer(JVPTracer):
 
 def _integer_output_rule(primitive, primals, params):
   """Without a JVP rule, a primitive whose outputs are all integer or boolean still
-  differentiates (its tangents are float0 zeros); any other raises."""
+  differentiates (its tangents are float0 zeros); any other raises. A user-defined primitive
+  (whose shape rule may have side effects) raises without consulting its shape rule, as JAX."""
+  if not primitive.memoise_abstract_eval:
+    raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
   avals = eval_interpreter.abstract_eval(primitive, [core.get_aval(p) for p in primals], params)
   avals = avals if primitive.multiple_results else [avals]
   if any(dtypes.issubdtype(a.dtype, np.inexact) for a in avals):

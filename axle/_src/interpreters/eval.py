@@ -73,10 +73,9 @@ def _shape_rule(primitive: core.Primitive):
 
 
 def _call_array_impl(primitive: core.Primitive, values, avals, params):
-  """Runs an impl defined outside axle on Arrays; its outputs as NumPy values."""
+  """Runs an impl defined outside axle on Arrays (it may return Arrays or NumPy values)."""
   outs = primitive.impl(*[Array(v, aval=a) for v, a in zip(values, avals)], **params)
-  to_numpy = lambda o: o._host_value() if isinstance(o, Array) else np.asarray(o)
-  return [to_numpy(o) for o in outs] if primitive.multiple_results else to_numpy(outs)
+  return outs
 
 
 def _eval_without_shape_rule(primitive: core.Primitive, values, params, avals=None):
@@ -91,6 +90,9 @@ def _eval_without_shape_rule(primitive: core.Primitive, values, params, avals=No
   outs = out if primitive.multiple_results else [out]
   wrapped = []
   for o in outs:
+    if isinstance(o, Array):
+      wrapped.append(o)
+      continue
     value = np.asarray(o)
     value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
     wrapped.append(Array(value, False, ShapedArray(value.shape, value.dtype)))
@@ -154,7 +156,8 @@ class EvalTrace(core.Trace):
         raise _operand_error(primitive, position, x) from None
       values.append(value)
       avals.append(aval)
-    if primitive.abstract_eval is None:
+    if primitive.abstract_eval is None or primitive.impl_takes_arrays:
+      # A user-defined primitive runs its impl eagerly, without its shape rule (as in JAX).
       return _eval_without_shape_rule(primitive, values, params, avals)
     out_aval = abstract_eval(primitive, avals, params)
     impl = primitive.impl
@@ -162,8 +165,6 @@ class EvalTrace(core.Trace):
       if fallback_impl is None:
         raise NotImplementedError(f"Primitive '{primitive.name}' has no eager implementation.")
       out = fallback_impl(primitive, values, avals, params)
-    elif primitive.impl_takes_arrays:
-      out = _call_array_impl(primitive, values, avals, params)
     else:
       out = impl(*values, **params)
     if primitive.multiple_results:
