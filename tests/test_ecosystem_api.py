@@ -399,3 +399,30 @@ def test_axle_run_script_and_module(tmp_path):
   result = _run(["-m", "prog", "c"], tmp_path)
   assert result.returncode == 0, result.stderr
   assert result.stdout.splitlines()[0] == "axle 6.0 ['c']"
+
+
+def test_custom_vjp_primal_is_a_leaf_and_static_residuals_reach_bwd():
+  from axle.custom_derivatives import CustomVJPPrimal
+  seen = []
+
+  @jax.custom_vjp
+  def f(x):
+    return x * 2
+
+  def fwd(x):
+    assert jax.tree_util.tree_leaves(x) == [x] and type(x) is CustomVJPPrimal
+    return x.value * 2, (x.value, x.perturbed, "tag")
+
+  def bwd(res, g):
+    seen.append(res[1:])
+    return (g * 2,)
+
+  f.defvjp(fwd, bwd, symbolic_zeros=True)
+  assert float(jax.grad(f)(1.0)) == 2.0
+  assert seen == [(True, "tag")]  # a Python bool stays a Python bool
+
+
+def test_shaped_array_to_tangent_aval():
+  from axle import core as jcore
+  assert jcore.ShapedArray((2,), np.float32).to_tangent_aval() == jcore.ShapedArray((2,), np.float32)
+  assert jcore.ShapedArray((2,), np.int32).to_tangent_aval().dtype == jax.dtypes.float0

@@ -62,6 +62,12 @@ class ShapedArray:
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type)
 
+  def to_tangent_aval(self) -> "ShapedArray":
+    """The abstract value of this value's tangents: itself if inexact, else float0."""
+    if dtypes.issubdtype(self.dtype, np.inexact):
+      return self
+    return ShapedArray(self.shape, dtypes.float0, False)
+
   def strip_weak_type(self) -> "ShapedArray":
     return ShapedArray(self.shape, self.dtype, False) if self.weak_type else self
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import tree_util
+from axle._src.array import Array
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
@@ -149,11 +150,18 @@ class SymbolicZero:
     return "SymbolicZero"
 
 
-class CustomVJPPrimal(NamedTuple):
+class CustomVJPPrimal:
   """What a custom_vjp ``fwd`` rule defined with ``symbolic_zeros=True`` receives for each
-  primal input: its ``value`` and whether it is ``perturbed`` (has a nonzero tangent)."""
-  value: Any
-  perturbed: bool
+  primal input leaf: its ``value`` and whether it is ``perturbed`` (has a nonzero tangent).
+  It is a pytree leaf, as in JAX."""
+  __slots__ = ("value", "perturbed")
+
+  def __init__(self, value, perturbed: bool):
+    self.value = value
+    self.perturbed = perturbed
+
+  def __repr__(self):
+    return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed!r})"
 
 
 def _to_symbolic(t):
@@ -177,7 +185,6 @@ def _custom_call_abstract_eval(*avals, call_jaxpr, **_):
 
 
 def _custom_call_impl(*args, call_jaxpr, **_):
-  from axle._src.array import Array
   call_jaxpr = _closed(call_jaxpr)
   with core.set_current_trace(core.eval_trace):
     outs = ir.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *[Array(a) for a in args])
@@ -227,6 +234,11 @@ def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros)
 
 
 batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
+
+
+def _is_array_residual(x) -> bool:
+  return isinstance(x, (core.Tracer, Array, np.ndarray, np.generic)) or (
+      type(x) in (float, complex) or (type(x) is int))
 
 
 class _CustomRuleFunction:
@@ -540,10 +552,18 @@ class custom_vjp(_CustomRuleFunction):
                         f"{fwd_tree} for primal output structure {out_tree}.")
       res_leaves, res_tree = tree_util.tree_flatten(residuals)
       store["res_tree"] = res_tree
-      return out_leaves, res_leaves
+      # Residual leaves that are not arrays (Python bools, None-like flags, strings) reach bwd
+      # unchanged, as static values; only arrays travel through the linear computation.
+      static = {i: x for i, x in enumerate(res_leaves) if not _is_array_residual(x)}
+      store["res_static"] = static
+      return out_leaves, [x for i, x in enumerate(res_leaves) if i not in static]
 
     def flat_bwd(res_leaves, cts):
       cts = [_to_symbolic(ct) if symbolic_zeros else ad.instantiate_zeros(ct) for ct in cts]
+      static = store.get("res_static", {})
+      dynamic = iter(res_leaves)
+      n_leaves = store["res_tree"].num_leaves
+      res_leaves = [static[i] if i in static else next(dynamic) for i in range(n_leaves)]
       residuals = tree_util.tree_unflatten(store["res_tree"], res_leaves)
       ct_tree = tree_util.tree_unflatten(store["out_tree"], cts)
       cts_in = user_bwd(*nondiff, residuals, ct_tree)

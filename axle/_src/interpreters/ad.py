@@ -51,9 +51,7 @@ def tangent_dtype(dtype) -> np.dtype:
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
   """The abstract value of tangents (and cotangents) of a value of ``aval``."""
-  if dtypes.issubdtype(aval.dtype, np.inexact):
-    return aval
-  return ShapedArray(aval.shape, float0, False)
+  return aval.to_tangent_aval()
 
 
 class Zero:
