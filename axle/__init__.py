@@ -12,6 +12,19 @@ from axle._src.api import (
 )
 from axle._src.api import (
     disable_jit as disable_jit,
+    ensure_compile_time_eval as ensure_compile_time_eval,
+)
+from axle._src.config import (
+    check_tracer_leaks as check_tracer_leaks,
+    checking_leaks as checking_leaks,
+    debug_infs as debug_infs,
+    debug_nans as debug_nans,
+    default_matmul_precision as default_matmul_precision,
+    enable_checks as enable_checks,
+    enable_x64 as enable_x64,
+    log_compiles as log_compiles,
+    numpy_dtype_promotion as numpy_dtype_promotion,
+    numpy_rank_promotion as numpy_rank_promotion,
 )
 from axle._src.differentiation import (
     grad as grad,
@@ -73,6 +86,7 @@ from axle import tree_util as tree_util
 from axle._src.jax_names import alias_as_jax as alias_as_jax
 from axle import api_util as api_util
 from axle import core as core
+from axle import monitoring as monitoring
 from axle import custom_derivatives as custom_derivatives
 from axle import extend as extend
 from axle import flatten_util as flatten_util

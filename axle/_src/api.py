@@ -777,6 +777,14 @@ def named_scope(name: str):
   yield
 
 
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+  """Within the block, operations on concrete values run right away (eagerly) even while a
+  function is being traced by ``jit``, so their results are concrete constants."""
+  with core.set_current_trace(core.eval_trace):
+    yield
+
+
 def typeof(x) -> ShapedArray:
   """The abstract value (shape, dtype, weak type) of an array, tracer or scalar."""
   return core.get_aval(x)
