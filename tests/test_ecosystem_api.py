@@ -426,3 +426,37 @@ def test_shaped_array_to_tangent_aval():
   from axle import core as jcore
   assert jcore.ShapedArray((2,), np.float32).to_tangent_aval() == jcore.ShapedArray((2,), np.float32)
   assert jcore.ShapedArray((2,), np.int32).to_tangent_aval().dtype == jax.dtypes.float0
+
+
+def test_flag_contexts_and_compile_time_eval():
+  assert jax.config.jax_numpy_dtype_promotion == "standard"
+  with jax.numpy_dtype_promotion("strict"):
+    assert jax.config.jax_numpy_dtype_promotion == "strict"
+  assert jax.config.jax_numpy_dtype_promotion == "standard"
+
+  @jax.numpy_rank_promotion("raise")
+  def rank():
+    return jax.config.jax_numpy_rank_promotion
+
+  assert rank() == "raise" and jax.config.jax_numpy_rank_promotion == "allow"
+  kinds = []
+
+  @jax.jit
+  def f(x):
+    with jax.ensure_compile_time_eval():
+      y = jnp.arange(3.0) * 2
+    kinds.append(isinstance(y, jax.core.Tracer))
+    return x + y
+
+  np.testing.assert_array_equal(f(jnp.ones(3)), [1.0, 3.0, 5.0])
+  assert kinds == [False]
+
+
+def test_monitoring_listeners():
+  events = []
+  jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+  try:
+    jax.monitoring.record_event("/test/event")
+  finally:
+    jax.monitoring.clear_event_listeners()
+  assert events == ["/test/event"]

@@ -679,3 +679,16 @@ def custom_gradient(fun: Callable) -> Callable:
 
   wrapped.defvjp(fwd, bwd)
   return wrapped
+
+
+def zero_from_primal(val, symbolic_zeros: bool = False):
+  """A tangent of zeros for each leaf of ``val`` (``SymbolicZero``s with ``symbolic_zeros``)."""
+  def zero(x):
+    aval = ad.tangent_aval(core.get_aval(x))
+    return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+  return tree_util.tree_map(zero, val)
+
+
+def custom_vjp_primal_tree_values(tree):
+  """``tree`` with each ``CustomVJPPrimal`` replaced by its value."""
+  return tree_util.tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree)
