@@ -31,6 +31,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
+from axle._src.interpreters import partial_eval
 from axle._src.interpreters import staging
 
 primitive_jvps: dict = {}
@@ -62,7 +63,7 @@ class Zero:
     self.aval = aval
 
   def __repr__(self):
-    return f"Zero({self.aval.str_short()})"
+    return f"Zero({self.aval})"  # JAX: Zero(~float32[])
 
   @staticmethod
   def from_primal_value(x) -> "Zero":
@@ -255,6 +256,7 @@ class LinearizeTrace(staging.StagingTrace):
   """Stages operations on its own (unknown) tracers into a jaxpr and runs operations on known
   values right away on the parent trace. Known operands of staged operations become the
   jaxpr's constants (residuals)."""
+  tracer_type = partial_eval.JaxprTracer
 
   def is_unknown(self, x) -> bool:
     return isinstance(x, staging.StagingTracer) and x._trace is self
@@ -338,7 +340,7 @@ class UndefinedPrimal:
     self.aval = aval
 
   def __repr__(self):
-    return f"UndefinedPrimal({self.aval.str_short()})"
+    return f"UndefinedPrimal({self.aval})"  # JAX: UndefinedPrimal(~float32[])
 
 
 def is_undefined_primal(x) -> bool:

@@ -148,6 +148,7 @@ class StagingTracer(Tracer):
 
 class StagingTrace(core.Trace):
   """Records primitives as equations of a jaxpr under construction."""
+  tracer_type = StagingTracer  # the class of this trace's tracers
 
   def __init__(self, parent: core.Trace | None = None, debug_info: DebugInfo | None = None):
     self.parent = parent
@@ -162,7 +163,7 @@ class StagingTrace(core.Trace):
   def new_arg(self, aval: ShapedArray) -> StagingTracer:
     var = Var(aval)
     self.invars.append(var)
-    return StagingTracer(self, aval, var)
+    return self.tracer_type(self, aval, var)
 
   def to_atom(self, x):
     """The jaxpr atom (Var or Literal) standing for operand ``x``."""
@@ -209,10 +210,10 @@ class StagingTrace(core.Trace):
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
       self.eqns.append(Eqn(atoms, outvars, primitive, params, source_info))
-      return [StagingTracer(self, a, v) for a, v in zip(out_aval, outvars)]
+      return [self.tracer_type(self, a, v) for a, v in zip(out_aval, outvars)]
     outvar = Var(out_aval)
     self.eqns.append(Eqn(atoms, [outvar], primitive, params, source_info))
-    return StagingTracer(self, out_aval, outvar)
+    return self.tracer_type(self, out_aval, outvar)
 
   def to_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
     """Closes the trace: a ClosedJaxpr whose outputs are ``outputs``."""
