@@ -1,7 +1,8 @@
 """axle: JAX's API, rebuilt from scratch. ``import axle as jax``."""
 from axle._src.config import config as config
 from axle._src.interpreters import eval as _eval  # installs the eager trace
-from axle._src.array import Array as Array
+from axle._src.basearray import Array as Array
+from axle._src.xla.client import Device as Device
 from axle._src.numpy import array_methods as _array_methods  # operators and methods
 from axle._src.api import (
     jit as jit,
@@ -10,12 +11,21 @@ from axle._src.api import (
     ShapeDtypeStruct as ShapeDtypeStruct,
 )
 from axle._src.api import (
+    clear_caches as clear_caches,
+    disable_jit as disable_jit,
+    ensure_compile_time_eval as ensure_compile_time_eval,
+)
+from axle._src.config import (
+    check_tracer_leaks as check_tracer_leaks,
     checking_leaks as checking_leaks,
     debug_infs as debug_infs,
     debug_nans as debug_nans,
-    clear_caches as clear_caches,
-    disable_jit as disable_jit,
+    default_matmul_precision as default_matmul_precision,
+    enable_checks as enable_checks,
+    enable_x64 as enable_x64,
     log_compiles as log_compiles,
+    numpy_dtype_promotion as numpy_dtype_promotion,
+    numpy_rank_promotion as numpy_rank_promotion,
 )
 from axle._src.differentiation import (
     grad as grad,
@@ -39,6 +49,7 @@ from axle._src.checkpoint import (
 )
 from axle._src.custom_derivatives import (
     closure_convert as closure_convert,
+    custom_gradient as custom_gradient,
     custom_jvp as custom_jvp,
     custom_vjp as custom_vjp,
 )
@@ -77,4 +88,19 @@ from axle import tree as tree
 from axle import test_util as test_util
 from axle import tree_util as tree_util
 
-__version__ = "0.1.0"
+from axle._src.jax_names import alias_as_jax as alias_as_jax
+from axle import api_util as api_util
+from axle import core as core
+from axle import monitoring as monitoring
+from axle import custom_derivatives as custom_derivatives
+from axle import extend as extend
+from axle import flatten_util as flatten_util
+from axle import interpreters as interpreters
+from axle import stages as stages
+from axle import typing as typing
+from axle import version as version
+from axle._src.version import __version_info__ as __version_info__
+
+# axle's own version; ``axle.version.__version__`` / ``__version_info__`` are the JAX API
+# version axle implements (0.10.2).
+from axle._src.version import axle_version as __version__

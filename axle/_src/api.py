@@ -36,6 +36,11 @@ from axle._src.interpreters import staging
 from axle._src.xla import client
 from axle._src.xla import execution
 from axle._src.ir import ClosedJaxpr
+# JAX defines its transformations in jax._src.api, where code that extends JAX imports them from
+# (``from jax._src import api; api.grad(...)``); axle's live in their own L4 modules.
+from axle._src.differentiation import (  # noqa: F401
+    grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from axle._src.vmap import vmap  # noqa: F401
 
 
 # ---------------------------------------------------------------------------
@@ -688,29 +693,6 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   return JitFunction(fun, **kwargs)
 
 
-def _flag_context(flag: str, doc: str):
-  @contextlib.contextmanager
-  def context(value: bool = True):
-    previous = config.read(flag)
-    config.update(flag, value)
-    try:
-      yield
-    finally:
-      config.update(flag, previous)
-  context.__doc__ = doc
-  context.__name__ = flag[len("jax_"):]
-  return context
-
-
-debug_nans = _flag_context("jax_debug_nans", "Context manager setting ``jax_debug_nans``: "
-                           "operations producing NaN raise FloatingPointError.")
-debug_infs = _flag_context("jax_debug_infs", "Context manager setting ``jax_debug_infs``: "
-                           "operations producing infinities raise FloatingPointError.")
-checking_leaks = _flag_context("jax_check_tracer_leaks", "Context manager setting "
-                               "``jax_check_tracer_leaks``: a trace that finishes while one of its "
-                               "tracers is still referenced raises, naming where it was created.")
-log_compiles = _flag_context("jax_log_compiles", "Context manager setting ``jax_log_compiles``: "
-                             "each trace, lowering and compilation of a jitted function is logged.")
 def clear_caches() -> None:
   """Clears every in-memory compilation and staging cache: the traces and executables of all
   jitted functions and the executables used for eager operations. The persistent (on-disk)
@@ -885,6 +867,14 @@ def named_scope(name: str):
   if not isinstance(name, str):
     raise TypeError("named_scope name argument must be a string.")
   with source_info_util.extend_name_stack(name):
+    yield
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+  """Within the block, operations on concrete values run right away (eagerly) even while a
+  function is being traced by ``jit``, so their results are concrete constants."""
+  with core.set_current_trace(core.eval_trace):
     yield
 
 

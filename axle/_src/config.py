@@ -6,6 +6,7 @@ jit cache can key on them.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 
@@ -110,3 +111,76 @@ config = Config()
 def x64_enabled() -> bool:
   """Whether 64-bit types are enabled (``jax_enable_x64``)."""
   return config._values["jax_enable_x64"]
+
+
+class _FlagContext:
+  """Sets a flag for the duration of a ``with`` block (or of calls to a decorated function)
+  and restores its previous value afterwards, as JAX's flag context managers do."""
+
+  def __init__(self, name: str, value):
+    self.name = name
+    self.value = value
+    self.saved: list = []
+
+  def __enter__(self):
+    self.saved.append(config.read(self.name))
+    config.update(self.name, self.value)
+    return self
+
+  def __exit__(self, *exc_info):
+    config.update(self.name, self.saved.pop())
+    return False
+
+  def __call__(self, fun):
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+      with _FlagContext(self.name, self.value):
+        return fun(*args, **kwargs)
+    return wrapped
+
+
+def numpy_dtype_promotion(value: str) -> _FlagContext:
+  """Type promotion mode within the block: ``'standard'`` or ``'strict'``."""
+  return _FlagContext("jax_numpy_dtype_promotion", value)
+
+
+def numpy_rank_promotion(value: str) -> _FlagContext:
+  """Rank promotion mode within the block: ``'allow'``, ``'warn'`` or ``'raise'``."""
+  return _FlagContext("jax_numpy_rank_promotion", value)
+
+
+def default_matmul_precision(value) -> _FlagContext:
+  """The default precision of matrix multiplications within the block."""
+  return _FlagContext("jax_default_matmul_precision", value)
+
+
+def enable_x64(value: bool = True) -> _FlagContext:
+  """64-bit types enabled (or not) within the block."""
+  return _FlagContext("jax_enable_x64", value)
+
+
+def log_compiles(value: bool = True) -> _FlagContext:
+  return _FlagContext("jax_log_compiles", value)
+
+
+def debug_nans(value: bool = True) -> _FlagContext:
+  return _FlagContext("jax_debug_nans", value)
+
+
+def debug_infs(value: bool = True) -> _FlagContext:
+  return _FlagContext("jax_debug_infs", value)
+
+
+def enable_checks(value: bool = True) -> _FlagContext:
+  return _FlagContext("jax_enable_checks", value)
+
+
+def checking_leaks() -> _FlagContext:
+  """Tracer-leak checking within the block (recorded; axle reports leaks when a leaked
+  tracer is used)."""
+  return _FlagContext("jax_check_tracer_leaks", True)
+
+
+def check_tracer_leaks(value: bool = True) -> _FlagContext:
+  return _FlagContext("jax_check_tracer_leaks", value)

@@ -62,6 +62,12 @@ class ShapedArray:
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type)
 
+  def to_tangent_aval(self) -> "ShapedArray":
+    """The abstract value of this value's tangents: itself if inexact, else float0."""
+    if dtypes.issubdtype(self.dtype, np.inexact):
+      return self
+    return ShapedArray(self.shape, dtypes.float0, False)
+
   def strip_weak_type(self) -> "ShapedArray":
     return ShapedArray(self.shape, self.dtype, False) if self.weak_type else self
 
@@ -74,7 +80,26 @@ class ShapedArray:
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
-  __str__ = str_short
+  def __str__(self):
+    # JAX: ``~float32[]`` for a weakly typed scalar (the ``~`` marks the weak type).
+    return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+
+def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
+  """``aval`` without its mapped axis ``axis`` (of length ``size``); unchanged for None."""
+  if axis is None:
+    return aval
+  if aval.shape[axis] != size:
+    raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} has size "
+                     f"{aval.shape[axis]}, expected {size}")
+  return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, *_args, **_kwargs) -> ShapedArray:
+  """``aval`` with a new axis of length ``size`` inserted at ``axis``; unchanged for None."""
+  if axis is None:
+    return aval
+  return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
 
 
 # The Python types that are array operands (weakly typed, except bool).
@@ -105,6 +130,15 @@ def valid_jaxtype(x) -> bool:
     return False
 
 
+class Effect:
+  """Base class of side effects a primitive may declare (JAX's ``Effect``). axle's own
+  primitives declare none; libraries subclass it to tag theirs."""
+
+
+Effects = set
+no_effects: frozenset = frozenset()
+
+
 # ---------------------------------------------------------------------------
 # Primitives
 
@@ -125,6 +159,8 @@ class Primitive:
     self.name = name
     self.impl: Callable | None = None
     self.abstract_eval: Callable | None = None
+    self.memoise_abstract_eval = True
+    self.impl_takes_arrays = False
     all_primitives.append(self)
 
   def __repr__(self):
@@ -137,11 +173,18 @@ class Primitive:
   def def_impl(self, impl: Callable) -> Callable:
     """Sets the eager kernel: NumPy values in, NumPy value(s) out (same dtypes as the abstract eval)."""
     self.impl = impl
+    # axle's kernels take and return NumPy values; an impl defined outside axle is called with
+    # Arrays and may use jnp/lax (as in JAX).
+    module = getattr(impl, "__module__", None) or ""
+    self.impl_takes_arrays = not module.startswith(("axle.", "numpy", "scipy"))
     return impl
 
   def def_abstract_eval(self, rule: Callable) -> Callable:
     """Sets the shape rule: ShapedArrays (+ params) in, ShapedArray(s) out; raises on bad input."""
     self.abstract_eval = rule
+    # axle's own shape rules are pure and memoised per signature; a rule defined outside axle
+    # runs at every trace, as in JAX (it may print or count calls).
+    self.memoise_abstract_eval = getattr(rule, "__module__", "").startswith("axle.")
     return rule
 
 
@@ -269,6 +312,12 @@ def _install_eval_trace(trace: Trace) -> None:
   global eval_trace, _context
   eval_trace = trace
   _context = _TraceContext()
+
+
+def get_opaque_trace_state(convention=None):
+  """An object identifying the current trace, compared with ``==`` by libraries that check
+  they are still under the trace they started in (JAX's ``get_opaque_trace_state``)."""
+  return _context.trace
 
 
 def is_concrete(x) -> bool:

@@ -138,6 +138,48 @@ def _has_tracers(leaves) -> bool:
   return any(isinstance(x, core.Tracer) for x in leaves)
 
 
+class SymbolicZero:
+  """A tangent or cotangent known to be zero, passed to custom rules defined with
+  ``symbolic_zeros=True`` instead of an array of zeros; ``aval`` is its abstract value."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval):
+    self.aval = aval
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+
+  @staticmethod
+  def from_primal_value(x) -> "SymbolicZero":
+    return SymbolicZero(ad.tangent_aval(core.get_aval(x)))
+
+  def __repr__(self):
+    return "SymbolicZero"
+
+
+class CustomVJPPrimal:
+  """What a custom_vjp ``fwd`` rule defined with ``symbolic_zeros=True`` receives for each
+  primal input leaf: its ``value`` and whether it is ``perturbed`` (has a nonzero tangent).
+  It is a pytree leaf, as in JAX."""
+  __slots__ = ("value", "perturbed")
+
+  def __init__(self, value, perturbed: bool):
+    self.value = value
+    self.perturbed = perturbed
+
+  def __repr__(self):
+    return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed!r})"
+
+
+def _to_symbolic(t):
+  """An axle Zero as the SymbolicZero rules see; other values unchanged."""
+  return SymbolicZero(t.aval) if type(t) is ad.Zero else t
+
+
+def _from_symbolic(t):
+  return ad.Zero(t.aval) if type(t) is SymbolicZero else t
+
+
 # ---------------------------------------------------------------------------
 # custom_jvp
 
@@ -168,7 +210,7 @@ ir.effect_rules[custom_jvp_call_p] = _call_effects
 
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name, symbolic_zeros):
-  tangents = [ad.instantiate_zeros(t) for t in tangents]
+  tangents = [_to_symbolic(t) if symbolic_zeros else ad.instantiate_zeros(t) for t in tangents]
   outs, tangent_outs = jvp(primals, tangents)
   return list(outs), list(tangent_outs)
 
@@ -199,6 +241,11 @@ def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros)
 
 
 batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
+
+
+def _is_array_residual(x) -> bool:
+  return isinstance(x, (core.Tracer, Array, np.ndarray, np.generic)) or (
+      type(x) in (float, complex) or (type(x) is int))
 
 
 class _CustomRuleFunction:
@@ -301,6 +348,8 @@ class custom_jvp(_CustomRuleFunction):
                         f"container (pytree) structures, but got {p_tree} and {t_tree} "
                         "respectively.")
       for p, t in zip(p_leaves, t_leaves):
+        if type(t) in (SymbolicZero, ad.Zero):
+          continue
         p_aval, t_aval = core.get_aval(p), core.get_aval(t)
         expected = ad.tangent_aval(p_aval)
         if t_aval.shape != expected.shape:
@@ -317,6 +366,8 @@ class custom_jvp(_CustomRuleFunction):
 
 
 def _cast_tangent(t, p):
+  if type(t) in (SymbolicZero, ad.Zero):
+    return ad.Zero(ad.tangent_aval(core.get_aval(p)))
   expected = ad.tangent_dtype(core.get_aval(p).dtype)
   if expected == ad.float0:
     return ad.Zero(ad.tangent_aval(core.get_aval(p)))
@@ -368,8 +419,7 @@ custom_lin_p.def_impl(_custom_lin_impl)
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_avals):
   residuals = args[:num_res]
-  cts = [ad.instantiate_zeros(ct) for ct in cts]
-  cts_in = bwd(residuals, cts)
+  cts_in = bwd(residuals, list(cts))  # bwd instantiates zeros unless its rule takes symbolic ones
   return [None] * num_res + list(cts_in)
 
 
@@ -391,8 +441,12 @@ lowering.register(custom_lin_p, lambda ctx, *args, **params: _custom_lin_impl())
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
-  outs, residuals = fwd(primals)  # JAX runs fwd before refusing forward mode
-  if not isinstance(core.current_trace(), ad.LinearizeTrace):
+  perturbed = [type(t) is not ad.Zero for t in tangents]
+  outs, residuals = fwd(primals, perturbed)  # JAX runs fwd before refusing forward mode
+  # Reverse mode (a LinearizeTrace) and the JVP of a staged call (jit, scan, cond bodies under
+  # grad: a StagingTrace) record custom_lin, which only its transpose ever evaluates; plain
+  # forward mode on values has nothing to record it into.
+  if not isinstance(core.current_trace(), staging.StagingTrace):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
   in_avals = [core.get_aval(p) for p in primals]
   out_avals = [core.get_aval(o) for o in outs]
@@ -406,14 +460,28 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbo
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
+def _custom_vjp_call_transpose(cts, *args, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+  """A custom_vjp call applied to linear values (a tangent, as in ``custom_linear_solve``):
+  the function is linear in its undefined inputs, so its VJP is the same at every point and
+  ``bwd`` at the residuals of ``fwd`` at zero is its transpose."""
+  primals = [ad.zeros_like_aval(a.aval) if ad.is_undefined_primal(a) else a for a in args]
+  perturbed = [ad.is_undefined_primal(a) for a in args]
+  _, residuals = fwd(primals, perturbed)
+  cts_in = bwd(residuals, list(cts))
+  return [ct if ad.is_undefined_primal(a) else None for a, ct in zip(args, cts_in)]
+
+
+ad.primitive_transposes[custom_vjp_call_p] = _custom_vjp_call_transpose
+
+
 def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
   batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
 
-  def batched_fwd(primals):
-    return vmap(lambda p: fwd(p), in_axes=(in_dims,), axis_size=size)(list(primals))
+  def batched_fwd(primals, perturbed=None):
+    return vmap(lambda p: fwd(p, perturbed), in_axes=(in_dims,), axis_size=size)(list(primals))
 
   def batched_bwd(residuals, cts):
     cts_in = vmap(lambda r, c: list(bwd(r, c)), axis_size=size)(list(residuals), list(cts))
@@ -463,7 +531,13 @@ class custom_vjp(_CustomRuleFunction):
     call_jaxpr = self._lazy_call_jaxpr(nondiff, leaves, in_tree, n_args, store)
     user_fwd, user_bwd = self.fwd, self.bwd
 
-    def flat_fwd(primals):
+    symbolic_zeros = self.symbolic_zeros
+
+    def flat_fwd(primals, perturbed=None):
+      if symbolic_zeros:
+        if perturbed is None:
+          perturbed = [True] * len(primals)
+        primals = [CustomVJPPrimal(p, bool(q)) for p, q in zip(primals, perturbed)]
       full = self._full_args(nondiff, in_tree, primals, n_args)
       result = user_fwd(*full)
       if not (isinstance(result, (tuple, list)) and len(result) == 2):
@@ -484,9 +558,18 @@ class custom_vjp(_CustomRuleFunction):
                         f"{fwd_tree} for primal output structure {out_tree}.")
       res_leaves, res_tree = tree_util.tree_flatten(residuals)
       store["res_tree"] = res_tree
-      return out_leaves, res_leaves
+      # Residual leaves that are not arrays (Python bools, None-like flags, strings) reach bwd
+      # unchanged, as static values; only arrays travel through the linear computation.
+      static = {i: x for i, x in enumerate(res_leaves) if not _is_array_residual(x)}
+      store["res_static"] = static
+      return out_leaves, [x for i, x in enumerate(res_leaves) if i not in static]
 
     def flat_bwd(res_leaves, cts):
+      cts = [_to_symbolic(ct) if symbolic_zeros else ad.instantiate_zeros(ct) for ct in cts]
+      static = store.get("res_static", {})
+      dynamic = iter(res_leaves)
+      n_leaves = store["res_tree"].num_leaves
+      res_leaves = [static[i] if i in static else next(dynamic) for i in range(n_leaves)]
       residuals = tree_util.tree_unflatten(store["res_tree"], res_leaves)
       ct_tree = tree_util.tree_unflatten(store["out_tree"], cts)
       cts_in = user_bwd(*nondiff, residuals, ct_tree)
@@ -506,7 +589,7 @@ class custom_vjp(_CustomRuleFunction):
         ct_leaves = primal_tree.flatten_up_to(ct)
         for c, p in zip(ct_leaves, primal_leaves):
           flat.append(ad.Zero(ad.tangent_aval(core.get_aval(p))) if c is None else
-                      _cast_tangent(c, p))
+                      _cast_tangent(c, p))  # a SymbolicZero becomes a Zero
       return flat
 
     outs = custom_vjp_call_p.bind(
@@ -550,3 +633,68 @@ def closure_convert(fun: Callable, *example_args):
     return tree_util.tree_unflatten(out_tree, outs)
 
   return converted, hoisted
+
+
+# ---------------------------------------------------------------------------
+# custom_gradient
+
+
+class _GradientRule:
+  """The residual of a custom_gradient call: the traced gradient function (static) and the
+  values it closes over (pytree children, so they travel as custom_vjp residuals)."""
+
+  def __init__(self, jaxpr, consts, in_tree, out_tree):
+    self.jaxpr, self.consts, self.in_tree, self.out_tree = jaxpr, consts, in_tree, out_tree
+
+
+tree_util.register_pytree_node(
+    _GradientRule, lambda r: (tuple(r.consts), (r.jaxpr, r.in_tree, r.out_tree)),
+    lambda aux, consts: _GradientRule(aux[0], list(consts), aux[1], aux[2]))
+
+
+def custom_gradient(fun: Callable) -> Callable:
+  """Defines a function's gradient along with it: ``fun(*args)`` returns ``(out, vjp_fun)``
+  where ``vjp_fun(ct)`` returns the cotangents of ``args`` (a tuple, or a single value for a
+  single argument). The decorated function returns ``out`` alone."""
+  @custom_vjp
+  def wrapped(*args):
+    out, _ = fun(*args)
+    return out
+
+  def fwd(*args):
+    out, rule = fun(*args)
+    out_leaves, out_tree = tree_util.tree_flatten((out,))
+    ct_avals = [ad.tangent_aval(core.get_aval(x)) for x in out_leaves]
+    store = {}
+
+    def flat_rule(*cts):
+      result = rule(*tree_util.tree_unflatten(out_tree, list(cts)))
+      leaves, store["in_tree"] = tree_util.tree_flatten(result)
+      return leaves
+
+    closed, _ = staging.trace_to_jaxpr(flat_rule, ct_avals)
+    return out, _GradientRule(closed.jaxpr, closed.consts, store["in_tree"], out_tree)
+
+  def bwd(res, ct):
+    ct_leaves, _ = tree_util.tree_flatten((ct,))
+    cts_in = ir.eval_jaxpr(res.jaxpr, res.consts, *ct_leaves)
+    cts_in = tree_util.tree_unflatten(res.in_tree, cts_in)
+    if tree_util.treedef_is_leaf(res.in_tree):
+      cts_in = (cts_in,)
+    return tuple(cts_in)
+
+  wrapped.defvjp(fwd, bwd)
+  return wrapped
+
+
+def zero_from_primal(val, symbolic_zeros: bool = False):
+  """A tangent of zeros for each leaf of ``val`` (``SymbolicZero``s with ``symbolic_zeros``)."""
+  def zero(x):
+    aval = ad.tangent_aval(core.get_aval(x))
+    return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+  return tree_util.tree_map(zero, val)
+
+
+def custom_vjp_primal_tree_values(tree):
+  """``tree`` with each ``CustomVJPPrimal`` replaced by its value."""
+  return tree_util.tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree)

@@ -58,6 +58,21 @@ def _check_backend(backend):
     raise RuntimeError(f"Unknown backend {backend}. Available backends: ['cpu']")
 
 
+def get_backend(platform: str | None = None):
+  """The XLA client of the backend (``jax.extend.backend.get_backend``): ``platform``, ``cpu``."""
+  _check_backend(platform)
+  return client.get_client()
+
+
+def backends() -> dict:
+  """The initialized backends by platform name: ``{'cpu': client}``."""
+  return {"cpu": client.get_client()}
+
+
+def clear_backends() -> None:
+  """Accepted for JAX compatibility; axle keeps its one CPU client for the process."""
+
+
 def default_device():
   """The device arrays are placed on by default."""
   return client.default_device()

@@ -12,6 +12,7 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src import tree_util
 from axle._src import traceback_util
+from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
@@ -48,6 +49,15 @@ def _check_valid_args(leaves, what: str) -> None:
   for leaf in leaves:
     if not core.valid_jaxtype(leaf):
       raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type.")
+
+
+def _as_array_primal(x):
+  """A primal argument as the Array JAX makes of it: Python scalars and NumPy values become
+  (weakly typed where JAX's are) Arrays, so rules inside see arrays, never raw floats."""
+  if isinstance(x, (core.Tracer, Array)):
+    return x
+  aval = core.get_aval(x)
+  return Array(np.asarray(x, aval.dtype), aval.weak_type)
 
 
 def _split_jvp_outputs(trace: ad.JVPTrace, outs):
@@ -105,7 +115,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
       raise ValueError("jvp called with different primal and tangent shapes;Got primal shape "
                        f"{p_aval.shape} and tangent shape as {t_aval.shape}")
     tangent = ad.Zero(ad.tangent_aval(p_aval)) if expected == ad.float0 else t
-    in_tracers.append(trace.pack(p, tangent))
+    in_tracers.append(trace.pack(_as_array_primal(p), tangent))
   with core.set_current_trace(trace):
     out = fun(*tree_util.tree_unflatten(primal_tree, in_tracers))
   if has_aux:
@@ -143,13 +153,14 @@ class _Linearized:
     self.in_linear = []
     tracers = []
     for p, aval in zip(primal_leaves, self.in_avals):
+      p = _as_array_primal(p)
       t_aval = ad.tangent_aval(aval)
       if t_aval.dtype == ad.float0:
         self.in_linear.append(False)
         tracers.append(p)
       else:
         self.in_linear.append(True)
-        tracers.append(ad.JVPTracer(trace, p, linear_trace.new_arg(t_aval)))
+        tracers.append(ad.LinearizeTracer(trace, p, linear_trace.new_arg(t_aval)))
     with core.set_current_trace(trace):
       out = fun(tracers)
     self.aux = None

@@ -884,3 +884,6 @@ def safe_to_cast(input_dtype_or_value, output_dtype_or_value) -> bool:
   if input_dtype == output_dtype:
     return True
   return result_type(input_dtype_or_value, output_dtype) == output_dtype
+
+# The type of a dtype object, as JAX code annotates it (``jax._src.dtypes.DType``).
+DType = np.dtype

@@ -25,7 +25,8 @@ class Var:
     self.aval = aval
 
   def __repr__(self):
-    return f"Var({self.aval.str_short()})"
+    # JAX's form: ``Var(id=140484757991936):float32[5]``.
+    return f"Var(id={id(self)}):{self.aval.str_short(short_dtypes=False)}"
 
 
 class DropVar(Var):
@@ -57,7 +58,16 @@ class Literal:
     return self._array
 
   def __repr__(self):
-    return _literal_text(self)
+    # JAX's form: ``Literal(TypedInt(1, dtype=int32))`` for a weakly typed scalar,
+    # ``Literal(1.0)`` otherwise (the text inside a printed jaxpr is ``1:i32[]``).
+    value = np.asarray(self.val)
+    if value.ndim == 0 and value.dtype.kind in "biufc":
+      scalar = value.item()
+      if self.aval.weak_type and value.dtype.kind in "iufc":
+        kind = {"i": "Int", "u": "Int", "f": "Float", "c": "Complex"}[value.dtype.kind]
+        return f"Literal(Typed{kind}({scalar!r}, dtype={self.aval.dtype.name}))"
+      return f"Literal({scalar!r})"
+    return f"Literal({_literal_text(self)})"
 
 
 Atom = "Var | Literal"
@@ -525,6 +535,23 @@ def _pp_jaxpr_skeleton(jaxpr: Jaxpr, names: _NameContext) -> pp.Doc:
       pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
       pp.nest(2, pp.concat([pp.brk(), body])), pp.brk(), pp.text("in "), outs])),
       pp.text(" }")]))
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=None, source_info=None,
+                  ctx=None) -> Eqn:
+  """An equation (JAX's ``new_jaxpr_eqn``; effects and context are not tracked by axle)."""
+  return Eqn(invars, outvars, primitive, params, source_info)
+
+
+def jaxprs_in_params(params: dict) -> list:
+  """The jaxprs held in an equation's params (sub-jaxprs of control flow, jit, ...)."""
+  return list(_subjaxprs_of_params(params))
+
+
+def subjaxprs(jaxpr: Jaxpr):
+  """Yields the jaxprs nested directly in ``jaxpr``'s equations."""
+  for eqn in jaxpr.eqns:
+    yield from _subjaxprs_of_params(eqn.params)
 
 
 def _subjaxprs_of_params(params: dict):

@@ -31,8 +31,18 @@ def filtering_enabled() -> bool:
   return mode != "off"
 
 
+# Source directories whose frames are hidden: axle's own, and those libraries register (as
+# flax and equinox do with JAX's ``register_exclusion``).
+_excluded_paths: list[str] = [_AXLE_DIR]
+
+
+def register_exclusion(path: str) -> None:
+  """Hides the frames of source files under ``path`` from filtered tracebacks."""
+  _excluded_paths.append(path)
+
+
 def is_axle_frame(frame: types.FrameType) -> bool:
-  return frame.f_code.co_filename.startswith(_AXLE_DIR)
+  return frame.f_code.co_filename.startswith(tuple(_excluded_paths))
 
 
 def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
@@ -68,8 +78,11 @@ def filter_exception(exc: BaseException) -> None:
     pass
 
 
-def api_boundary(fun):
-  """Wraps an API entry point so that exceptions leaving it have axle's frames filtered."""
+def api_boundary(fun=None, **_options):
+  """Wraps an API entry point so that exceptions leaving it have axle's frames filtered (also
+  usable as ``@api_boundary(...)``; JAX's keyword options are accepted)."""
+  if fun is None:
+    return api_boundary
 
   @functools.wraps(fun)
   def reraise_with_filtered_traceback(*args, **kwargs):

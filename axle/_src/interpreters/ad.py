@@ -31,6 +31,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
+from axle._src.interpreters import partial_eval
 from axle._src.interpreters import staging
 
 primitive_jvps: dict = {}
@@ -51,9 +52,7 @@ def tangent_dtype(dtype) -> np.dtype:
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
   """The abstract value of tangents (and cotangents) of a value of ``aval``."""
-  if dtypes.issubdtype(aval.dtype, np.inexact):
-    return aval
-  return ShapedArray(aval.shape, float0, False)
+  return aval.to_tangent_aval()
 
 
 class Zero:
@@ -64,7 +63,7 @@ class Zero:
     self.aval = aval
 
   def __repr__(self):
-    return f"Zero({self.aval.str_short()})"
+    return f"Zero({self.aval})"  # JAX: Zero(~float32[])
 
   @staticmethod
   def from_primal_value(x) -> "Zero":
@@ -178,9 +177,19 @@ class JVPTracer(Tracer):
     return ""
 
 
+class LinearizeTracer(JVPTracer):
+  """A JVPTracer of ``linearize``/``vjp``/``grad``, whose tangent is staged (JAX's
+  LinearizeTracer; prints as ``GradTracer(...)``)."""
+  __slots__ = ()
+  _public_type_name = "LinearizeTracer"
+
+
 def _integer_output_rule(primitive, primals, params):
   """Without a JVP rule, a primitive whose outputs are all integer or boolean still
-  differentiates (its tangents are float0 zeros); any other raises."""
+  differentiates (its tangents are float0 zeros); any other raises. A user-defined primitive
+  (whose shape rule may have side effects) raises without consulting its shape rule, as JAX."""
+  if not primitive.memoise_abstract_eval:
+    raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
   avals = eval_interpreter.abstract_eval(primitive, [core.get_aval(p) for p in primals], params)
   avals = avals if primitive.multiple_results else [avals]
   if any(dtypes.issubdtype(a.dtype, np.inexact) for a in avals):
@@ -223,7 +232,7 @@ class JVPTrace(core.Trace):
     if rule is None:
       rule = _integer_output_rule(primitive, primals, params)
     with core.set_current_trace(self.tangent_trace):
-      primal_out, tangent_out = rule(primals, tangents, **params)
+      primal_out, tangent_out = rule(tuple(primals), tuple(tangents), **params)
     if primitive.multiple_results:
       return [self.pack(p, t) for p, t in zip(primal_out, tangent_out)]
     return self.pack(primal_out, tangent_out)
@@ -232,6 +241,8 @@ class JVPTrace(core.Trace):
     """A tracer of this trace, or just ``primal`` when the tangent is a symbolic zero."""
     if type(tangent) is Zero:
       return primal
+    if self.linearize:
+      return LinearizeTracer(self, primal, tangent)
     return JVPTracer(self, primal, tangent)
 
   def __repr__(self):
@@ -246,6 +257,7 @@ class LinearizeTrace(staging.StagingTrace):
   """Stages operations on its own (unknown) tracers into a jaxpr and runs operations on known
   values right away on the parent trace. Known operands of staged operations become the
   jaxpr's constants (residuals)."""
+  tracer_type = partial_eval.JaxprTracer
 
   def is_unknown(self, x) -> bool:
     return isinstance(x, staging.StagingTracer) and x._trace is self
@@ -270,6 +282,53 @@ class LinearizeTrace(staging.StagingTrace):
     return "LinearizeTrace"
 
 
+class PartialVal(tuple):
+  """A partially known value (JAX's ``partial_eval.PartialVal``): ``(None, value)`` when known,
+  ``(aval, None)`` when only its abstract value is known."""
+
+  @classmethod
+  def known(cls, value) -> "PartialVal":
+    return cls((None, value))
+
+  @classmethod
+  def unknown(cls, aval: ShapedArray) -> "PartialVal":
+    return cls((aval, None))
+
+  def is_known(self) -> bool:
+    return self[0] is None
+
+  def get_known(self):
+    return self[1] if self[0] is None else None
+
+  def get_aval(self) -> ShapedArray:
+    return core.get_aval(self[1]) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun, pvals: Sequence[PartialVal], instantiate=False):
+  """Partial evaluation of ``fun`` (a callable or WrappedFun on flat arguments): operations on
+  known values run now, the rest is staged. Returns ``(jaxpr, out_pvals, residuals)``: the
+  jaxpr takes the residuals (constvars) and the unknown inputs and computes the unknown
+  outputs; ``out_pvals`` holds the known outputs' values."""
+  call = fun.call_wrapped if hasattr(fun, "call_wrapped") else fun
+  parent = core.current_trace()
+  trace = LinearizeTrace(parent)
+  with core.set_current_trace(trace):
+    args = [pv[1] if pv[0] is None else trace.new_arg(pv[0]) for pv in pvals]
+    outs = list(call(*args))
+  out_pvals, unknown_outs = [], []
+  for out, inst in zip(outs, _flags(instantiate, len(outs))):
+    if trace.is_unknown(out):
+      out_pvals.append(PartialVal.unknown(out.aval))
+      unknown_outs.append(out)
+    elif inst:
+      raise NotImplementedError("trace_to_jaxpr_nounits: instantiate=True for an output that "
+                                "does not depend on the unknown inputs is not supported.")
+    else:
+      out_pvals.append(PartialVal.known(out))
+  closed = trace.to_jaxpr(unknown_outs)
+  return closed.jaxpr, out_pvals, list(closed.consts)
+
+
 # ---------------------------------------------------------------------------
 # Transposition
 
@@ -282,7 +341,7 @@ class UndefinedPrimal:
     self.aval = aval
 
   def __repr__(self):
-    return f"UndefinedPrimal({self.aval.str_short()})"
+    return f"UndefinedPrimal({self.aval})"  # JAX: UndefinedPrimal(~float32[])
 
 
 def is_undefined_primal(x) -> bool:

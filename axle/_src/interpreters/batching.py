@@ -20,6 +20,9 @@ from axle._src.interpreters import staging
 
 primitive_batchers: dict = {}
 collective_batchers: dict = {}
+# Rules that also need the mapped axis: ``rule(axis_data, values, dims, **params)`` (JAX's
+# ``axis_primitive_batchers``); used only when an operand is batched.
+axis_primitive_batchers: dict = {}
 
 not_mapped = None
 
@@ -101,9 +104,13 @@ class BatchTrace(core.Trace):
         out, out_dim = collective(self.axis_data, values, dims, **params)
       else:
         rule = primitive_batchers.get(primitive)
-        if rule is None:
+        if rule is not None:
+          out, out_dim = rule(tuple(values), tuple(dims), **params)
+        elif primitive in axis_primitive_batchers:
+          out, out_dim = axis_primitive_batchers[primitive](self.axis_data, tuple(values),
+                                                            tuple(dims), **params)
+        else:
           raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
-        out, out_dim = rule(values, dims, **params)
     if primitive.multiple_results:
       if not isinstance(out_dim, (list, tuple)):
         out_dim = [out_dim] * len(out)

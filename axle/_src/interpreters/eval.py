@@ -60,8 +60,44 @@ def _leaked_tracer_message(tracer) -> str:
           f"saving intermediate values to global state.{details}")
 
 
+def _shape_rule(primitive: core.Primitive):
+  rule = primitive.abstract_eval
+  if rule is None:
+    raise NotImplementedError(f"Abstract evaluation for '{primitive.name}' not implemented")
+  return rule
+
+
+def _call_array_impl(primitive: core.Primitive, values, avals, params):
+  """Runs an impl defined outside axle on Arrays (it may return Arrays or NumPy values)."""
+  outs = primitive.impl(*[Array(v, aval=a) for v, a in zip(values, avals)], **params)
+  return outs
+
+
+def _eval_without_shape_rule(primitive: core.Primitive, values, params, avals=None):
+  """Eager evaluation of a (user-defined) primitive that has an impl but no abstract eval
+  yet: the output avals are those of what the impl returns, as in JAX."""
+  if primitive.impl is None:
+    raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
+  if primitive.impl_takes_arrays and avals is not None:
+    out = _call_array_impl(primitive, values, avals, params)
+  else:
+    out = primitive.impl(*values, **params)
+  outs = out if primitive.multiple_results else [out]
+  wrapped = []
+  for o in outs:
+    if isinstance(o, Array):
+      wrapped.append(o)
+      continue
+    value = np.asarray(o)
+    value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+    wrapped.append(Array(value, False, ShapedArray(value.shape, value.dtype)))
+  return wrapped if primitive.multiple_results else wrapped[0]
+
+
 def abstract_eval(primitive: core.Primitive, avals, params):
   """The primitive's output aval(s) for ``avals``, memoised per signature."""
+  if not primitive.memoise_abstract_eval:
+    return _shape_rule(primitive)(*avals, **params)
   if params:
     key = (primitive, *avals, *params.items())
   else:
@@ -71,8 +107,8 @@ def abstract_eval(primitive: core.Primitive, avals, params):
   except KeyError:
     pass
   except TypeError:  # unhashable params
-    return primitive.abstract_eval(*avals, **params)
-  out = primitive.abstract_eval(*avals, **params)
+    return _shape_rule(primitive)(*avals, **params)
+  out = _shape_rule(primitive)(*avals, **params)
   if len(_abstract_eval_cache) > 20000:
     _abstract_eval_cache.clear()
   _abstract_eval_cache[key] = out
@@ -163,6 +199,9 @@ class EvalTrace(core.Trace):
         raise _operand_error(primitive, position, x) from None
       values.append(value)
       avals.append(aval)
+    if primitive.abstract_eval is None or primitive.impl_takes_arrays:
+      # A user-defined primitive runs its impl eagerly, without its shape rule (as in JAX).
+      return _eval_without_shape_rule(primitive, values, params, avals)
     out_aval = abstract_eval(primitive, avals, params)
     impl = primitive.impl
     if impl is None:

@@ -556,8 +556,8 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     rule = lowering_rules.get(eqn.primitive)
     if rule is None:
       raise NotImplementedError(
-          f"No lowering rule for primitive '{eqn.primitive.name}': it cannot be compiled with "
-          "jit yet.")
+          f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for platform "
+          "cpu")
     operands = [read(a) for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
     rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)

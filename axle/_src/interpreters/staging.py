@@ -154,6 +154,7 @@ class StagingTracer(Tracer):
 
 class StagingTrace(core.Trace):
   """Records primitives as equations of a jaxpr under construction."""
+  tracer_type = StagingTracer  # the class of this trace's tracers
 
   def __init__(self, parent: core.Trace | None = None, debug_info: DebugInfo | None = None):
     self.parent = parent
@@ -171,7 +172,7 @@ class StagingTrace(core.Trace):
   def new_arg(self, aval: ShapedArray) -> StagingTracer:
     var = Var(aval)
     self.invars.append(var)
-    return StagingTracer(self, aval, var)
+    return self.tracer_type(self, aval, var)
 
   def to_atom(self, x):
     """The jaxpr atom (Var or Literal) standing for operand ``x``."""
@@ -218,10 +219,10 @@ class StagingTrace(core.Trace):
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
       self.eqns.append(Eqn(atoms, outvars, primitive, params, source_info))
-      return [StagingTracer(self, a, v) for a, v in zip(out_aval, outvars)]
+      return [self.tracer_type(self, a, v) for a, v in zip(out_aval, outvars)]
     outvar = Var(out_aval)
     self.eqns.append(Eqn(atoms, [outvar], primitive, params, source_info))
-    return StagingTracer(self, out_aval, outvar)
+    return self.tracer_type(self, out_aval, outvar)
 
   def to_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
     """Closes the trace: a ClosedJaxpr whose outputs are ``outputs``."""
@@ -328,3 +329,12 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
       live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
   return jaxpr.replace(eqns=kept, outvars=outvars)
+
+
+def trace_to_jaxpr_dynamic(fun, in_avals: Sequence[ShapedArray], debug_info=None):
+  """Traces ``fun`` (a callable or a ``linear_util.WrappedFun`` taking flat arguments and
+  returning a flat sequence of arrays) to ``(jaxpr, out_avals, consts)``: the jaxpr's
+  constvars take ``consts`` (JAX's ``partial_eval.trace_to_jaxpr_dynamic``)."""
+  call = fun.call_wrapped if hasattr(fun, "call_wrapped") else fun
+  closed, _ = trace_to_jaxpr(lambda *args: list(call(*args)), list(in_avals), debug_info)
+  return closed.jaxpr, list(closed.out_avals), list(closed.consts)

@@ -6,7 +6,7 @@ import types as _types
 
 import numpy as _np
 
-from axle._src.array import Array as ndarray
+from axle._src.basearray import Array as ndarray
 from axle._src.dtypes import (
     can_cast as can_cast,
     finfo as finfo,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from axle._src import basearray
 from axle._src import core
 from axle._src import dtypes
 from axle._src import tree_util
@@ -125,6 +126,8 @@ class PRNGKeyArray:
       self._base_array.block_until_ready()
     return self
 
+
+basearray.Array.register(PRNGKeyArray)  # isinstance(key, jax.Array), as in JAX
 
 tree_util.register_pytree_node(
     PRNGKeyArray, lambda k: ((k._base_array,), k._impl),

@@ -12,6 +12,7 @@ importing jaxlib.
 """
 from __future__ import annotations
 
+import abc
 import os
 import threading
 from typing import Sequence
@@ -22,6 +23,15 @@ _lock = threading.Lock()
 _state: dict = {}
 
 JAXLIB_VERSION = "0.10.2"
+
+
+class Device(abc.ABC):
+  """A device (``jax.Device``): ``isinstance(d, jax.Device)`` holds for the devices of
+  ``jax.devices()`` (XLA's device objects, registered when XLA is first loaded)."""
+  __slots__ = ()
+
+
+Device.__module__ = "axle"
 
 
 def _xc():
@@ -39,6 +49,7 @@ def _xc():
     # jaxlib records a Python traceback for every execution (for its own runtime error messages,
     # which axle does not use); keeping them leaks a block per jitted call with device arguments.
     xc._xla.set_tracebacks_enabled(False)
+    Device.register(xc.Device)
     _state["xc"] = xc
   return xc
 

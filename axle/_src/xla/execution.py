@@ -327,3 +327,8 @@ def run_primitive(primitive, values, avals, params):
 
 # eval runs primitives without a NumPy kernel through this (eval sits below XLA execution).
 eval_interpreter.fallback_impl = run_primitive
+
+
+def wait_for_tokens() -> None:
+  """Waits for the runtime tokens of ordered side effects (JAX's ``dispatch.wait_for_tokens``).
+  axle waits for every program that calls back when it runs, so there is nothing to wait for."""

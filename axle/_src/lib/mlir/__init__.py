@@ -1,0 +1,1 @@
+"""See ``axle._src.lib``."""
