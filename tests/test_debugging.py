@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import axle
+from axle._src import traceback_util
 import axle.numpy as jnp
 from axle import lax
 from axle._src.checkpoint import saved_residuals
@@ -159,10 +160,10 @@ def _log_of_negative(x):
 def test_debug_nans_eager_and_jit(capsys):
   with axle.debug_nans(True):
     assert axle.config.jax_debug_nans
-    with pytest.raises(FloatingPointError, match=r"^invalid value \(nan\) encountered in log$"):
+    with pytest.raises(FloatingPointError, match=r"(?m)^invalid value \(nan\) encountered in log$"):
       _log_of_negative(5.0)
     assert capsys.readouterr().out == _DEOPT + "\n"
-    with pytest.raises(FloatingPointError, match=r"^invalid value \(nan\) encountered in log$") as info:
+    with pytest.raises(FloatingPointError, match=r"(?m)^invalid value \(nan\) encountered in log$") as info:
       axle.jit(_log_of_negative)(5.0)
     assert capsys.readouterr().out == (_DEOPT + "\n") * 2
     frames = traceback.extract_tb(info.value.__traceback__)
@@ -372,8 +373,10 @@ def test_errors_from_staged_equations_name_the_user_line():
   with pytest.raises(ValueError, match="not functionalized") as info:
     axle.jit(f)(1.0)
   line = _line_of(f, "checkify.check(")
+  # The second note is traceback filtering's, as in JAX.
   assert info.value.__notes__ == [
-      f"The failing operation, check, was staged at {__file__}:{line}:4 ({f.__qualname__})."]
+      f"The failing operation, check, was staged at {__file__}:{line}:4 ({f.__qualname__}).",
+      traceback_util.FILTERING_NOTE]
 
 
 def test_more_checkpoint_policies_and_static_argnames(capsys):
@@ -434,5 +437,6 @@ def test_debug_nans_in_a_jit_under_grad_and_vmap_names_the_line(capsys):
       with pytest.raises(FloatingPointError, match=r"^invalid value \(nan\) encountered in sqrt") as info:
         run()
       assert info.value.__notes__ == [
-          f"The failing operation, sqrt, was staged at {__file__}:{line}:11 ({f.__wrapped__.__qualname__})."]
+          f"The failing operation, sqrt, was staged at {__file__}:{line}:11 ({f.__wrapped__.__qualname__}).",
+          traceback_util.FILTERING_NOTE]
       assert capsys.readouterr().out == (_DEOPT + "\n") * 2
