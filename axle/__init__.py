@@ -49,6 +49,8 @@ from axle._src.devices import (
     process_count as process_count,
     process_index as process_index,
 )
+from axle._src.shard_map import pmap as pmap, shard_map as shard_map
+from axle._src.sharding import make_mesh as make_mesh, set_mesh as set_mesh
 from axle._src.tree_util import (
     tree_flatten as tree_flatten,
     tree_leaves as tree_leaves,
@@ -64,6 +66,8 @@ from axle import nn as nn
 from axle import numpy as numpy
 from axle import random as random
 from axle import scipy as scipy
+from axle import sharding as sharding
+from axle import experimental as experimental
 from axle import tree as tree
 from axle import test_util as test_util
 from axle import tree_util as tree_util

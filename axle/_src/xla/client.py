@@ -18,6 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src.config import config
+
 _lock = threading.Lock()
 _state: dict = {}
 
@@ -49,10 +51,59 @@ def get_client():
       client = _state.get("client")
       if client is None:
         xc = _xc()
-        client = xc.make_cpu_client()
+        client = _make_client(xc)
         _state["client"] = client
         _state["devices"] = tuple(client.local_devices())
   return client
+
+
+def _requested_device_count() -> int | None:
+  count = config.jax_num_cpu_devices
+  if count is not None and int(count) > 0:
+    return int(count)
+  for flag in os.environ.get("XLA_FLAGS", "").split():
+    if flag.startswith("--xla_force_host_platform_device_count="):
+      return int(flag.split("=", 1)[1])
+  return None
+
+
+def _make_client(xc):
+  count = _requested_device_count()
+  if count and count > 1 and "PJRT_NPROC" not in os.environ:
+    # XLA:CPU runs one helper per device on a dispatch pool of PJRT_NPROC threads; with fewer
+    # than 2N threads, more than 32 launches in flight per device deadlock a collective
+    # (XLA aborts after a minute). 2N threads make that impossible (shared/xla-multidevice).
+    os.environ["PJRT_NPROC"] = str(max(2 * count, os.cpu_count() or 1))
+  return xc.make_cpu_client(num_devices=count) if count else xc.make_cpu_client()
+
+
+def dispatch_threads_suffice() -> bool:
+  """Whether XLA:CPU's dispatch pool has at least two threads per device, which makes the
+  collective deadlock (more than 32 launches in flight per device) impossible."""
+  cached = _state.get("threads_suffice")
+  if cached is None:
+    try:
+      threads = int(os.environ.get("PJRT_NPROC", "") or (os.cpu_count() or 1))
+    except ValueError:
+      threads = os.cpu_count() or 1
+    cached = _state["threads_suffice"] = threads >= 2 * len(devices())
+  return cached
+
+
+def backend_started() -> bool:
+  """Whether the XLA client exists (device-count settings no longer apply)."""
+  return "client" in _state
+
+
+def _check_num_cpu_devices(value) -> None:
+  if backend_started():
+    raise RuntimeError(
+        "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
+        "before any JAX operation is executed. You should initialize this config immediately "
+        "after `import jax`.")
+
+
+config.add_guard("jax_num_cpu_devices", _check_num_cpu_devices)
 
 
 def devices() -> tuple:
@@ -307,3 +358,229 @@ def pretty_mlir(text: str) -> str:
       return module.operation.get_asm(enable_debug_info=False)
   except Exception:
     return text
+
+
+# ---------------------------------------------------------------------------
+# Several devices: multi-device shardings, arrays and SPMD executables
+# (shared/xla-multidevice/NOTES.md lists the calls, and the misuses that abort the process;
+# everything here validates before XLA sees it).
+
+class _Aval:
+  """The (shape, dtype, weak_type) record jaxlib's C++ reads from an array's aval."""
+  __slots__ = ("shape", "dtype", "weak_type")
+
+  def __init__(self, shape, dtype, weak_type=False):
+    self.shape = tuple(shape)
+    self.dtype = np.dtype(dtype)
+    self.weak_type = weak_type
+
+
+def hlo_sharding(tile_dims: Sequence[int] | None, device_order: Sequence[int] | None = None,
+                 replicate_last: bool = False):
+  """An XLA HloSharding: replicated when ``tile_dims`` is None, else tiled ``tile_dims`` over
+  logical devices ``device_order`` (the last tile dim replicated when ``replicate_last``)."""
+  xc = _xc()
+  if tile_dims is None:
+    return xc.HloSharding.replicate()
+  proto = xc.OpSharding()
+  proto.type = xc.OpSharding.Type.OTHER
+  proto.tile_assignment_dimensions = [int(d) for d in tile_dims]
+  count = int(np.prod(tile_dims))
+  proto.tile_assignment_devices = list(device_order) if device_order is not None else list(range(count))
+  proto.replicate_on_last_tile_dim = replicate_last
+  return xc.HloSharding.from_proto(proto)
+
+
+def hlo_sharding_from_proto(proto):
+  return _xc().HloSharding.from_proto(proto)
+
+
+def hlo_tiling(sharding) -> tuple | None:
+  """(tile dims, logical device order, last dim replicated) of an HloSharding; None when
+  replicated."""
+  if sharding.is_replicated() or sharding.is_maximal():
+    return None
+  return (tuple(sharding.tile_assignment_dimensions()), tuple(sharding.tile_assignment_devices()),
+          bool(sharding.replicate_on_last_tile_dim()))
+
+
+_multi_shardings: dict = {}
+
+
+def multi_device_sharding(devices_: Sequence, sharding):
+  """The jaxlib sharding object for ``devices_`` laid out by HloSharding ``sharding``."""
+  key = (tuple(devices_), repr(sharding))
+  cached = _multi_shardings.get(key)
+  if cached is not None:
+    return cached
+  xc = _xc()
+
+  class _MultiSharding(xc.GSPMDSharding):
+    def _to_xla_hlo_sharding(self, ndim):
+      return sharding
+
+    @property
+    def _device_assignment(self):
+      return tuple(devices_)
+
+    @property
+    def is_fully_replicated(self):
+      return sharding.is_replicated()
+
+    @property
+    def num_devices(self):
+      return len(devices_)
+
+    @property
+    def memory_kind(self):
+      return None
+
+  result = _multi_shardings[key] = _MultiSharding(list(devices_), sharding)
+  return result
+
+
+def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sharding):
+  """One multi-device buffer of ``global_aval`` from one host piece per device of ``devices_``
+  (pieces copied during the call)."""
+  xc = _xc()
+  if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
+    raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
+  pieces = [np.ascontiguousarray(p) for p in pieces]
+  return xc.batched_device_put(_Aval(global_aval.shape, global_aval.dtype), 
+                               multi_device_sharding(devices_, sharding), pieces, list(devices_),
+                               True, False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                               enable_x64=True)
+
+
+def assemble_buffers(buffers: Sequence, global_aval, devices_: Sequence, sharding):
+  """One multi-device buffer from single-device buffers, one per device of ``devices_`` (in
+  that order)."""
+  xc = _xc()
+  if [b.devices().pop() if hasattr(b, "devices") else None for b in buffers] != list(devices_):
+    raise ValueError("assemble_buffers: the buffers must lie on the devices, in their order")
+  return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype),
+                      multi_device_sharding(devices_, sharding), list(buffers), committed=True,
+                      _skip_checks=True)
+
+
+_shard_stand_ins: dict = {}
+
+
+def _stand_in_modules() -> dict:
+  """What jaxlib's C++ imports when it splits a multi-device array into single-device ones:
+  ``jax.core.ShapedArray`` and ``jax._src.sharding_impls.make_single_device_sharding``. Without
+  them each split retries the failing imports (~1 ms); these stand-ins live in ``sys.modules``
+  only during the split (shared/xla-multidevice/NOTES.md)."""
+  if not _shard_stand_ins:
+    import types
+    root = types.ModuleType("jax")
+    root.__path__ = []
+    core_module = types.ModuleType("jax.core")
+    core_module.ShapedArray = lambda shape, dtype, weak_type=False: _Aval(shape, dtype, weak_type)
+    src = types.ModuleType("jax._src")
+    src.__path__ = []
+    impls = types.ModuleType("jax._src.sharding_impls")
+    impls.make_single_device_sharding = lambda device, memory_kind=None: sharding_for(device)
+    _shard_stand_ins.update({"jax": root, "jax.core": core_module, "jax._src": src,
+                             "jax._src.sharding_impls": impls})
+  return _shard_stand_ins
+
+
+def shard_buffers(buffer) -> list:
+  """The single-device buffers of a multi-device buffer, in its devices' order."""
+  import sys
+  if "jax" in sys.modules and sys.modules["jax"] is not _shard_stand_ins.get("jax"):
+    return list(buffer._arrays)
+  stand_ins = _stand_in_modules()
+  with _lock:
+    sys.modules.update(stand_ins)
+    try:
+      return list(buffer._arrays)
+    finally:
+      for name in stand_ins:
+        sys.modules.pop(name, None)
+
+
+def buffer_devices(buffer) -> tuple:
+  """The devices a (single- or multi-device) buffer lives on, in its sharding's order."""
+  return tuple(buffer.sharding._device_assignment)
+
+
+class SpmdExecutable:
+  """A loaded SPMD executable over several devices. ``execute`` takes multi-device buffers laid
+  out as ``in_shardings`` says (checked first: a mismatch crashes XLA) and returns
+  multi-device buffers laid out as ``out_shardings``."""
+  __slots__ = ("loaded", "in_avals", "out_avals", "devices", "in_shardings", "out_shardings",
+               "_handlers", "_in_jaxlib_shardings", "__weakref__")
+
+  def __init__(self, loaded, in_avals, out_avals, devices_):
+    self.loaded = loaded
+    self.in_avals = tuple(in_avals)
+    self.out_avals = tuple(out_avals)
+    self.devices = tuple(devices_)
+    xc = _xc()
+    self.in_shardings = [xc.HloSharding.from_proto(p) for p in loaded.get_parameter_shardings()]
+    self.out_shardings = [xc.HloSharding.from_proto(p) for p in loaded.get_output_shardings()]
+    self._in_jaxlib_shardings = [multi_device_sharding(self.devices, s) for s in self.in_shardings]
+    self._handlers = [
+        xc.array_result_handler(_Aval(a.shape, a.dtype, a.weak_type),
+                                multi_device_sharding(self.devices, s), True, _skip_checks=True)
+        for a, s in zip(self.out_avals, self.out_shardings)]
+
+  def execute(self, buffers: list) -> list:
+    if len(buffers) != len(self.in_avals):
+      raise ValueError(f"SPMD executable expects {len(self.in_avals)} arguments, got {len(buffers)}")
+    for i, (buffer, aval, sharding) in enumerate(zip(buffers, self.in_avals,
+                                                     self._in_jaxlib_shardings)):
+      have_aval = buffer.aval
+      if tuple(have_aval.shape) != tuple(aval.shape) or np.dtype(have_aval.dtype) != aval.dtype:
+        raise ValueError(f"argument {i}: expected {aval.str_short()}, got a buffer of shape "
+                         f"{tuple(have_aval.shape)} and dtype {have_aval.dtype}")
+      have = buffer._sharding
+      if have is not sharding and (tuple(have._device_assignment) != self.devices or
+                                   have._to_xla_hlo_sharding(len(aval.shape))
+                                   != self.in_shardings[i]):
+        raise ValueError(f"argument {i}: its buffer is laid out over the wrong devices or with "
+                         "the wrong sharding for this executable")
+    try:
+      return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+    except _xc().XlaRuntimeError as exc:
+      raise XlaError(str(exc)) from None
+
+  def hlo_text(self) -> str:
+    return self.loaded.get_hlo_text()
+
+  def cost_analysis(self) -> dict:
+    return dict(self.loaded.cost_analysis())
+
+  def memory_analysis(self):
+    return self.loaded.get_compiled_memory_stats()
+
+
+def compile_spmd(mlir_text: str, in_avals, out_avals, devices_: Sequence, *,
+                 propagate_to_outputs: Sequence[bool] = (),
+                 propagate_to_parameters: Sequence[bool] = (),
+                 shardy: bool = True) -> SpmdExecutable:
+  """Compiles an SPMD module (``num_partitions = len(devices_)``) as JAX does: logical device
+  k is ``devices_[k]`` both in the device list and in the device assignment."""
+  xc = _xc()
+  devices_ = tuple(devices_)
+  if len(set(devices_)) != len(devices_):
+    raise ValueError(f"compile_spmd: duplicate devices in {devices_}")
+  options = xc.CompileOptions()
+  options.num_replicas = 1
+  options.num_partitions = len(devices_)
+  build = options.executable_build_options
+  build.use_spmd_partitioning = True
+  build.use_shardy_partitioner = shardy
+  if propagate_to_outputs:
+    build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
+  if propagate_to_parameters:
+    build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_parameters)
+  options.device_assignment = xc.DeviceAssignment.create(
+      np.array([d.id for d in devices_], dtype=np.int64).reshape(1, len(devices_)))
+  try:
+    loaded = get_client().compile_and_load(mlir_text, xc.DeviceList(devices_), options)
+  except xc.XlaRuntimeError as exc:
+    raise XlaError(f"XLA could not compile the lowered program: {exc}") from None
+  return SpmdExecutable(loaded, in_avals, out_avals, devices_)

@@ -1,0 +1,201 @@
+"""Arrays laid out over several devices (the outputs of pmap, shard_map and SPMD jit, and
+``device_put(x, NamedSharding(...))``).
+
+A ShardedArray is an Array whose value lives as one multi-device XLA buffer
+(``_sharded_buffer``), each device holding the piece its NamedSharding gives it. Programs over
+the same devices and layout take that buffer as is (no trip through the host); everything else
+(printing, NumPy, single-device programs) sees the assembled value, read once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from axle._src import dtypes
+from axle._src.array import Array
+from axle._src.core import ShapedArray
+from axle._src.sharding import NamedSharding, shard_indices, replica_ids
+from axle._src.xla import client
+
+
+class Shard:
+  """One device's piece of an array: ``device``, ``index`` (slices into the global array),
+  ``replica_id`` and ``data`` (a single-device Array)."""
+  __slots__ = ("device", "index", "replica_id", "data")
+
+  def __init__(self, device, index, replica_id, data):
+    self.device = device
+    self.index = index
+    self.replica_id = replica_id
+    self.data = data
+
+  def __repr__(self):
+    return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data})")
+
+
+class ShardedArray(Array):
+  """An Array whose storage is split (or replicated) over the devices of a NamedSharding."""
+  __slots__ = ("_sharding", "_sharded_buffer", "_pieces")
+
+  @classmethod
+  def from_buffer(cls, buffer, aval: ShapedArray, sharding: NamedSharding) -> "ShardedArray":
+    array = object.__new__(cls)
+    array._value = None
+    array._aval = aval
+    array._buffer = None
+    array._sharding = sharding
+    array._sharded_buffer = buffer
+    array._pieces = None
+    return array
+
+  @classmethod
+  def from_host(cls, value: np.ndarray, sharding: NamedSharding, weak_type: bool = False):
+    """Splits a host value (canonical dtype) over ``sharding``'s devices."""
+    aval = ShapedArray(value.shape, value.dtype, weak_type)
+    indices = shard_indices(sharding.mesh, sharding.spec, value.shape)
+    pieces = [value[index] for index in indices]
+    buffer = client.put_shards(pieces, aval, sharding.mesh.flat_devices,
+                               hlo_sharding_of(sharding, value.ndim))
+    array = cls.from_buffer(buffer, aval, sharding)
+    array._value = value
+    return array
+
+  # -- storage ------------------------------------------------------------------
+  def _shard_buffers(self) -> list:
+    pieces = self._pieces
+    if pieces is None:
+      if self._sharded_buffer is None:
+        raise client.deleted_error(self._aval)
+      pieces = self._pieces = client.shard_buffers(self._sharded_buffer)
+    return pieces
+
+  def _host_value(self):
+    value = self._value
+    if value is None:
+      if self._sharded_buffer is None:
+        raise client.deleted_error(self._aval)
+      aval = self._aval
+      indices = shard_indices(self._sharding.mesh, self._sharding.spec, aval.shape)
+      shard_aval = ShapedArray(self._sharding.shard_shape(aval.shape), aval.dtype)
+      value = np.empty(aval.shape, aval.dtype)
+      seen = set()
+      for index, buffer in zip(indices, self._shard_buffers()):
+        key = tuple((s.start, s.stop) for s in index)
+        if key in seen:
+          continue
+        seen.add(key)
+        value[index] = client.to_host(buffer, shard_aval)
+      value.flags.writeable = False
+      self._value = value
+    return value
+
+  def _device_buffer(self, device=None):
+    """A single-device copy (for programs on one device)."""
+    buffer = self._buffer
+    if buffer is None:
+      value = self._host_value()
+      buffer = self._buffer = client.put(np.asarray(value), self._aval, device)
+    return buffer
+
+  def block_until_ready(self):
+    if self._sharded_buffer is not None:
+      self._sharded_buffer.block_until_ready()
+    elif self._value is None:
+      raise client.deleted_error(self._aval)
+    return self
+
+  def is_deleted(self) -> bool:
+    return self._sharded_buffer is None and self._value is None
+
+  def delete(self) -> None:
+    if self._sharded_buffer is not None:
+      self._sharded_buffer.delete()
+    self._sharded_buffer = None
+    self._pieces = None
+    self._value = None
+    self._buffer = None
+
+  def __reduce__(self):
+    return (_reconstruct, (np.asarray(self._host_value()), self.aval.weak_type))
+
+  # -- layout -------------------------------------------------------------------
+  @property
+  def sharding(self):
+    return self._sharding
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return self._sharding.is_fully_replicated
+
+  def devices(self) -> set:
+    return set(self._sharding.mesh.devices.flat)
+
+  @property
+  def addressable_shards(self) -> list:
+    sharding = self._sharding
+    aval = self._aval
+    indices = shard_indices(sharding.mesh, sharding.spec, aval.shape)
+    replicas = replica_ids(sharding.mesh, sharding.spec)
+    shard_aval = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
+    shards = []
+    for device, index, replica, buffer in zip(sharding.mesh.flat_devices, indices, replicas,
+                                              self._shard_buffers()):
+      data = object.__new__(Array)
+      data._value = None
+      data._aval = shard_aval
+      data._buffer = buffer
+      shards.append(Shard(device, index, replica, data))
+    return shards
+
+  @property
+  def global_shards(self) -> list:
+    return self.addressable_shards
+
+
+def _reconstruct(value, weak_type):
+  return Array(value, weak_type)
+
+
+def hlo_sharding_of(sharding: NamedSharding, ndim: int):
+  """The XLA HloSharding of ``sharding`` for an array of rank ``ndim``."""
+  tiling = sharding.tiling(ndim)
+  if tiling is None:
+    return client.hlo_sharding(None)
+  dims, order, replicate_last = tiling
+  return client.hlo_sharding(dims, order, replicate_last)
+
+
+def put_sharded(value, sharding: NamedSharding) -> ShardedArray:
+  """``value`` (an Array, NumPy array or scalar) laid out as ``sharding``."""
+  if isinstance(value, ShardedArray) and value._sharding == sharding:
+    return value
+  if isinstance(value, Array):
+    host = np.asarray(value._host_value())
+    weak = value.aval.weak_type
+  else:
+    host = np.asarray(value)
+    weak = False
+    target = dtypes.canonicalize_dtype(host.dtype)
+    if host.dtype != target:
+      host = host.astype(target)
+  host = np.array(host, copy=True)
+  host.flags.writeable = False
+  return ShardedArray.from_host(host, sharding, weak)
+
+
+def sharded_buffer_for(value, sharding: NamedSharding, aval: ShapedArray):
+  """The multi-device buffer of ``value`` laid out as ``sharding`` (reused when it already
+  is, otherwise made from the host value)."""
+  if isinstance(value, ShardedArray) and value._sharded_buffer is not None and (
+      value._sharding is sharding or value._sharding == sharding):
+    return value._sharded_buffer
+  if isinstance(value, Array):
+    host = np.asarray(value._host_value())
+  else:
+    host = np.asarray(value)
+  if host.dtype != aval.dtype:
+    host = host.astype(aval.dtype)
+  host = host.reshape(aval.shape)
+  indices = shard_indices(sharding.mesh, sharding.spec, aval.shape)
+  return client.put_shards([host[i] for i in indices], aval, sharding.mesh.flat_devices,
+                           hlo_sharding_of(sharding, len(aval.shape)))

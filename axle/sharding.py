@@ -1,0 +1,14 @@
+"""Meshes and shardings (``jax.sharding``)."""
+from axle._src.devices import SingleDeviceSharding as SingleDeviceSharding
+from axle._src.sharding import (
+    AbstractMesh as AbstractMesh,
+    AxisType as AxisType,
+    Mesh as Mesh,
+    NamedSharding as NamedSharding,
+    PartitionSpec as PartitionSpec,
+    get_mesh as get_mesh,
+    set_mesh as set_mesh,
+)
+from axle._src.sharding import NamedSharding as Sharding  # the base JAX names in annotations
+
+P = PartitionSpec
