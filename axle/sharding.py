@@ -12,3 +12,4 @@ from axle._src.sharding import (
 from axle._src.sharding import NamedSharding as Sharding  # the base JAX names in annotations
 
 P = PartitionSpec
+from axle._src.xla.spmd_jit import reshard as reshard

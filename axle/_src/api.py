@@ -30,6 +30,7 @@ from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import execution
+from axle._src.xla import spmd_jit
 from axle._src.ir import ClosedJaxpr
 
 
@@ -354,6 +355,8 @@ class JitFunction:
                abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
     if not callable(fun):
       raise TypeError(f"Expected a callable value, got {fun!r}")
+    if in_shardings is not None or out_shardings is not None:
+      fun = spmd_jit.constrain_function(fun, in_shardings, out_shardings)
     self.fun = fun
     self.static_argnums = _normalize_argnums(static_argnums, fun)
     if isinstance(static_argnames, str):

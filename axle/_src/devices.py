@@ -115,10 +115,16 @@ def _target_device(device):
   raise TypeError(f"device_put: expected a device or a single-device sharding, got {device!r}")
 
 
+# Set by axle._src.sharded_array: device_put to a NamedSharding / PartitionSpec (several devices).
+put_sharded_hook = None
+
+
 def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
   """Places every array leaf of the pytree ``x`` on ``device`` (the default device if None)
   and returns axle Arrays. NumPy arrays and Python scalars are copied to the device."""
   from axle._src.array import Array, from_numpy
+  if put_sharded_hook is not None and put_sharded_hook.handles(device):
+    return put_sharded_hook(x, device)
   target = _target_device(device)
 
   def put(leaf):

@@ -13,7 +13,8 @@ import numpy as np
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import ShapedArray
-from axle._src.sharding import NamedSharding, shard_indices, replica_ids
+from axle._src import devices as devices_module
+from axle._src.sharding import NamedSharding, PartitionSpec, get_mesh, replica_ids, shard_indices
 from axle._src.xla import client
 
 
@@ -199,3 +200,45 @@ def sharded_buffer_for(value, sharding: NamedSharding, aval: ShapedArray):
   indices = shard_indices(sharding.mesh, sharding.spec, aval.shape)
   return client.put_shards([host[i] for i in indices], aval, sharding.mesh.flat_devices,
                            hlo_sharding_of(sharding, len(aval.shape)))
+
+
+def _device_put_sharded(x, sharding):
+  from axle._src import tree_util
+  from axle._src import core
+  flat, tree = tree_util.tree_flatten(x)
+  if isinstance(sharding, (NamedSharding, PartitionSpec)) or sharding is None:
+    shardings = [sharding] * len(flat)
+  else:
+    shardings = tree_util.tree_leaves(sharding, is_leaf=lambda s: isinstance(
+        s, (NamedSharding, PartitionSpec)))
+  outs = []
+  for leaf, s in zip(flat, shardings):
+    if isinstance(s, PartitionSpec):
+      mesh = get_mesh()
+      if mesh is None:
+        raise ValueError("device_put: a PartitionSpec needs a mesh; use `jax.set_mesh(mesh)` or "
+                         "pass NamedSharding(mesh, spec)")
+      s = NamedSharding(mesh, s)
+    if isinstance(leaf, core.Tracer):
+      outs.append(constraint_hook(leaf, s))
+      continue
+    aval_ndim = np.ndim(leaf) if not isinstance(leaf, Array) else leaf.ndim
+    s.tiling(aval_ndim)
+    s.shard_shape(np.shape(leaf))
+    outs.append(put_sharded(leaf, s))
+  return tree_util.tree_unflatten(tree, outs)
+
+
+def _handles(target) -> bool:
+  if isinstance(target, (NamedSharding, PartitionSpec)):
+    return True
+  if isinstance(target, (list, tuple, dict)) and target:
+    from axle._src import tree_util
+    leaves = tree_util.tree_leaves(target, is_leaf=lambda s: isinstance(s, (NamedSharding, PartitionSpec)))
+    return bool(leaves) and all(isinstance(s, (NamedSharding, PartitionSpec)) for s in leaves)
+  return False
+
+
+_device_put_sharded.handles = _handles
+constraint_hook = None  # with_sharding_constraint for traced values (set by spmd_jit)
+devices_module.put_sharded_hook = _device_put_sharded

@@ -446,10 +446,18 @@ def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sh
   if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
     raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
   pieces = [np.ascontiguousarray(p) for p in pieces]
-  return xc.batched_device_put(_Aval(global_aval.shape, global_aval.dtype), 
-                               multi_device_sharding(devices_, sharding), pieces, list(devices_),
-                               True, False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
-                               enable_x64=True)
+  jaxlib_sharding = multi_device_sharding(devices_, sharding)
+  if not sharding.replicate_on_last_tile_dim() and not sharding.is_replicated():
+    return xc.batched_device_put(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding,
+                                 pieces, list(devices_), True, False,
+                                 xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                                 enable_x64=True)
+  # Partly or fully replicated layouts: one put per device, then one array of the pieces.
+  buffers = [xc.batched_device_put(_Aval(p.shape, p.dtype), sharding_for(d), [p], [d], True,
+                                   False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                                   enable_x64=True) for p, d in zip(pieces, devices_)]
+  return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding, buffers,
+                      committed=True, _skip_checks=True)
 
 
 def assemble_buffers(buffers: Sequence, global_aval, devices_: Sequence, sharding):

@@ -19,6 +19,8 @@ from axle._src.interpreters import lowering
 from axle._src.ir import ClosedJaxpr
 from axle._src.xla import cache as disk_cache
 from axle._src.xla import client
+from axle._src.xla import spmd_jit
+from axle._src.sharded_array import ShardedArray
 
 logger = logging.getLogger("axle")
 
@@ -51,7 +53,13 @@ def compile_text(text: str, out_avals, name: str = "main") -> client.Executable:
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed",
-               "in_avals", "name", "run_arrays")
+               "in_avals", "name", "run_arrays", "_spmd_calls")
+
+  def __new__(cls, closed: ClosedJaxpr, name: str = "main", donated_leaves=()):
+    mesh = spmd_jit.jaxpr_mesh(closed.jaxpr)
+    if mesh is not None:  # shard_map or sharding constraints: one program over the mesh
+      return spmd_jit.SpmdJitCall(closed, name, mesh, donated_leaves)
+    return super().__new__(cls)
 
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
     self.closed = closed
@@ -62,10 +70,25 @@ class CompiledCall:
     self.executable = compile_text(self.text, self.out_avals, name)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
     self.run_arrays = self.run if self.donated else _array_runner(self)
+    self._spmd_calls = {}
 
   def run(self, leaves) -> list:
     """Executes on the flat argument leaves (Arrays, NumPy values or Python scalars); returns
     device-backed Arrays (possibly still being computed)."""
+    for leaf in leaves:
+      if type(leaf) is ShardedArray and leaf._sharding.mesh.size > 1:
+        return self._spmd_call(leaf._sharding.mesh).run(leaves)
+    return self._run(leaves)
+
+  def _spmd_call(self, mesh):
+    """Arguments laid out over a mesh: the program runs there, as JAX's jit does."""
+    calls = self._spmd_calls
+    call = calls.get(mesh)
+    if call is None:
+      call = calls[mesh] = spmd_jit.SpmdJitCall(self.closed, self.name, mesh, self.donated)
+    return call
+
+  def _run(self, leaves) -> list:
     buffers = list(self.const_buffers)
     append = buffers.append
     for leaf, aval in zip(leaves, self.in_avals):
@@ -118,6 +141,10 @@ def _array_runner(call: CompiledCall):
 def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=()):
   """The module text of a jitted call, the large constants it takes as leading arguments, and the
   donated leaves an output actually reuses."""
+  mesh = spmd_jit.jaxpr_mesh(closed.jaxpr)
+  if mesh is not None:
+    call = spmd_jit.SpmdJitCall(closed, name, mesh, donated_leaves)
+    return call.lowered_text(), [], tuple(donated_leaves)
   aliases = lowering.donation_aliases(closed, donated_leaves)
   lowered, big_consts = _hoist_large_consts(closed)
   shift = len(big_consts)
