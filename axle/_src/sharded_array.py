@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from axle._src import core
 from axle._src import dtypes
+from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src import devices as devices_module
@@ -203,8 +205,6 @@ def sharded_buffer_for(value, sharding: NamedSharding, aval: ShapedArray):
 
 
 def _device_put_sharded(x, sharding):
-  from axle._src import tree_util
-  from axle._src import core
   flat, tree = tree_util.tree_flatten(x)
   if isinstance(sharding, (NamedSharding, PartitionSpec)) or sharding is None:
     shardings = [sharding] * len(flat)
@@ -233,7 +233,6 @@ def _handles(target) -> bool:
   if isinstance(target, (NamedSharding, PartitionSpec)):
     return True
   if isinstance(target, (list, tuple, dict)) and target:
-    from axle._src import tree_util
     leaves = tree_util.tree_leaves(target, is_leaf=lambda s: isinstance(s, (NamedSharding, PartitionSpec)))
     return bool(leaves) and all(isinstance(s, (NamedSharding, PartitionSpec)) for s in leaves)
   return False

@@ -1,0 +1,50 @@
+"""Several CPU devices: pmap, collectives, jax.sharding, SPMD jit and shard_map.
+
+XLA fixes the number of CPU devices when its client starts, so these checks run in one fresh
+process with 8 devices (``tests/multidevice_worker.py``); this module runs it once and reports
+each check as its own test. The rest of the suite keeps one device."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+WORKER = os.path.join(os.path.dirname(__file__), "multidevice_worker.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECKS = ["devices", "pmap_collectives", "pmap_signature", "pmap_errors", "pmap_transformations",
+          "pmap_outputs", "pmap_back_to_back", "sharding_objects", "spmd_jit", "shard_map_basic"]
+
+
+@pytest.fixture(scope="module")
+def worker_results():
+  env = dict(os.environ)
+  env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+  env.pop("XLA_FLAGS", None)
+  env.pop("PJRT_NPROC", None)
+  proc = subprocess.run([sys.executable, WORKER], capture_output=True, text=True, env=env,
+                        timeout=600, cwd=ROOT)
+  results = {}
+  for line in proc.stdout.splitlines():
+    status, _, rest = line.partition(" ")
+    name = rest.split(":")[0].split(" ")[0]
+    results[name] = (status, rest, proc.stderr[-4000:])
+  if proc.returncode != 0 and not results:
+    pytest.fail(f"worker crashed (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
+  return results
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_multidevice(worker_results, name):
+  assert name in worker_results, f"check {name} did not run (worker crashed?)"
+  status, detail, stderr = worker_results[name]
+  assert status == "PASS", f"{detail}\n{stderr}"
+
+
+def test_xla_flags_device_count():
+  env = dict(os.environ)
+  env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+  env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"
+  code = "import axle; print(axle.device_count(), axle.devices())"
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120, cwd=ROOT)
+  assert out.stdout.strip() == "3 [CpuDevice(id=0), CpuDevice(id=1), CpuDevice(id=2)]", out.stderr
