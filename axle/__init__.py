@@ -51,6 +51,8 @@ from axle._src.devices import (
 )
 from axle._src.shard_map import pmap as pmap, shard_map as shard_map
 from axle._src.sharding import make_mesh as make_mesh, set_mesh as set_mesh
+from axle._src.sharding import NamedSharding as NamedSharding, PartitionSpec as P
+from axle._src.xla.spmd_jit import reshard as reshard
 from axle._src.tree_util import (
     tree_flatten as tree_flatten,
     tree_leaves as tree_leaves,

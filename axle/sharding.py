@@ -6,9 +6,12 @@ from axle._src.sharding import (
     Mesh as Mesh,
     NamedSharding as NamedSharding,
     PartitionSpec as PartitionSpec,
+    get_abstract_mesh as get_abstract_mesh,
     get_mesh as get_mesh,
     set_mesh as set_mesh,
+    use_abstract_mesh as use_abstract_mesh,
 )
+from axle._src.sharded_array import Shard as Shard
 from axle._src.sharding import NamedSharding as Sharding  # the base JAX names in annotations
 
 P = PartitionSpec

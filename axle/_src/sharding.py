@@ -89,7 +89,7 @@ def _axis_types_text(types) -> str:
 class AbstractMesh:
   """A mesh's shape and axis names without devices (``AbstractMesh((2, 4), ('x', 'y'))``)."""
 
-  def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], *, axis_types=None):
+  def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None):
     self.axis_sizes = tuple(int(s) for s in axis_sizes)
     self.axis_names = tuple(axis_names)
     if len(self.axis_sizes) != len(self.axis_names):
@@ -207,22 +207,52 @@ def get_mesh():
   return _current_mesh.get()
 
 
-class _SetMesh:
+def get_concrete_mesh():
+  return _current_mesh.get()
+
+
+class set_mesh:  # noqa: N801 -- a class, as in JAX: a call sets the mesh, `with` scopes it
+  """Makes ``mesh`` the current mesh (``jax.set_mesh(mesh)``), or only inside
+  ``with jax.set_mesh(mesh):``."""
+
   def __init__(self, mesh):
     self.mesh = mesh
-    self.token = _current_mesh.set(mesh)
+    self.previous = _current_mesh.get()
+    _current_mesh.set(mesh)
 
   def __enter__(self):
     return self.mesh
 
   def __exit__(self, *exc):
-    _current_mesh.reset(self.token)
+    _current_mesh.set(self.previous)
     return False
 
 
-def set_mesh(mesh):
-  """Makes ``mesh`` the current mesh (also usable as ``with jax.set_mesh(mesh):``)."""
-  return _SetMesh(mesh)
+_abstract_mesh: contextvars.ContextVar = contextvars.ContextVar("axle_abstract_mesh", default=None)
+
+
+def get_abstract_mesh():
+  """The abstract mesh in effect (``use_abstract_mesh``, else the current mesh's)."""
+  mesh = _abstract_mesh.get()
+  if mesh is not None:
+    return mesh
+  mesh = _current_mesh.get()
+  return mesh.abstract_mesh if mesh is not None else AbstractMesh((), ())
+
+
+class use_abstract_mesh:  # noqa: N801
+  """``with use_abstract_mesh(mesh):`` makes ``mesh`` the abstract mesh inside the block."""
+
+  def __init__(self, mesh):
+    self.mesh = mesh
+
+  def __enter__(self):
+    self.token = _abstract_mesh.set(self.mesh)
+    return self.mesh
+
+  def __exit__(self, *exc):
+    _abstract_mesh.reset(self.token)
+    return False
 
 
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types=None, *,
@@ -236,9 +266,6 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types=
   count = math.prod(axis_shapes)
   if count > len(devices):
     raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "
-                     f"{axis_shapes}")
-  if count != len(devices):
-    raise ValueError(f"Number of devices {len(devices)} must equal the product of mesh_shape "
                      f"{axis_shapes}")
   array = np.empty(count, dtype=object)
   array[:] = devices[:count]

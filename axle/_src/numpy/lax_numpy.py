@@ -20,6 +20,7 @@ from axle._src.lax import dot as lax_dot
 from axle._src.lax import elementwise as lax
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import util
+from axle._src.xla import spmd_jit
 from axle._src.numpy.creation import array, asarray
 
 
@@ -289,9 +290,13 @@ def round(a, decimals: int = 0, out=None):
 around = round
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Dot product of two arrays (``jnp.dot``): a matrix product for 2-D, a sum over the last
-  axis of ``a`` and the second-to-last of ``b`` in general."""
+  axis of ``a`` and the second-to-last of ``b`` in general. ``out_sharding`` lays the result
+  out over the mesh."""
+  if out_sharding is not None:
+    return spmd_jit.reshard(dot(a, b, precision=precision,
+                                preferred_element_type=preferred_element_type), out_sharding)
   util.check_arraylike("dot", a, b)
   a, b = util.promote_dtypes(a, b)
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
@@ -305,8 +310,11 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
   return out
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Matrix product with NumPy's broadcasting of batch dimensions (``a @ b``)."""
+  if out_sharding is not None:
+    return spmd_jit.reshard(matmul(a, b, precision=precision,
+                                   preferred_element_type=preferred_element_type), out_sharding)
   util.check_arraylike("matmul", a, b)
   a, b = util.promote_dtypes(a, b)
   a_shape, b_shape = _shape(a), _shape(b)
