@@ -29,6 +29,7 @@ from axle._src.interpreters import lowering
 from axle._src.interpreters import spmd
 from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Var
+from axle._src import shard_map_eager
 from axle._src.sharded_array import ShardedArray, sharded_buffer_for
 from axle._src.sharding import Mesh, NamedSharding, PartitionSpec, IndivisibleError, get_mesh
 from axle._src.xla import client
@@ -244,7 +245,52 @@ def _eval(closed: ClosedJaxpr, args):
 spmd_psum: Callable = None
 spmd_divide: Callable = None
 
+def _partial_eval(trace, args, params):
+  """Splits a shard_map with known and unknown operands into a known shard_map (run now) and
+  an unknown one (staged for transposition). Residuals keep one piece per device: they leave
+  the known body with a new leading axis split over all manual axes, and the unknown body
+  takes that axis off again."""
+  jaxpr, mesh, manual = params["jaxpr"], params["mesh"], params["manual_axes"]
+  in_specs, out_specs = params["in_specs"], params["out_specs"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  n_known_out = len(known.out_avals) - num_res
+  res_spec = PartitionSpec(tuple(manual) if len(manual) > 1 else manual[0])
+  sizes = {a: s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a in manual}
+
+  def known_body(*xs):
+    outs = ir.eval_jaxpr(known.jaxpr, known.consts, *xs)
+    return list(outs[:n_known_out]) + [_expand(r, 0) for r in outs[n_known_out:]]
+
+  def unknown_body(*xs):
+    residuals = [_squeeze(r, 0) for r in xs[:num_res]]
+    return ir.eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *xs[num_res:])
+
+  with spmd.bind_axes(sizes):
+    known_closed, _ = staging.trace_to_jaxpr(known_body, known.in_avals)
+    res_avals = [ShapedArray((1, *a.shape), a.dtype, a.weak_type)
+                 for a in known.out_avals[n_known_out:]]
+    unknown_closed, _ = staging.trace_to_jaxpr(
+        unknown_body, [*res_avals, *unknown.in_avals[num_res:]])
+  known_in = tuple(s for s, u in zip(in_specs, unknowns) if not u)
+  known_out = tuple(s for s, u in zip(out_specs, out_unknowns) if not u) + (res_spec,) * num_res
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  with core.set_current_trace(trace.parent):
+    known_outs = shard_map_p.bind(*known_args, **{**params, "jaxpr": known_closed,
+                                                  "in_specs": known_in, "out_specs": known_out})
+  residuals = known_outs[n_known_out:]
+  known_outs = iter(known_outs[:n_known_out])
+  unknown_args = [x for x, u in zip(args, unknowns) if u]
+  unknown_in = (res_spec,) * num_res + tuple(s for s, u in zip(in_specs, unknowns) if u)
+  unknown_out = tuple(s for s, u in zip(out_specs, out_unknowns) if u)
+  unknown_outs = iter(trace.stage(shard_map_p, [*residuals, *unknown_args],
+                                  {**params, "jaxpr": unknown_closed, "in_specs": unknown_in,
+                                   "out_specs": unknown_out}))
+  return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
+
+
 ad.primitive_jvps[shard_map_p] = _jvp
+ad.partial_eval_rules[shard_map_p] = _partial_eval
 ad.primitive_transposes[shard_map_p] = _transpose
 
 
@@ -314,10 +360,16 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       raise ValueError("shard_map requires a `mesh` argument, or a mesh set with "
                        "`jax.set_mesh(mesh)` / `with mesh:`")
     leaves, in_tree = tree_util.tree_flatten(args)
-    specs = _broadcast_specs(in_specs if in_specs is not None else PartitionSpec(),
-                             in_tree, "input") if in_specs is not None else \
-        [PartitionSpec()] * len(leaves)
+    if in_specs is not None:
+      specs = _broadcast_specs(in_specs, in_tree, "input")
+    else:  # as laid out: each argument's own spec over this mesh
+      specs = [x._sharding.spec if isinstance(x, ShardedArray) and x._sharding.mesh == the_mesh
+               else PartitionSpec() for x in leaves]
     manual = tuple(a for a in the_mesh.axis_names if not axis_names or a in axis_names)
+    if core.current_trace() is core.eval_trace:
+      return shard_map_eager.run_eager(
+          f, leaves, in_tree, specs, the_mesh, manual,
+          lambda tree: _broadcast_specs(out_specs, tree, "output"))
     return _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, the_mesh, manual,
                            check_vma, "shmap_body", cache_key=mapped)
 

@@ -445,7 +445,9 @@ def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sh
   xc = _xc()
   if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
     raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
-  pieces = [np.ascontiguousarray(p) for p in pieces]
+  # A broadcast view (zero strides) counts as contiguous to NumPy but not to XLA: copy it.
+  pieces = [np.array(p, order="C") if 0 in np.asarray(p).strides else np.ascontiguousarray(p)
+            for p in pieces]
   jaxlib_sharding = multi_device_sharding(devices_, sharding)
   if not sharding.replicate_on_last_tile_dim() and not sharding.is_replicated():
     return xc.batched_device_put(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding,
