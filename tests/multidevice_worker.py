@@ -216,14 +216,32 @@ def shard_map_basic():
   f = jax.shard_map(lambda b: lax.psum(b.sum(0, keepdims=True), "x"), mesh=mesh,
                     in_specs=P("x", "y"), out_specs=P(None, "y"))
   want = np.stack([a.sum(0)])
+  try:
+    f(a)  # an Explicit mesh: the argument must already be laid out as in_specs says
+  except ValueError as e:
+    assert "does not match the specs of the input" in str(e)
+  else:
+    raise AssertionError("no error for an argument laid out differently from in_specs")
+  a = jax.device_put(a, NamedSharding(mesh, P("x", "y")))
   assert_equal(f(a), want)
   assert_equal(jax.jit(f)(a), want)
   grad = jax.grad(lambda x: f(x).sum())(a)
   assert_equal(grad, np.ones_like(a))
   from axle.experimental.shard_map import shard_map
-  g = shard_map(lambda b: b * lax.axis_index("y"), mesh=mesh, in_specs=P(None, "y"),
+  auto = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ("x", "y"))
+  g = shard_map(lambda b: b * lax.axis_index("y"), mesh=auto, in_specs=P(None, "y"),
                 out_specs=P(None, "y"))
+  a = np.asarray(a)
   assert_equal(g(a), a * np.repeat(np.arange(4, dtype=np.float32), 4)[None, :])
+  for run in (lambda h: h, jax.jit):
+    try:
+      run(jax.shard_map(lambda b: b, mesh=auto, in_specs=P("x"), out_specs=P()))(a)
+    except ValueError as e:
+      assert "out_specs which require replication" in str(e)
+    else:
+      raise AssertionError("no replication error")
+  h = jax.shard_map(lambda b: b, mesh=auto, in_specs=P("x"), out_specs=P(), check_vma=False)
+  assert_equal(jax.jit(h)(a), a[:4])
 
 
 def main():

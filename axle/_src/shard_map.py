@@ -366,14 +366,39 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       specs = [x._sharding.spec if isinstance(x, ShardedArray) and x._sharding.mesh == the_mesh
                else PartitionSpec() for x in leaves]
     manual = tuple(a for a in the_mesh.axis_names if not axis_names or a in axis_names)
+    if in_specs is not None:
+      _check_input_specs(leaves, specs, the_mesh)
     if core.current_trace() is core.eval_trace:
       return shard_map_eager.run_eager(
           f, leaves, in_tree, specs, the_mesh, manual,
-          lambda tree: _broadcast_specs(out_specs, tree, "output"))
+          lambda tree: _broadcast_specs(out_specs, tree, "output"), check_vma)
     return _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, the_mesh, manual,
                            check_vma, "shmap_body", cache_key=mapped)
 
   return mapped
+
+
+def _check_input_specs(leaves, specs, mesh) -> None:
+  """With Explicit mesh axes, an array's own layout must be what in_specs says (JAX's error)."""
+  explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t.name == "Explicit"}
+  if not explicit:
+    return
+  for leaf, spec in zip(leaves, specs):
+    if isinstance(leaf, core.Tracer) or not any(
+        a in explicit for d in range(len(spec)) for a in spec.axes_of(d)):
+      continue
+    aval = core.get_aval(leaf)
+    if isinstance(leaf, ShardedArray) and leaf._sharding.mesh == mesh:
+      have = leaf._sharding.spec
+    else:
+      have = PartitionSpec(*([None] * aval.ndim))
+    if have != spec:
+      raise ValueError(
+          f"in_specs passed to shard_map: {spec!r} does not match the specs of the input: "
+          f"{have!r} for arg: {aval.str_short(short_dtypes=False)}. `in_specs` is an optional "
+          "argument so you can omit specifying it and shard_map will infer the in_specs from "
+          "the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the "
+          "arguments and then pass those args to shard_map.")
 
 
 def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, check_vma,
@@ -407,6 +432,10 @@ def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, ch
     out_flat_specs = _broadcast_specs(out_specs, out_tree, "output")
   else:
     out_flat_specs = out_specs_flat(out_tree)
+  if check_vma:
+    in_vmas = [{a for d in range(len(s)) for a in s.axes_of(d) if a in manual} for s in specs]
+    for spec, vma in zip(out_flat_specs, shard_map_eager.infer_vma(closed.jaxpr, in_vmas)):
+      shard_map_eager.check_vma(getattr(f, "__name__", "f"), mesh, manual, spec, vma)
   params = dict(jaxpr=closed, mesh=mesh, in_specs=tuple(specs), out_specs=tuple(out_flat_specs),
                 manual_axes=tuple(manual), check_vma=check_vma)
   call = None

@@ -18,13 +18,15 @@ from axle._src.sharding import NamedSharding, PartitionSpec, shard_indices
 
 
 class ShardTracer(core.Tracer):
-  """A value inside an eager shard_map: one piece per device (mesh order)."""
-  __slots__ = ("vals", "aval")
+  """A value inside an eager shard_map: one piece per device (mesh order), and the mesh axes
+  along which the pieces may differ (``vma``)."""
+  __slots__ = ("vals", "aval", "vma")
 
-  def __init__(self, trace, vals):
+  def __init__(self, trace, vals, vma=frozenset()):
     self._trace = trace
     self.vals = vals
     self.aval = core.get_aval(vals[0])
+    self.vma = frozenset(vma)
 
   def __str__(self):
     mesh = self._trace.mesh
@@ -59,13 +61,16 @@ class ShardTrace(core.Trace):
 
   def process_primitive(self, primitive, args, params):
     mine = any(isinstance(x, ShardTracer) and x._trace is self for x in args)
+    vma = frozenset().union(*[x.vma for x in args
+                              if isinstance(x, ShardTracer) and x._trace is self])
     rule = _collectives.get(primitive.name)
     if rule is not None and _names_in(params, self.manual_axes):
       with core.set_current_trace(self.parent):
         outs = rule(self, [self.pieces(x) for x in args], **params)
+      vma = collective_vma(primitive.name, params, vma)
       if primitive.multiple_results:
-        return [ShardTracer(self, o) for o in outs]
-      return ShardTracer(self, outs)
+        return [ShardTracer(self, o, vma) for o in outs]
+      return ShardTracer(self, outs, vma)
     if not mine:
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
@@ -78,8 +83,64 @@ class ShardTrace(core.Trace):
       for k in range(self.count):
         results.append(primitive.bind(*[c[k] for c in columns], **params))
     if primitive.multiple_results:
-      return [ShardTracer(self, [r[i] for r in results]) for i in range(len(results[0]))]
-    return ShardTracer(self, results)
+      return [ShardTracer(self, [r[i] for r in results], vma) for i in range(len(results[0]))]
+    return ShardTracer(self, results, vma)
+
+
+def _named_axes(params) -> tuple:
+  names = params.get("axes", params.get("axis_name", ()))
+  names = names if isinstance(names, (tuple, list)) else (names,)
+  return tuple(n for n in names if not isinstance(n, (int, np.integer)))
+
+
+def collective_vma(name: str, params, vma: frozenset) -> frozenset:
+  """The axes a collective's result may vary over, given its operands'."""
+  axes = frozenset(_named_axes(params))
+  if name in ("psum", "pmax", "pmin", "all_gather"):
+    return vma - axes
+  return vma | axes
+
+
+def check_vma(fname, mesh, manual, out_spec: PartitionSpec, vma) -> None:
+  """JAX's error for an output whose out_spec claims replication over axes it may vary on."""
+  mentioned = {a for d in range(len(out_spec)) for a in out_spec.axes_of(d)}
+  bad = [a for a in mesh.axis_names if a in vma and a not in mentioned and a in manual]
+  if not bad:
+    return
+  unmentioned = [a for a in manual if a not in mentioned]
+  fmt = lambda axes: "{" + ", ".join(axes) + "}"
+  if set(bad) == set(unmentioned) and len(unmentioned) == len(manual):
+    where = (f"mesh axis '{bad[0]}'" if len(bad) == 1
+             else "mesh axes " + ", ".join(f"'{a}'" for a in bad))
+    detail = (f"implies that the corresponding output value is replicated across {where}, but "
+              "could not infer replication over any axes")
+  else:
+    detail = (f"implies that the corresponding output value is only varying across mesh axes "
+              f"{fmt(sorted(mentioned))} and not {fmt(bad)}, but it was inferred to be possibly "
+              f"varying over {fmt(bad)}")
+  raise ValueError(
+      f"shard_map applied to the function '{fname}' was given out_specs which require "
+      "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
+      f"shape {tuple(mesh.axis_sizes)} with corresponding axis names {tuple(mesh.axis_names)}."
+      f"\n\nout_specs is {out_spec!r} which {detail}\n\nCheck if these output values are meant "
+      "to be replicated over those mesh axes. If not, consider revising the corresponding "
+      "out_specs entries. If so, consider disabling the check by passing the check_vma=False "
+      "argument to `jax.shard_map`.")
+
+
+def infer_vma(jaxpr, in_vmas) -> list:
+  """For each output of a shard_map body, the mesh axes it may vary over."""
+  env = {}
+  read = lambda v: env.get(v, frozenset()) if not isinstance(v, ir.Literal) else frozenset()
+  for var, vma in zip(jaxpr.invars, in_vmas):
+    env[var] = frozenset(vma)
+  for eqn in jaxpr.eqns:
+    vma = frozenset().union(*[read(v) for v in eqn.invars])
+    if eqn.primitive.name in _collectives:
+      vma = collective_vma(eqn.primitive.name, eqn.params, vma)
+    for var in eqn.outvars:
+      env[var] = vma
+  return [read(v) for v in jaxpr.outvars]
 
 
 def _names_in(params, manual) -> bool:
@@ -198,7 +259,7 @@ _collectives = {
 _single_output = {"all_gather", "reduce_scatter", "ppermute", "axis_index", "all_to_all"}
 
 
-def run_eager(f, leaves, in_tree, specs, mesh, manual, out_specs_fn):
+def run_eager(f, leaves, in_tree, specs, mesh, manual, out_specs_fn, check: bool = True):
   """Runs ``f`` eagerly over ``mesh``: returns the assembled outputs (a pytree)."""
   trace = ShardTrace(core.current_trace(), mesh, manual)
   in_tracers = []
@@ -206,13 +267,18 @@ def run_eager(f, leaves, in_tree, specs, mesh, manual, out_specs_fn):
     value = np.asarray(leaf._host_value() if isinstance(leaf, Array) else leaf)
     weak = isinstance(leaf, Array) and leaf.aval.weak_type
     indices = shard_indices(mesh, spec, value.shape)
+    vma = {a for d in range(len(spec)) for a in spec.axes_of(d) if a in manual}
     in_tracers.append(ShardTracer(trace, [Array(np.array(value[i], copy=True), weak)
-                                          for i in indices]))
+                                          for i in indices], vma))
   sizes = {a: s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a in manual}
   with spmd.bind_axes(sizes), core.set_current_trace(trace):
     out = f(*tree_util.tree_unflatten(in_tree, in_tracers))
   out_leaves, out_tree = tree_util.tree_flatten(out)
   out_specs = out_specs_fn(out_tree)
+  if check:
+    for leaf, spec in zip(out_leaves, out_specs):
+      if isinstance(leaf, ShardTracer) and leaf._trace is trace:
+        check_vma("_rem_singleton", mesh, manual, spec, leaf.vma)
   results = []
   for leaf, spec in zip(out_leaves, out_specs):
     pieces = trace.pieces(leaf)
