@@ -776,5 +776,7 @@ def named_scope(name: str):
 
 
 def typeof(x) -> ShapedArray:
-  """The abstract value (shape, dtype, weak type) of an array, tracer or scalar."""
-  return core.get_aval(x)
+  """The abstract value (shape, dtype, weak type) of an array, tracer or scalar; for an array
+  laid out over a mesh, with its sharding."""
+  typed = getattr(x, "_typeof", None)
+  return typed() if typed is not None else core.get_aval(x)

@@ -74,7 +74,8 @@ class ShapedArray:
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
-  __str__ = str_short
+  def __str__(self):  # jax.typeof(x) prints float32[2,3] (~ marks a weak type)
+    return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
 # The Python types that are array operands (weakly typed, except bool).

@@ -14,7 +14,7 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.interpreters import spmd
 from axle._src.sharded_array import ShardedArray, put_sharded
-from axle._src.sharding import NamedSharding, PartitionSpec, shard_indices
+from axle._src.sharding import NamedSharding, PartitionSpec, ShardedAval, shard_indices
 
 
 class ShardTracer(core.Tracer):
@@ -42,6 +42,9 @@ class ShardTracer(core.Tracer):
 
   def _tracer_type_name(self):
     return "ShardTracer"
+
+  def _typeof(self):
+    return ShardedAval(self.aval, None, self.vma)
 
 
 class ShardTrace(core.Trace):
@@ -77,6 +80,8 @@ class ShardTrace(core.Trace):
     if primitive.name == "jit":  # run the jaxpr here, so collectives inside it see the mesh
       closed = params["jaxpr"]
       return ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    if primitive.name == "pvary":
+      vma = vma | frozenset(params["axes"])
     columns = [self.pieces(x) for x in args]
     results = []
     with core.set_current_trace(self.parent):
@@ -98,6 +103,8 @@ def collective_vma(name: str, params, vma: frozenset) -> frozenset:
   axes = frozenset(_named_axes(params))
   if name in ("psum", "pmax", "pmin", "all_gather"):
     return vma - axes
+  if name == "pvary":
+    return vma | frozenset(params["axes"])
   return vma | axes
 
 
@@ -136,7 +143,7 @@ def infer_vma(jaxpr, in_vmas) -> list:
     env[var] = frozenset(vma)
   for eqn in jaxpr.eqns:
     vma = frozenset().union(*[read(v) for v in eqn.invars])
-    if eqn.primitive.name in _collectives:
+    if eqn.primitive.name in _collectives or eqn.primitive.name == "pvary":
       vma = collective_vma(eqn.primitive.name, eqn.params, vma)
     for var in eqn.outvars:
       env[var] = vma

@@ -16,7 +16,8 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src import devices as devices_module
-from axle._src.sharding import NamedSharding, PartitionSpec, get_mesh, replica_ids, shard_indices
+from axle._src.sharding import (NamedSharding, PartitionSpec, ShardedAval, get_mesh, replica_ids,
+                                shard_indices)
 from axle._src.xla import client
 
 
@@ -149,6 +150,10 @@ class ShardedArray(Array):
       data._buffer = buffer
       shards.append(Shard(device, index, replica, data))
     return shards
+
+  def _typeof(self):
+    sharding = self._sharding
+    return ShardedAval(self._aval, NamedSharding(sharding.mesh.abstract_mesh, sharding.spec))
 
   @property
   def global_shards(self) -> list:

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src.core import ShapedArray
 from axle._src.devices import SingleDeviceSharding
 from axle._src.devices import devices as _all_devices
 
@@ -89,7 +90,9 @@ def _axis_types_text(types) -> str:
 class AbstractMesh:
   """A mesh's shape and axis names without devices (``AbstractMesh((2, 4), ('x', 'y'))``)."""
 
-  def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None):
+  def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None,
+               *, _device_kind: str | None = None):
+    self._device_kind = _device_kind
     self.axis_sizes = tuple(int(s) for s in axis_sizes)
     self.axis_names = tuple(axis_names)
     if len(self.axis_sizes) != len(self.axis_names):
@@ -116,7 +119,9 @@ class AbstractMesh:
 
   def __repr__(self):
     axes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
-    return f"AbstractMesh({axes}, axis_types={_axis_types_text(self.axis_types)})"
+    device = (f", device_kind={self._device_kind}, num_cores=None, platform=cpu"
+              if self._device_kind else "")
+    return f"AbstractMesh({axes}, axis_types={_axis_types_text(self.axis_types)}{device})"
 
   def __eq__(self, other):
     return (isinstance(other, AbstractMesh) and not isinstance(other, Mesh)
@@ -175,7 +180,8 @@ class Mesh(AbstractMesh):
 
   @property
   def abstract_mesh(self) -> AbstractMesh:
-    return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=self.axis_types)
+    return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=self.axis_types,
+                        _device_kind=self.devices.flat[0].device_kind)
 
   def __repr__(self):
     return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
@@ -328,6 +334,8 @@ class NamedSharding:
     return NamedSharding(self.mesh, spec, memory_kind=self._memory_kind)
 
   def __repr__(self):
+    if not isinstance(self.mesh, Mesh):
+      return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
     return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind={self.memory_kind})"
 
   def __eq__(self, other):
@@ -456,3 +464,41 @@ def canonical_sharding(sharding, ndim: int):
     array[0] = device
     return NamedSharding(Mesh(array, ("_single",)), PartitionSpec())
   raise TypeError(f"unsupported sharding {sharding!r}")
+
+
+class ShardedAval(ShapedArray):
+  """What ``jax.typeof`` shows for an array laid out over a mesh: the shape and dtype with each
+  dimension's Explicit mesh axes (``float32[8@X,4@Y]``), and inside shard_map the axes a value
+  may vary over (``float32[3]{V:i}``)."""
+  __slots__ = ("sharding", "vma")
+
+  def __init__(self, aval, sharding=None, vma=frozenset()):
+    super().__init__(aval.shape, aval.dtype, aval.weak_type)
+    self.sharding = sharding
+    self.vma = frozenset(vma)
+
+  def __str__(self):
+    dims = []
+    for i, d in enumerate(self.shape):
+      text = str(d)
+      if self.sharding is not None:
+        mesh = self.sharding.mesh
+        explicit = [a for a in self.sharding.spec.axes_of(i)
+                    if mesh.axis_types[list(mesh.axis_names).index(a)] == AxisType.Explicit]
+        if explicit:
+          text += "@" + (explicit[0] if len(explicit) == 1 else "(" + ",".join(explicit) + ")")
+      dims.append(text)
+    text = ("~" if self.weak_type else "") + f"{self.dtype.name}[{','.join(dims)}]"
+    if self.vma:
+      names = sorted(self.vma)
+      text += "{V:" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")") + "}"
+    return text
+
+  @property
+  def manual_axis_type(self):
+    return _ManualAxisType(self.vma)
+
+
+class _ManualAxisType:
+  def __init__(self, varying):
+    self.varying = set(varying)

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from axle._src import core
 from axle._src import shard_map as shard_map_module
+from axle._src import tree_util
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
 from axle._src.core import ShapedArray
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import spmd
@@ -197,3 +201,28 @@ shard_map_module.spmd_psum = _psum
 shard_map_module.spmd_divide = _divide
 shard_map_module._squeeze = _squeeze
 shard_map_module._expand = _expand
+
+
+# ---------------------------------------------------------------------------
+# pvary / pcast: mark a value as varying over mesh axes (the values do not change)
+
+pvary_p = core.Primitive("pvary")
+pvary_p.def_abstract_eval(lambda x, *, axes: x)
+pvary_p.def_impl(lambda x, *, axes: x)
+mlir.register(pvary_p, lambda ctx, x, *, axes: x)
+batching.primitive_batchers[pvary_p] = lambda values, dims, *, axes: (
+    pvary_p.bind(values[0], axes=axes), dims[0])
+ad.deflinear2(pvary_p, lambda ct, x, *, axes: [parallel.psum(ad.instantiate_zeros(ct), axes)])
+
+
+def pvary(x, axis_name):
+  """``x`` marked as varying over the mesh axes ``axis_name`` inside shard_map."""
+  axes = parallel._as_tuple(axis_name)
+  return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)
+
+
+def pcast(x, axis_name, *, to: str):
+  """Changes how ``x`` is typed over the mesh axes ``axis_name`` (``to='varying'``)."""
+  if to != "varying":
+    raise NotImplementedError(f"pcast(..., to={to!r}): only to='varying' is supported")
+  return pvary(x, axis_name)
