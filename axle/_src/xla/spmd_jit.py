@@ -15,7 +15,9 @@ from axle._src import core
 from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
+from axle._src import ir
 from axle._src.interpreters import ad
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import spmd
@@ -270,3 +272,49 @@ class SpmdJitCall:
 
 
 sharded_array_module.constraint_hook = lambda x, s: sharding_constraint_p.bind(x, sharding=s)
+
+
+# ---------------------------------------------------------------------------
+# Eager operations on arrays laid out over a mesh run there, as one program per primitive
+# (XLA's propagation gives the outputs' layouts).
+
+_eager_calls: dict = {}
+
+
+def _eager_sharded(primitive, args, params):
+  mesh = None
+  for x in args:
+    if isinstance(x, ShardedArray) and x._sharding.mesh.size > 1:
+      mesh = x._sharding.mesh
+      break
+  if mesh is None or primitive.name in ("shard_map", "sharding_constraint"):
+    return None
+  if any(isinstance(x, ShardedArray) and x._sharding.mesh != mesh and x._sharding.mesh.size > 1
+         for x in args):
+    return None
+  try:
+    avals = [core.get_aval(x) for x in args]
+    key = (primitive, tuple(avals), tuple(params.items()), mesh)
+    hash(key)
+  except TypeError:
+    return None
+  call = _eager_calls.get(key)
+  if call is None:
+    try:
+      out = eval_interpreter.abstract_eval(primitive, avals, params)
+    except Exception:
+      return None
+    out_avals = list(out) if primitive.multiple_results else [out]
+    invars = [ir.Var(a) for a in avals]
+    outvars = [ir.Var(a) for a in out_avals]
+    closed = ClosedJaxpr(Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)]), [])
+    call = _eager_calls[key] = SpmdJitCall(closed, primitive.name, mesh)
+  try:
+    outs = call.run(list(args))
+  except (NotImplementedError, client.XlaError):
+    _eager_calls[key] = None
+    return None
+  return outs if primitive.multiple_results else outs[0]
+
+
+eval_interpreter.sharded_hook = _eager_sharded
