@@ -522,9 +522,7 @@ class _PmapFunction:
                        f"{len(devices)} XLA devices are available (num_replicas={size})")
     if self.devices is not None and len(devices) != size:
       raise ValueError(f"pmap got {len(devices)} devices but the mapped axis has size {size}")
-    mesh_devices = np.empty(size, dtype=object)
-    mesh_devices[:] = devices[:size]
-    mesh = Mesh(mesh_devices, (name,))
+    mesh = _pmap_mesh(tuple(devices[:size]), name)
     specs, norm_axes = [], []
     for leaf, axis in zip(leaves, flat_in_axes):
       if axis is None:
@@ -588,6 +586,18 @@ class _PmapFunction:
                            mesh, (name,), False, getattr(self.fun, "__name__", "fun"),
                            out_specs_flat=out_specs_for, donated=tuple(donated_leaves),
                            cache_key=cache_key)
+
+
+_pmap_meshes: dict = {}
+
+
+def _pmap_mesh(devices: tuple, name) -> Mesh:
+  mesh = _pmap_meshes.get((devices, name))
+  if mesh is None:
+    array = np.empty(len(devices), dtype=object)
+    array[:] = devices
+    mesh = _pmap_meshes[(devices, name)] = Mesh(array, (name,))
+  return mesh
 
 
 def _first_size(leaves, axes) -> int:
