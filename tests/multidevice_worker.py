@@ -244,6 +244,27 @@ def shard_map_basic():
   assert_equal(jax.jit(h)(a), a[:4])
 
 
+@check
+def make_array_and_visualize():
+  import contextlib
+  import io
+  mesh = jax.make_mesh((4, 2), ("X", "Y"))
+  host = np.arange(32, dtype=np.float32).reshape(8, 4)
+  s = NamedSharding(mesh, P("X", "Y"))
+  a = jax.make_array_from_callback((8, 4), s, lambda index: host[index])
+  assert a.sharding == s
+  assert_equal(a, host)
+  shards = a.addressable_shards
+  b = jax.make_array_from_single_device_arrays((8, 4), s, [x.data for x in reversed(shards)])
+  assert_equal(b, host)
+  c = jax.make_array_from_process_local_data(NamedSharding(mesh, P("X")), host)
+  assert c.sharding.spec == P("X")
+  text = io.StringIO()
+  with contextlib.redirect_stdout(text):
+    jax.debug.visualize_array_sharding(jax.device_put(host, NamedSharding(mesh, P("X"))))
+  assert text.getvalue().count("CPU 2,3") == 1 and text.getvalue().count("\n") == 9, text.getvalue()
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

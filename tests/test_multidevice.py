@@ -12,7 +12,8 @@ import pytest
 WORKER = os.path.join(os.path.dirname(__file__), "multidevice_worker.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = ["devices", "pmap_collectives", "pmap_signature", "pmap_errors", "pmap_transformations",
-          "pmap_outputs", "pmap_back_to_back", "sharding_objects", "spmd_jit", "shard_map_basic"]
+          "pmap_outputs", "pmap_back_to_back", "sharding_objects", "spmd_jit", "shard_map_basic",
+          "make_array_and_visualize"]
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src import devices as devices_module
-from axle._src.sharding import (NamedSharding, PartitionSpec, ShardedAval, get_mesh, replica_ids,
-                                shard_indices)
+from axle._src.sharding import (Mesh, NamedSharding, PartitionSpec, ShardedAval, get_mesh,
+                                replica_ids, shard_indices)
 from axle._src.xla import client
 
 
@@ -246,3 +246,113 @@ def _handles(target) -> bool:
 _device_put_sharded.handles = _handles
 constraint_hook = None  # with_sharding_constraint for traced values (set by spmd_jit)
 devices_module.put_sharded_hook = _device_put_sharded
+
+
+# ---------------------------------------------------------------------------
+# Building global arrays from pieces (jax.make_array_from_*)
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> ShardedArray:
+  """An array of ``shape`` laid out as ``sharding``, each device's piece being
+  ``data_callback(index)`` for the tuple of slices ``index`` it holds."""
+  shape = tuple(int(d) for d in shape)
+  sharding = _named(sharding)
+  indices = shard_indices(sharding.mesh, sharding.spec, shape)
+  pieces = [np.asarray(data_callback(index)) for index in indices]
+  piece_shape = sharding.shard_shape(shape)
+  for index, piece in zip(indices, pieces):
+    if piece.shape != piece_shape:
+      raise ValueError(f"make_array_from_callback: data_callback returned an array of shape "
+                       f"{piece.shape} for index {index}; expected {piece_shape}")
+  target = dtypes.canonicalize_dtype(dtype if dtype is not None else pieces[0].dtype)
+  pieces = [p.astype(target, copy=False) for p in pieces]
+  aval = ShapedArray(shape, target)
+  buffer = client.put_shards(pieces, aval, sharding.mesh.flat_devices,
+                             hlo_sharding_of(sharding, len(shape)))
+  return ShardedArray.from_buffer(buffer, aval, sharding)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None) -> ShardedArray:
+  """An array of ``shape`` laid out as ``sharding`` from one single-device Array per device
+  (in the order of ``sharding``'s devices, each the piece that device holds)."""
+  sharding = _named(sharding)
+  arrays = list(arrays)
+  devices = sharding.mesh.flat_devices
+  if len(arrays) != len(devices):
+    raise ValueError(f"make_array_from_single_device_arrays: got {len(arrays)} arrays for a "
+                     f"sharding over {len(devices)} devices")
+  by_device = {}
+  for array in arrays:
+    device = next(iter(array.devices())) if hasattr(array, "devices") and not isinstance(
+        array, Array) else None
+    if isinstance(array, Array) and not isinstance(array, ShardedArray):
+      device = devices_module.default_device() if array._buffer is None else \
+          client.buffer_devices(array._buffer)[0]
+    by_device.setdefault(device, []).append(array)
+  ordered = arrays if len(by_device) != len(devices) else [by_device[d][0] for d in devices]
+  return make_array_from_callback(
+      shape, sharding, lambda index, it=iter(ordered): np.asarray(next(it)), dtype=dtype)
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None) -> ShardedArray:
+  """An array laid out as ``sharding`` from this process's data (one process: all of it)."""
+  local_data = np.asarray(local_data)
+  shape = tuple(global_shape) if global_shape is not None else local_data.shape
+  if shape != local_data.shape:
+    raise NotImplementedError("make_array_from_process_local_data: several processes are not "
+                              "supported yet; the local data must be the whole array")
+  return make_array_from_callback(shape, sharding, lambda index: local_data[index])
+
+
+def _named(sharding) -> NamedSharding:
+  if isinstance(sharding, PartitionSpec):
+    mesh = get_mesh()
+    if mesh is None:
+      raise ValueError("a PartitionSpec needs a mesh: use `jax.set_mesh(mesh)` or pass "
+                       "NamedSharding(mesh, spec)")
+    return NamedSharding(mesh, sharding)
+  if not isinstance(sharding, NamedSharding):
+    raise TypeError(f"expected a NamedSharding, got {sharding!r}")
+  return sharding
+
+
+# ---------------------------------------------------------------------------
+# jax.debug.visualize_array_sharding: a text grid of which devices hold which block
+
+def visualize_sharding(shape, sharding, *, use_color: bool = False, scale: float = 1.0,
+                       min_width: int = 9, max_width: int = 80, color_map=None) -> None:
+  """Prints a grid of the blocks of a 1-D or 2-D array of ``shape`` and the devices holding
+  each (``CPU 0,1`` when two devices hold copies of the same block)."""
+  shape = tuple(shape)
+  if len(shape) not in (1, 2):
+    raise ValueError(f"visualize_sharding only supports 1- and 2-D arrays, got shape {shape}")
+  sharding = _named(sharding) if not hasattr(sharding, "mesh") else sharding
+  indices = shard_indices(sharding.mesh, sharding.spec, shape)
+  blocks = {}
+  for device, index in zip(sharding.mesh.flat_devices, indices):
+    key = tuple((s.start or 0) for s in index)
+    blocks.setdefault(key, []).append(device.id)
+  rows = sorted({k[0] for k in blocks})
+  cols = sorted({k[1] for k in blocks}) if len(shape) == 2 else [0]
+  labels = {k: f"CPU {','.join(str(i) for i in ids)}" for k, ids in blocks.items()}
+  width = max(min_width, max(len(t) for t in labels.values()) + 2)
+  if len(shape) == 1:
+    cols, rows = rows, [0]
+    labels = {(0, k[0]): t for k, t in labels.items()}
+  line = lambda left, mid, right: left + mid.join("─" * width for _ in cols) + right
+  out = [line("┌", "┬", "┐")]
+  for r, row in enumerate(rows):
+    out.append("│" + "│".join(labels[(row, col)].center(width) for col in cols) + "│")
+    out.append(line("├", "┼", "┤") if r < len(rows) - 1 else line("└", "┴", "┘"))
+  print("\n".join(out))
+
+
+def visualize_array_sharding(array, **kwargs) -> None:
+  """Prints which devices hold which block of ``array`` (a 1-D or 2-D Array)."""
+  sharding = array.sharding
+  if not isinstance(sharding, NamedSharding):
+    device = next(iter(sharding.device_set))
+    single = np.empty(1, dtype=object)
+    single[0] = device
+    from_mesh = NamedSharding(Mesh(single, ("_",)), PartitionSpec())
+    sharding = from_mesh
+  visualize_sharding(array.shape, sharding, **kwargs)

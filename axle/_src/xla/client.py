@@ -513,7 +513,7 @@ def shard_buffers(buffer) -> list:
 
 def buffer_devices(buffer) -> tuple:
   """The devices a (single- or multi-device) buffer lives on, in its sharding's order."""
-  return tuple(buffer.sharding._device_assignment)
+  return tuple(buffer._sharding._device_assignment)
 
 
 class SpmdExecutable:
