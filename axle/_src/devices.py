@@ -123,8 +123,11 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   """Places every array leaf of the pytree ``x`` on ``device`` (the default device if None)
   and returns axle Arrays. NumPy arrays and Python scalars are copied to the device."""
   from axle._src.array import Array, from_numpy
-  if put_sharded_hook is not None and put_sharded_hook.handles(device):
-    return put_sharded_hook(x, device)
+  if put_sharded_hook is not None:
+    if put_sharded_hook.handles(device):
+      return put_sharded_hook(x, device)
+    if device is not None:  # arrays over several devices: gathered for one device
+      x = put_sharded_hook.unshard(x)
   target = _target_device(device)
 
   def put(leaf):

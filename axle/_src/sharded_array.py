@@ -243,7 +243,16 @@ def _handles(target) -> bool:
   return False
 
 
+def _unshard(x):
+  def one(leaf):
+    if isinstance(leaf, ShardedArray):
+      return Array(np.asarray(leaf._host_value()), leaf.aval.weak_type)
+    return leaf
+  return tree_util.tree_map(one, x)
+
+
 _device_put_sharded.handles = _handles
+_device_put_sharded.unshard = _unshard
 constraint_hook = None  # with_sharding_constraint for traced values (set by spmd_jit)
 devices_module.put_sharded_hook = _device_put_sharded
 

@@ -529,8 +529,13 @@ class SpmdExecutable:
     self.out_avals = tuple(out_avals)
     self.devices = tuple(devices_)
     xc = _xc()
-    self.in_shardings = [xc.HloSharding.from_proto(p) for p in loaded.get_parameter_shardings()]
-    self.out_shardings = [xc.HloSharding.from_proto(p) for p in loaded.get_output_shardings()]
+    # One partition: XLA reports no shardings (everything is whole on the one device).
+    params = loaded.get_parameter_shardings() if len(self.devices) > 1 else None
+    outputs = loaded.get_output_shardings() if len(self.devices) > 1 else None
+    self.in_shardings = ([xc.HloSharding.from_proto(p) for p in params] if params is not None
+                         else [xc.HloSharding.replicate()] * len(self.in_avals))
+    self.out_shardings = ([xc.HloSharding.from_proto(p) for p in outputs] if outputs is not None
+                          else [xc.HloSharding.replicate()] * len(self.out_avals))
     self._in_jaxlib_shardings = [multi_device_sharding(self.devices, s) for s in self.in_shardings]
     self._handlers = [
         xc.array_result_handler(_Aval(a.shape, a.dtype, a.weak_type),
