@@ -76,6 +76,7 @@ from axle import scipy as scipy
 from axle import sharding as sharding
 from axle import experimental as experimental
 from axle import debug as debug
+from axle import distributed as distributed
 from axle import tree as tree
 from axle import test_util as test_util
 from axle import tree_util as tree_util

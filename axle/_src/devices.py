@@ -28,7 +28,8 @@ def devices(backend: str | None = None) -> list:
 def local_devices(process_index: int | None = None, backend: str | None = None,
                   host_id: int | None = None) -> list:
   """The devices attached to this process."""
-  return devices(backend)
+  _check_backend(backend)
+  return list(_client().local_devices())
 
 
 def device_count(backend: str | None = None) -> int:
@@ -38,17 +39,17 @@ def device_count(backend: str | None = None) -> int:
 
 def local_device_count(backend: str | None = None) -> int:
   """The number of devices attached to this process."""
-  return len(devices(backend))
+  return len(local_devices(backend=backend))
 
 
 def process_count(backend: str | None = None) -> int:
-  """The number of processes (always 1)."""
-  return 1
+  """The number of processes in the job (1 unless ``distributed.initialize`` joined one)."""
+  return _client().process_count()
 
 
 def process_index(backend: str | None = None) -> int:
-  """This process's index (always 0)."""
-  return 0
+  """This process's index in the job."""
+  return _client().process_index()
 
 
 def default_backend() -> str:

@@ -57,7 +57,9 @@ class ShardedArray(Array):
     """Splits a host value (canonical dtype) over ``sharding``'s devices."""
     aval = ShapedArray(value.shape, value.dtype, weak_type)
     indices = shard_indices(sharding.mesh, sharding.spec, value.shape)
-    pieces = [value[index] for index in indices]
+    local = set(client.local_devices())
+    pieces = [value[index] if d in local else None
+              for d, index in zip(sharding.mesh.flat_devices, indices)]
     buffer = client.put_shards(pieces, aval, sharding.mesh.flat_devices,
                                hlo_sharding_of(sharding, value.ndim))
     array = cls.from_buffer(buffer, aval, sharding)
@@ -73,22 +75,40 @@ class ShardedArray(Array):
       pieces = self._pieces = client.shard_buffers(self._sharded_buffer)
     return pieces
 
+  def _local(self) -> list:
+    """(device, index, replica id) of this process's pieces, in the buffers' order."""
+    sharding = self._sharding
+    local = set(client.local_devices())
+    indices = shard_indices(sharding.mesh, sharding.spec, self._aval.shape)
+    replicas = replica_ids(sharding.mesh, sharding.spec)
+    return [(d, i, r) for d, i, r in zip(sharding.mesh.flat_devices, indices, replicas)
+            if d in local]
+
   def _host_value(self):
     value = self._value
     if value is None:
       if self._sharded_buffer is None:
         raise client.deleted_error(self._aval)
       aval = self._aval
-      indices = shard_indices(self._sharding.mesh, self._sharding.spec, aval.shape)
       shard_aval = ShapedArray(self._sharding.shard_shape(aval.shape), aval.dtype)
       value = np.empty(aval.shape, aval.dtype)
+      covered = np.zeros(aval.shape, bool) if value.size else None
       seen = set()
-      for index, buffer in zip(indices, self._shard_buffers()):
+      for (device, index, _), buffer in zip(self._local(), self._shard_buffers()):
         key = tuple((s.start, s.stop) for s in index)
         if key in seen:
           continue
         seen.add(key)
         value[index] = client.to_host(buffer, shard_aval)
+        if covered is not None:
+          covered[index] = True
+      if covered is not None and not covered.all():
+        raise RuntimeError(
+            "Fetching value for `jax.Array` that spans non-addressable (non process local) "
+            "devices is not possible. You can use "
+            "`jax.experimental.multihost_utils.process_allgather` to print the global array or "
+            "use `.addressable_shards` method of jax.Array to inspect the addressable (process "
+            "local) shards.")
       value.flags.writeable = False
       self._value = value
     return value
@@ -136,20 +156,20 @@ class ShardedArray(Array):
 
   @property
   def addressable_shards(self) -> list:
-    sharding = self._sharding
     aval = self._aval
-    indices = shard_indices(sharding.mesh, sharding.spec, aval.shape)
-    replicas = replica_ids(sharding.mesh, sharding.spec)
-    shard_aval = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
+    shard_aval = ShapedArray(self._sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
     shards = []
-    for device, index, replica, buffer in zip(sharding.mesh.flat_devices, indices, replicas,
-                                              self._shard_buffers()):
+    for (device, index, replica), buffer in zip(self._local(), self._shard_buffers()):
       data = object.__new__(Array)
       data._value = None
       data._aval = shard_aval
       data._buffer = buffer
       shards.append(Shard(device, index, replica, data))
     return shards
+
+  def is_fully_addressable(self) -> bool:
+    local = set(client.local_devices())
+    return all(d in local for d in self._sharding.mesh.flat_devices)
 
   def _typeof(self):
     sharding = self._sharding
@@ -205,7 +225,9 @@ def sharded_buffer_for(value, sharding: NamedSharding, aval: ShapedArray):
     host = host.astype(aval.dtype)
   host = host.reshape(aval.shape)
   indices = shard_indices(sharding.mesh, sharding.spec, aval.shape)
-  return client.put_shards([host[i] for i in indices], aval, sharding.mesh.flat_devices,
+  local = set(client.local_devices())
+  pieces = [host[i] if d in local else None for d, i in zip(sharding.mesh.flat_devices, indices)]
+  return client.put_shards(pieces, aval, sharding.mesh.flat_devices,
                            hlo_sharding_of(sharding, len(aval.shape)))
 
 
@@ -266,14 +288,17 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Shar
   shape = tuple(int(d) for d in shape)
   sharding = _named(sharding)
   indices = shard_indices(sharding.mesh, sharding.spec, shape)
-  pieces = [np.asarray(data_callback(index)) for index in indices]
+  local = set(client.local_devices())
+  pieces = [np.asarray(data_callback(index)) if d in local else None
+            for d, index in zip(sharding.mesh.flat_devices, indices)]
   piece_shape = sharding.shard_shape(shape)
   for index, piece in zip(indices, pieces):
-    if piece.shape != piece_shape:
+    if piece is not None and piece.shape != piece_shape:
       raise ValueError(f"make_array_from_callback: data_callback returned an array of shape "
                        f"{piece.shape} for index {index}; expected {piece_shape}")
-  target = dtypes.canonicalize_dtype(dtype if dtype is not None else pieces[0].dtype)
-  pieces = [p.astype(target, copy=False) for p in pieces]
+  first = next(p for p in pieces if p is not None)
+  target = dtypes.canonicalize_dtype(dtype if dtype is not None else first.dtype)
+  pieces = [None if p is None else p.astype(target, copy=False) for p in pieces]
   aval = ShapedArray(shape, target)
   buffer = client.put_shards(pieces, aval, sharding.mesh.flat_devices,
                              hlo_sharding_of(sharding, len(shape)))
@@ -303,13 +328,30 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None) -> ShardedArray:
-  """An array laid out as ``sharding`` from this process's data (one process: all of it)."""
+  """An array laid out as ``sharding`` from this process's data: the block of the global array
+  that this process's devices hold (all of it with one process)."""
+  sharding = _named(sharding)
   local_data = np.asarray(local_data)
-  shape = tuple(global_shape) if global_shape is not None else local_data.shape
-  if shape != local_data.shape:
-    raise NotImplementedError("make_array_from_process_local_data: several processes are not "
-                              "supported yet; the local data must be the whole array")
-  return make_array_from_callback(shape, sharding, lambda index: local_data[index])
+  local = set(client.local_devices())
+  indices = [i for d, i in zip(sharding.mesh.flat_devices,
+                               shard_indices(sharding.mesh, sharding.spec,
+                                             tuple(global_shape or local_data.shape)))
+             if d in local] if global_shape is not None else None
+  if global_shape is None:
+    global_shape = local_data.shape
+    if client.process_count() > 1:
+      raise ValueError("make_array_from_process_local_data: pass global_shape with several "
+                       "processes")
+  global_shape = tuple(global_shape)
+  starts = [min((index[d].start or 0) for index in indices) for d in range(len(global_shape))] \
+      if indices else [0] * len(global_shape)
+
+  def piece(index):
+    local_index = tuple(slice((s.start or 0) - o, (s.stop if s.stop is not None else n) - o)
+                        for s, o, n in zip(index, starts, global_shape))
+    return local_data[local_index]
+
+  return make_array_from_callback(global_shape, sharding, piece)
 
 
 def _named(sharding) -> NamedSharding:

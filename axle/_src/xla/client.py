@@ -53,7 +53,8 @@ def get_client():
         xc = _xc()
         client = _make_client(xc)
         _state["client"] = client
-        _state["devices"] = tuple(client.local_devices())
+        _state["devices"] = tuple(client.devices())
+        _state["local_devices"] = tuple(client.local_devices())
   return client
 
 
@@ -69,6 +70,15 @@ def _requested_device_count() -> int | None:
 
 def _make_client(xc):
   count = _requested_device_count()
+  distributed = _state.get("distributed")
+  if distributed is not None:
+    from jaxlib import _jax
+    collectives = _jax.make_gloo_tcp_collectives(distributed_client=distributed["client"],
+                                                 hostname="127.0.0.1")
+    return xc.make_cpu_client(distributed_client=distributed["client"],
+                              node_id=distributed["process_id"],
+                              num_nodes=distributed["num_processes"], collectives=collectives,
+                              num_devices=count or 1)
   if count and count > 1 and "PJRT_NPROC" not in os.environ:
     # XLA:CPU runs one helper per device on a dispatch pool of PJRT_NPROC threads; with fewer
     # than 2N threads, more than 32 launches in flight per device deadlock a collective
@@ -113,8 +123,103 @@ def devices() -> tuple:
   return _state["devices"]
 
 
+def local_devices() -> tuple:
+  """This process's devices."""
+  if "local_devices" not in _state:
+    get_client()
+  return _state["local_devices"]
+
+
+def process_index() -> int:
+  distributed = _state.get("distributed")
+  return distributed["process_id"] if distributed else 0
+
+
+def process_count() -> int:
+  distributed = _state.get("distributed")
+  return distributed["num_processes"] if distributed else 1
+
+
 def default_device():
-  return devices()[0]
+  return local_devices()[0]
+
+
+# ---------------------------------------------------------------------------
+# Several processes: XLA's distributed runtime (coordination service + gloo collectives)
+
+def _wait_for_port(host: str, port: int, timeout: float) -> bool:
+  import socket
+  import time
+  deadline = time.monotonic() + timeout
+  while time.monotonic() < deadline:
+    try:
+      with socket.create_connection((host, port), timeout=1.0):
+        return True
+    except OSError:
+      time.sleep(0.1)
+  return False
+
+
+def initialize_distributed(coordinator_address: str, num_processes: int, process_id: int,
+                           initialization_timeout: int = 300, heartbeat_timeout: int = 100,
+                           shutdown_timeout: int = 300) -> None:
+  """Joins the distributed job (JAX's recipe: process 0 runs the coordination service; every
+  process connects, then its CPU client sees every process's devices). Misuses that would
+  abort the process inside XLA are caught first and raised as RuntimeError."""
+  import atexit
+  import socket
+  if "distributed" in _state:
+    raise RuntimeError("distributed.initialize should only be called once.")
+  if backend_started():
+    raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
+                       "computations are executed.")
+  if not 0 <= process_id < num_processes:
+    raise ValueError(f"process_id={process_id} must be in [0, num_processes={num_processes})")
+  host, _, port_text = coordinator_address.rpartition(":")
+  if not host or not port_text.isdigit():
+    raise ValueError(f"coordinator_address must be 'host:port', got {coordinator_address!r}")
+  port = int(port_text)
+  _xc()
+  from jaxlib import _jax
+  service = None
+  if process_id == 0:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+      probe.bind((host, port))  # a service on a busy port segfaults: check first
+    except OSError as exc:
+      raise RuntimeError(f"distributed.initialize: cannot start the coordination service on "
+                         f"{coordinator_address}: {exc.strerror} (is the port in use?)") from None
+    finally:
+      probe.close()
+    service = _jax.get_distributed_runtime_service(
+        coordinator_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+        shutdown_timeout=shutdown_timeout)
+  elif not _wait_for_port(host, port, initialization_timeout):
+    # connect() with no coordinator aborts the process after twice the timeout: fail here.
+    raise RuntimeError(f"distributed.initialize: no coordinator answered at "
+                       f"{coordinator_address} within {initialization_timeout} s")
+  client = _jax.get_distributed_runtime_client(
+      coordinator_address, process_id, init_timeout=initialization_timeout,
+      heartbeat_timeout=heartbeat_timeout, shutdown_timeout=shutdown_timeout,
+      use_compression=True)
+  client.connect()
+  _state["distributed"] = {"client": client, "service": service, "process_id": process_id,
+                           "num_processes": num_processes}
+  atexit.register(shutdown_distributed)
+
+
+def shutdown_distributed() -> None:
+  """Leaves the distributed job (a barrier with the other processes); safe to call twice."""
+  distributed = _state.pop("distributed", None)
+  if distributed is None:
+    return
+  distributed["client"].shutdown()
+  if distributed["service"] is not None:
+    distributed["service"].shutdown()
+
+
+def distributed_initialized() -> bool:
+  return "distributed" in _state
 
 
 def platform_version() -> str:
@@ -446,9 +551,18 @@ def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sh
   if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
     raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
   # A broadcast view (zero strides) counts as contiguous to NumPy but not to XLA: copy it.
-  pieces = [np.array(p, order="C") if 0 in np.asarray(p).strides else np.ascontiguousarray(p)
+  pieces = [None if p is None else
+            np.array(p, order="C") if 0 in np.asarray(p).strides else np.ascontiguousarray(p)
             for p in pieces]
   jaxlib_sharding = multi_device_sharding(devices_, sharding)
+  local = set(local_devices())
+  if not all(d in local for d in devices_):  # several processes: this process's pieces only
+    buffers = [xc.batched_device_put(_Aval(p.shape, p.dtype), sharding_for(d), [p], [d], True,
+                                     False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                                     enable_x64=True)
+               for p, d in zip(pieces, devices_) if d in local]
+    return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding, buffers,
+                        committed=True, _skip_checks=True)
   if not sharding.replicate_on_last_tile_dim() and not sharding.is_replicated():
     return xc.batched_device_put(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding,
                                  pieces, list(devices_), True, False,
