@@ -49,3 +49,28 @@ def test_xla_flags_device_count():
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120, cwd=ROOT)
   assert out.stdout.strip() == "3 [CpuDevice(id=0), CpuDevice(id=1), CpuDevice(id=2)]", out.stderr
+
+
+def _example(*flags):
+  env = dict(os.environ)
+  env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+  env.pop("XLA_FLAGS", None)
+  env.pop("PJRT_NPROC", None)
+  out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "data_parallel.py"),
+                        "--epochs", "1", *flags], capture_output=True, text=True, env=env,
+                       timeout=300, cwd=ROOT)
+  assert out.returncode == 0, out.stderr[-3000:]
+  return [line for line in out.stdout.splitlines() if line.startswith("epoch")]
+
+
+@pytest.fixture(scope="module")
+def single_device_losses():
+  return _example("--single")
+
+
+@pytest.mark.parametrize("flags", [("--processes", "2"), ("--processes", "2", "--sharded")],
+                         ids=["pmap", "jit-sharded"])
+def test_two_processes_train_like_one(single_device_losses, flags):
+  """2 processes x 4 CPU devices on 127.0.0.1 train the demo network data-parallel (pmap, or
+  jit over a NamedSharding) to the losses of a single-device run."""
+  assert single_device_losses and _example(*flags) == single_device_losses

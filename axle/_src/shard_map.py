@@ -30,7 +30,8 @@ from axle._src.interpreters import spmd
 from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from axle._src import shard_map_eager
-from axle._src.sharded_array import ShardedArray, sharded_buffer_for
+from axle._src.sharded_array import (ShardedArray, make_array_from_process_local_data,
+                                     sharded_buffer_for)
 from axle._src.sharding import Mesh, NamedSharding, PartitionSpec, IndivisibleError, get_mesh
 from axle._src.xla import client
 
@@ -121,7 +122,6 @@ class SpmdCall:
     buffers = [sharded_buffer_for(v, s, a)
                for v, s, a in zip(values, self.in_shardings, self.in_avals)]
     outs = self.executable.execute(buffers)
-    _throttle(outs)
     for position in self.donated:
       value = values[position]
       if isinstance(value, ShardedArray):
@@ -162,23 +162,6 @@ def _run_eqn(values, params) -> list:
 def _params_key(params):
   return (id(params["jaxpr"]), params["mesh"], tuple(params["in_specs"]),
           tuple(params["out_specs"]), tuple(params["manual_axes"]))
-
-
-# Launches in flight: XLA:CPU allows 32 per device, and a collective launched beyond that can
-# deadlock when its dispatch threads are all taken. The client is given 2N dispatch threads
-# (PJRT_NPROC), which makes that impossible; this window also bounds the queue when the user
-# set PJRT_NPROC lower.
-_window: list = []
-_WINDOW = 24
-
-
-def _throttle(outs) -> None:
-  if client.dispatch_threads_suffice():
-    return
-  _window.append(outs)
-  if len(_window) > _WINDOW:
-    oldest = _window.pop(0)
-    client.block_until_ready(list(oldest))
 
 
 # ---------------------------------------------------------------------------
@@ -516,7 +499,21 @@ class _PmapFunction:
       size = _first_size(leaves, flat_in_axes)
     else:
       raise ValueError("pmap requires at least one argument with a mapped axis (or axis_size=)")
-    devices = list(self.devices) if self.devices is not None else list(_devices())
+    processes = client.process_count()
+    if processes > 1 and self.devices is None:
+      # Several processes: each passes its own slice (one row per local device); the program
+      # spans every process's devices, as in JAX.
+      local_count = len(client.local_devices())
+      first = next(x for x, a in zip(leaves, flat_in_axes) if a is not None)
+      if isinstance(first, ShardedArray) and not first.is_fully_addressable():
+        size //= processes  # an output of an earlier pmap: already global
+      if size != local_count:
+        raise ValueError(f"pmap with several processes: the mapped axis ({size}) must equal the "
+                         f"number of local devices ({local_count})")
+      devices = sorted(_devices(), key=lambda d: (d.process_index, d.id))
+      size = size * processes
+    else:
+      devices = list(self.devices) if self.devices is not None else list(_devices())
     if self.devices is None and size > len(devices):
       raise ValueError(f"compiling computation that requires {size} logical devices, but only "
                        f"{len(devices)} XLA devices are available (num_replicas={size})")
@@ -524,7 +521,7 @@ class _PmapFunction:
       raise ValueError(f"pmap got {len(devices)} devices but the mapped axis has size {size}")
     mesh = _pmap_mesh(tuple(devices[:size]), name)
     specs, norm_axes = [], []
-    for leaf, axis in zip(leaves, flat_in_axes):
+    for position, (leaf, axis) in enumerate(zip(list(leaves), flat_in_axes)):
       if axis is None:
         specs.append(PartitionSpec())
         norm_axes.append(None)
@@ -533,6 +530,13 @@ class _PmapFunction:
       axis = axis % aval.ndim
       norm_axes.append(axis)
       spec = PartitionSpec(*([None] * axis), name)
+      if processes > 1 and self.devices is None and not isinstance(leaf, ShardedArray):
+        global_shape = list(aval.shape)
+        global_shape[axis] = size
+        leaf = make_array_from_process_local_data(NamedSharding(mesh, spec), np.asarray(leaf),
+                                                  tuple(global_shape))
+        leaves[position] = leaf
+        aval = core.get_aval(leaf)
       if aval.shape[axis] != size:
         raise IndivisibleError(
             f"Sharding {NamedSharding(mesh, spec)} implies that array axis {axis} is "

@@ -672,9 +672,11 @@ class SpmdExecutable:
         raise ValueError(f"argument {i}: its buffer is laid out over the wrong devices or with "
                          "the wrong sharding for this executable")
     try:
-      return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+      outs = self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
     except _xc().XlaRuntimeError as exc:
       raise XlaError(str(exc)) from None
+    _bound_in_flight(outs)
+    return outs
 
   def hlo_text(self) -> str:
     return self.loaded.get_hlo_text()
@@ -684,6 +686,25 @@ class SpmdExecutable:
 
   def memory_analysis(self):
     return self.loaded.get_compiled_memory_stats()
+
+
+# Multi-device launches not yet known to be finished. XLA:CPU deadlocks when more than 32
+# computations are in flight per device and a collective is launched (and, across processes,
+# when the processes' queues grow unbounded); with several processes, or fewer than two
+# dispatch threads per device, at most _MAX_IN_FLIGHT launches are left outstanding.
+_in_flight: list = []
+_MAX_IN_FLIGHT = 16
+
+
+def _bound_in_flight(outs) -> None:
+  if "distributed" not in _state and dispatch_threads_suffice():
+    return
+  _in_flight.append(outs)
+  if len(_in_flight) > _MAX_IN_FLIGHT:
+    oldest = _in_flight.pop(0)
+    live = [o for o in oldest if not o.is_deleted()]
+    if live:
+      _xc().batched_block_until_ready(live)
 
 
 def compile_spmd(mlir_text: str, in_avals, out_avals, devices_: Sequence, *,
