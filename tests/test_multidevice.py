@@ -74,3 +74,46 @@ def test_two_processes_train_like_one(single_device_losses, flags):
   """2 processes x 4 CPU devices on 127.0.0.1 train the demo network data-parallel (pmap, or
   jit over a NamedSharding) to the losses of a single-device run."""
   assert single_device_losses and _example(*flags) == single_device_losses
+
+
+def _free_port() -> int:
+  import socket
+  with socket.socket() as probe:
+    probe.bind(("127.0.0.1", 0))
+    return probe.getsockname()[1]
+
+
+def _env():
+  env = dict(os.environ)
+  env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+  env.pop("XLA_FLAGS", None)
+  return env
+
+
+def test_two_processes_global_arrays_and_multihost_utils():
+  port = _free_port()
+  worker = os.path.join(os.path.dirname(__file__), "multiprocess_worker.py")
+  procs = [subprocess.Popen([sys.executable, worker, str(rank), str(port)], env=_env(), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+           for rank in range(2)]
+  outs = [p.communicate(timeout=180) for p in procs]
+  for p, (out, err) in zip(procs, outs):
+    assert p.returncode == 0 and "PASS" in out, err[-3000:]
+
+
+def test_distributed_errors_raise():
+  code = ("import socket, axle\n"
+          "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); port = s.getsockname()[1]\n"
+          "try:\n"
+          "  axle.distributed.initialize(f'127.0.0.1:{port}', 2, 0)\n"
+          "except RuntimeError as e: print('busy:', 'in use' in str(e))\n"
+          "free = socket.socket(); free.bind(('127.0.0.1', 0)); port = free.getsockname()[1]; free.close()\n"
+          "try:\n"
+          "  axle.distributed.initialize(f'127.0.0.1:{port}', 2, 1, initialization_timeout=1)\n"
+          "except RuntimeError as e: print('missing:', 'no coordinator' in str(e))\n"
+          "try:\n"
+          "  axle.distributed.initialize('127.0.0.1:1', 2, 2)\n"
+          "except ValueError as e: print('rank:', 'process_id=2' in str(e))\n")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
+                       cwd=ROOT, timeout=120)
+  assert out.stdout.split() == ["busy:", "True", "missing:", "True", "rank:", "True"], out.stderr
