@@ -65,6 +65,15 @@ from axle._src.devices import (
     process_count as process_count,
     process_index as process_index,
 )
+from axle._src.shard_map import pmap as pmap, shard_map as shard_map
+from axle._src.sharding import make_mesh as make_mesh, set_mesh as set_mesh
+from axle._src.sharding import NamedSharding as NamedSharding, PartitionSpec as P
+from axle._src.xla.spmd_jit import reshard as reshard
+from axle._src.sharded_array import (
+    make_array_from_callback as make_array_from_callback,
+    make_array_from_process_local_data as make_array_from_process_local_data,
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays,
+)
 from axle._src.tree_util import (
     tree_flatten as tree_flatten,
     tree_leaves as tree_leaves,
@@ -84,6 +93,10 @@ from axle import nn as nn
 from axle import numpy as numpy
 from axle import random as random
 from axle import scipy as scipy
+from axle import sharding as sharding
+from axle import experimental as experimental
+from axle import debug as debug
+from axle import distributed as distributed
 from axle import tree as tree
 from axle import test_util as test_util
 from axle import tree_util as tree_util

@@ -35,6 +35,7 @@ from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import client
 from axle._src.xla import execution
+from axle._src.xla import spmd_jit
 from axle._src.ir import ClosedJaxpr
 # JAX defines its transformations in jax._src.api, where code that extends JAX imports them from
 # (``from jax._src import api; api.grad(...)``); axle's live in their own L4 modules.
@@ -385,6 +386,8 @@ class JitFunction:
                abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
     if not callable(fun):
       raise TypeError(f"Expected a callable value, got {fun!r}")
+    if in_shardings is not None or out_shardings is not None:
+      fun = spmd_jit.constrain_function(fun, in_shardings, out_shardings)
     self.fun = fun
     self.static_argnums = _normalize_argnums(static_argnums, fun)
     if isinstance(static_argnames, str):
@@ -879,5 +882,7 @@ def ensure_compile_time_eval():
 
 
 def typeof(x) -> ShapedArray:
-  """The abstract value (shape, dtype, weak type) of an array, tracer or scalar."""
-  return core.get_aval(x)
+  """The abstract value (shape, dtype, weak type) of an array, tracer or scalar; for an array
+  laid out over a mesh, with its sharding."""
+  typed = getattr(x, "_typeof", None)
+  return typed() if typed is not None else core.get_aval(x)

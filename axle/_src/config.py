@@ -49,6 +49,8 @@ class Config:
       "jax_compilation_cache_dir": (str, "JAX_COMPILATION_CACHE_DIR", None),
       "jax_persistent_cache_min_compile_time_secs": (float, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", 0.5),
       "jax_compilation_cache_max_size": (int, "JAX_COMPILATION_CACHE_MAX_SIZE", 1 << 30),
+      "jax_num_cpu_devices": (int, "JAX_NUM_CPU_DEVICES", -1),
+      "jax_use_shardy_partitioner": (bool, "JAX_USE_SHARDY_PARTITIONER", True),
       "axle_retrace_warning_threshold": (int, "AXLE_RETRACE_WARNING_THRESHOLD", 8),
   }
 
@@ -63,6 +65,7 @@ class Config:
         values[name] = os.environ.get(env, default)
     object.__setattr__(self, "_values", values)
     object.__setattr__(self, "_listeners", [])
+    object.__setattr__(self, "_guards", {})
     self._refresh_trace_state()
 
   def _refresh_trace_state(self) -> None:
@@ -77,6 +80,9 @@ class Config:
       value = bool(value)
     elif kind in (int, float):
       value = kind(value)
+    guard = self._guards.get(name)
+    if guard is not None:
+      guard(value)
     self._values[name] = value
     self._refresh_trace_state()
     for listener in self._listeners:
@@ -85,6 +91,10 @@ class Config:
   def read(self, name: str):
     """Returns the current value of flag ``name``."""
     return self._values[name]
+
+  def add_guard(self, name: str, check) -> None:
+    """Registers ``check(value)``, called before flag ``name`` changes; it raises to refuse."""
+    self._guards[name] = check
 
   def add_listener(self, callback) -> None:
     """Registers ``callback(name, value)``, called after every ``update``."""

@@ -25,7 +25,8 @@ def devices(backend: str | None = None) -> list:
 def local_devices(process_index: int | None = None, backend: str | None = None,
                   host_id: int | None = None) -> list:
   """The devices attached to this process."""
-  return devices(backend)
+  _check_backend(backend)
+  return list(client.local_devices())
 
 
 def device_count(backend: str | None = None) -> int:
@@ -35,17 +36,17 @@ def device_count(backend: str | None = None) -> int:
 
 def local_device_count(backend: str | None = None) -> int:
   """The number of devices attached to this process."""
-  return len(devices(backend))
+  return len(local_devices(backend=backend))
 
 
 def process_count(backend: str | None = None) -> int:
-  """The number of processes (always 1)."""
-  return 1
+  """The number of processes in the job (1 unless ``distributed.initialize`` joined one)."""
+  return client.process_count()
 
 
 def process_index(backend: str | None = None) -> int:
-  """This process's index (always 0)."""
-  return 0
+  """This process's index in the job."""
+  return client.process_index()
 
 
 def default_backend() -> str:
@@ -136,9 +137,18 @@ def _target_device(device):
   raise TypeError(f"device_put: expected a device or a single-device sharding, got {device!r}")
 
 
+# Set by axle._src.sharded_array: device_put to a NamedSharding / PartitionSpec (several devices).
+put_sharded_hook = None
+
+
 def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
   """Places every array leaf of the pytree ``x`` on ``device`` (the default device if None)
   and returns axle Arrays. NumPy arrays and Python scalars are copied to the device."""
+  if put_sharded_hook is not None:
+    if put_sharded_hook.handles(device):
+      return put_sharded_hook(x, device)
+    if device is not None:  # arrays over several devices: gathered for one device
+      x = put_sharded_hook.unshard(x)
   target = _target_device(device)
 
   def put(leaf):

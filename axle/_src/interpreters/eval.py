@@ -178,6 +178,11 @@ def _operand_error(primitive, position, x) -> TypeError:
                    f"{primitive.name} at position {position}.")
 
 
+# Set by axle._src.xla.spmd_jit: runs a primitive whose operands are laid out over a mesh as
+# one program over that mesh (None when it cannot).
+sharded_hook: Callable | None = None
+
+
 class EvalTrace(core.Trace):
   """The root trace: evaluates primitives right away with NumPy kernels."""
   parent = None
@@ -191,6 +196,10 @@ class EvalTrace(core.Trace):
         values.append(x._value)
         avals.append(x._aval)
         continue
+      if sharded_hook is not None and hasattr(x, "_sharded_buffer"):
+        out = sharded_hook(primitive, args, params)  # operands laid out over a mesh
+        if out is not None:
+          return out
       try:
         value, aval = _to_value(x)
       except errors.UnexpectedTracerError:

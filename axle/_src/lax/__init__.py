@@ -27,3 +27,8 @@ from axle._src.lax.control_flow import *  # noqa: E402,F401,F403
 from axle._src.lax.parallel import *  # noqa: E402,F401,F403
 from axle._src.lax.fourier import *  # noqa: E402,F401,F403
 from axle._src.lax.custom_solvers import *  # noqa: E402,F401,F403
+# Collectives inside shard_map/pmap, and sharding constraints.
+from axle._src.lax.parallel_spmd import pcast, pvary  # noqa: E402
+from axle._src.xla.spmd_jit import with_sharding_constraint  # noqa: E402
+
+__all__ += ["pcast", "pvary", "with_sharding_constraint"]

@@ -16,6 +16,7 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import spmd
 from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
 from axle._src.lax import reductions
@@ -183,12 +184,19 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 def axis_size(axis_name) -> int:
   """The size of the named axis ``axis_name`` (a concrete int)."""
+  bound = [spmd.bound_axis_size(name) for name in _as_tuple(axis_name)]
+  if all(size is not None for size in bound):
+    return int(np.prod(bound))
   return int(psum(1, axis_name))
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
   """The mean of ``x`` over the named axis ``axis_name``."""
-  size = psum(1, axis_name, axis_index_groups=axis_index_groups)
+  bound = [spmd.bound_axis_size(name) for name in _as_tuple(axis_name)]
+  if axis_index_groups is None and all(b is not None for b in bound):
+    size = int(np.prod(bound))  # inside shard_map/pmap: the mesh axis sizes
+  else:
+    size = psum(1, axis_name, axis_index_groups=axis_index_groups)
   summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
   return tree_util.tree_map(
       lambda s: elementwise.div(s, np.array(size, core.get_aval(s).dtype)), summed)

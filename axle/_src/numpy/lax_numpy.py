@@ -26,6 +26,7 @@ from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,
                                       zeros)
+from axle._src.xla import spmd_jit
 
 
 def _shape(x):
@@ -256,9 +257,13 @@ def round(a, decimals: int = 0, out=None):
 around = round
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Dot product of two arrays (``jnp.dot``): a matrix product for 2-D, a sum over the last
-  axis of ``a`` and the second-to-last of ``b`` in general."""
+  axis of ``a`` and the second-to-last of ``b`` in general. ``out_sharding`` lays the result
+  out over the mesh."""
+  if out_sharding is not None:
+    return spmd_jit.reshard(dot(a, b, precision=precision,
+                                preferred_element_type=preferred_element_type), out_sharding)
   util.check_arraylike("dot", a, b)
   a, b = util.promote_dtypes(a, b)
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
@@ -272,8 +277,11 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
   return out
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Matrix product with NumPy's broadcasting of batch dimensions (``a @ b``)."""
+  if out_sharding is not None:
+    return spmd_jit.reshard(matmul(a, b, precision=precision,
+                                   preferred_element_type=preferred_element_type), out_sharding)
   util.check_arraylike("matmul", a, b)
   a, b = util.promote_dtypes(a, b)
   a_shape, b_shape = _shape(a), _shape(b)

@@ -19,6 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src.config import config
+
 _lock = threading.Lock()
 _state: dict = {}
 
@@ -63,10 +65,69 @@ def get_client():
       client = _state.get("client")
       if client is None:
         xc = _xc()
-        client = xc.make_cpu_client()
+        client = _make_client(xc)
         _state["client"] = client
-        _state["devices"] = tuple(client.local_devices())
+        _state["devices"] = tuple(client.devices())
+        _state["local_devices"] = tuple(client.local_devices())
   return client
+
+
+def _requested_device_count() -> int | None:
+  count = config.jax_num_cpu_devices
+  if count is not None and int(count) > 0:
+    return int(count)
+  for flag in os.environ.get("XLA_FLAGS", "").split():
+    if flag.startswith("--xla_force_host_platform_device_count="):
+      return int(flag.split("=", 1)[1])
+  return None
+
+
+def _make_client(xc):
+  count = _requested_device_count()
+  distributed = _state.get("distributed")
+  if distributed is not None:
+    from jaxlib import _jax
+    collectives = _jax.make_gloo_tcp_collectives(distributed_client=distributed["client"],
+                                                 hostname="127.0.0.1")
+    return xc.make_cpu_client(distributed_client=distributed["client"],
+                              node_id=distributed["process_id"],
+                              num_nodes=distributed["num_processes"], collectives=collectives,
+                              num_devices=count or 1)
+  if count and count > 1 and "PJRT_NPROC" not in os.environ:
+    # XLA:CPU runs one helper per device on a dispatch pool of PJRT_NPROC threads; with fewer
+    # than 2N threads, more than 32 launches in flight per device deadlock a collective
+    # (XLA aborts after a minute). 2N threads make that impossible (shared/xla-multidevice).
+    os.environ["PJRT_NPROC"] = str(max(2 * count, os.cpu_count() or 1))
+  return xc.make_cpu_client(num_devices=count) if count else xc.make_cpu_client()
+
+
+def dispatch_threads_suffice() -> bool:
+  """Whether XLA:CPU's dispatch pool has at least two threads per device, which makes the
+  collective deadlock (more than 32 launches in flight per device) impossible."""
+  cached = _state.get("threads_suffice")
+  if cached is None:
+    try:
+      threads = int(os.environ.get("PJRT_NPROC", "") or (os.cpu_count() or 1))
+    except ValueError:
+      threads = os.cpu_count() or 1
+    cached = _state["threads_suffice"] = threads >= 2 * len(devices())
+  return cached
+
+
+def backend_started() -> bool:
+  """Whether the XLA client exists (device-count settings no longer apply)."""
+  return "client" in _state
+
+
+def _check_num_cpu_devices(value) -> None:
+  if backend_started():
+    raise RuntimeError(
+        "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
+        "before any JAX operation is executed. You should initialize this config immediately "
+        "after `import jax`.")
+
+
+config.add_guard("jax_num_cpu_devices", _check_num_cpu_devices)
 
 
 def devices() -> tuple:
@@ -76,8 +137,103 @@ def devices() -> tuple:
   return _state["devices"]
 
 
+def local_devices() -> tuple:
+  """This process's devices."""
+  if "local_devices" not in _state:
+    get_client()
+  return _state["local_devices"]
+
+
+def process_index() -> int:
+  distributed = _state.get("distributed")
+  return distributed["process_id"] if distributed else 0
+
+
+def process_count() -> int:
+  distributed = _state.get("distributed")
+  return distributed["num_processes"] if distributed else 1
+
+
 def default_device():
-  return devices()[0]
+  return local_devices()[0]
+
+
+# ---------------------------------------------------------------------------
+# Several processes: XLA's distributed runtime (coordination service + gloo collectives)
+
+def _wait_for_port(host: str, port: int, timeout: float) -> bool:
+  import socket
+  import time
+  deadline = time.monotonic() + timeout
+  while time.monotonic() < deadline:
+    try:
+      with socket.create_connection((host, port), timeout=1.0):
+        return True
+    except OSError:
+      time.sleep(0.1)
+  return False
+
+
+def initialize_distributed(coordinator_address: str, num_processes: int, process_id: int,
+                           initialization_timeout: int = 300, heartbeat_timeout: int = 100,
+                           shutdown_timeout: int = 300) -> None:
+  """Joins the distributed job (JAX's recipe: process 0 runs the coordination service; every
+  process connects, then its CPU client sees every process's devices). Misuses that would
+  abort the process inside XLA are caught first and raised as RuntimeError."""
+  import atexit
+  import socket
+  if "distributed" in _state:
+    raise RuntimeError("distributed.initialize should only be called once.")
+  if backend_started():
+    raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
+                       "computations are executed.")
+  if not 0 <= process_id < num_processes:
+    raise ValueError(f"process_id={process_id} must be in [0, num_processes={num_processes})")
+  host, _, port_text = coordinator_address.rpartition(":")
+  if not host or not port_text.isdigit():
+    raise ValueError(f"coordinator_address must be 'host:port', got {coordinator_address!r}")
+  port = int(port_text)
+  _xc()
+  from jaxlib import _jax
+  service = None
+  if process_id == 0:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+      probe.bind((host, port))  # a service on a busy port segfaults: check first
+    except OSError as exc:
+      raise RuntimeError(f"distributed.initialize: cannot start the coordination service on "
+                         f"{coordinator_address}: {exc.strerror} (is the port in use?)") from None
+    finally:
+      probe.close()
+    service = _jax.get_distributed_runtime_service(
+        coordinator_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+        shutdown_timeout=shutdown_timeout)
+  elif not _wait_for_port(host, port, initialization_timeout):
+    # connect() with no coordinator aborts the process after twice the timeout: fail here.
+    raise RuntimeError(f"distributed.initialize: no coordinator answered at "
+                       f"{coordinator_address} within {initialization_timeout} s")
+  client = _jax.get_distributed_runtime_client(
+      coordinator_address, process_id, init_timeout=initialization_timeout,
+      heartbeat_timeout=heartbeat_timeout, shutdown_timeout=shutdown_timeout,
+      use_compression=True)
+  client.connect()
+  _state["distributed"] = {"client": client, "service": service, "process_id": process_id,
+                           "num_processes": num_processes}
+  atexit.register(shutdown_distributed)
+
+
+def shutdown_distributed() -> None:
+  """Leaves the distributed job (a barrier with the other processes); safe to call twice."""
+  distributed = _state.pop("distributed", None)
+  if distributed is None:
+    return
+  distributed["client"].shutdown()
+  if distributed["service"] is not None:
+    distributed["service"].shutdown()
+
+
+def distributed_initialized() -> bool:
+  return "distributed" in _state
 
 
 def platform_version() -> str:
@@ -347,3 +503,272 @@ def _mlir_context():
   stablehlo.register_dialect(context)
   chlo.register_dialect(context)
   return context
+# ---------------------------------------------------------------------------
+# Several devices: multi-device shardings, arrays and SPMD executables
+# (shared/xla-multidevice/NOTES.md lists the calls, and the misuses that abort the process;
+# everything here validates before XLA sees it).
+
+class _Aval:
+  """The (shape, dtype, weak_type) record jaxlib's C++ reads from an array's aval."""
+  __slots__ = ("shape", "dtype", "weak_type")
+
+  def __init__(self, shape, dtype, weak_type=False):
+    self.shape = tuple(shape)
+    self.dtype = np.dtype(dtype)
+    self.weak_type = weak_type
+
+
+def hlo_sharding(tile_dims: Sequence[int] | None, device_order: Sequence[int] | None = None,
+                 replicate_last: bool = False):
+  """An XLA HloSharding: replicated when ``tile_dims`` is None, else tiled ``tile_dims`` over
+  logical devices ``device_order`` (the last tile dim replicated when ``replicate_last``)."""
+  xc = _xc()
+  if tile_dims is None:
+    return xc.HloSharding.replicate()
+  proto = xc.OpSharding()
+  proto.type = xc.OpSharding.Type.OTHER
+  proto.tile_assignment_dimensions = [int(d) for d in tile_dims]
+  count = int(np.prod(tile_dims))
+  proto.tile_assignment_devices = list(device_order) if device_order is not None else list(range(count))
+  proto.replicate_on_last_tile_dim = replicate_last
+  return xc.HloSharding.from_proto(proto)
+
+
+def hlo_sharding_from_proto(proto):
+  return _xc().HloSharding.from_proto(proto)
+
+
+def hlo_tiling(sharding) -> tuple | None:
+  """(tile dims, logical device order, last dim replicated) of an HloSharding; None when
+  replicated."""
+  if sharding.is_replicated() or sharding.is_maximal():
+    return None
+  return (tuple(sharding.tile_assignment_dimensions()), tuple(sharding.tile_assignment_devices()),
+          bool(sharding.replicate_on_last_tile_dim()))
+
+
+_multi_shardings: dict = {}
+
+
+def multi_device_sharding(devices_: Sequence, sharding):
+  """The jaxlib sharding object for ``devices_`` laid out by HloSharding ``sharding``."""
+  key = (tuple(devices_), repr(sharding))
+  cached = _multi_shardings.get(key)
+  if cached is not None:
+    return cached
+  xc = _xc()
+
+  class _MultiSharding(xc.GSPMDSharding):
+    def _to_xla_hlo_sharding(self, ndim):
+      return sharding
+
+    @property
+    def _device_assignment(self):
+      return tuple(devices_)
+
+    @property
+    def is_fully_replicated(self):
+      return sharding.is_replicated()
+
+    @property
+    def num_devices(self):
+      return len(devices_)
+
+    @property
+    def memory_kind(self):
+      return None
+
+  result = _multi_shardings[key] = _MultiSharding(list(devices_), sharding)
+  return result
+
+
+def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sharding):
+  """One multi-device buffer of ``global_aval`` from one host piece per device of ``devices_``
+  (pieces copied during the call)."""
+  xc = _xc()
+  if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
+    raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
+  # A broadcast view (zero strides) counts as contiguous to NumPy but not to XLA: copy it.
+  pieces = [None if p is None else
+            np.array(p, order="C") if 0 in np.asarray(p).strides else np.ascontiguousarray(p)
+            for p in pieces]
+  jaxlib_sharding = multi_device_sharding(devices_, sharding)
+  local = set(local_devices())
+  if not all(d in local for d in devices_):  # several processes: this process's pieces only
+    buffers = [xc.batched_device_put(_Aval(p.shape, p.dtype), sharding_for(d), [p], [d], True,
+                                     False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                                     enable_x64=True)
+               for p, d in zip(pieces, devices_) if d in local]
+    return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding, buffers,
+                        committed=True, _skip_checks=True)
+  if not sharding.replicate_on_last_tile_dim() and not sharding.is_replicated():
+    return xc.batched_device_put(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding,
+                                 pieces, list(devices_), True, False,
+                                 xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                                 enable_x64=True)
+  # Partly or fully replicated layouts: one put per device, then one array of the pieces.
+  buffers = [xc.batched_device_put(_Aval(p.shape, p.dtype), sharding_for(d), [p], [d], True,
+                                   False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+                                   enable_x64=True) for p, d in zip(pieces, devices_)]
+  return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype), jaxlib_sharding, buffers,
+                      committed=True, _skip_checks=True)
+
+
+def assemble_buffers(buffers: Sequence, global_aval, devices_: Sequence, sharding):
+  """One multi-device buffer from single-device buffers, one per device of ``devices_`` (in
+  that order)."""
+  xc = _xc()
+  if [b.devices().pop() if hasattr(b, "devices") else None for b in buffers] != list(devices_):
+    raise ValueError("assemble_buffers: the buffers must lie on the devices, in their order")
+  return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype),
+                      multi_device_sharding(devices_, sharding), list(buffers), committed=True,
+                      _skip_checks=True)
+
+
+_shard_stand_ins: dict = {}
+
+
+def _stand_in_modules() -> dict:
+  """What jaxlib's C++ imports when it splits a multi-device array into single-device ones:
+  ``jax.core.ShapedArray`` and ``jax._src.sharding_impls.make_single_device_sharding``. Without
+  them each split retries the failing imports (~1 ms); these stand-ins live in ``sys.modules``
+  only during the split (shared/xla-multidevice/NOTES.md)."""
+  if not _shard_stand_ins:
+    import types
+    root = types.ModuleType("jax")
+    root.__path__ = []
+    core_module = types.ModuleType("jax.core")
+    core_module.ShapedArray = lambda shape, dtype, weak_type=False: _Aval(shape, dtype, weak_type)
+    src = types.ModuleType("jax._src")
+    src.__path__ = []
+    impls = types.ModuleType("jax._src.sharding_impls")
+    impls.make_single_device_sharding = lambda device, memory_kind=None: sharding_for(device)
+    _shard_stand_ins.update({"jax": root, "jax.core": core_module, "jax._src": src,
+                             "jax._src.sharding_impls": impls})
+  return _shard_stand_ins
+
+
+def shard_buffers(buffer) -> list:
+  """The single-device buffers of a multi-device buffer, in its devices' order."""
+  import sys
+  if "jax" in sys.modules and sys.modules["jax"] is not _shard_stand_ins.get("jax"):
+    return list(buffer._arrays)
+  stand_ins = _stand_in_modules()
+  with _lock:
+    sys.modules.update(stand_ins)
+    try:
+      return list(buffer._arrays)
+    finally:
+      for name in stand_ins:
+        sys.modules.pop(name, None)
+
+
+def buffer_devices(buffer) -> tuple:
+  """The devices a (single- or multi-device) buffer lives on, in its sharding's order."""
+  return tuple(buffer._sharding._device_assignment)
+
+
+class SpmdExecutable:
+  """A loaded SPMD executable over several devices. ``execute`` takes multi-device buffers laid
+  out as ``in_shardings`` says (checked first: a mismatch crashes XLA) and returns
+  multi-device buffers laid out as ``out_shardings``."""
+  __slots__ = ("loaded", "in_avals", "out_avals", "devices", "in_shardings", "out_shardings",
+               "_handlers", "_in_jaxlib_shardings", "__weakref__")
+
+  def __init__(self, loaded, in_avals, out_avals, devices_):
+    self.loaded = loaded
+    self.in_avals = tuple(in_avals)
+    self.out_avals = tuple(out_avals)
+    self.devices = tuple(devices_)
+    xc = _xc()
+    # One partition: XLA reports no shardings (everything is whole on the one device).
+    params = loaded.get_parameter_shardings() if len(self.devices) > 1 else None
+    outputs = loaded.get_output_shardings() if len(self.devices) > 1 else None
+    self.in_shardings = ([xc.HloSharding.from_proto(p) for p in params] if params is not None
+                         else [xc.HloSharding.replicate()] * len(self.in_avals))
+    self.out_shardings = ([xc.HloSharding.from_proto(p) for p in outputs] if outputs is not None
+                          else [xc.HloSharding.replicate()] * len(self.out_avals))
+    self._in_jaxlib_shardings = [multi_device_sharding(self.devices, s) for s in self.in_shardings]
+    self._handlers = [
+        xc.array_result_handler(_Aval(a.shape, a.dtype, a.weak_type),
+                                multi_device_sharding(self.devices, s), True, _skip_checks=True)
+        for a, s in zip(self.out_avals, self.out_shardings)]
+
+  def execute(self, buffers: list) -> list:
+    if len(buffers) != len(self.in_avals):
+      raise ValueError(f"SPMD executable expects {len(self.in_avals)} arguments, got {len(buffers)}")
+    for i, (buffer, aval, sharding) in enumerate(zip(buffers, self.in_avals,
+                                                     self._in_jaxlib_shardings)):
+      have_aval = buffer.aval
+      if tuple(have_aval.shape) != tuple(aval.shape) or np.dtype(have_aval.dtype) != aval.dtype:
+        raise ValueError(f"argument {i}: expected {aval.str_short()}, got a buffer of shape "
+                         f"{tuple(have_aval.shape)} and dtype {have_aval.dtype}")
+      have = buffer._sharding
+      if have is not sharding and (tuple(have._device_assignment) != self.devices or
+                                   have._to_xla_hlo_sharding(len(aval.shape))
+                                   != self.in_shardings[i]):
+        raise ValueError(f"argument {i}: its buffer is laid out over the wrong devices or with "
+                         "the wrong sharding for this executable")
+    try:
+      outs = self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+    except _xc().XlaRuntimeError as exc:
+      raise XlaError(str(exc)) from None
+    _bound_in_flight(outs)
+    return outs
+
+  def hlo_text(self) -> str:
+    return self.loaded.get_hlo_text()
+
+  def cost_analysis(self) -> dict:
+    return dict(self.loaded.cost_analysis())
+
+  def memory_analysis(self):
+    return self.loaded.get_compiled_memory_stats()
+
+
+# Multi-device launches not yet known to be finished. XLA:CPU deadlocks when more than 32
+# computations are in flight per device and a collective is launched (and, across processes,
+# when the processes' queues grow unbounded); with several processes, or fewer than two
+# dispatch threads per device, at most _MAX_IN_FLIGHT launches are left outstanding.
+_in_flight: list = []
+_MAX_IN_FLIGHT = 16
+
+
+def _bound_in_flight(outs) -> None:
+  if "distributed" not in _state and dispatch_threads_suffice():
+    return
+  _in_flight.append(outs)
+  if len(_in_flight) > _MAX_IN_FLIGHT:
+    oldest = _in_flight.pop(0)
+    live = [o for o in oldest if not o.is_deleted()]
+    if live:
+      _xc().batched_block_until_ready(live)
+
+
+def compile_spmd(mlir_text: str, in_avals, out_avals, devices_: Sequence, *,
+                 propagate_to_outputs: Sequence[bool] = (),
+                 propagate_to_parameters: Sequence[bool] = (),
+                 shardy: bool = True) -> SpmdExecutable:
+  """Compiles an SPMD module (``num_partitions = len(devices_)``) as JAX does: logical device
+  k is ``devices_[k]`` both in the device list and in the device assignment."""
+  xc = _xc()
+  devices_ = tuple(devices_)
+  if len(set(devices_)) != len(devices_):
+    raise ValueError(f"compile_spmd: duplicate devices in {devices_}")
+  options = xc.CompileOptions()
+  options.num_replicas = 1
+  options.num_partitions = len(devices_)
+  build = options.executable_build_options
+  build.use_spmd_partitioning = True
+  build.use_shardy_partitioner = shardy
+  if propagate_to_outputs:
+    build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
+  if propagate_to_parameters:
+    build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_parameters)
+  options.device_assignment = xc.DeviceAssignment.create(
+      np.array([d.id for d in devices_], dtype=np.int64).reshape(1, len(devices_)))
+  try:
+    loaded = get_client().compile_and_load(mlir_text, xc.DeviceList(devices_), options)
+  except xc.XlaRuntimeError as exc:
+    raise XlaError(f"XLA could not compile the lowered program: {exc}") from None
+  return SpmdExecutable(loaded, in_avals, out_avals, devices_)

@@ -21,6 +21,8 @@ from axle._src.interpreters import lowering
 from axle._src.ir import ClosedJaxpr
 from axle._src.xla import cache as disk_cache
 from axle._src.xla import client
+from axle._src.xla import spmd_jit
+from axle._src.sharded_array import ShardedArray
 
 logger = logging.getLogger("axle")
 
@@ -127,8 +129,14 @@ def effects_barrier() -> None:
 
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
-  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text",
-               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed")
+  __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed_ref",
+               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed", "_spmd_calls")
+
+  def __new__(cls, closed: ClosedJaxpr, name: str = "main", donated_leaves=()):
+    mesh = spmd_jit.jaxpr_mesh(closed.jaxpr)
+    if mesh is not None:  # shard_map or sharding constraints: one program over the mesh
+      return spmd_jit.SpmdJitCall(closed, name, mesh, donated_leaves)
+    return super().__new__(cls)
 
   # Holds no reference to the jaxpr: ``_jaxpr_calls`` maps a jaxpr weakly to its call.
   def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
@@ -141,6 +149,9 @@ class CompiledCall:
     self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
     self.run_arrays = self.run if self.donated or self.has_callbacks else _array_runner(self)
+    self._spmd_calls = {}
+    # Weak: the jit cache entry holds the jaxpr; this call must not keep it alive.
+    self.closed_ref = weakref.ref(closed)
     # Loaded from the on-disk cache and not yet run in this process: the first run waits for
     # its results, then clears the entry's loading mark (see cache.py).
     self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
@@ -163,6 +174,20 @@ class CompiledCall:
   def run(self, leaves) -> list:
     """Executes on the flat argument leaves (Arrays, NumPy values or Python scalars); returns
     device-backed Arrays (possibly still being computed)."""
+    for leaf in leaves:
+      if type(leaf) is ShardedArray and leaf._sharding.mesh.size > 1:
+        return self._spmd_call(leaf._sharding.mesh).run(leaves)
+    return self._run(leaves)
+
+  def _spmd_call(self, mesh):
+    """Arguments laid out over a mesh: the program runs there, as JAX's jit does."""
+    calls = self._spmd_calls
+    call = calls.get(mesh)
+    if call is None:
+      call = calls[mesh] = spmd_jit.SpmdJitCall(self.closed_ref(), self.name, mesh, self.donated)
+    return call
+
+  def _run(self, leaves) -> list:
     buffers = list(self.const_buffers)
     append = buffers.append
     for leaf, aval in zip(leaves, self.in_avals):
@@ -223,6 +248,10 @@ def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=(), host_callbacks
   """The module text of a jitted call, the large constants it takes as leading arguments, and the
   donated leaves an output actually reuses. The program's host callbacks are appended to
   ``host_callbacks``."""
+  mesh = spmd_jit.jaxpr_mesh(closed.jaxpr)
+  if mesh is not None:
+    call = spmd_jit.SpmdJitCall(closed, name, mesh, donated_leaves)
+    return call.lowered_text(), [], tuple(donated_leaves)
   aliases = lowering.donation_aliases(closed, donated_leaves)
   lowered, big_consts = _hoist_large_consts(closed)
   shift = len(big_consts)

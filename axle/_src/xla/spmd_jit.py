@@ -1,0 +1,320 @@
+"""jit over several devices: programs that contain a shard_map, a sharding constraint
+(``lax.with_sharding_constraint``, ``jit(in_shardings=, out_shardings=)``) or take Arrays
+sharded over a mesh compile as one SPMD executable over that mesh (Shardy partitioner,
+``num_partitions`` = mesh size), as JAX's jit does. Shardings that XLA chose (propagation) are
+read back from the executable and given to the outputs as NamedShardings.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+
+from axle._src import core
+from axle._src import tree_util
+from axle._src.array import Array
+from axle._src.core import ShapedArray
+from axle._src import ir
+from axle._src.interpreters import ad
+from axle._src.interpreters import eval as eval_interpreter
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering
+from axle._src.interpreters import spmd
+from axle._src.ir import ClosedJaxpr, Jaxpr
+from axle._src import sharded_array as sharded_array_module
+from axle._src.sharded_array import ShardedArray, hlo_sharding_of, sharded_buffer_for
+from axle._src.sharding import NamedSharding, PartitionSpec, get_mesh, tiling_for
+from axle._src.xla import client
+
+# ---------------------------------------------------------------------------
+# sharding_constraint_p (lax.with_sharding_constraint)
+
+sharding_constraint_p = core.Primitive("sharding_constraint")
+sharding_constraint_p.def_abstract_eval(lambda x, *, sharding: x)
+sharding_constraint_p.def_impl(lambda x, *, sharding: x)
+
+
+def _constraint_lowering(ctx, x, *, sharding):
+  if spmd.module_mesh() is None or spmd.lowering_mesh() is not None:
+    return x
+  return spmd.emit_sharding_constraint(ctx, x, sharding.spec)
+
+
+lowering.register(sharding_constraint_p, _constraint_lowering)
+ad.deflinear2(sharding_constraint_p, lambda ct, x, *, sharding: [
+    sharding_constraint_p.bind(ad.instantiate_zeros(ct), sharding=sharding)])
+
+
+def _constraint_batcher(values, dims, *, sharding):
+  (x,), (d,) = values, dims
+  spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+  spec.insert(d, None)
+  return sharding_constraint_p.bind(x, sharding=sharding.with_spec(PartitionSpec(*spec))), d
+
+
+batching.primitive_batchers[sharding_constraint_p] = _constraint_batcher
+
+
+def _as_named(sharding, what: str = "sharding") -> NamedSharding:
+  if isinstance(sharding, NamedSharding):
+    return sharding
+  if isinstance(sharding, PartitionSpec):
+    mesh = get_mesh()
+    if mesh is None:
+      raise ValueError(f"{what}: a PartitionSpec {sharding} needs a mesh; use "
+                       "`jax.set_mesh(mesh)` or pass NamedSharding(mesh, spec)")
+    return NamedSharding(mesh, sharding)
+  raise TypeError(f"{what}: expected a NamedSharding or PartitionSpec, got {sharding!r}")
+
+
+def with_sharding_constraint(x, shardings):
+  """Constrains how the values of the pytree ``x`` are laid out over the devices inside jit
+  (``shardings``: a NamedSharding or PartitionSpec, or a pytree prefix of them)."""
+  leaves, tree = tree_util.tree_flatten(x)
+  flat = _flat_shardings(shardings, tree, "with_sharding_constraint")
+  outs = []
+  for leaf, sharding in zip(leaves, flat):
+    if sharding is None:
+      outs.append(leaf)
+      continue
+    sharding = _as_named(sharding, "with_sharding_constraint")
+    sharding.tiling(core.get_aval(leaf).ndim)  # rank check
+    sharding.shard_shape(core.get_aval(leaf).shape)  # divisibility check
+    if core.current_trace() is core.eval_trace:
+      outs.append(put_hook(leaf, sharding))
+    else:
+      outs.append(sharding_constraint_p.bind(leaf, sharding=sharding))
+  return tree_util.tree_unflatten(tree, outs)
+
+
+def put_hook(x, sharding):
+  return sharded_array_module.put_sharded(x, sharding)
+
+
+def reshard(x, out_shardings):
+  """``x`` laid out as ``out_shardings`` (a NamedSharding/PartitionSpec or a pytree prefix):
+  data moves between devices as needed."""
+  return with_sharding_constraint(x, out_shardings)
+
+
+def _flat_shardings(shardings, tree, what: str) -> list:
+  is_leaf = lambda s: s is None or isinstance(s, (NamedSharding, PartitionSpec))
+  if is_leaf(shardings):
+    return [shardings] * tree.num_leaves
+  prefix_leaves, prefix_def = tree_util.tree_flatten(shardings, is_leaf)
+  try:
+    subtrees = prefix_def.flatten_up_to(tree_util.tree_unflatten(tree, [0] * tree.num_leaves))
+  except (ValueError, TypeError) as exc:
+    raise ValueError(f"{what}: the shardings must be a pytree prefix of the values: {exc}") from None
+  out = []
+  for s, sub in zip(prefix_leaves, subtrees):
+    out.extend([s] * tree_util.tree_structure(sub).num_leaves)
+  return out
+
+
+def constrain_function(fun, in_shardings, out_shardings):
+  """``fun`` with its positional arguments and results constrained to the given shardings
+  (how ``jit(in_shardings=, out_shardings=)`` is built)."""
+  import functools
+
+  @functools.wraps(fun)
+  def constrained(*args, **kwargs):
+    if in_shardings is not None:
+      shardings = in_shardings
+      if isinstance(shardings, list):
+        shardings = tuple(shardings)
+      if not isinstance(shardings, tuple) or isinstance(shardings, PartitionSpec):
+        shardings = (shardings,) * len(args)
+      args = tuple(with_sharding_constraint(a, s) if _is_traced(a) else a
+                   for a, s in zip(args, shardings))
+    out = fun(*args, **kwargs)
+    if out_shardings is not None:
+      out = with_sharding_constraint(out, out_shardings)
+    return out
+
+  return constrained
+
+
+def _is_traced(x) -> bool:
+  return any(isinstance(leaf, core.Tracer) for leaf in tree_util.tree_leaves(x))
+
+
+# ---------------------------------------------------------------------------
+# Which jaxprs need an SPMD program
+
+
+def _sub_jaxprs(params):
+  for value in params.values():
+    if isinstance(value, ClosedJaxpr):
+      yield value.jaxpr
+    elif isinstance(value, Jaxpr):
+      yield value
+    elif isinstance(value, (tuple, list)):
+      for v in value:
+        if isinstance(v, ClosedJaxpr):
+          yield v.jaxpr
+        elif isinstance(v, Jaxpr):
+          yield v
+
+
+_mesh_cache: dict = {}
+
+
+def jaxpr_mesh(jaxpr: Jaxpr):
+  """The mesh a jaxpr's shard_maps and sharding constraints use (None if it has none)."""
+  key = id(jaxpr)
+  cached = _mesh_cache.get(key)
+  if cached is not None and cached[0] is jaxpr:
+    return cached[1]
+  mesh = None
+  for eqn in jaxpr.eqns:
+    name = eqn.primitive.name
+    if name == "shard_map":
+      mesh = eqn.params["mesh"]
+    elif eqn.primitive is sharding_constraint_p:
+      mesh = eqn.params["sharding"].mesh
+    else:
+      for sub in _sub_jaxprs(eqn.params):
+        mesh = jaxpr_mesh(sub) or mesh
+    if mesh is not None:
+      break
+  _mesh_cache[key] = (jaxpr, mesh)
+  return mesh
+
+
+def named_from_hlo(mesh, hlo, ndim: int) -> NamedSharding | None:
+  """The NamedSharding over ``mesh`` whose XLA tiling is ``hlo`` (None if there is none)."""
+  tiling = client.hlo_tiling(hlo)
+  if tiling is None:
+    return NamedSharding(mesh, PartitionSpec())
+  names = list(mesh.axis_names)
+  for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+    per_dim = [[names[i] for i, d in enumerate(choice) if d == dim] for dim in range(ndim)]
+    for orders in itertools.product(*[list(itertools.permutations(p)) for p in per_dim]):
+      parts = [None if not o else (o[0] if len(o) == 1 else tuple(o)) for o in orders]
+      spec = PartitionSpec(*parts)
+      if tiling_for(mesh, spec, ndim) == tiling:
+        while parts and parts[-1] is None:
+          parts.pop()
+        return NamedSharding(mesh, PartitionSpec(*parts))
+  return None
+
+
+class SpmdJitCall:
+  """A jitted function's program over a mesh, compiled once per layout of its arguments."""
+
+  def __init__(self, closed: ClosedJaxpr, name: str, mesh, donated=()):
+    self.closed = closed
+    self.name = name
+    self.mesh = mesh
+    self.in_avals = tuple(closed.in_avals)
+    self.out_avals = tuple(closed.out_avals)
+    self.donated = tuple(donated)
+    self._variants: dict = {}
+    self.text = None
+    self.executable = None
+
+  def _input_specs(self, leaves) -> tuple:
+    specs = []
+    for leaf in leaves:
+      if isinstance(leaf, ShardedArray) and leaf._sharding.mesh == self.mesh:
+        specs.append(leaf._sharding.spec)
+      else:
+        specs.append(None)
+    return tuple(specs)
+
+  def variant(self, in_specs):
+    entry = self._variants.get(in_specs)
+    if entry is None:
+      aliases = lowering.donation_aliases(self.closed, self.donated) if self.donated else {}
+      out_specs = [None] * len(self.out_avals)
+      text = spmd.lower_spmd_module(self.closed, f"jit_{self.name}", self.mesh, list(in_specs),
+                                    out_specs, aliases)
+      executable = client.compile_spmd(
+          text, self.in_avals, self.out_avals, self.mesh.flat_devices,
+          propagate_to_outputs=[True] * len(self.out_avals),
+          propagate_to_parameters=[s is None for s in in_specs])
+      in_shardings = [named_from_hlo(self.mesh, h, a.ndim)
+                      for h, a in zip(executable.in_shardings, self.in_avals)]
+      out_shardings = [named_from_hlo(self.mesh, h, a.ndim)
+                       for h, a in zip(executable.out_shardings, self.out_avals)]
+      if any(s is None for s in in_shardings + out_shardings):
+        raise NotImplementedError("XLA chose a layout that axle cannot express as a "
+                                  "NamedSharding over the mesh")
+      entry = self._variants[in_specs] = (text, executable, in_shardings, out_shardings,
+                                          tuple(aliases))
+      if self.text is None:
+        self.text, self.executable = text, executable
+    return entry
+
+  def run(self, leaves) -> list:
+    text, executable, in_shardings, out_shardings, aliased = self.variant(self._input_specs(leaves))
+    buffers = [sharded_buffer_for(v, s, a) for v, s, a in zip(leaves, in_shardings, self.in_avals)]
+    outs = executable.execute(buffers)
+    for position in aliased:
+      leaf = leaves[position]
+      if isinstance(leaf, Array):
+        leaf.delete() if not isinstance(leaf, ShardedArray) else None
+        if isinstance(leaf, ShardedArray):
+          leaf._sharded_buffer = None
+          leaf._value = None
+          leaf._pieces = None
+          leaf._buffer = None
+    return [ShardedArray.from_buffer(b, a, s) for b, a, s in zip(outs, self.out_avals,
+                                                                  out_shardings)]
+
+  run_arrays = run
+
+  def lowered_text(self, leaves=None) -> str:
+    specs = self._input_specs(leaves) if leaves is not None else (None,) * len(self.in_avals)
+    return self.variant(specs)[0]
+
+
+sharded_array_module.constraint_hook = lambda x, s: sharding_constraint_p.bind(x, sharding=s)
+
+
+# ---------------------------------------------------------------------------
+# Eager operations on arrays laid out over a mesh run there, as one program per primitive
+# (XLA's propagation gives the outputs' layouts).
+
+_eager_calls: dict = {}
+
+
+def _eager_sharded(primitive, args, params):
+  mesh = None
+  for x in args:
+    if isinstance(x, ShardedArray) and x._sharding.mesh.size > 1:
+      mesh = x._sharding.mesh
+      break
+  if mesh is None or primitive.name in ("shard_map", "sharding_constraint"):
+    return None
+  if any(isinstance(x, ShardedArray) and x._sharding.mesh != mesh and x._sharding.mesh.size > 1
+         for x in args):
+    return None
+  try:
+    avals = [core.get_aval(x) for x in args]
+    key = (primitive, tuple(avals), tuple(params.items()), mesh)
+    hash(key)
+  except TypeError:
+    return None
+  call = _eager_calls.get(key)
+  if call is None:
+    try:
+      out = eval_interpreter.abstract_eval(primitive, avals, params)
+    except Exception:
+      return None
+    out_avals = list(out) if primitive.multiple_results else [out]
+    invars = [ir.Var(a) for a in avals]
+    outvars = [ir.Var(a) for a in out_avals]
+    closed = ClosedJaxpr(Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)]), [])
+    call = _eager_calls[key] = SpmdJitCall(closed, primitive.name, mesh)
+  try:
+    outs = call.run(list(args))
+  except (NotImplementedError, client.XlaError):
+    _eager_calls[key] = None
+    return None
+  return outs if primitive.multiple_results else outs[0]
+
+
+eval_interpreter.sharded_hook = _eager_sharded

@@ -1,0 +1,285 @@
+"""Checks that need several CPU devices, run in a fresh process by test_multidevice.py (the
+device count is fixed when XLA's client starts, so the single-device test process cannot run
+them). Prints one line per check: ``PASS name`` or ``FAIL name: error``."""
+import sys
+import time
+import traceback
+
+import numpy as np
+
+import axle as jax
+import axle.numpy as jnp
+from axle import lax
+
+jax.config.update("jax_num_cpu_devices", 8)
+
+from axle.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+
+CHECKS = []
+
+
+def check(fn):
+  CHECKS.append(fn)
+  return fn
+
+
+def assert_equal(got, want):
+  got = np.asarray(got)
+  want = np.asarray(want)
+  assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+  assert np.array_equal(got, want), (got, want)
+
+
+X = np.arange(16, dtype=np.float32).reshape(8, 2)
+
+
+@check
+def devices():
+  assert jax.device_count() == 8 and jax.local_device_count() == 8
+  assert jax.process_index() == 0 and jax.process_count() == 1
+  assert repr(jax.devices()[3]) == "CpuDevice(id=3)"
+  d = jax.devices()[1]
+  assert (d.id, d.platform, d.device_kind, d.process_index) == (1, "cpu", "cpu", 0)
+  try:
+    jax.config.update("jax_num_cpu_devices", 4)
+  except RuntimeError as e:
+    assert "before backends are initialized" in str(e)
+  else:
+    raise AssertionError("no error after the backend started")
+
+
+@check
+def pmap_collectives():
+  f = lambda g: jax.pmap(g, axis_name="i")(X)
+  assert_equal(f(lambda x: lax.psum(x, "i")), np.broadcast_to(X.sum(0), X.shape))
+  assert_equal(f(lambda x: lax.pmean(x, "i")), np.broadcast_to(X.sum(0) / 8, X.shape))
+  assert_equal(f(lambda x: lax.pmax(x, "i")), np.broadcast_to(X.max(0), X.shape))
+  assert_equal(f(lambda x: lax.pmin(x, "i")), np.broadcast_to(X.min(0), X.shape))
+  assert_equal(f(lambda x: lax.all_gather(x, "i")), np.broadcast_to(X, (8, 8, 2)))
+  assert_equal(f(lambda x: lax.all_gather(x, "i", tiled=True)), np.broadcast_to(X.reshape(16), (8, 16)))
+  perm = [(i, (i + 1) % 8) for i in range(8)]
+  assert_equal(f(lambda x: lax.ppermute(x, "i", perm)), np.roll(X, 1, axis=0))
+  assert_equal(f(lambda x: lax.pshuffle(x, "i", [7, 0, 1, 2, 3, 4, 5, 6])), np.roll(X, 1, axis=0))
+  assert_equal(f(lambda x: x + lax.axis_index("i")), X + np.arange(8, dtype=np.float32)[:, None])
+  a = np.arange(8 * 8 * 3, dtype=np.float32).reshape(8, 8, 3)
+  g = lambda h: jax.pmap(h, axis_name="i")(a)
+  assert_equal(g(lambda x: lax.all_to_all(x, "i", 0, 0)), a.transpose(1, 0, 2))
+  assert_equal(g(lambda x: lax.psum_scatter(x, "i")), a.sum(0))
+  assert_equal(g(lambda x: lax.psum_scatter(x, "i", tiled=True)), a.sum(0)[:, None, :])
+  assert_equal(g(lambda x: lax.pswapaxes(x, "i", 0)), a.transpose(1, 0, 2))
+
+
+@check
+def pmap_signature():
+  v = np.ones(2, np.float32)
+  assert_equal(jax.pmap(lambda a, b: a + b, in_axes=(0, None))(X, v), X + 1)
+  assert_equal(jax.pmap(lambda a: a * 2, in_axes=1)(X.T), X * 2)
+  assert_equal(jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i", out_axes=None)(X), X.sum(0))
+  assert_equal(jax.pmap(lambda a: a, out_axes=1)(X), X.T)
+  assert_equal(jax.pmap(lambda a, n: a * n, static_broadcasted_argnums=1)(X, 3), X * 3)
+  assert_equal(jax.pmap(lambda d: {"a": d["a"] + 1})({"a": X})["a"], X + 1)
+  out = jax.pmap(lambda a: a + 1, devices=jax.devices()[:2])(X[:2])
+  assert [s.device.id for s in out.addressable_shards] == [0, 1]
+  assert_equal(jax.pmap(lambda: lax.axis_index("i"), axis_name="i", axis_size=8)(),
+               np.arange(8, dtype=np.int32))
+  donated = jnp.array(X)
+  donated = jax.pmap(lambda a: a)(donated)
+  out = jax.pmap(lambda a: a + 1, donate_argnums=0)(donated)
+  assert_equal(out, X + 1)
+  assert donated.is_deleted()
+
+
+@check
+def pmap_errors():
+  for call, kind, text in [
+      (lambda: jax.pmap(lambda a: a)(np.ones((9, 2))), ValueError, "requires 9 logical devices"),
+      (lambda: jax.pmap(lambda a, b: a + b)(np.ones((8, 2)), np.ones((4, 2))), ValueError,
+       "partitioned 8 times"),
+      (lambda: jax.pmap(lambda a: lax.psum(a, "j"), axis_name="i")(X), NameError,
+       "unbound axis name: j"),
+  ]:
+    try:
+      call()
+    except kind as e:
+      assert text in str(e), str(e)
+    else:
+      raise AssertionError(f"no {kind.__name__}")
+
+
+@check
+def pmap_transformations():
+  grad = jax.grad(lambda a: jax.pmap(lambda b: jnp.sin(b) * 2)(a).sum())(X)
+  assert np.allclose(grad, 2 * np.cos(X), atol=1e-6)
+  grad = jax.grad(lambda a: jax.pmap(lambda b: lax.psum(b ** 2, "i"), axis_name="i")(a).sum())(X)
+  assert_equal(grad, 16 * X)
+  inner = jax.pmap(jax.grad(lambda b: (b ** 2).sum()))(X)
+  assert_equal(inner, 2 * X)
+  assert_equal(jax.pmap(jax.vmap(lambda a: lax.psum(a, "i")), axis_name="i")(X),
+               np.broadcast_to(X.sum(0), X.shape))
+  both = jax.pmap(jax.vmap(lambda a: lax.psum(a, ("i", "j")), axis_name="j"), axis_name="i")(X)
+  assert_equal(both, np.full(X.shape, X.sum(), np.float32))
+  batched = np.arange(32, dtype=np.float32).reshape(2, 8, 2)
+  outer = jax.vmap(jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i"))(batched)
+  assert_equal(outer, np.broadcast_to(batched.sum(1, keepdims=True), batched.shape))
+  jitted = jax.pmap(jax.jit(lambda a: lax.psum(a * 2, "i")), axis_name="i")(X)
+  assert_equal(jitted, np.broadcast_to(2 * X.sum(0), X.shape))
+  outer_jit = jax.jit(jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i"))(X)
+  assert_equal(outer_jit, np.broadcast_to(X.sum(0), X.shape))
+
+
+@check
+def pmap_outputs():
+  y = jax.pmap(lambda a: a * 2, axis_name="i")(X)
+  assert repr(y.sharding) == ("NamedSharding(mesh=Mesh('i': 8, axis_types=(Auto,)), "
+                              "spec=P('i',), memory_kind=device)")
+  assert not y.is_fully_replicated and len(y.addressable_shards) == 8
+  shard = y.addressable_shards[3]
+  assert shard.device.id == 3 and shard.index == (slice(3, 4), slice(None)), shard.index
+  assert_equal(shard.data, 2 * X[3:4])
+  assert_equal(y[2], 2 * X[2])
+  assert_equal(np.asarray(y), 2 * X)
+  fresh = jax.pmap(lambda a: a * 2)(X)
+  z = jax.pmap(lambda a: a + 1)(fresh)  # the sharded buffer goes straight in: no host read
+  assert fresh._value is None
+  assert_equal(z, 2 * X + 1)
+
+
+@check
+def pmap_back_to_back():
+  # More than 32 collectives in flight per device aborted XLA:CPU before the fix.
+  f = jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i", devices=jax.devices()[:4])
+  x4 = X[:4]
+  x = f(x4)
+  for _ in range(10_000):  # never waited on
+    x = f(x4)
+  x.block_until_ready()
+  assert_equal(x, np.broadcast_to(x4.sum(0), x4.shape))
+  g = jax.pmap(lambda a: lax.psum(a, "i") * 0.125, axis_name="i")
+  y = jax.pmap(lambda a: a * 0.5)(X)
+  for _ in range(200):  # chained on 8 devices
+    y = g(y)
+  assert_equal(y, np.broadcast_to(X.sum(0) / 16, X.shape))
+
+
+@check
+def sharding_objects():
+  mesh = jax.make_mesh((2, 4), ("x", "y"))
+  assert str(mesh) == "Mesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"
+  assert repr(P("x", None)) == "P('x', None)" and repr(P(("x", "y"))) == "P(('x', 'y'),)"
+  s = NamedSharding(mesh, P("x", "y"))
+  assert repr(s) == ("NamedSharding(mesh=Mesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit)), "
+                     "spec=P('x', 'y'), memory_kind=device)")
+  a = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+  arr = jax.device_put(a, s)
+  assert arr.sharding == s
+  assert arr.addressable_shards[5].index == (slice(4, 8), slice(4, 8))
+  assert_equal(arr, a)
+  rep = jax.device_put(a, NamedSharding(mesh, P("y")))
+  assert [s.replica_id for s in rep.addressable_shards] == [0, 0, 0, 0, 1, 1, 1, 1]
+  assert_equal(rep.addressable_shards[6].data, a[4:6])
+  assert str(jax.sharding.AbstractMesh((2, 2), ("a", "b"))) == \
+      "AbstractMesh('a': 2, 'b': 2, axis_types=(Auto, Auto))"
+  try:
+    jax.device_put(np.ones((3, 2)), s)
+  except ValueError as e:
+    assert "partitioned 2 times" in str(e)
+  else:
+    raise AssertionError("no error for an indivisible shape")
+
+
+@check
+def spmd_jit():
+  mesh = jax.make_mesh((2, 4), ("x", "y"))
+  rng = np.random.default_rng(0)
+  a = rng.standard_normal((8, 16)).astype(np.float32)
+  b = rng.standard_normal((16, 12)).astype(np.float32)
+  A = jax.device_put(a, NamedSharding(mesh, P("x", "y")))
+  B = jax.device_put(b, NamedSharding(mesh, P("y", None)))
+  c = jax.jit(lambda a, b: a @ b)(A, B)
+  assert c.sharding.spec == P("x"), c.sharding
+  assert np.allclose(c, a @ b, atol=1e-5)
+  f = jax.jit(lambda x: lax.with_sharding_constraint(jnp.sin(x) * 2, NamedSharding(mesh, P(None, "y"))) + 1,
+              in_shardings=NamedSharding(mesh, P("x")))
+  w = f(a)
+  assert w.sharding.spec == P(None, "y"), w.sharding
+  assert np.allclose(w, np.sin(a) * 2 + 1, atol=1e-6)
+  g = jax.jit(lambda x: x * 2, out_shardings=NamedSharding(mesh, P("y", "x")))(a)
+  assert g.sharding.spec == P("y", "x") and np.allclose(g, 2 * a)
+  text = jax.jit(lambda x: lax.with_sharding_constraint(x, NamedSharding(mesh, P("x")))).lower(a).as_text()
+  assert "sdy.sharding_constraint" in text and "mhlo.num_partitions = 8" in text
+
+
+@check
+def shard_map_basic():
+  mesh = jax.make_mesh((2, 4), ("x", "y"))
+  a = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+  f = jax.shard_map(lambda b: lax.psum(b.sum(0, keepdims=True), "x"), mesh=mesh,
+                    in_specs=P("x", "y"), out_specs=P(None, "y"))
+  want = np.stack([a.sum(0)])
+  try:
+    f(a)  # an Explicit mesh: the argument must already be laid out as in_specs says
+  except ValueError as e:
+    assert "does not match the specs of the input" in str(e)
+  else:
+    raise AssertionError("no error for an argument laid out differently from in_specs")
+  a = jax.device_put(a, NamedSharding(mesh, P("x", "y")))
+  assert_equal(f(a), want)
+  assert_equal(jax.jit(f)(a), want)
+  grad = jax.grad(lambda x: f(x).sum())(a)
+  assert_equal(grad, np.ones_like(a))
+  from axle.experimental.shard_map import shard_map
+  auto = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ("x", "y"))
+  g = shard_map(lambda b: b * lax.axis_index("y"), mesh=auto, in_specs=P(None, "y"),
+                out_specs=P(None, "y"))
+  a = np.asarray(a)
+  assert_equal(g(a), a * np.repeat(np.arange(4, dtype=np.float32), 4)[None, :])
+  for run in (lambda h: h, jax.jit):
+    try:
+      run(jax.shard_map(lambda b: b, mesh=auto, in_specs=P("x"), out_specs=P()))(a)
+    except ValueError as e:
+      assert "out_specs which require replication" in str(e)
+    else:
+      raise AssertionError("no replication error")
+  h = jax.shard_map(lambda b: b, mesh=auto, in_specs=P("x"), out_specs=P(), check_vma=False)
+  assert_equal(jax.jit(h)(a), a[:4])
+
+
+@check
+def make_array_and_visualize():
+  import contextlib
+  import io
+  mesh = jax.make_mesh((4, 2), ("X", "Y"))
+  host = np.arange(32, dtype=np.float32).reshape(8, 4)
+  s = NamedSharding(mesh, P("X", "Y"))
+  a = jax.make_array_from_callback((8, 4), s, lambda index: host[index])
+  assert a.sharding == s
+  assert_equal(a, host)
+  shards = a.addressable_shards
+  b = jax.make_array_from_single_device_arrays((8, 4), s, [x.data for x in reversed(shards)])
+  assert_equal(b, host)
+  c = jax.make_array_from_process_local_data(NamedSharding(mesh, P("X")), host)
+  assert c.sharding.spec == P("X")
+  text = io.StringIO()
+  with contextlib.redirect_stdout(text):
+    jax.debug.visualize_array_sharding(jax.device_put(host, NamedSharding(mesh, P("X"))))
+  assert text.getvalue().count("CPU 2,3") == 1 and text.getvalue().count("\n") == 9, text.getvalue()
+
+
+def main():
+  names = sys.argv[1:]
+  for fn in CHECKS:
+    if names and fn.__name__ not in names:
+      continue
+    start = time.perf_counter()
+    try:
+      fn()
+    except BaseException as e:  # report, keep going
+      detail = "".join(traceback.format_exception_only(type(e), e)).strip().replace("\n", " | ")
+      print(f"FAIL {fn.__name__}: {detail}", flush=True)
+      traceback.print_exc(file=sys.stderr)
+    else:
+      print(f"PASS {fn.__name__} {time.perf_counter() - start:.2f}s", flush=True)
+
+
+if __name__ == "__main__":
+  main()
