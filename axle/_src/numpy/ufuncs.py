@@ -14,9 +14,11 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax
 from axle._src.lax import special as lax_special
+from axle._src.lax import structural_creation
 from axle._src.numpy import util
 
 __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "arctan2", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not", "invert", "bitwise_not", "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "negative", "positive", "absolute", "abs", "sign", "true_divide", "divide", "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "float_power", "square", "reciprocal", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "floor", "ceil", "isfinite", "isnan", "isinf", "real", "imag", "conjugate", "conj"]
@@ -579,18 +581,42 @@ def log2(x, /):
   return lax.div(lax_special.log(x), lax_special.log(_const(2, x)))
 
 
-@util.jit_when_tracing
 def logaddexp(x1, x2, /):
-  """``log(exp(x1) + exp(x2))`` computed without overflow."""
+  """``log(exp(x1) + exp(x2))`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
+  return _logaddexp(x1, x2)
+
+
+def _logaddexp_impl(x1, x2):
   amax = lax.max(x1, x2)
-  if np.issubdtype(np.dtype(x1.dtype), np.floating):
-    delta = lax.sub(x1, x2)
-    return _where(isnan(delta), lax.add(x1, x2),
-                  lax.add(amax, lax_special.log1p(lax_special.exp(lax.neg(lax.abs(delta))))))
-  delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(2, amax)))
-  out = lax.add(amax, lax_special.log1p(lax_special.exp(delta)))
-  return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+  if np.issubdtype(dtypes.dtype(x1), np.complexfloating):
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(2, amax)))
+    out = lax.add(amax, lax_special.log1p(lax_special.exp(delta)))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+  delta = lax.sub(x1, x2)
+  return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                    lax.add(amax, lax_special.log1p(lax_special.exp(lax.neg(lax.abs(delta))))))
+
+
+def _replace_inf(x):
+  """``x`` with +inf (of the real part) replaced by 0, so inf - inf gives no NaN tangent."""
+  re_x = lax.real(x) if np.issubdtype(dtypes.dtype(x), np.complexfloating) else x
+  return lax.select(lax.eq(re_x, structural_creation.full_like(re_x, np.inf)),
+                    structural_creation.full_like(x, 0), x)
+
+
+def _logaddexp_jvp(primals, tangents):
+  x1, x2 = primals
+  t1, t2 = tangents
+  out = _logaddexp(x1, x2)
+  return out, lax.add(
+      lax.mul(t1, lax_special.exp(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+      lax.mul(t2, lax_special.exp(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+_logaddexp_impl.__name__ = "logaddexp"
+_logaddexp = custom_jvp(_logaddexp_impl)
+_logaddexp.defjvp(_logaddexp_jvp)
 
 
 def _wrap_between(x, bound):
@@ -598,16 +624,33 @@ def _wrap_between(x, bound):
   return lax.sub(remainder(lax.add(x, _const(bound, x)), two), _const(bound, x))
 
 
-@util.jit_when_tracing
 def logaddexp2(x1, x2, /):
-  """``log2(2**x1 + 2**x2)`` computed without overflow."""
+  """``log2(2**x1 + 2**x2)`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
+  return _logaddexp2(x1, x2)
+
+
+def _logaddexp2_impl(x1, x2):
   amax = lax.max(x1, x2)
   delta = lax.sub(x1, x2)
-  ln2 = _const(np.log(2), x1)
-  return _where(isnan(delta), lax.add(x1, x2),
-                lax.add(amax, lax.div(lax_special.log1p(lax_special.exp2(lax.neg(lax.abs(delta)))),
-                                      ln2)))
+  log2e = lax._convert_element_type(float(1 / np.log(2)), np.dtype(amax.dtype), True)
+  return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                    lax.add(amax, lax.mul(log2e, lax_special.log1p(lax_special.exp2(
+                        lax.neg(lax.abs(delta)))))))
+
+
+def _logaddexp2_jvp(primals, tangents):
+  x1, x2 = primals
+  t1, t2 = tangents
+  out = _logaddexp2(x1, x2)
+  return out, lax.add(
+      lax.mul(t1, lax_special.exp2(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+      lax.mul(t2, lax_special.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+_logaddexp2_impl.__name__ = "logaddexp2"
+_logaddexp2 = custom_jvp(_logaddexp2_impl)
+_logaddexp2.defjvp(_logaddexp2_jvp)
 
 
 def modf(x, /, out=None):
