@@ -52,9 +52,12 @@ SNIPPETS = {
     "take_clip_negative": ("i = jnp.array([-1, -7, 2, 9])\n"
                            "out = (jax.jit(lambda x, i: jnp.take(x, i, mode='clip'))(jnp.arange(5.), i),"
                            " jnp.take(jnp.arange(5.), i, mode='clip'))"),
-    "unique_counts_size_jit": ("out = tuple(jax.jit(lambda x: jnp.unique_counts(x, size=5))"
+    "unique_counts_size_jit": ("out = (jax.jit(lambda x: jnp.unique_counts(x, size=5))"
                                "(jnp.array([3, 1, 3, 2])))"),
-    "unique_counts_size_fill_jit": ("out = tuple(jax.jit(lambda x: jnp.unique_counts(x, size=5, fill_value=0))"
+    "unique_counts_size_truncated": ("x = jnp.array([0, 1, 2, 3, 4, 4, 4, 4])\n"
+                                     "out = (jnp.unique_counts(x, size=3),"
+                                     " jax.jit(lambda x: jnp.unique_counts(x, size=4))(x))"),
+    "unique_counts_size_fill_jit": ("out = (jax.jit(lambda x: jnp.unique_counts(x, size=5, fill_value=0))"
                                     "(jnp.array([3, 1, 3, 2])))"),
     "setdiff1d_size_jit": ("out = (jax.jit(lambda a, b: jnp.setdiff1d(a, b, size=4))"
                            "(jnp.array([1, 2, 3, 4]), jnp.array([2])),"

@@ -401,11 +401,15 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
   n = _shape(arr)[axis]
   if assume_unique_indices and not isinstance(obj, slice):
     obj = _lnp().asarray(obj) if not isinstance(obj, (Array, Tracer)) else obj
+    obj = _lnp().ravel(obj)
     k = core.get_aval(obj).size
-    obj = _lnp().ravel(_uf().remainder(obj, n)) if k else obj
-    shifts = reductions.sum(_uf().less_equal(obj[:, None], _lnp().arange(n - k)[None, :] +
-                                             0), axis=0) if k else 0
-    keep = _lnp().arange(n - k) + shifts
+    # Sorted positions, each minus the number of positions before it: output slot i reads
+    # input i plus the number of deleted positions at or before it.
+    obj = _lnp().clip(_lnp().where(_uf().less(obj, 0), _uf().add(obj, n), obj), 0, n)
+    obj = _uf().subtract(_lnp().sort(obj), _lnp().arange(k, dtype=_dtype(obj)))
+    keep = _lnp().arange(n - k)
+    keep = _uf().add(keep, reductions.sum(_uf().greater_equal(keep[None, :], obj[:, None]),
+                                          axis=0, dtype=_dtype(keep)))
     return _lnp().take(arr, keep, axis=axis)
   index = _index_positions("delete", obj, n)
   if index.dtype == np.bool_:

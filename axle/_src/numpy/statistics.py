@@ -13,6 +13,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.lax import elementwise as lax
 from axle._src.lax import sorting as lax_sorting
+from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
 from axle._src.numpy import util
 
@@ -80,7 +81,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
         reductions._where_count(where, aval.shape, axes, keepdims), real_dtype, False)
   normalizer = lax.sub(normalizer, lax._convert_element_type(correction, real_dtype, False))
   total = reductions.sum(centered, axes, keepdims=keepdims, where=where)
-  return lax._convert_element_type(lax.div(total, normalizer), result_dtype, False)
+  result = lax.div(total, normalizer)
+  # No degrees of freedom left: NaN (a constant, so its forward derivative is 0, as JAX's).
+  positive = lax.gt(normalizer, lax._convert_element_type(0, real_dtype, False))
+  result = lax_numpy.where(positive, result, np.nan)
+  return lax._convert_element_type(result, result_dtype, False)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
