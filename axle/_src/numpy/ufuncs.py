@@ -14,6 +14,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src import differentiation
 from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax
@@ -512,13 +513,30 @@ def heaviside(x1, x2, /):
   return _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), _const(1, x1), x2))
 
 
+@util.jit_when_tracing
 def i0(x, /):
   """The modified Bessel function of the first kind, order 0."""
   (x,) = util.promote_args_inexact("i0", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise TypeError("i0 does not support complex-valued inputs.")
+  return _i0(x)
+
+
+def _i0_impl(x):
   x = lax.abs(x)
   return lax.mul(lax_special.exp(x), lax_special.bessel_i0e(x))
+
+
+def _i0_jvp(primals, tangents):
+  # The derivative through |x|, with 0 (not NaN) at x == 0.
+  out, t_out = differentiation.jvp(_i0_impl, primals, tangents)
+  (x,) = primals
+  return out, _where(lax.eq(x, _const(0, x)), _const(0, t_out), t_out)
+
+
+_i0_impl.__name__ = "_i0"
+_i0 = custom_jvp(_i0_impl)
+_i0.defjvp(_i0_jvp)
 
 
 def isneginf(x, /):
@@ -696,11 +714,33 @@ def signbit(x, /):
 
 @util.jit_when_tracing
 def sinc(x, /):
-  """``sin(pi x) / (pi x)``, 1 at 0."""
+  """``sin(pi x) / (pi x)``, 1 at 0 (with all derivatives at 0 from its Maclaurin series)."""
   (x,) = util.promote_args_inexact("sinc", x)
   zero = lax.eq(x, _const(0, x))
-  pi_x = lax.mul(_const(np.pi, x), _where(zero, _const(1, x), x))
-  return _where(zero, _const(1, x), lax.div(lax_special.sin(pi_x), pi_x))
+  pi_x = lax.mul(lax._convert_element_type(np.pi, np.dtype(x.dtype), True), x)
+  safe_pi_x = _where(zero, _weak_const(1, x), pi_x)
+  return _where(zero, _sinc_maclaurin(0, pi_x), lax.div(lax_special.sin(safe_pi_x), safe_pi_x))
+
+
+def _weak_const(value, like):
+  return lax._convert_element_type(value, np.dtype(like.dtype), True)
+
+
+def _sinc_maclaurin_impl(k, x):
+  # The k-th derivative of sin(x)/x at 0, broadcast like x: (-1)^(k/2) / (k + 1) for even k.
+  if k % 2:
+    return lax.mul(x, _weak_const(0, x))
+  return lax.add(lax.mul(x, _weak_const(0, x)), _weak_const((-1) ** (k // 2) / (k + 1), x))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+  (x,), (t,) = primals, tangents
+  return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin_impl.__name__ = "_sinc_maclaurin"
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin_impl, nondiff_argnums=(0,))
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def spacing(x, /):
@@ -714,12 +754,24 @@ def spacing(x, /):
   return lax.sub(lax.nextafter(x, toward), x)
 
 
+@util.jit_when_tracing
 def frexp(x, /):
   """Mantissa in [0.5, 1) and integer exponent with ``x == m * 2**e``."""
   (x,) = util.promote_args_inexact("frexp", x)
-  dtype = np.dtype(x.dtype)
-  if np.issubdtype(dtype, np.complexfloating):
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise TypeError("frexp does not support complex-valued inputs")
+  return _frexp(x)
+
+
+def _frexp_jvp(primals, tangents):
+  (x,), (t,) = primals, tangents
+  mantissa, exponent = _frexp(x)
+  scale = lax_special.exp2(lax.neg(lax._convert_element_type(exponent, np.dtype(t.dtype), False)))
+  return (mantissa, exponent), (lax.mul(t, scale), np.zeros(np.shape(exponent), dtypes.float0))
+
+
+def _frexp_impl(x):
+  dtype = np.dtype(x.dtype)
   from axle._src.lax import elementwise_convert
   info = dtypes.finfo(dtype)
   nbits = info.bits
@@ -745,6 +797,11 @@ def frexp(x, /):
   mantissa = _where(special, x, mantissa)
   exponent = _where(special, lax._convert_element_type(0, int_type, False), exponent)
   return mantissa, lax._convert_element_type(exponent, np.dtype(np.int32), False)
+
+
+_frexp_impl.__name__ = "_frexp"
+_frexp = custom_jvp(_frexp_impl)
+_frexp.defjvp(_frexp_jvp)
 
 
 def bitwise_count(x, /):
