@@ -33,6 +33,13 @@ SNIPPETS = {
     "custom_jvp_names_erfcx": _NAMES + _SP + "out = names(sp.erfcx, 1.0)",
     "custom_jvp_names_log_ndtr": _NAMES + _SP + "out = names(sp.log_ndtr, 1.0)",
     "custom_jvp_names_poch": _NAMES + _SP + "out = names(sp.poch, 1.0, 2.0)",
+    "special_custom_jvp_grads": (
+        _SP + "x = jnp.array([-12., -3., 0.5, 2., 7.])\n"
+        "g = lambda f: ['%.4g' % v for v in np.asarray(jax.vmap(jax.grad(f))(x))]\n"
+        "out = (g(sp.dawsn), g(sp.erfcx), g(sp.log_ndtr), g(lambda z: sp.poch(z, 1.5)),"
+        " g(lambda m: sp.poch(2.5, m)))"),
+    "pinv_grad": ("x = jnp.array([[1., 2.], [3., 4.], [5., 7.]])\n"
+                  "out = ['%.4g' % v for v in np.asarray(jax.grad(lambda x: (jnp.linalg.pinv(x) ** 2).sum())(x)).ravel()]"),
     "sinc_grads_at_zero": "out = (jax.grad(jnp.sinc)(0.0), jax.grad(jax.grad(jnp.sinc))(0.0))",
     "i0_grad": "out = jax.grad(jnp.i0)(jnp.float32(0.5))",
     "frexp_grad": "out = jax.grad(lambda x: jnp.frexp(x)[0])(3.0)",

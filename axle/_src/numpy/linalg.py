@@ -378,11 +378,39 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     return lax_s.full(a.shape[:-2] + (n, m), 0, a.dtype)
   if rtol is None:
     rtol = 10 * _default_rtol(a.shape, a.dtype)
+  return _pinv(a, rtol)
+
+
+def _pinv_impl(a, rtol):
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
   cutoff = ufuncs.multiply(red.max(s, axis=-1, keepdims=True), asarray(rtol)[..., None] if np.ndim(rtol) else rtol)
   s_inv = lnp.where(ufuncs.greater(s, cutoff), ufuncs.reciprocal(s), np.zeros((), s.dtype))
   s_inv = lax_e.convert_element_type(s_inv, a.dtype)
   return lnp.matmul(ufuncs.multiply(_H(vh), s_inv[..., None, :]), _H(u))
+
+
+def _pinv_jvp(rtol, primals, tangents):
+  # The derivative of the pseudo-inverse (Golub & Pereyra 1973), for inputs of constant rank.
+  (a,), (a_dot,) = primals, tangents
+  p = _pinv(a, rtol)
+  m, n = a.shape[-2:]
+  p_h, a_dot_h = _H(p), _H(a_dot)
+  eye_m = lax_e.convert_element_type(_bool_identity(m), a.dtype)
+  eye_n = lax_e.convert_element_type(_bool_identity(n), a.dtype)
+  p_dot = (-(p @ a_dot @ p)
+           + p @ p_h @ a_dot_h @ (eye_m - a @ p)
+           + (eye_n - p @ a) @ a_dot_h @ p_h @ p)
+  return p, p_dot
+
+
+def _bool_identity(n):
+  return lax_e.eq(lax_s.broadcasted_iota(np.int32, (n, n), 0),
+                  lax_s.broadcasted_iota(np.int32, (n, n), 1))
+
+
+_pinv_impl.__name__ = "_pinv"
+_pinv = custom_jvp(_pinv_impl, nondiff_argnums=(1,))
+_pinv.defjvp(_pinv_jvp)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
