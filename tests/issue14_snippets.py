@@ -88,7 +88,10 @@ SNIPPETS = {
     "qr_complete_grad_r": ("x = jnp.array([[1., 2.], [3., 4.], [5., 7.]])\n"
                            "out = np.round(np.asarray(jax.grad(lambda x: jnp.linalg.qr(x, mode='complete')[1].sum())(x)), 4)"),
     "qr_complete_grad_q_wide": ("x = jnp.array([[1., 2., 0.5], [3., 4., 1.]])\n"
-                                "out = np.round(np.asarray(jax.grad(lambda x: jnp.linalg.qr(x, mode='complete')[0].sum())(x)), 4)"),
+                                "out = np.round(np.asarray(jax.grad(lambda x: jnp.linalg.qr(x, mode='complete')[0].sum())(x)), 4) + 0.0"),
+    "qr_complete_grad_q_tall": ("x = jnp.array([[1., 2.], [3., 4.], [5., 7.]])\n"
+                                "out = np.round(np.asarray(jax.grad(lambda x: (jnp.linalg.qr(x, mode='complete')[0]"
+                                " * jnp.arange(9.).reshape(3, 3)).sum())(x)), 4)"),
     "zeta_grad_q": _SP + "out = np.round(float(jax.grad(lambda q: sp.zeta(3.0, q))(2.0)), 5)",
     "gamma_grad_array_a": ("out = np.round(np.asarray(jax.grad(lambda a: jax.random.gamma(jax.random.key(0), a).sum())"
                            "(jnp.array([0.5, 2.0]))), 4)"),
