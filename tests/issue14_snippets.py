@@ -101,4 +101,10 @@ SNIPPETS = {
         "out = (jax.jacfwd(lambda x: jnp.var(x, ddof=3))(jnp.arange(3.)),"
         " jax.jacrev(lambda x: jnp.var(x, ddof=3))(jnp.arange(3.)),"
         " jax.jacfwd(lambda x: jnp.var(x, ddof=4))(jnp.arange(3.)))"),
+    # Missing names.
+    "array_view": ("x = jnp.arange(4, dtype=jnp.int32)\n"
+                   "out = (x.view(jnp.float32), x.view(jnp.uint8), jnp.arange(4, dtype=jnp.int8).view(jnp.int16),"
+                   " jnp.array([True, False]).view(jnp.uint8), jnp.array([1, 0], jnp.uint8).view(bool),"
+                   " jax.jit(lambda x: x.view(jnp.uint16))(x), jax.make_jaxpr(lambda x: x.view(jnp.uint8))(x))"),
+    "array_view_bad_size": "out = jnp.arange(3, dtype=jnp.int8).view(jnp.int16)",
 }
