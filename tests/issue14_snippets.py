@@ -106,5 +106,7 @@ SNIPPETS = {
                    "out = (x.view(jnp.float32), x.view(jnp.uint8), jnp.arange(4, dtype=jnp.int8).view(jnp.int16),"
                    " jnp.array([True, False]).view(jnp.uint8), jnp.array([1, 0], jnp.uint8).view(bool),"
                    " jax.jit(lambda x: x.view(jnp.uint16))(x), jax.make_jaxpr(lambda x: x.view(jnp.uint8))(x))"),
+    "lax_random_gamma_grad": ("out = ['%.5g' % v for v in np.asarray(lax.random_gamma_grad("
+                              "jnp.array([0.5, 2.0, 7.0]), jnp.array([0.8845648, 1.7599413, 5.5])))]"),
     "array_view_bad_size": "out = jnp.arange(3, dtype=jnp.int8).view(jnp.int16)",
 }

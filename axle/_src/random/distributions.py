@@ -714,7 +714,7 @@ def _gamma_samples_jvp(log_space, primals, tangents):
   (key_data, alpha), (_, alpha_dot) = primals, tangents
   out = _gamma_samples(log_space, key_data, alpha)
   x = lax.exp(out) if log_space else out
-  grad = random_gamma_grad(alpha, x)
+  grad = lax.random_gamma_grad(alpha, x)
   if log_space:
     grad = lax.div(grad, x)
   return out, lax.mul(alpha_dot, grad)
@@ -723,15 +723,6 @@ def _gamma_samples_jvp(log_space, primals, tangents):
 _gamma_samples_impl.__name__ = "_gamma"
 _gamma_samples = custom_jvp(_gamma_samples_impl, nondiff_argnums=(0,))
 _gamma_samples.defjvp(_gamma_samples_jvp)
-
-
-def random_gamma_grad(a, x):
-  """The derivative of a gamma(``a``) sample ``x`` with respect to ``a`` at fixed uniform
-  noise: ``-(d/da) P(a, x) / p(x; a)`` (``lax.random_gamma_grad``)."""
-  a, x = jnp.asarray(a), jnp.asarray(x)
-  one = _const(a.dtype, 1)
-  log_pdf = lax.sub(lax.sub(lax.mul(lax.sub(a, one), lax.log(x)), x), lax.lgamma(a))
-  return lax.neg(lax.div(lax.igamma_grad_a(a, x), lax.exp(log_pdf)))
 
 
 def gamma(key, a, shape=None, dtype=None):
