@@ -113,13 +113,13 @@ def user_source_info():
 
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
-  __slots__ = ("aval", "var")
+  __slots__ = ("aval", "jaxpr_var")
   _public_type_name = "DynamicJaxprTracer"  # what JAX's messages call a staging tracer
 
   def __init__(self, trace: "StagingTrace", aval: ShapedArray, var: Var):
     self._trace = trace
     self.aval = aval
-    self.var = var
+    self.jaxpr_var = var
 
   def _tracer_type_name(self) -> str:
     return "JitTracer"
@@ -134,13 +134,13 @@ class StagingTracer(Tracer):
     if info is not None:
       message += (f"\nThe function being traced when the value leaked was {info.describe()} traced "
                   f"for {info.traced_for}.")
-    if self.var in trace.invars:
+    if self.jaxpr_var in trace.invars:
       names = (info.arg_names if info is not None else None) or []
-      position = trace.invars.index(self.var)
+      position = trace.invars.index(self.jaxpr_var)
       name = names[position] if position < len(names) else f"args[{position}]"
       message += f"\nThe leaked value is the traced argument {name}."
     else:
-      created = next((eqn.source_info for eqn in trace.eqns if self.var in eqn.outvars), None)
+      created = next((eqn.source_info for eqn in trace.eqns if self.jaxpr_var in eqn.outvars), None)
       if created:
         rule = "-" * 30
         message += (f"\n{rule}\nThe leaked intermediate value was created on line {created}. \n"
@@ -177,7 +177,7 @@ class StagingTrace(core.Trace):
   def to_atom(self, x):
     """The jaxpr atom (Var or Literal) standing for operand ``x``."""
     if isinstance(x, StagingTracer) and x._trace is self:
-      return x.var
+      return x.jaxpr_var
     if isinstance(x, Tracer):
       if isinstance(x, StagingTracer) and x._trace.finished:
         raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(x))
@@ -242,7 +242,7 @@ class StagingTrace(core.Trace):
       for v in eqn.outvars:
         producers[v] = eqn
     invar_positions = {v: i for i, v in enumerate(self.invars)}
-    seen, stack, used_args = set(), [tracer.var], set()
+    seen, stack, used_args = set(), [tracer.jaxpr_var], set()
     while stack:
       var = stack.pop()
       if var in seen or type(var) is Literal:

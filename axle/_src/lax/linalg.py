@@ -827,12 +827,36 @@ mlir.register(qr_p, _qr_lowering)
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
   (x,), (dx,) = primals, tangents
   q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
-  m, n = core.get_aval(x).shape[-2:]
-  if m < n or (full_matrices and m != n):
-    raise NotImplementedError(
-        "Unimplemented case of QR decomposition derivative: only tall or square inputs with "
-        "full_matrices=False (or square inputs) are supported.")
+  shape = core.get_aval(x).shape
+  m, n = shape[-2:]
+  nd = len(shape)
   dx = ad.instantiate_zeros(dx)
+  if m < n:
+    # Wide: x = [x1 | x2] with x1 square; q r1 = x1 and r2 = q^H x2.
+    x1, x2 = lax_s.slice_in_dim(x, 0, m, axis=nd - 1), lax_s.slice_in_dim(x, m, n, axis=nd - 1)
+    dx1 = lax_s.slice_in_dim(dx, 0, m, axis=nd - 1)
+    dx2 = lax_s.slice_in_dim(dx, m, n, axis=nd - 1)
+    r1 = lax_s.slice_in_dim(r, 0, m, axis=nd - 1)
+    dq, dr1 = _qr_jvp_reduced(x1, dx1, q, r1)
+    dr2 = lax_e.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
+    return [q, r], [dq, lax_s.concatenate([dr1, dr2], nd - 1)]
+  if full_matrices and m > n:
+    # Tall, complete: the first n columns of q as in the reduced case; the other columns move
+    # only as orthogonality to them requires (dq2 = -q1 dq1^H q2); r's zero rows stay zero.
+    q1, q2 = lax_s.slice_in_dim(q, 0, n, axis=nd - 1), lax_s.slice_in_dim(q, n, m, axis=nd - 1)
+    r1 = lax_s.slice_in_dim(r, 0, n, axis=nd - 2)
+    dq1, dr1 = _qr_jvp_reduced(x, dx, q1, r1)
+    dq2 = lax_e.neg(_matmul(q1, _matmul(_H(dq1), q2)))
+    dr = lax_s.concatenate([dr1, lax_e.mul(lax_s.slice_in_dim(r, n, m, axis=nd - 2),
+                                           np.zeros((), core.get_aval(r).dtype))], nd - 2)
+    return [q, r], [lax_s.concatenate([dq1, dq2], nd - 1), dr]
+  dq, dr = _qr_jvp_reduced(x, dx, q, r)
+  return [q, r], [dq, dr]
+
+
+def _qr_jvp_reduced(x, dx, q, r):
+  """Tangents of the reduced QR of a tall or square ``x`` (q: m x n, r: n x n)."""
+  n = core.get_aval(x).shape[-1]
   dtype = core.get_aval(x).dtype
   dx_rinv = triangular_solve(r, dx)  # dx @ r^-1
   qt_dx_rinv = _matmul(_H(q), dx_rinv)
@@ -844,7 +868,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     do = elementwise.add(do, elementwise.mul(_eye(n, dtype, core.get_aval(qt_dx_rinv).shape), diag_imag))
   dq = elementwise.add(_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
   dr = _matmul(elementwise.sub(qt_dx_rinv, do), r)
-  return [q, r], [dq, dr]
+  return dq, dr
 
 
 ad.primitive_jvps[qr_p] = _qr_jvp

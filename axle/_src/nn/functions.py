@@ -100,21 +100,10 @@ def squareplus(x, b=4):
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
-def _logaddexp_zero(x):
-  """``log(exp(x) + 1)`` computed stably: ``max(x, 0) + log1p(exp(-|x|))`` (JAX's
-  ``jnp.logaddexp(x, 0)`` with its NaN/inf handling)."""
-  x, = util.promote_args_inexact("logaddexp", x)
-  zero = lax.full_like(x, 0)  # keeps x's weak type, as jnp.logaddexp(x, 0)
-  amax = lax.max(x, zero)
-  delta = lax.sub(x, zero)
-  return jnp.where(jnp.isnan(delta), lax.add(x, zero),
-                   lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
-
-
 @_jit
 def softplus(x):
-  """Softplus ``log(1 + exp(x))``, computed stably."""
-  return _logaddexp_zero(x)
+  """Softplus ``log(1 + exp(x))``, computed stably (``jnp.logaddexp(x, 0)``)."""
+  return jnp.logaddexp(x, 0)
 
 
 @_jit

@@ -15,6 +15,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -144,7 +145,39 @@ def _device(self):
   return devices.default_device()
 
 
+def _view(self, dtype=None, type=None):  # noqa: A002  (NumPy's argument name)
+  """The array's bytes reinterpreted as ``dtype`` (``Array.view``); a smaller itemsize grows the
+  last axis, a larger one shrinks it."""
+  if type is not None:
+    raise NotImplementedError("`type` argument of array.view() is not supported.")
+  if dtype is None:
+    return self
+  old, new = np.dtype(self.dtype), dtypes.canonicalize_dtype(dtype)
+  if old == new:
+    return self
+  arr = self
+  if old == np.bool_:  # bools are bytes
+    arr, old = lax_elementwise._convert_element_type(arr, np.dtype(np.uint8), False), np.dtype(np.uint8)
+  if new == np.bool_:
+    return lax_elementwise.ne(_view(arr, np.uint8), lax_elementwise._convert_element_type(0, np.dtype(np.uint8), False))
+  shape = tuple(arr.shape)
+  if arr.ndim == 0 and old.itemsize != new.itemsize:
+    raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+  if old.itemsize == new.itemsize:
+    return lax_convert.bitcast_convert_type(arr, new)
+  if old.itemsize > new.itemsize:
+    out = lax_convert.bitcast_convert_type(arr, new)
+    return lax_numpy.reshape(out, shape[:-1] + (shape[-1] * (old.itemsize // new.itemsize),))
+  ratio = new.itemsize // old.itemsize
+  if shape[-1] * old.itemsize % new.itemsize:
+    raise ValueError("When changing to a larger dtype, its size must be a divisor of the total "
+                     "size in bytes of the last axis of the array.")
+  arr = lax_numpy.reshape(arr, shape[:-1] + (shape[-1] // ratio, ratio))
+  return lax_convert.bitcast_convert_type(arr, new)
+
+
 _methods = {
+    "view": _view,
     "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max, "min": reductions.min,
     "mean": reductions.mean, "any": reductions.any, "all": reductions.all,
     "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": reductions.cumsum,

@@ -240,7 +240,19 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
   """A 2-D array with ones on the ``k``-th diagonal (``jnp.eye``)."""
   dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-  return Array(np.eye(N, M, k, dtype=dtype))
+  if core._context.trace is core.eval_trace:
+    return Array(np.eye(N, M, k, dtype=dtype))
+  # Traced: staged as JAX stages it (iota == iota + k, converted), so that XLA simplifies
+  # ``x * eye`` to a select (+0.0 off the diagonal, never -0.0) as it does for JAX.
+  N = core.concrete_or_error(int, N, "The N argument of jnp.eye must be static.")
+  M = N if M is None else core.concrete_or_error(int, M, "The M argument of jnp.eye must be static.")
+  k = core.concrete_or_error(int, k, "The k argument of jnp.eye must be static.")
+  int_dtype = np.dtype(np.int32)
+  rows = lax_structural.broadcasted_iota(int_dtype, (N, M), 0)
+  cols = lax_structural.broadcasted_iota(int_dtype, (N, M), 1)
+  rows = lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, int_dtype, False))
+  return lax_elementwise._convert_element_type(lax_elementwise.eq(rows, cols), np.dtype(dtype),
+                                               False)
 
 
 def identity(n, dtype=None):

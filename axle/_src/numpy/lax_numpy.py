@@ -39,10 +39,15 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
     shape = newshape
   util.check_arraylike("reshape", a)
   a = util.asarray_operand(a)
-  if order != "C":
-    raise NotImplementedError("jnp.reshape only supports order='C'")
+  if order not in ("C", "F"):
+    raise NotImplementedError(f"np.reshape order={order} is not implemented.")
   old_shape = _shape(a)
   shape = _compute_newshape(old_shape, shape)
+  if order == "F":
+    # Column-major: reshape the reversed dimensions to the reversed shape, then transpose back.
+    dims = tuple(range(len(old_shape) - 1, -1, -1))
+    out = lax_structural.reshape_p.bind(a, new_sizes=shape[::-1], dimensions=dims, sharding=None)
+    return transpose(out) if len(shape) > 1 else out
   if shape == old_shape:
     return a if isinstance(a, (Array, Tracer)) else asarray(a)
   # The shape is already canonical and checked: bind directly.

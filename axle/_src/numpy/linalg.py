@@ -13,6 +13,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src.custom_derivatives import custom_jvp
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
 from axle._src.lax import reductions as lax_reductions
@@ -170,14 +171,51 @@ def _lu_parity(pivots):
 
 
 def det(a):
-  """Determinant of square matrices (``jnp.linalg.det``), from the LU factorization."""
+  """Determinant of square matrices (``jnp.linalg.det``): the cofactor formulas for 2x2 and 3x3
+  matrices, otherwise ``sign * exp(logabsdet)`` of the LU-based ``slogdet``, with JAX's
+  derivative rule (``_det``)."""
   a = _inexact("det", a)
   if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
     raise ValueError(f"Argument to _det() must have shape [..., n, n], got {a.shape}")
-  lu_, pivots, _ = lax_linalg.lu(a)
-  diag = lax_linalg._diagonal(lu_)
-  parity = lax_elementwise.convert_element_type(_lu_parity(pivots), a.dtype)
-  return lax_elementwise.mul(reductions.prod(diag, axis=-1), parity)
+  if a.shape[-1] == 2:
+    return _det_2x2(a)
+  if a.shape[-1] == 3:
+    return _det_3x3(a)
+  return _det(a)
+
+
+def _det_2x2(a):
+  return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+
+
+def _det_3x3(a):
+  return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2] +
+          a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0] +
+          a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1] -
+          a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0] -
+          a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1] -
+          a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+
+
+def _trace_last2(x):
+  return reductions.sum(lax_linalg._diagonal(x), axis=-1)
+
+
+def _det_impl(a):
+  sign, logdet = slogdet(a)
+  return sign * ufuncs.exp(logdet).astype(sign.dtype)
+
+
+def _det_jvp(primals, tangents):
+  # d det = det * tr(a^-1 da) (singular inputs give NaN here; JAX uses a cofactor solve).
+  (x,), (g,) = primals, tangents
+  y = _det(x)
+  return y, y * _trace_last2(solve(x, g))
+
+
+_det_impl.__name__ = "_det"
+_det = custom_jvp(_det_impl)
+_det.defjvp(_det_jvp)
 
 
 def slogdet(a, *, method=None):
@@ -187,6 +225,31 @@ def slogdet(a, *, method=None):
   if method not in (None, "lu"):
     raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`).")
   _check_square("slogdet", a, "Argument to")
+  if dtypes.issubdtype(a.dtype, np.complexfloating):
+    return SlogdetResult(*_slogdet_lu_impl(a))
+  if a.shape[-1] <= 2:
+    return SlogdetResult(*_slogdet_small(a))
+  return SlogdetResult(*_slogdet_lu(a))
+
+
+def _slogdet_small_impl(a):
+  d = a[..., 0, 0] if a.shape[-1] == 1 else _det_2x2(a)
+  return ufuncs.sign(d), ufuncs.log(ufuncs.abs(d))
+
+
+def _slogdet_small_jvp(primals, tangents):
+  (a,), (g,) = primals, tangents
+  sign, logdet = _slogdet_small(a)
+  if a.shape[-1] == 1:
+    d, d_dot = a[..., 0, 0], g[..., 0, 0]
+  else:
+    d = _det_2x2(a)
+    d_dot = (g[..., 0, 0] * a[..., 1, 1] - g[..., 0, 1] * a[..., 1, 0]
+             - g[..., 1, 0] * a[..., 0, 1] + g[..., 1, 1] * a[..., 0, 0])
+  return (sign, logdet), (lax_structural.full_like(sign, 0), d_dot / d)
+
+
+def _slogdet_lu_impl(a):
   lu_, pivots, _ = lax_linalg.lu(a)
   diag = lax_linalg._diagonal(lu_)
   is_zero = reductions.any(ufuncs.equal(diag, 0), axis=-1)
@@ -202,7 +265,22 @@ def slogdet(a, *, method=None):
   logdet = reductions.sum(ufuncs.log(abs_diag), axis=-1)
   sign = lax_numpy.where(is_zero, np.zeros((), sign.dtype), sign)
   logdet = lax_numpy.where(is_zero, np.array(-np.inf, logdet.dtype), logdet)
-  return SlogdetResult(sign, logdet)
+  return sign, logdet
+
+
+def _slogdet_jvp(primals, tangents):
+  # d log|det a| = tr(a^-1 da); the sign of a real determinant is locally constant.
+  (a,), (g,) = primals, tangents
+  sign, logdet = _slogdet_lu(a)
+  return (sign, logdet), (lax_structural.full_like(sign, 0), _trace_last2(solve(a, g)))
+
+
+_slogdet_small_impl.__name__ = "_slogdet_small"
+_slogdet_small = custom_jvp(_slogdet_small_impl)
+_slogdet_small.defjvp(_slogdet_small_jvp)
+_slogdet_lu_impl.__name__ = "_slogdet_lu"
+_slogdet_lu = custom_jvp(_slogdet_lu_impl)
+_slogdet_lu.defjvp(_slogdet_jvp)
 
 
 def solve(a, b):
@@ -299,11 +377,39 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     return lax_structural.full(a.shape[:-2] + (n, m), 0, a.dtype)
   if rtol is None:
     rtol = 10 * _default_rtol(a.shape, a.dtype)
+  return _pinv(a, rtol)
+
+
+def _pinv_impl(a, rtol):
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
   cutoff = ufuncs.multiply(reductions.max(s, axis=-1, keepdims=True), asarray(rtol)[..., None] if np.ndim(rtol) else rtol)
   s_inv = lax_numpy.where(ufuncs.greater(s, cutoff), ufuncs.reciprocal(s), np.zeros((), s.dtype))
   s_inv = lax_elementwise.convert_element_type(s_inv, a.dtype)
   return lax_numpy.matmul(ufuncs.multiply(_H(vh), s_inv[..., None, :]), _H(u))
+
+
+def _pinv_jvp(rtol, primals, tangents):
+  # The derivative of the pseudo-inverse (Golub & Pereyra 1973), for inputs of constant rank.
+  (a,), (a_dot,) = primals, tangents
+  p = _pinv(a, rtol)
+  m, n = a.shape[-2:]
+  p_h, a_dot_h = _H(p), _H(a_dot)
+  eye_m = lax_elementwise.convert_element_type(_bool_identity(m), a.dtype)
+  eye_n = lax_elementwise.convert_element_type(_bool_identity(n), a.dtype)
+  p_dot = (-(p @ a_dot @ p)
+           + p @ p_h @ a_dot_h @ (eye_m - a @ p)
+           + (eye_n - p @ a) @ a_dot_h @ p_h @ p)
+  return p, p_dot
+
+
+def _bool_identity(n):
+  return lax_elementwise.eq(lax_structural.broadcasted_iota(np.int32, (n, n), 0),
+                  lax_structural.broadcasted_iota(np.int32, (n, n), 1))
+
+
+_pinv_impl.__name__ = "_pinv"
+_pinv = custom_jvp(_pinv_impl, nondiff_argnums=(1,))
+_pinv.defjvp(_pinv_jvp)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):

@@ -15,6 +15,7 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
+from axle._src.lax import structural as lax_structural
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
@@ -211,7 +212,7 @@ def argmin(a, axis=None, out=None, keepdims=None):
   return _arg_reduce("argmin", lax_reductions.argmin, a, axis, keepdims)
 
 
-def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=True):
+def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=False):
   util.check_arraylike(name, a)
   a = util.asarray_operand(a)
   aval = core.get_aval(a)
@@ -220,7 +221,7 @@ def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=True):
     axis = 0
   axis = util.canonicalize_axis(axis, len(core.get_aval(a).shape))
   result_dtype = _reduction_dtype(aval.dtype, dtype, promote_integers)
-  if result_dtype == np.bool_ and name in ("cumsum", "cumprod"):
+  if result_dtype == np.bool_ and name in ("cumsum", "cumprod", "cumulative_sum", "cumulative_prod"):
     result_dtype = dtypes.default_int_dtype()
   operand = lax_elementwise._convert_element_type(a, result_dtype, False)
   return lax_fn(operand, axis)
@@ -236,5 +237,43 @@ def cumprod(a, axis=None, dtype=None, out=None):
   return _cumulative("cumprod", lambda x, ax: lax_reductions.cumprod(x, ax), a, axis, dtype)
 
 
-cumulative_sum = cumsum
-cumulative_prod = cumprod
+def _include_initial(out, axis, initial):
+  """``out`` with ``initial`` prepended along ``axis`` (``include_initial=True``)."""
+  shape = list(core.get_aval(out).shape)
+  shape[axis] = 1
+  init = lax_structural.broadcast_in_dim(
+      lax_elementwise._convert_element_type(initial, np.dtype(out.dtype), False), tuple(shape), ())
+  return lax_structural.concatenate([init, out], axis)
+
+
+def _cumulative_array_api(name, lax_fn, x, axis, dtype, include_initial, initial,
+                          promote_integers):
+  util.check_arraylike(name, x)
+  x = util.asarray_operand(x)
+  ndim = core.get_aval(x).ndim
+  if ndim == 0:
+    raise ValueError(f"The input must be non-scalar to take a {name.replace('_', ' ')}, "
+                     "however a scalar value or scalar array was given.")
+  if axis is None:
+    if ndim > 1:
+      raise ValueError(f"The input array has rank {ndim}, however axis was not set to an "
+                       "explicit value. The axis argument is only optional for one-dimensional "
+                       "arrays.")
+    axis = 0
+  axis = util.canonicalize_axis(axis, ndim)
+  out = _cumulative(name, lax_fn, x, axis, dtype, promote_integers)
+  return _include_initial(out, axis, initial) if include_initial else out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False):
+  """Cumulative sum along ``axis`` (optional for 1-D input), with a leading 0 when
+  ``include_initial`` (``jnp.cumulative_sum``, the array API's)."""
+  return _cumulative_array_api("cumulative_sum", lambda v, ax: lax_reductions.cumsum(v, ax), x,
+                               axis, dtype, include_initial, 0, True)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False):
+  """Cumulative product along ``axis`` (optional for 1-D input), with a leading 1 when
+  ``include_initial`` (``jnp.cumulative_prod``, the array API's)."""
+  return _cumulative_array_api("cumulative_prod", lambda v, ax: lax_reductions.cumprod(v, ax), x,
+                               axis, dtype, include_initial, 1, False)

@@ -86,9 +86,11 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
   else:
     raise ValueError(f"Invalid mode '{mode}' for np.take")
   index = (slice(None),) * axis + (indices,)
+  # With mode='clip' negative indices clamp to 0 (they are not counted from the end).
   return indexing.rewriting_take(a, index, mode=gather_mode, fill_value=fill_value,
                                  unique_indices=unique_indices,
-                                 indices_are_sorted=indices_are_sorted)
+                                 indices_are_sorted=indices_are_sorted,
+                                 normalize_indices=mode != "clip")
 
 
 def _along_axis_index(arr_shape, indices, axis):
@@ -511,7 +513,7 @@ def digitize(x, bins, right: bool = False, *, method=None):
 # Unique values and set operations
 
 
-class UniqueAllResult(NamedTuple):
+class _UniqueAllResult(NamedTuple):
   """``jnp.unique_all``'s result."""
   values: Array
   indices: Array
@@ -519,13 +521,13 @@ class UniqueAllResult(NamedTuple):
   counts: Array
 
 
-class UniqueCountsResult(NamedTuple):
+class _UniqueCountsResult(NamedTuple):
   """``jnp.unique_counts``'s result."""
   values: Array
   counts: Array
 
 
-class UniqueInverseResult(NamedTuple):
+class _UniqueInverseResult(NamedTuple):
   """``jnp.unique_inverse``'s result."""
   values: Array
   inverse_indices: Array
@@ -589,7 +591,8 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
   group = lax_elementwise.sub(reductions.cumsum(first, dtype=_int_dtype()), lax_elementwise._convert_element_type(
       1, _int_dtype(), False))
   inverse = lax_structural.full((n,), 0, _int_dtype()).at[perm].set(group)
-  ends = lax_numpy.concatenate([starts[1:], creation.asarray([n], dtype=_int_dtype())]) if k else starts
+  # Each group ends where the next starts (one start past the k kept, in case size < n_unique).
+  ends = lax_numpy.nonzero(first, size=k + 1, fill_value=n)[0][1:] if n else starts
   ends = lax_numpy.where(ufuncs.less(_iota(k) + 1, n_unique), ends,
                       reductions.sum(sorted_keep, dtype=_int_dtype()) if sorted_keep is not None
                       else n)
@@ -636,19 +639,19 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
 def unique_all(x, /, *, size=None, fill_value=None):
   """Unique values, first indices, inverse indices and counts (``jnp.unique_all``)."""
   values, indices, inverse, counts = unique(x, True, True, True, size=size, fill_value=fill_value)
-  return UniqueAllResult(values, indices, inverse, counts)
+  return _UniqueAllResult(values, indices, inverse, counts)
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
   """Unique values and their counts (``jnp.unique_counts``)."""
   values, counts = unique(x, return_counts=True, size=size, fill_value=fill_value)
-  return UniqueCountsResult(values, counts)
+  return _UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
   """Unique values and the inverse indices that rebuild ``x`` (``jnp.unique_inverse``)."""
   values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
-  return UniqueInverseResult(values, inverse)
+  return _UniqueInverseResult(values, inverse)
 
 
 def unique_values(x, /, *, size=None, fill_value=None):
@@ -686,6 +689,8 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=No
   """The sorted unique values of ``ar1`` that are not in ``ar2`` (``jnp.setdiff1d``)."""
   ar1, ar2 = _arr("setdiff1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
+  if size is not None and fill_value is None:
+    fill_value = 0  # unlike unique/union1d/..., setdiff1d pads with zeros by default
   return _masked_unique("setdiff1d", ar1, isin(ar1, ar2, invert=True), size, fill_value)[0]
 
 

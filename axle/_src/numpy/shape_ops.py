@@ -364,11 +364,15 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
   n = _shape(arr)[axis]
   if assume_unique_indices and not isinstance(obj, slice):
     obj = creation.asarray(obj) if not isinstance(obj, (Array, Tracer)) else obj
+    obj = lax_numpy.ravel(obj)
     k = core.get_aval(obj).size
-    obj = lax_numpy.ravel(ufuncs.remainder(obj, n)) if k else obj
-    shifts = reductions.sum(ufuncs.less_equal(obj[:, None], creation.arange(n - k)[None, :] +
-                                             0), axis=0) if k else 0
-    keep = creation.arange(n - k) + shifts
+    # Sorted positions, each minus the number of positions before it: output slot i reads
+    # input i plus the number of deleted positions at or before it.
+    obj = lax_numpy.clip(lax_numpy.where(ufuncs.less(obj, 0), ufuncs.add(obj, n), obj), 0, n)
+    obj = ufuncs.subtract(selection.sort(obj), creation.arange(k, dtype=_dtype(obj)))
+    keep = creation.arange(n - k)
+    keep = ufuncs.add(keep, reductions.sum(ufuncs.greater_equal(keep[None, :], obj[:, None]),
+                                          axis=0, dtype=_dtype(keep)))
     return selection.take(arr, keep, axis=axis)
   index = _index_positions("delete", obj, n)
   if index.dtype == np.bool_:

@@ -76,7 +76,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
         reductions._where_count(where, aval.shape, axes, keepdims), real_dtype, False)
   normalizer = lax_elementwise.sub(normalizer, lax_elementwise._convert_element_type(correction, real_dtype, False))
   total = reductions.sum(centered, axes, keepdims=keepdims, where=where)
-  return lax_elementwise._convert_element_type(lax_elementwise.div(total, normalizer), result_dtype, False)
+  result = lax_elementwise.div(total, normalizer)
+  # No degrees of freedom left: NaN (a constant, so its forward derivative is 0, as JAX's).
+  positive = lax_elementwise.gt(normalizer, lax_elementwise._convert_element_type(0, real_dtype, False))
+  result = lax_numpy.where(positive, result, np.nan)
+  return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,

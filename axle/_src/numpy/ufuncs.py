@@ -14,6 +14,8 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src import differentiation
+from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
@@ -517,13 +519,30 @@ def heaviside(x1, x2, /):
   return _where(lax_elementwise.lt(x1, zero), zero, _where(lax_elementwise.gt(x1, zero), _const(1, x1), x2))
 
 
+@util.jit_when_tracing
 def i0(x, /):
   """The modified Bessel function of the first kind, order 0."""
   (x,) = util.promote_args_inexact("i0", x)
   if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise TypeError("i0 does not support complex-valued inputs.")
+  return _i0(x)
+
+
+def _i0_impl(x):
   x = lax_elementwise.abs(x)
   return lax_elementwise.mul(lax_special.exp(x), lax_special.bessel_i0e(x))
+
+
+def _i0_jvp(primals, tangents):
+  # The derivative through |x|, with 0 (not NaN) at x == 0.
+  out, t_out = differentiation.jvp(_i0_impl, primals, tangents)
+  (x,) = primals
+  return out, _where(lax_elementwise.eq(x, _const(0, x)), _const(0, t_out), t_out)
+
+
+_i0_impl.__name__ = "_i0"
+_i0 = custom_jvp(_i0_impl)
+_i0.defjvp(_i0_jvp)
 
 
 def isneginf(x, /):
@@ -584,18 +603,42 @@ def log2(x, /):
   return lax_elementwise.div(lax_special.log(x), lax_special.log(_const(2, x)))
 
 
-@util.jit_when_tracing
 def logaddexp(x1, x2, /):
-  """``log(exp(x1) + exp(x2))`` computed without overflow."""
+  """``log(exp(x1) + exp(x2))`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
+  return _logaddexp(x1, x2)
+
+
+def _logaddexp_impl(x1, x2):
   amax = lax_elementwise.max(x1, x2)
-  if np.issubdtype(np.dtype(x1.dtype), np.floating):
-    delta = lax_elementwise.sub(x1, x2)
-    return _where(isnan(delta), lax_elementwise.add(x1, x2),
-                  lax_elementwise.add(amax, lax_special.log1p(lax_special.exp(lax_elementwise.neg(lax_elementwise.abs(delta))))))
-  delta = lax_elementwise.sub(lax_elementwise.add(x1, x2), lax_elementwise.mul(amax, _const(2, amax)))
-  out = lax_elementwise.add(amax, lax_special.log1p(lax_special.exp(delta)))
-  return lax_elementwise.complex(lax_elementwise.real(out), _wrap_between(lax_elementwise.imag(out), np.pi))
+  if np.issubdtype(dtypes.dtype(x1), np.complexfloating):
+    delta = lax_elementwise.sub(lax_elementwise.add(x1, x2), lax_elementwise.mul(amax, _const(2, amax)))
+    out = lax_elementwise.add(amax, lax_special.log1p(lax_special.exp(delta)))
+    return lax_elementwise.complex(lax_elementwise.real(out), _wrap_between(lax_elementwise.imag(out), np.pi))
+  delta = lax_elementwise.sub(x1, x2)
+  return lax_elementwise.select(lax_elementwise.ne(delta, delta), lax_elementwise.add(x1, x2),
+                    lax_elementwise.add(amax, lax_special.log1p(lax_special.exp(lax_elementwise.neg(lax_elementwise.abs(delta))))))
+
+
+def _replace_inf(x):
+  """``x`` with +inf (of the real part) replaced by 0, so inf - inf gives no NaN tangent."""
+  re_x = lax_elementwise.real(x) if np.issubdtype(dtypes.dtype(x), np.complexfloating) else x
+  return lax_elementwise.select(lax_elementwise.eq(re_x, lax_structural.full_like(re_x, np.inf)),
+                    lax_structural.full_like(x, 0), x)
+
+
+def _logaddexp_jvp(primals, tangents):
+  x1, x2 = primals
+  t1, t2 = tangents
+  out = _logaddexp(x1, x2)
+  return out, lax_elementwise.add(
+      lax_elementwise.mul(t1, lax_special.exp(lax_elementwise.sub(_replace_inf(x1), _replace_inf(out)))),
+      lax_elementwise.mul(t2, lax_special.exp(lax_elementwise.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+_logaddexp_impl.__name__ = "logaddexp"
+_logaddexp = custom_jvp(_logaddexp_impl)
+_logaddexp.defjvp(_logaddexp_jvp)
 
 
 def _wrap_between(x, bound):
@@ -603,16 +646,33 @@ def _wrap_between(x, bound):
   return lax_elementwise.sub(remainder(lax_elementwise.add(x, _const(bound, x)), two), _const(bound, x))
 
 
-@util.jit_when_tracing
 def logaddexp2(x1, x2, /):
-  """``log2(2**x1 + 2**x2)`` computed without overflow."""
+  """``log2(2**x1 + 2**x2)`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
+  return _logaddexp2(x1, x2)
+
+
+def _logaddexp2_impl(x1, x2):
   amax = lax_elementwise.max(x1, x2)
   delta = lax_elementwise.sub(x1, x2)
-  ln2 = _const(np.log(2), x1)
-  return _where(isnan(delta), lax_elementwise.add(x1, x2),
-                lax_elementwise.add(amax, lax_elementwise.div(lax_special.log1p(lax_special.exp2(lax_elementwise.neg(lax_elementwise.abs(delta)))),
-                                      ln2)))
+  log2e = lax_elementwise._convert_element_type(float(1 / np.log(2)), np.dtype(amax.dtype), True)
+  return lax_elementwise.select(lax_elementwise.ne(delta, delta), lax_elementwise.add(x1, x2),
+                    lax_elementwise.add(amax, lax_elementwise.mul(log2e, lax_special.log1p(lax_special.exp2(
+                        lax_elementwise.neg(lax_elementwise.abs(delta)))))))
+
+
+def _logaddexp2_jvp(primals, tangents):
+  x1, x2 = primals
+  t1, t2 = tangents
+  out = _logaddexp2(x1, x2)
+  return out, lax_elementwise.add(
+      lax_elementwise.mul(t1, lax_special.exp2(lax_elementwise.sub(_replace_inf(x1), _replace_inf(out)))),
+      lax_elementwise.mul(t2, lax_special.exp2(lax_elementwise.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+_logaddexp2_impl.__name__ = "logaddexp2"
+_logaddexp2 = custom_jvp(_logaddexp2_impl)
+_logaddexp2.defjvp(_logaddexp2_jvp)
 
 
 def modf(x, /, out=None):
@@ -656,11 +716,33 @@ def signbit(x, /):
 
 @util.jit_when_tracing
 def sinc(x, /):
-  """``sin(pi x) / (pi x)``, 1 at 0."""
+  """``sin(pi x) / (pi x)``, 1 at 0 (with all derivatives at 0 from its Maclaurin series)."""
   (x,) = util.promote_args_inexact("sinc", x)
   zero = lax_elementwise.eq(x, _const(0, x))
-  pi_x = lax_elementwise.mul(_const(np.pi, x), _where(zero, _const(1, x), x))
-  return _where(zero, _const(1, x), lax_elementwise.div(lax_special.sin(pi_x), pi_x))
+  pi_x = lax_elementwise.mul(lax_elementwise._convert_element_type(np.pi, np.dtype(x.dtype), True), x)
+  safe_pi_x = _where(zero, _weak_const(1, x), pi_x)
+  return _where(zero, _sinc_maclaurin(0, pi_x), lax_elementwise.div(lax_special.sin(safe_pi_x), safe_pi_x))
+
+
+def _weak_const(value, like):
+  return lax_elementwise._convert_element_type(value, np.dtype(like.dtype), True)
+
+
+def _sinc_maclaurin_impl(k, x):
+  # The k-th derivative of sin(x)/x at 0, broadcast like x: (-1)^(k/2) / (k + 1) for even k.
+  if k % 2:
+    return lax_elementwise.mul(x, _weak_const(0, x))
+  return lax_elementwise.add(lax_elementwise.mul(x, _weak_const(0, x)), _weak_const((-1) ** (k // 2) / (k + 1), x))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+  (x,), (t,) = primals, tangents
+  return _sinc_maclaurin(k, x), lax_elementwise.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin_impl.__name__ = "_sinc_maclaurin"
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin_impl, nondiff_argnums=(0,))
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def spacing(x, /):
@@ -674,18 +756,29 @@ def spacing(x, /):
   return lax_elementwise.sub(lax_elementwise.nextafter(x, toward), x)
 
 
+@util.jit_when_tracing
 def frexp(x, /):
   """Mantissa in [0.5, 1) and integer exponent with ``x == m * 2**e``."""
   (x,) = util.promote_args_inexact("frexp", x)
-  dtype = np.dtype(x.dtype)
-  if np.issubdtype(dtype, np.complexfloating):
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
     raise TypeError("frexp does not support complex-valued inputs")
+  return _frexp(x)
+
+
+def _frexp_jvp(primals, tangents):
+  (x,), (t,) = primals, tangents
+  mantissa, exponent = _frexp(x)
+  scale = lax_special.exp2(lax_elementwise.neg(lax_elementwise._convert_element_type(exponent, np.dtype(t.dtype), False)))
+  return (mantissa, exponent), (lax_elementwise.mul(t, scale), np.zeros(np.shape(exponent), dtypes.float0))
+
+
+def _frexp_impl(x):
+  dtype = np.dtype(x.dtype)
   info = dtypes.finfo(dtype)
   nbits = info.bits
   int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[nbits])
   nmant = info.nmant
-  bias = -info.minexp + 1  # e.g. 127 + ... for float32: minexp=-126 -> bias 127
-  bias = info.maxexp - 1
+  bias = info.maxexp - 1  # 127 for float32
   # Scale subnormals into the normal range first.
   is_sub = lax_elementwise.lt(lax_elementwise.abs(x), _const(float(info.smallest_normal), x))
   scale = float(2.0 ** nmant)
@@ -704,6 +797,11 @@ def frexp(x, /):
   mantissa = _where(special, x, mantissa)
   exponent = _where(special, lax_elementwise._convert_element_type(0, int_type, False), exponent)
   return mantissa, lax_elementwise._convert_element_type(exponent, np.dtype(np.int32), False)
+
+
+_frexp_impl.__name__ = "_frexp"
+_frexp = custom_jvp(_frexp_impl)
+_frexp.defjvp(_frexp_jvp)
 
 
 def bitwise_count(x, /):

@@ -19,6 +19,7 @@ from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
 from axle._src.config import config
+from axle._src.custom_derivatives import custom_jvp
 from axle._src.lax.control_flow import while_loop
 from axle._src.random import keys
 from axle._src.random import prng
@@ -700,8 +701,28 @@ def _gamma(key_data, a, shape, dtype, log_space=False):
   if size == 0:
     return jnp.zeros(shape, dtype)
   split_keys = prng.random_split_p.bind(key_data, shape=(size,))
-  samples = _gamma_one(split_keys, jnp.reshape(a, (size,)), log_space)
+  samples = _gamma_samples(log_space, split_keys, jnp.reshape(a, (size,)))
   return jnp.reshape(samples, shape)
+
+
+def _gamma_samples_impl(log_space, key_data, alpha):
+  return _gamma_one(key_data, alpha, log_space)
+
+
+def _gamma_samples_jvp(log_space, primals, tangents):
+  # Implicit reparameterization: d sample / d a = -(dCDF/da) / pdf at the sample.
+  (key_data, alpha), (_, alpha_dot) = primals, tangents
+  out = _gamma_samples(log_space, key_data, alpha)
+  x = lax.exp(out) if log_space else out
+  grad = lax.random_gamma_grad(alpha, x)
+  if log_space:
+    grad = lax.div(grad, x)
+  return out, lax.mul(alpha_dot, grad)
+
+
+_gamma_samples_impl.__name__ = "_gamma"
+_gamma_samples = custom_jvp(_gamma_samples_impl, nondiff_argnums=(0,))
+_gamma_samples.defjvp(_gamma_samples_jvp)
 
 
 def gamma(key, a, shape=None, dtype=None):

@@ -39,7 +39,9 @@ def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bo
   """Cholesky factor of a Hermitian positive-definite matrix (``jax.scipy.linalg.cholesky``):
   upper ``U`` with ``a = U^H U`` by default, lower ``L`` with ``lower=True``."""
   a = _inexact("cholesky", a)
-  L = lax_linalg.cholesky(a)
+  # Reads only the requested triangle (no symmetrization): the upper factor of ``a`` is the
+  # conjugate transpose of the lower factor of ``a^H``.
+  L = lax_linalg.cholesky(a if lower else _H(a), symmetrize_input=False)
   return L if lower else _H(L)
 
 

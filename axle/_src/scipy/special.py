@@ -195,6 +195,10 @@ def poch(z, m):
   """Pochhammer symbol ``gamma(z + m) / gamma(z)`` (rising factorial; ``scipy.special.poch``)."""
   z, m = util.promote_args_inexact("poch", z, m)
   _no_complex("jnp.poch", z)
+  return _poch(z, m)
+
+
+def _poch_impl(z, m):
   return _where(lax.eq(m, _const(m, 0)), _const(z, 1),
                 lax.div(gamma(lax.add(z, m)), gamma(z)))
 
@@ -339,7 +343,11 @@ def log_ndtr(x, series_order: int = 3):
     lower, upper = -10.0, 5.0
   else:
     raise TypeError(f"x.dtype={np.dtype(x.dtype)} is not supported.")
-  x = _strong(x)
+  return _log_ndtr(series_order, _strong(x))
+
+
+def _log_ndtr_impl(series_order, x):
+  lower, upper = (-20.0, 8.0) if np.dtype(x.dtype) == np.float64 else (-10.0, 5.0)
   lower_c, upper_c = _const(x, lower), _const(x, upper)
   above = lax.gt(x, upper_c)
   ndtr_value = _ndtr(_where(above, lax.neg(x), lax.max(x, lower_c)))
@@ -663,6 +671,50 @@ def dawsn(x):
   x, = util.promote_args_inexact("dawsn", x)
   _no_complex("dawsn", x)
   return _in_float32(_dawsn_real, _strong(x))
+
+
+# Derivative rules as JAX defines them (custom_jvp equations print these names).
+_log_ndtr_impl.__name__ = "log_ndtr"
+_log_ndtr = custom_jvp(_log_ndtr_impl, nondiff_argnums=(0,))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+  (x,), (t,) = primals, tangents
+  out = _log_ndtr(series_order, x)
+  # d/dx log Phi(x) = phi(x) / Phi(x) = exp(log phi(x) - log Phi(x))
+  log_pdf = lax.sub(lax.mul(_const(x, -0.5), lax.mul(x, x)),
+                    _const(x, 0.5 * math.log(2.0 * math.pi)))
+  return out, lax.mul(t, lax.exp(lax.sub(log_pdf, out)))
+
+
+_poch_impl.__name__ = "poch"
+_poch = custom_jvp(_poch_impl)
+_poch.defjvps(
+    lambda z_dot, out, z, m: out * (digamma(z + m) - digamma(z)) * z_dot,
+    lambda m_dot, out, z, m: out * digamma(z + m) * m_dot)
+
+_dawsn_real.__name__ = "_dawsn"
+_dawsn_real = custom_jvp(_dawsn_real)
+
+
+@_dawsn_real.defjvp
+def _dawsn_jvp(primals, tangents):
+  (x,), (t,) = primals, tangents
+  out = _dawsn_real(x)
+  return out, lax.mul(t, lax.sub(_const(x, 1), lax.mul(lax.mul(_const(x, 2), x), out)))
+
+
+_erfcx_real.__name__ = "_erfcx"
+_erfcx_real = custom_jvp(_erfcx_real)
+
+
+@_erfcx_real.defjvp
+def _erfcx_jvp(primals, tangents):
+  (x,), (t,) = primals, tangents
+  out = _erfcx_real(x)
+  return out, lax.mul(t, lax.sub(lax.mul(lax.mul(_const(x, 2), x), out),
+                                 _const(x, 2 / math.sqrt(math.pi))))
 
 
 from axle._src.scipy.special_extra import (  # noqa: E402  (re-exports; no cycle: it needs none of the above)
