@@ -440,3 +440,17 @@ def test_debug_nans_in_a_jit_under_grad_and_vmap_names_the_line(capsys):
           f"The failing operation, sqrt, was staged at {__file__}:{line}:11 ({f.__wrapped__.__qualname__}).",
           traceback_util.FILTERING_NOTE]
       assert capsys.readouterr().out == (_DEOPT + "\n") * 2
+
+
+def test_debug_check_runs_only_under_checkify():
+  def f(x):
+    checkify.debug_check(x > 0, "must be positive, got {}", x)
+    return x
+  assert float(f(jnp.float32(-1.))) == -1.  # dropped outside checkify, as in JAX
+  assert float(axle.jit(f)(-1.)) == -1.
+  err, out = checkify.checkify(f)(jnp.float32(-1.))
+  assert float(out) == -1.
+  with pytest.raises(checkify.JaxRuntimeError, match="must be positive, got -1.0"):
+    err.throw()
+  err, _ = axle.jit(checkify.checkify(f))(jnp.float32(2.))
+  assert err.get() is None

@@ -166,11 +166,9 @@ def _operand_aval(x, what: str) -> ShapedArray:
 
 
 def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
-  """Like ``check`` under ``checkify``; elsewhere (including under ``jit``) it checks nothing.
-
-  JAX raises a failed ``debug_check`` under ``jit`` through a host callback; axle does not
-  compile host callbacks here, so outside ``checkify`` this only checks eagerly."""
-  if core.current_trace() is core.eval_trace or _inside_checkify():
+  """Like ``check`` when transformed by ``checkify``; anywhere else (eagerly, under ``jit``) it
+  is dropped, as in JAX."""
+  if _inside_checkify():
     check(pred, msg, *fmt_args, **fmt_kwargs)
 
 

@@ -30,7 +30,7 @@ from axle._src import ir
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
@@ -354,7 +354,7 @@ def _pow_impl(x, y):
   if x.dtype.kind == "c":
     # XLA computes complex powers as exp(y * log(x)): other values than NumPy's (0 ** z is NaN,
     # results with large exponents differ by ~1e-5 relative), so they run on XLA.
-    return eval_module.run_on_xla(pow_p, [x, y], {})
+    return eval_interpreter.run_on_xla(pow_p, [x, y], {})
   if y.dtype != x.dtype:
     y = y.astype(x.dtype)  # as XLA: the integer exponent is converted to the base's dtype
   with _ignore_fp():

@@ -31,7 +31,7 @@ from axle._src.config import config
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
@@ -55,7 +55,7 @@ EAGER_PYTHON_STEPS = 200
 
 def _run_compiled(primitive, values, avals, params) -> list:
   """Runs one equation of ``primitive`` as a cached XLA executable on NumPy values."""
-  return list(eval_module.fallback_impl(primitive, values, avals, params))
+  return list(eval_interpreter.fallback_impl(primitive, values, avals, params))
 
 
 def _pp_loop_eqn(name: str, hidden: tuple = ()):

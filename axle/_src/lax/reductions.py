@@ -40,7 +40,7 @@ from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import staging
 from axle._src.lax import elementwise
@@ -404,7 +404,7 @@ def _make_extremum_impl(primitive: core.Primitive, ufunc: np.ufunc, identity_of:
       return x.copy()
     dtype = x.dtype
     if dtype.kind == "c" and np.isnan(x).any():
-      return eval_module.run_on_xla(primitive, [x], {"axes": axes})
+      return eval_interpreter.run_on_xla(primitive, [x], {"axes": axes})
     if dtype.kind == "c" and any(x.shape[a] == 0 for a in axes):
       return np.full(_reduced_shape(x.shape, axes), complex(identity_of(dtype), 0), dtype)
     empty = _empty_result(x, axes, identity_of(dtype))
@@ -661,7 +661,7 @@ def _make_cumulative_impl(primitive: core.Primitive, kind: str):
       return x.copy()
     dtype = x.dtype
     if kind in ("max", "min") and dtype.kind == "c" and np.isnan(x).any():
-      return eval_module.run_on_xla(primitive, [x], {"axis": axis, "reverse": reverse})
+      return eval_interpreter.run_on_xla(primitive, [x], {"axis": axis, "reverse": reverse})
     if reverse:
       x = np.flip(x, axis)
     work = x.astype(np.float32) if dtype in _narrow_floats else x

@@ -33,7 +33,7 @@ from axle._src import dtypes
 from axle._src import ir
 from axle._src.array import Array
 from axle._src.core import ShapedArray
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
@@ -714,7 +714,7 @@ def _make_scatter_impl(name: str):
     if name == "scatter-mul" and operand.dtype.kind == "c":
       # XLA's scatter combines complex products differently from NumPy's complex multiply
       # (results at overflow differ: inf vs nan, and in the last bit); run JAX's computation.
-      return eval_module.run_on_xla(scatter_mul_p, [operand, indices, updates], dict(
+      return eval_interpreter.run_on_xla(scatter_mul_p, [operand, indices, updates], dict(
           dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
           unique_indices=unique_indices, mode=mode, update_jaxpr=update_jaxpr,
           update_consts=update_consts))

@@ -23,7 +23,7 @@ from axle._src import dtypes
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import slicing
@@ -83,7 +83,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
   if not is_stable:
     # XLA's unstable sort leaves equal keys in an order of its own (not the input order), and
     # that order is JAX's answer: run it.
-    return eval_module.run_on_xla(sort_p, operands, {"dimension": dimension,
+    return eval_interpreter.run_on_xla(sort_p, operands, {"dimension": dimension,
                                                     "is_stable": is_stable, "num_keys": num_keys})
   first = np.asarray(operands[0])
   if num_keys == 1 and first.dtype.kind in "biuf":

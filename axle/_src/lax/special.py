@@ -26,7 +26,7 @@ from axle._src import dtypes
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
@@ -135,7 +135,7 @@ def _kernel(primitive, fn, narrow=None, wide=False):
   def impl(*args, **params):
     dtype = args[0].dtype
     if dtype.kind == "c":
-      return eval_module.run_on_xla(primitive, args, params)
+      return eval_interpreter.run_on_xla(primitive, args, params)
     with _ignore_fp():
       if dtype in _NARROW:
         if narrow is not None:

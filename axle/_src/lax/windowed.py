@@ -25,7 +25,7 @@ from axle._src import vmap
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
-from axle._src.interpreters import eval as eval_module
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import reductions
@@ -130,7 +130,7 @@ def _make_window_impl(primitive: core.Primitive, kind: str):
     x = np.asarray(operand)
     dtype = x.dtype
     if kind != "sum" and dtype.kind == "c" and np.isnan(x).any():
-      return eval_module.run_on_xla(primitive, [x], dict(
+      return eval_interpreter.run_on_xla(primitive, [x], dict(
           window_dimensions=window_dimensions, window_strides=window_strides, padding=padding,
           base_dilation=base_dilation, window_dilation=window_dilation))
     out_shape = window_output_shape(x.shape, window_dimensions, window_strides, padding,
