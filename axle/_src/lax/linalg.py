@@ -833,23 +833,23 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
   dx = ad.instantiate_zeros(dx)
   if m < n:
     # Wide: x = [x1 | x2] with x1 square; q r1 = x1 and r2 = q^H x2.
-    x1, x2 = lax_s.slice_in_dim(x, 0, m, axis=nd - 1), lax_s.slice_in_dim(x, m, n, axis=nd - 1)
-    dx1 = lax_s.slice_in_dim(dx, 0, m, axis=nd - 1)
-    dx2 = lax_s.slice_in_dim(dx, m, n, axis=nd - 1)
-    r1 = lax_s.slice_in_dim(r, 0, m, axis=nd - 1)
+    x1, x2 = structural.slice_in_dim(x, 0, m, axis=nd - 1), structural.slice_in_dim(x, m, n, axis=nd - 1)
+    dx1 = structural.slice_in_dim(dx, 0, m, axis=nd - 1)
+    dx2 = structural.slice_in_dim(dx, m, n, axis=nd - 1)
+    r1 = structural.slice_in_dim(r, 0, m, axis=nd - 1)
     dq, dr1 = _qr_jvp_reduced(x1, dx1, q, r1)
-    dr2 = lax_e.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
-    return [q, r], [dq, lax_s.concatenate([dr1, dr2], nd - 1)]
+    dr2 = elementwise.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
+    return [q, r], [dq, structural.concatenate([dr1, dr2], nd - 1)]
   if full_matrices and m > n:
     # Tall, complete: the first n columns of q as in the reduced case; the other columns move
     # only as orthogonality to them requires (dq2 = -q1 dq1^H q2); r's zero rows stay zero.
-    q1, q2 = lax_s.slice_in_dim(q, 0, n, axis=nd - 1), lax_s.slice_in_dim(q, n, m, axis=nd - 1)
-    r1 = lax_s.slice_in_dim(r, 0, n, axis=nd - 2)
+    q1, q2 = structural.slice_in_dim(q, 0, n, axis=nd - 1), structural.slice_in_dim(q, n, m, axis=nd - 1)
+    r1 = structural.slice_in_dim(r, 0, n, axis=nd - 2)
     dq1, dr1 = _qr_jvp_reduced(x, dx, q1, r1)
-    dq2 = lax_e.neg(_matmul(q1, _matmul(_H(dq1), q2)))
-    dr = lax_s.concatenate([dr1, lax_e.mul(lax_s.slice_in_dim(r, n, m, axis=nd - 2),
+    dq2 = elementwise.neg(_matmul(q1, _matmul(_H(dq1), q2)))
+    dr = structural.concatenate([dr1, elementwise.mul(structural.slice_in_dim(r, n, m, axis=nd - 2),
                                            np.zeros((), core.get_aval(r).dtype))], nd - 2)
-    return [q, r], [lax_s.concatenate([dq1, dq2], nd - 1), dr]
+    return [q, r], [structural.concatenate([dq1, dq2], nd - 1), dr]
   dq, dr = _qr_jvp_reduced(x, dx, q, r)
   return [q, r], [dq, dr]
 

@@ -679,8 +679,8 @@ def random_gamma_grad(a, x):
   """The derivative of a gamma(``a``) sample ``x`` with respect to ``a`` at fixed uniform noise
   (``lax.random_gamma_grad``): ``-(d/da) P(a, x) / p(x; a)`` with ``p`` the gamma density."""
   one = elementwise_convert._convert_element_type(1, np.dtype(core.get_aval(a).dtype), False)
-  log_pdf = ew.sub(ew.sub(ew.mul(ew.sub(a, one), log(x)), x), lgamma(a))
-  return ew.neg(ew.div(igamma_grad_a(a, x), exp(log_pdf)))
+  log_pdf = elementwise.sub(elementwise.sub(elementwise.mul(elementwise.sub(a, one), log(x)), x), lgamma(a))
+  return elementwise.neg(elementwise.div(igamma_grad_a(a, x), exp(log_pdf)))
 
 
 polygamma_p = _naryop("polygamma", None)
