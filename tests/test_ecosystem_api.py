@@ -1,5 +1,7 @@
 """The public API the JAX ecosystem (optax, flax, equinox, chex, ...) relies on, and the axle
 bugs those libraries exposed. Expected values are JAX 0.10.2's (recorded by hand from it)."""
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -361,22 +363,22 @@ def test_trace_to_jaxpr_dynamic_and_partial_eval():
 # Running JAX programs on axle
 
 
-_PROGRAM = """
-import sys
-import jax, jax.numpy as jnp
-from jax._src import dispatch, traceback_util
-from jax.extend import core
-from jax.interpreters import ad, batching, mlir
-import jax.numpy.linalg
-print(jax.__name__, float(jax.grad(lambda x: x * x)(3.0)), sys.argv[1:])
-real = [n for n, m in sys.modules.items() if (n == "jax" or n.startswith("jax."))
-        and not (getattr(m, "__name__", "") or "").startswith("axle")]
-print("real jax modules:", real)
-try:
-  import jax._src.no_such_module
-except ModuleNotFoundError as e:
-  print("missing ok")
-"""
+_PROGRAM = textwrap.dedent("""
+    import sys
+    import jax, jax.numpy as jnp
+    from jax._src import dispatch, traceback_util
+    from jax.extend import core
+    from jax.interpreters import ad, batching, mlir
+    import jax.numpy.linalg
+    print(jax.__name__, float(jax.grad(lambda x: x * x)(3.0)), sys.argv[1:])
+    real = [n for n, m in sys.modules.items() if (n == "jax" or n.startswith("jax."))
+            and not (getattr(m, "__name__", "") or "").startswith("axle")]
+    print("real jax modules:", real)
+    try:
+      import jax._src.no_such_module
+    except ModuleNotFoundError as e:
+      print("missing ok")
+    """)
 
 
 def _run(args, tmp_path):

@@ -54,8 +54,6 @@ MODULE_FETCHES_ALLOWED = {
 
 # (importer, imported): why the import cannot be at the top. Keep this list short.
 LOCAL_IMPORTS_ALLOWED = {
-    ("axle._src.interpreters.batching", "axle._src.lax.structural"):
-        "moving and broadcasting batch axes are lax operations (as JAX's batching.make_iota)",
     ("axle._src.differentiation", "axle._src.lax.structural"):
         "the Jacobian helpers slice and reshape with lax, which sits above the transformation API",
     ("axle._src.custom_derivatives", "axle._src.lax.elementwise_convert"):

@@ -125,26 +125,29 @@ class BatchTrace(core.Trace):
 # Moving and broadcasting batch axes
 
 
+# lax's transpose, broadcast_in_dim and reshape, registered by lax.structural when it is
+# imported: lax sits above batching (JAX's batching likewise reaches lax late, for make_iota).
+lax_transpose = lax_broadcast_in_dim = lax_reshape = None
+
+
 def moveaxis(x, src: int, dst: int):
   """``x`` with axis ``src`` moved to position ``dst`` (no-op when equal)."""
-  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   ndim = core.get_aval(x).ndim
   src, dst = src % ndim, dst % ndim
   if src == dst:
     return x
   perm = [i for i in range(ndim) if i != src]
   perm.insert(dst, src)
-  return structural.transpose(x, tuple(perm))
+  return lax_transpose(x, tuple(perm))
 
 
 def broadcast(x, size: int, axis: int):
   """``x`` with a new axis of ``size`` inserted at ``axis`` (the value repeated)."""
-  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   aval = core.get_aval(x)
   shape = list(aval.shape)
   shape.insert(axis, size)
   dims = tuple(np.delete(np.arange(len(shape)), axis))  # NumPy ints, as JAX's jaxprs print
-  return structural.broadcast_in_dim(x, tuple(shape), dims)
+  return lax_broadcast_in_dim(x, tuple(shape), dims)
 
 
 def bdim_at_front(x, bdim, size: int):
@@ -166,9 +169,8 @@ def matchaxis(x, src, dst, size: int):
 
 
 def _expand_front(x):
-  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   aval = core.get_aval(x)
-  return structural.reshape(x, (1, *aval.shape))
+  return lax_reshape(x, (1, *aval.shape))
 
 
 def broadcast_batcher(primitive, values, dims, **params):
@@ -180,7 +182,6 @@ def broadcast_batcher(primitive, values, dims, **params):
     (_, d), = shapes
     out = primitive.bind(*values, **params)
     return out, ([d] * len(out) if primitive.multiple_results else d)
-  from axle._src.lax import structural  # lax sits above batching (as JAX's make_iota)
   rank = max(core.get_aval(v).ndim - (d is not None) for v, d in zip(values, dims))
   new_values = []
   for v, d in zip(values, dims):
@@ -190,7 +191,7 @@ def broadcast_batcher(primitive, values, dims, **params):
       continue
     v = moveaxis(v, d, 0)
     if aval.ndim - 1 < rank:  # a batched scalar among higher-rank operands
-      v = structural.reshape(v, (aval.shape[d],) + (1,) * rank)
+      v = lax_reshape(v, (aval.shape[d],) + (1,) * rank)
     new_values.append(v)
   out = primitive.bind(*new_values, **params)
   return out, ([0] * len(out) if primitive.multiple_results else 0)

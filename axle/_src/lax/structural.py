@@ -1482,3 +1482,7 @@ def _zeros_like_aval(aval: ShapedArray):
 
 
 ad.broadcast_zeros = _zeros_like_aval
+
+
+batching.lax_transpose, batching.lax_broadcast_in_dim, batching.lax_reshape = (
+    transpose, broadcast_in_dim, reshape)

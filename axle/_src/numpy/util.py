@@ -16,6 +16,7 @@ from axle._src.config import config
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.lax.utils import broadcast_shapes  # noqa: F401  (jnp.broadcast_shapes)
 
 _scalar_types = (bool, int, float, complex)
 
@@ -118,23 +119,6 @@ def promote_dtypes_numeric(*args):
   if dtype == np.bool_:
     dtype = dtypes.default_int_dtype()
   return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
-
-
-def broadcast_shapes(*shapes) -> tuple[int, ...]:
-  """NumPy's broadcasting of shapes; ValueError when they are incompatible."""
-  shapes = [tuple(s) for s in shapes]
-  if not shapes:
-    return ()
-  if all(s == shapes[0] for s in shapes[1:]):
-    return shapes[0]
-  rank = max(len(s) for s in shapes)
-  result = []
-  for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
-    non_one = {d for d in dims if d != 1}
-    if len(non_one) > 1:
-      raise ValueError(f"Incompatible shapes for broadcasting: shapes={[s for s in shapes]}")
-    result.append(non_one.pop() if non_one else (0 if 0 in dims else 1))
-  return tuple(result)
 
 
 def promote_shapes(fun_name: str, *args):
