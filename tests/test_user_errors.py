@@ -69,7 +69,7 @@ def test_traceback_filtering_rejects_unknown_modes(filtering):
     axle.jit(_user_error)(jnp.ones((2, 3)))
 
 
-def test_leak_message_does_not_recommend_what_does_not_exist():
+def test_leak_message_recommends_only_what_exists():
   leaked = []
 
   @axle.jit
@@ -80,7 +80,10 @@ def test_leak_message_does_not_recommend_what_does_not_exist():
   f(jnp.ones(2))
   with pytest.raises(axle.errors.UnexpectedTracerError) as info:
     leaked[0] + 1
-  assert "checking_leaks" not in str(info.value)
+  # It recommends jax.checking_leaks and JAX_CHECK_TRACER_LEAKS, as JAX does: both must exist.
+  assert "`jax.checking_leaks` context manager" in str(info.value)
+  with axle.checking_leaks():
+    assert axle.config.jax_check_tracer_leaks
   assert "escape the scope of the transformation" in str(info.value)
 
 

@@ -57,7 +57,9 @@ def _leaked_tracer_message(tracer) -> str:
           f"allowing for a reference to an intermediate value with type {tracer.aval.str_short(False)} "
           f"wrapped in a {tracer._public_type_name} to escape the scope of the transformation.\n"
           "JAX transformations require that functions explicitly return their outputs, and disallow "
-          f"saving intermediate values to global state.{details}")
+          f"saving intermediate values to global state.{details}\n"
+          "To catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS or "
+          "using the `jax.checking_leaks` context manager.")
 
 
 def _shape_rule(primitive: core.Primitive):
