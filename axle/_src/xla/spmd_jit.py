@@ -144,20 +144,6 @@ def _is_traced(x) -> bool:
 # Which jaxprs need an SPMD program
 
 
-def _sub_jaxprs(params):
-  for value in params.values():
-    if isinstance(value, ClosedJaxpr):
-      yield value.jaxpr
-    elif isinstance(value, Jaxpr):
-      yield value
-    elif isinstance(value, (tuple, list)):
-      for v in value:
-        if isinstance(v, ClosedJaxpr):
-          yield v.jaxpr
-        elif isinstance(v, Jaxpr):
-          yield v
-
-
 _mesh_cache: dict = {}
 
 
@@ -175,7 +161,7 @@ def jaxpr_mesh(jaxpr: Jaxpr):
     elif eqn.primitive is sharding_constraint_p:
       mesh = eqn.params["sharding"].mesh
     else:
-      for sub in _sub_jaxprs(eqn.params):
+      for sub in ir._subjaxprs_of_params(eqn.params):
         mesh = jaxpr_mesh(sub) or mesh
     if mesh is not None:
       break
