@@ -1,10 +1,15 @@
 """Fixtures shared by the test modules."""
+import atexit
 import os
+import shutil
 import tempfile
 
 # The persistent compilation cache of the test session lives in a temporary directory, never in
-# the user's cache directory.
-os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", tempfile.mkdtemp(prefix="axle-test-cache-"))
+# the user's cache directory. The process that makes it (pytest's controller; xdist workers and
+# subprocesses inherit the variable) removes it at exit.
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+  os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="axle-test-cache-")
+  atexit.register(shutil.rmtree, os.environ["JAX_COMPILATION_CACHE_DIR"], True)
 
 import pytest  # noqa: E402
 
