@@ -500,7 +500,7 @@ class JitFunction:
       compiled = entry.compiled
       if compiled is None:  # the first call of this signature at top level
         compiled = entry.compiled = execution.CompiledCall(
-            entry.closed, self.name, self._donated_leaves(args, kwargs, split))
+            entry.closed, self.name, self._donated_leaves(args, kwargs, split), self.keep_unused)
       checks = eval_interpreter.special_checks
       if self._simple and not kwargs and all(type(a) is Array for a in args) \
           and split.in_tree == _plain_args_tree(len(args)) and not checks.enabled:
@@ -607,17 +607,25 @@ class Lowered:
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.in_avals])
     self._text = None
 
+  def _program(self):
+    """The jaxpr XLA is given and its donated leaves (unused arguments pruned unless the
+    function was jitted with ``keep_unused=True``)."""
+    keep_unused = getattr(self._jitted, "keep_unused", False)
+    program, _, donated = execution.prune_unused(self._jaxpr, self._donated, keep_unused)
+    return program, donated
+
   def _module_text(self) -> str:
     if self._text is None:
-      self._text, _, _ = execution.lower_call(self._jaxpr, self._jitted.name, self._donated)
+      program, donated = self._program()
+      self._text, _, _ = execution.lower_call(program, self._jitted.name, donated)
     return self._text
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
     """The StableHLO module as MLIR text; ``debug_info=True`` adds each operation's location:
     its ``jit(f)/named_scope/primitive`` name and the user's file:line:column."""
     if debug_info:
-      text, _, _ = execution.lower_call(self._jaxpr, self._jitted.name, self._donated,
-                                        debug_info=True)
+      program, donated = self._program()
+      text, _, _ = execution.lower_call(program, self._jitted.name, donated, debug_info=True)
       return client.pretty_mlir(text, debug_info=True)
     return client.pretty_mlir(self._module_text())
 
@@ -627,7 +635,8 @@ class Lowered:
 
   def compile(self, compiler_options=None) -> "Compiled":
     """Compiles the module with XLA."""
-    compiled = execution.CompiledCall(self._jaxpr, self._jitted.name, self._donated)
+    compiled = execution.CompiledCall(self._jaxpr, self._jitted.name, self._donated,
+                                      getattr(self._jitted, "keep_unused", False))
     return Compiled(compiled, self.in_tree, self.out_tree, self._split)
 
   def cost_analysis(self):

@@ -154,6 +154,7 @@ class Primitive:
   ``def_abstract_eval`` fill the two that every primitive must have.
   """
   multiple_results = False
+  has_effects = False  # True: its equations are never removed as dead code
 
   def __init__(self, name: str):
     self.name = name

@@ -146,7 +146,6 @@ class _Function:
     self.counter = itertools.count()
     self.lines: list[str] = []
     self.indent = "    "
-    self.constants: dict = {}  # constants of the current block: (dtype, shape, bytes) -> Value
     self.token: str | None = None  # the last ordered effect's token in the current block
     self.loc: str | None = None  # the location emitted operations carry (debug_info lowering)
 
@@ -170,9 +169,9 @@ class ModuleContext:
     base = _symbol_name(base)
     name = base
     i = 0
-    while name in self.symbols:
-      i += 1
+    while name in self.symbols:  # JAX's numbering: f, f_0, f_1, ...
       name = f"{base}_{i}"
+      i += 1
     self.symbols.add(name)
     return name
 
@@ -261,12 +260,11 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
   """The text of a one-block region whose arguments have ``arg_avals``; ``body(ctx, *args)``
   emits the block's operations and returns the values to yield."""
   function = ctx.function
-  saved_lines, saved_indent, saved_constants = function.lines, function.indent, function.constants
+  saved_lines, saved_indent = function.lines, function.indent
   saved_token = function.token
   args = [Value(function.fresh().replace("%", "%arg_r"), a) for a in arg_avals]
   function.lines = []
   function.indent = saved_indent + "  "
-  function.constants = {}  # a region's constants are not visible outside it
   # A region's ordered effects chain from the enclosing block's token (captured implicitly),
   # so they run after the ordered effects before the region.
   try:
@@ -277,7 +275,6 @@ def region(ctx: RuleContext, arg_avals: Sequence[ShapedArray], body: Callable,
     body_lines = function.lines
   finally:
     function.lines, function.indent = saved_lines, saved_indent
-    function.constants = saved_constants
     function.token = saved_token
   header = ", ".join(f"{a.name}: {a.type}" for a in args)
   return "{\n" + f"{saved_indent}^bb0({header}):\n" + "\n".join(body_lines) + f"\n{saved_indent}}}"
@@ -334,25 +331,16 @@ def _bool_nested(value) -> str:
 
 
 def constant(ctx: RuleContext, value, dtype=None) -> Value:
-  """A ``stablehlo.constant`` holding ``value`` (converted to ``dtype`` if given). Equal
-  constants in one block are emitted once."""
+  """A ``stablehlo.constant`` holding ``value`` (converted to ``dtype`` if given). Each use
+  emits its own constant, as JAX's lowering does (XLA folds duplicates)."""
   value = np.asarray(value, dtype=dtype)
   aval = ShapedArray(value.shape, value.dtype)
   if value.size == 0:
     zero = constant(ctx, np.zeros((), value.dtype))
     return broadcast_in_dim(ctx, zero, aval, ())
-  function = ctx.function
-  small = value.size <= 16
-  key = (value.dtype, value.shape, value.tobytes()) if small else None
-  if key is not None:
-    cached = function.constants.get(key)
-    if cached is not None:
-      return cached
   result = op(ctx, "stablehlo.constant", [], aval,
               {"value": f"{_dense_literal(value)} : {tensor_type(aval)}"})
   result.splat = _splat_element(value)
-  if key is not None:
-    function.constants[key] = result
   return result
 
 
@@ -390,13 +378,11 @@ def transpose(ctx: RuleContext, x: Value, permutation: Sequence[int]) -> Value:
 
 def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
   """``x`` broadcast to ``shape`` the way elementwise lax ops broadcast: a rank-0 operand
-  everywhere, otherwise dimension by dimension (sizes equal or 1)."""
+  everywhere (a scalar literal becomes a scalar constant and a ``broadcast_in_dim``, as in
+  JAX), otherwise dimension by dimension (sizes equal or 1)."""
   shape = tuple(shape)
   if x.aval.shape == shape:
     return x
-  if x.splat is not None:  # a constant: emit it at the full shape (a splat) instead
-    return constant(ctx, np.full(shape, x.splat, x.aval.dtype)) if np.prod(shape) <= 16 else \
-        _splat_constant(ctx, x.splat, ShapedArray(shape, x.aval.dtype))
   if not x.aval.shape:
     dims = ()
   else:
@@ -406,19 +392,6 @@ def broadcast_to(ctx: RuleContext, x: Value, shape: Sequence[int]) -> Value:
     else:
       raise ValueError(f"cannot broadcast {x.aval.shape} to {shape}")
   return broadcast_in_dim(ctx, x, ShapedArray(shape, x.aval.dtype), dims)
-
-
-def _splat_constant(ctx: RuleContext, element, aval: ShapedArray) -> Value:
-  single = np.asarray(element, aval.dtype).reshape(1)
-  key = ("splat", aval.dtype, aval.shape, single.tobytes())
-  cached = ctx.function.constants.get(key)
-  if cached is not None:
-    return cached
-  result = op(ctx, "stablehlo.constant", [], aval,
-              {"value": f"{_dense_literal(single)} : {tensor_type(aval)}"})
-  result.splat = single[0]
-  ctx.function.constants[key] = result
-  return result
 
 
 def convert(ctx: RuleContext, x: Value, dtype) -> Value:
@@ -611,7 +584,11 @@ def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], nam
   if entry is None:
     symbol = module.fresh_symbol(name)
     module.lowered_jaxprs[id(closed.jaxpr)] = (symbol, closed)
-    module.functions.append(_function_text(module, symbol, closed, private=True))
+    # The function's place in the module is taken before its body is lowered: callees follow
+    # their first caller, as in JAX's modules.
+    slot = len(module.functions)
+    module.functions.append("")
+    module.functions[slot] = _function_text(module, symbol, closed, private=True)
   else:
     symbol = entry[0]
   return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol}"})

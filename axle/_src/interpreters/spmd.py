@@ -109,16 +109,15 @@ def emit_manual_computation(ctx, mesh, body: ClosedJaxpr, args, in_specs, out_sp
   manual_text = ", ".join(f'"{a}"' for a in manual_axes)
   region_args = [lowering.Value(function.fresh().replace("%", "%arg_m"), a) for a in body.in_avals]
   token = _lowering_mesh.set((mesh, tuple(manual_axes)))
-  saved_lines, saved_indent, saved_constants = function.lines, function.indent, function.constants
+  saved_lines, saved_indent = function.lines, function.indent
   function.lines = []
   function.indent = saved_indent + "  "
-  function.constants = {}
   try:
     outs = lowering.jaxpr_subcomp(ctx, body.jaxpr, body.consts, region_args)
     outs = [lowering.materialize(ctx, o) for o in outs]
     body_lines = function.lines
   finally:
-    function.lines, function.indent, function.constants = saved_lines, saved_indent, saved_constants
+    function.lines, function.indent = saved_lines, saved_indent
     _lowering_mesh.reset(token)
   out_types = ", ".join(o.type for o in outs)
   header_args = ", ".join(f"{a.name}: {a.type}" for a in region_args)

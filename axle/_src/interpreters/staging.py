@@ -324,11 +324,23 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
   live = {v for v in outvars if type(v) is not Literal}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if any(v in live for v in eqn.outvars) or ir.eqn_effects(eqn.primitive, eqn.params):
+    if (any(v in live for v in eqn.outvars) or eqn.primitive.has_effects
+        or ir.eqn_effects(eqn.primitive, eqn.params)):
       kept.append(eqn)
       live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
   return jaxpr.replace(eqns=kept, outvars=outvars)
+
+
+def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:
+  """Dead-code elimination: removes unneeded equations and the inputs that are then unused,
+  except those marked in ``keep_inputs``. Returns the jaxpr and which inputs it kept."""
+  jaxpr = dce_jaxpr(closed.jaxpr)
+  used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
+  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+  kept = [k or v in used for v, k in zip(jaxpr.invars, keep_inputs)]
+  jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+  return ClosedJaxpr(jaxpr, closed.consts), kept
 
 
 def trace_to_jaxpr_dynamic(fun, in_avals: Sequence[ShapedArray], debug_info=None):

@@ -93,15 +93,7 @@ def move_inputs_to_front(closed: ClosedJaxpr, to_move: Sequence[bool]) -> Closed
   return ClosedJaxpr(jaxpr.replace(invars=moved + rest), closed.consts)
 
 
-def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:
-  """Dead-code elimination: removes unneeded equations and the inputs that are then unused,
-  except those marked in ``keep_inputs``. Returns the jaxpr and which inputs it kept."""
-  jaxpr = staging.dce_jaxpr(closed.jaxpr)
-  used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
-  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
-  kept = [k or v in used for v, k in zip(jaxpr.invars, keep_inputs)]
-  jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
-  return ClosedJaxpr(jaxpr, closed.consts), kept
+dce_with_inputs = staging.dce_with_inputs
 
 
 def split(values: Sequence, sizes: Sequence[int]) -> list[list]:

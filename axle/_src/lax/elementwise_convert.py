@@ -137,15 +137,14 @@ ir.pp_param_rules[convert_element_type_p] = lambda params: {
 
 def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type, sharding):
   # XLA's convert already saturates float -> integer (NaN -> 0) and wraps integer -> integer.
-  # As in JAX: complex -> real takes the real part first; anything -> bool is ``x != 0``.
+  # As in JAX: complex -> real takes the real part first; anything -> bool is ``x != 0``; the
+  # convert is emitted even when the types already agree (the equation changed the weak type).
   old_dtype = x.aval.dtype
-  if old_dtype == new_dtype:
-    return x
   if old_dtype.kind == "c" and new_dtype.kind != "c":
     x = mlir.op(ctx, "stablehlo.real", [x], ShapedArray(x.aval.shape, utils.real_dtype_of(old_dtype)))
   if new_dtype == np.bool_ and x.aval.dtype != np.bool_:
-    return mlir.compare(ctx, x, mlir.full_like_aval(ctx, 0, x.aval), "NE")
-  return mlir.convert(ctx, x, new_dtype)
+    x = mlir.compare(ctx, x, mlir.full_like_aval(ctx, 0, x.aval), "NE")
+  return mlir.op(ctx, "stablehlo.convert", [x], ShapedArray(x.aval.shape, np.dtype(new_dtype)))
 
 
 mlir.register(convert_element_type_p, _convert_element_type_lowering)

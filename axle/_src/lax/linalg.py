@@ -132,10 +132,12 @@ def _lapack_call(ctx, target: str, operands, result_avals, num_batch: int, confi
   client.register_lapack_targets()
   config_text = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in sorted((config or {}).items()))
   layouts = lambda avals: "[" + ", ".join(_layout(a, num_batch) for a in avals) + "]"
+  # The attributes JAX gives these calls: the FFI kernel's settings as mhlo.backend_config.
   attributes = {
       "call_target_name": f'"{target}"',
-      "api_version": "4 : i32",
-      "backend_config": "{" + config_text + "}",
+      "backend_config": '""',
+      "mhlo.backend_config": "{" + config_text + "}",
+      "mhlo.frontend_attributes": f'{{num_batch_dims = "{num_batch}"}}',
       "operand_layouts": layouts([o.aval for o in operands]),
       "result_layouts": layouts(result_avals),
   }

@@ -18,6 +18,7 @@ from axle._src.config import config
 from axle._src.core import ShapedArray
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
+from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
 from axle._src.xla import cache as disk_cache
 from axle._src.xla import client
@@ -130,21 +131,27 @@ def effects_barrier() -> None:
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed_ref",
-               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed", "_spmd_calls")
+               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed", "_spmd_calls",
+               "kept", "run_avals")
 
-  def __new__(cls, closed: ClosedJaxpr, name: str = "main", donated_leaves=()):
+  def __new__(cls, closed: ClosedJaxpr, name: str = "main", donated_leaves=(),
+              keep_unused: bool = False):
     mesh = spmd_jit.jaxpr_mesh(closed.jaxpr)
     if mesh is not None:  # shard_map or sharding constraints: one program over the mesh
       return spmd_jit.SpmdJitCall(closed, name, mesh, donated_leaves)
     return super().__new__(cls)
 
   # Holds no reference to the jaxpr: ``_jaxpr_calls`` maps a jaxpr weakly to its call.
-  def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=()):
+  def __init__(self, closed: ClosedJaxpr, name: str, donated_leaves=(), keep_unused: bool = False):
     self.name = name
-    self.in_avals = tuple(closed.in_avals)
+    self.in_avals = tuple(closed.in_avals)  # the signature callers pass, unused leaves included
     self.out_avals = tuple(closed.out_avals)
+    program, self.kept, donated_leaves = prune_unused(closed, donated_leaves, keep_unused)
+    self.run_avals = tuple(program.in_avals)
     host_callbacks: list = []
-    self.text, big_consts, self.donated = lower_call(closed, name, donated_leaves, host_callbacks)
+    self.text, big_consts, donated = lower_call(program, name, donated_leaves, host_callbacks)
+    kept = self.kept
+    self.donated = donated if kept is None else tuple(kept[p] for p in donated)
     self.has_callbacks = bool(host_callbacks)
     self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
@@ -190,7 +197,8 @@ class CompiledCall:
   def _run(self, leaves) -> list:
     buffers = list(self.const_buffers)
     append = buffers.append
-    for leaf, aval in zip(leaves, self.in_avals):
+    kept = self.kept
+    for leaf, aval in zip(leaves if kept is None else [leaves[i] for i in kept], self.run_avals):
       # Inline the common case (an Array already on the device) of leaf_buffer.
       if type(leaf) is Array and leaf._buffer is not None:
         append(leaf._buffer)
@@ -232,8 +240,11 @@ def _array_runner(call: CompiledCall):
   handlers = call.executable._handlers
   consts = call.const_buffers
   out_avals = call.out_avals
+  kept = call.kept
 
   def run(arrays):
+    if kept is not None:
+      arrays = [arrays[i] for i in kept]
     buffers = list(consts)
     for array in arrays:
       buffer = array._buffer
@@ -241,6 +252,21 @@ def _array_runner(call: CompiledCall):
     return _device_arrays(execute(buffers).consume_with_handlers(handlers), out_avals)
 
   return run
+
+
+def prune_unused(closed: ClosedJaxpr, donated_leaves=(), keep_unused: bool = False):
+  """The program XLA is given for a jitted call, as JAX's ``keep_unused=False`` makes it:
+  equations whose results are unused removed, then the arguments nothing uses. Returns that
+  jaxpr, the positions of the arguments it keeps (None: all of them) and the donated leaves
+  renumbered among those."""
+  if keep_unused or spmd_jit.jaxpr_mesh(closed.jaxpr) is not None:
+    return closed, None, tuple(donated_leaves)
+  program, kept = staging.dce_with_inputs(closed, [False] * len(closed.jaxpr.invars))
+  if all(kept):
+    return program, None, tuple(donated_leaves)
+  positions = [i for i, k in enumerate(kept) if k]
+  renumbered = {old: new for new, old in enumerate(positions)}
+  return program, tuple(positions), tuple(renumbered[p] for p in donated_leaves if p in renumbered)
 
 
 def lower_call(closed: ClosedJaxpr, name: str, donated_leaves=(), host_callbacks: list | None = None,
