@@ -601,12 +601,21 @@ def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, priv
   args = [Value(f"%arg{i}", a) for i, a in enumerate(in_avals)]
   ctx = RuleContext(function, None, in_avals, closed.out_avals)
   outs = [materialize(ctx, v) for v in jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)]
+  arg_names = None
+  if module.location_prefix is not None and not private:
+    arg_names = getattr(closed.jaxpr.debug_info, "arg_names", None) or []
+  return _assemble_function(function, symbol, args, outs, private, arg_attributes, arg_names)
+
+
+def _assemble_function(function: _Function, symbol: str, args: Sequence[Value],
+                       outs: Sequence[Value], private: bool, arg_attributes: dict | None = None,
+                       arg_names: Sequence[str] | None = None) -> str:
+  """The text of a ``func.func`` whose body ``function`` has emitted, returning ``outs``."""
   arg_attributes = arg_attributes or {}
-  prefix = module.location_prefix
+  prefix = function.module.location_prefix
   arg_locs = [""] * len(args)
   if prefix is not None:  # argument names as locations, as JAX's debug_info lowering
-    info = closed.jaxpr.debug_info
-    names = (getattr(info, "arg_names", None) or []) if not private else []
+    names = arg_names or []
     arg_locs = [f' loc("{_escape(names[i])}")' if i < len(names) and names[i] else " loc(unknown)"
                 for i in range(len(args))]
   params = ", ".join(f"{a.name}: {a.type}" + (f" {arg_attributes[i]}" if i in arg_attributes else "")
@@ -622,6 +631,36 @@ def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, priv
     lines.append(f"    func.return{return_loc}")
   lines.append("  }" + (" loc(unknown)" if prefix is not None else ""))
   return "\n".join(lines)
+
+
+def outlined(rule: Callable) -> Callable:
+  """``rule`` emitted as a private function named after the primitive, once per module and
+  signature, and called where the primitive is used (JAX outlines the cumulative reductions'
+  lowerings this way)."""
+
+  def outlined_rule(ctx: RuleContext, *operands, **params):
+    module = ctx.module
+    primitive = ctx.primitive
+    key = ("outlined", primitive, tuple(ctx.avals_in), tuple(sorted(params.items())))
+    entry = module.lowered_jaxprs.get(key)
+    if entry is None:
+      symbol = module.fresh_symbol(primitive.name)
+      module.lowered_jaxprs[key] = (symbol, None)
+      slot = len(module.functions)
+      module.functions.append("")
+      function = _Function(module)
+      args = [Value(f"%arg{i}", a) for i, a in enumerate(ctx.avals_in)]
+      inner = RuleContext(function, primitive, ctx.avals_in, ctx.avals_out)
+      outs = rule(inner, *args, **params)
+      outs = [materialize(inner, v) for v in (outs if primitive.multiple_results else [outs])]
+      module.functions[slot] = _assemble_function(function, symbol, args, outs, private=True)
+    else:
+      symbol = entry[0]
+    results = op(ctx, "func.call", list(operands), list(ctx.avals_out), {"callee": f"@{symbol}"})
+    return results if primitive.multiple_results else results[0]
+
+  outlined_rule.__name__ = f"outlined_{getattr(rule, '__name__', 'rule')}"
+  return outlined_rule
 
 
 def _escape(text: str) -> str:

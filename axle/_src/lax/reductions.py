@@ -701,6 +701,8 @@ def _make_cumulative_lowering(kind: str) -> Callable:
     padding = [(0, 0)] * aval.ndim
     padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
     init = identity_constant(ctx, kind, aval.dtype)
+    if kind in ("sum", "max", "min"):  # JAX builds these identities with a (rank-0) broadcast
+      init = mlir.broadcast_in_dim(ctx, init, init.aval, ())
     region = mlir.region(ctx, [mlir.scalar_aval(aval.dtype)] * 2, monoid_body(kind, aval.dtype))
     out, = mlir.op(ctx, "stablehlo.reduce_window", [operand, init], [ctx.avals_out[0]],
                    {"window_dimensions": mlir.dense_array(window),
@@ -717,7 +719,7 @@ def _cumulative_primitive(name: str, kind: str, accepted) -> core.Primitive:
   primitive = core.Primitive(name)
   primitive.def_abstract_eval(_cumulative_rule(name, accepted))
   primitive.def_impl(_make_cumulative_impl(primitive, kind))
-  mlir.register(primitive, _make_cumulative_lowering(kind))
+  mlir.register(primitive, mlir.outlined(_make_cumulative_lowering(kind)))
   return primitive
 
 
