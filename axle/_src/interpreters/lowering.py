@@ -509,11 +509,8 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
   env: dict = {}
 
   def read(atom):
-    if type(atom) is Literal:
-      value = np.asarray(atom.val, atom.aval.dtype)
-      if value.ndim == 0:
-        return Value(None, ShapedArray((), value.dtype), splat=value[()])  # emitted when used
-      return constant(ctx, value)
+    if type(atom) is Literal:  # a constant per use, emitted when the equation reads it (as JAX)
+      return constant(ctx, np.asarray(atom.val, atom.aval.dtype))
     return env[atom]
 
   for var, value in zip(jaxpr.constvars, consts):
