@@ -1,0 +1,131 @@
+"""The StableHLO that ``jit(f).lower(...).as_text()`` prints is the program JAX 0.10.2 prints.
+
+The expected bodies below were printed by JAX 0.10.2 for the same functions (its
+``jax.result_info`` result attributes removed: axle does not print them).
+"""
+import numpy as np
+
+import axle
+import axle.numpy as jnp
+from axle import lax
+
+
+def _main(fun, *args, **jit_options):
+  text = axle.jit(fun, **jit_options).lower(*args).as_text()
+  return text.split("func.func public @main", 1)[1].rstrip()
+
+
+_X = np.float32([1, 2])
+
+
+def test_scalar_literals_are_a_fresh_scalar_constant_and_a_broadcast_per_use():
+  assert _main(lambda x: x * 2.0 + 2.0, _X) == """\
+(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<2xf32>
+    %cst_0 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %3 = stablehlo.add %1, %2 : tensor<2xf32>
+    return %3 : tensor<2xf32>
+  }
+}"""
+
+
+def test_closed_over_arrays_are_one_constant_each():
+  c = np.float32([1, 2])
+  assert _main(lambda x: (x + c) * np.float32([1, 2]), _X) == """\
+(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %cst = stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+    %cst_0 = stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+    %0 = stablehlo.add %arg0, %cst : tensor<2xf32>
+    %1 = stablehlo.multiply %0, %cst_0 : tensor<2xf32>
+    return %1 : tensor<2xf32>
+  }
+}"""
+
+
+def test_convert_element_type_emits_a_convert_even_to_the_same_type():
+  assert _main(lambda x: jnp.full((2,), 3.0) + x, _X) == """\
+(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %cst = stablehlo.constant dense<3.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %1 = stablehlo.convert %0 : tensor<2xf32>
+    %2 = stablehlo.add %1, %arg0 : tensor<2xf32>
+    return %2 : tensor<2xf32>
+  }
+}"""
+  assert _main(lambda x: lax.convert_element_type(x, bool), _X) == """\
+(%arg0: tensor<2xf32>) -> tensor<2xi1> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %1 = stablehlo.compare NE, %arg0, %0, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+    %2 = stablehlo.convert %1 : tensor<2xi1>
+    return %2 : tensor<2xi1>
+  }
+}"""
+
+
+def test_cumulative_reductions_are_outlined_once_per_signature():
+  x = np.float32([[1, 2], [3, 4]])
+  assert _main(lambda x: lax.cumsum(x, 1) + lax.cumsum(x, 1), x) == """\
+(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+    %0 = call @cumsum(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %1 = call @cumsum(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %2 = stablehlo.add %0, %1 : tensor<2x2xf32>
+    return %2 : tensor<2x2xf32>
+  }
+  func.func private @cumsum(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<f32>
+    %1 = "stablehlo.reduce_window"(%arg0, %0) <{base_dilations = array<i64: 1, 1>, padding = dense<[[0, 0], [1, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %2 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+    return %1 : tensor<2x2xf32>
+  }
+}"""
+  np.testing.assert_array_equal(axle.jit(lambda x: lax.cumsum(x, 1))(x), [[1, 3], [3, 7]])
+
+
+def _f(x, y):
+  jnp.sin(x)  # dead
+  return x * 2
+
+
+def test_unused_arguments_and_dead_equations_are_pruned_unless_keep_unused():
+  pruned = _main(_f, _X, _X)
+  assert pruned.startswith("(%arg0: tensor<2xf32>) -> tensor<2xf32> {")
+  assert "sine" not in pruned
+  kept = _main(_f, _X, _X, keep_unused=True)
+  assert kept.startswith("(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>) -> tensor<2xf32> {")
+  assert "stablehlo.sine" in kept
+  # The pruned program is still called with every argument, by the cached path and AOT.
+  np.testing.assert_array_equal(axle.jit(_f)(_X, _X), [2, 4])
+  np.testing.assert_array_equal(axle.jit(_f)(_X, _X), [2, 4])
+  np.testing.assert_array_equal(axle.jit(_f).lower(_X, _X).compile()(_X, _X), [2, 4])
+  a, b = jnp.array(_X), jnp.array(_X)
+  np.testing.assert_array_equal(axle.jit(_f)(a, b), [2, 4])
+  np.testing.assert_array_equal(axle.jit(_f)(a, b), [2, 4])
+
+
+def test_a_donated_unused_argument_is_not_deleted():
+  a, b = jnp.array(_X), jnp.array(_X)
+  out = axle.jit(_f, donate_argnums=(1,))(a, b)
+  np.testing.assert_array_equal(out, [2, 4])
+  assert not b.is_deleted()
+  np.testing.assert_array_equal(b, _X)
+
+
+def test_effects_keep_their_equations():
+  printed = []
+  def g(x, y):
+    axle.debug.callback(lambda: printed.append(1))
+    return x
+  text = _main(g, _X, _X)
+  assert text.startswith("(%arg0: tensor<2xf32>) -> tensor<2xf32> {")
+  assert "custom_call" in text
+  axle.jit(g)(_X, _X)
+  axle.effects_barrier()
+  assert printed == [1]
