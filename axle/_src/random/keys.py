@@ -17,11 +17,11 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import tree_util
 from axle._src.config import config
-from axle._src.lax import elementwise as lax_compare
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
 from axle._src.numpy import reductions as jnp_reductions
+from axle._src.numpy import ufuncs as jnp_ufuncs
 from axle._src.random import prng
 
 UINT32 = prng.UINT32
@@ -139,10 +139,10 @@ class PRNGKeyArray:
     return core.ShapedArray(self.shape, self.dtype)
 
   def __eq__(self, other):
-    return _compare_keys(self, other, lax_compare.eq, jnp_reductions.all)
+    return _compare_keys(self, other, jnp_ufuncs.equal, jnp_reductions.all)
 
   def __ne__(self, other):
-    return _compare_keys(self, other, lax_compare.ne, jnp_reductions.any)
+    return _compare_keys(self, other, jnp_ufuncs.not_equal, jnp_reductions.any)
 
   def __pos__(self):
     return self
