@@ -48,10 +48,11 @@ def _plain(value):
   return value
 
 
-@pytest.mark.parametrize("expr", sorted(_REFERENCE))
+@pytest.mark.parametrize("expr", [
+    pytest.param(expr, marks=pytest.mark.xfail(
+        strict=True, reason="not yet: typed keys are a pytree over uint32 data in axle"))
+    if expr in NOT_YET else expr for expr in sorted(_REFERENCE)])
 def test_matches_jax(expr):
-  if expr in NOT_YET:
-    pytest.xfail("not implemented yet: typed keys are a pytree over uint32 data in axle")
   expected = _REFERENCE[expr]
   if "error" in expected:
     with pytest.raises(Exception) as info:
