@@ -28,7 +28,8 @@ class ShapedArray:
 
   def __init__(self, shape, dtype, weak_type: bool = False):
     self.shape = shape = tuple(shape)
-    self.dtype = dtype = np.dtype(dtype)
+    # Extended dtypes (PRNG key dtypes) are not NumPy dtypes and are kept as they are.
+    self.dtype = dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
     self.weak_type = weak_type = bool(weak_type)
     # Avals key the eager shape-rule cache, so hashing must be cheap.
     self._hash = hash((shape, dtype, weak_type))

@@ -20,14 +20,20 @@ from axle._src.config import config
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
+from axle._src.numpy import reductions as jnp_reductions
+from axle._src.numpy import ufuncs as jnp_ufuncs
 from axle._src.random import prng
 
 UINT32 = prng.UINT32
 
 
-class KeyTy:
-  """The dtype of typed PRNG key arrays: prints as ``key<fry>`` for threefry2x32."""
+class KeyTy(dtypes.ExtendedDType):
+  """The dtype of typed PRNG key arrays: prints as ``key<fry>`` for threefry2x32.
+
+  An extended dtype (``issubdtype(dt, dtypes.prng_key)``); arrays of it hold key data
+  ``uint32[*shape, 2]``."""
   __slots__ = ("_impl",)
+  type = dtypes.prng_key
 
   def __init__(self, impl: prng.PRNGImpl):
     self._impl = impl
@@ -69,6 +75,14 @@ class PRNGKeyArray:
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
   dtype = property(lambda self: KeyTy(self._impl))
   weak_type = False
+  itemsize = 8  # two uint32 words per threefry key
+
+  @property
+  def T(self):
+    """The keys with their axes reversed."""
+    ndim = self.ndim
+    return PRNGKeyArray(self._impl, lax_structural.transpose(
+        self._base_array, (*range(ndim - 1, -1, -1), ndim)))
 
   def __len__(self):
     if not self.shape:
@@ -120,11 +134,92 @@ class PRNGKeyArray:
   def __hash__(self):
     raise TypeError("unhashable type: 'PRNGKeyArray'")
 
+  def _typeof(self) -> core.ShapedArray:
+    """The abstract value ``key<fry>[*shape]`` (what ``jax.typeof`` returns)."""
+    return core.ShapedArray(self.shape, self.dtype)
+
+  def __eq__(self, other):
+    return _compare_keys(self, other, jnp_ufuncs.equal, jnp_reductions.all)
+
+  def __ne__(self, other):
+    return _compare_keys(self, other, jnp_ufuncs.not_equal, jnp_reductions.any)
+
+  def __pos__(self):
+    return self
+
+  def __neg__(self):
+    raise _unary_error(self, "neg", "integer, floating, complexfloating")
+
+  def __abs__(self):
+    raise _unary_error(self, "abs", "floating, complexfloating, signedinteger")
+
   def block_until_ready(self):
     """Waits for the key data; returns the keys."""
     if hasattr(self._base_array, "block_until_ready"):
       self._base_array.block_until_ready()
     return self
+
+
+# Arithmetic on keys raises JAX's error: operands that do not promote name the jnp function
+# and both dtypes; two keys name the lax primitive and the dtypes it accepts.
+_NUMERIC = "integer, floating, complexfloating"
+_ORDERED = "integer, floating, bool"
+_BINARY_OPS = {  # dunder -> (jnp name, lax name, accepted dtypes)
+    "add": ("add", "add", _NUMERIC), "sub": ("subtract", "sub", _NUMERIC),
+    "mul": ("multiply", "mul", _NUMERIC), "truediv": ("true_divide", "div", _NUMERIC),
+    "floordiv": ("floor_divide", "div", _NUMERIC), "mod": ("remainder", "rem", _NUMERIC),
+    "pow": ("power", "pow", "floating, complexfloating"), "lt": ("less", "lt", _ORDERED),
+    "le": ("less_equal", "le", _ORDERED), "gt": ("greater", "gt", _ORDERED),
+    "ge": ("greater_equal", "ge", _ORDERED), "and": ("bitwise_and", "and", "integer, bool"),
+    "or": ("bitwise_or", "or", "integer, bool"), "xor": ("bitwise_xor", "xor", "integer, bool"),
+    "matmul": ("matmul", "dot_general", _NUMERIC),
+}
+
+
+def _dtype_name(x) -> str:
+  if isinstance(x, PRNGKeyArray):
+    return x.dtype.name
+  if type(x) in core.python_scalar_types:
+    return dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x)).name
+  dtype = getattr(x, "dtype", None)
+  return str(dtype) if dtype is not None else type(x).__name__
+
+
+def _binary_error(op: str, left, right) -> TypeError:
+  jnp_name, lax_name, accepted = _BINARY_OPS[op]
+  if isinstance(left, PRNGKeyArray) and isinstance(right, PRNGKeyArray):
+    return TypeError(f"{lax_name} does not accept dtype {left.dtype.name} at position 0. "
+                     f"Accepted dtypes at position 0 are subtypes of {accepted}.")
+  return TypeError(f"{jnp_name} does not accept dtypes {_dtype_name(left)}, "
+                   f"{_dtype_name(right)}.")
+
+
+def _unary_error(keys, name: str, accepted: str) -> TypeError:
+  return TypeError(f"{name} does not accept dtype {keys.dtype.name}. Accepted dtypes are "
+                   f"subtypes of {accepted}.")
+
+
+def _binary_method(op: str, reflected: bool):
+  def method(self, other):
+    raise _binary_error(op, other, self) if reflected else _binary_error(op, self, other)
+  method.__name__ = f"__{'r' if reflected else ''}{op}__"
+  return method
+
+
+for _op in _BINARY_OPS:
+  setattr(PRNGKeyArray, f"__{_op}__", _binary_method(_op, False))
+  if _op not in ("lt", "le", "gt", "ge"):
+    setattr(PRNGKeyArray, f"__r{_op}__", _binary_method(_op, True))
+
+
+def _compare_keys(left, right, compare, reduce):
+  """``==``/``!=`` of key arrays: elementwise over keys (all key words equal)."""
+  if not isinstance(right, PRNGKeyArray):
+    return NotImplemented
+  if right.dtype != left.dtype:
+    raise TypeError(f"cannot compare key arrays of dtypes {left.dtype.name} and "
+                    f"{right.dtype.name}")
+  return reduce(compare(left._base_array, right._base_array), axis=-1)
 
 
 basearray.Array.register(PRNGKeyArray)  # isinstance(key, jax.Array), as in JAX

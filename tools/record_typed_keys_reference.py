@@ -1,0 +1,83 @@
+"""Records JAX's answers for tests/test_typed_keys.py (run under real JAX 0.10.2).
+
+    $JAX_PYTHON tools/record_typed_keys_reference.py
+
+Each case is a Python expression over ``jax``, ``jnp``, ``random`` and the keys ``k`` (a typed
+key), ``ks`` (three typed keys from split) and ``rk`` (a raw uint32 key); the reference is its
+value as nested lists (typed keys by their key data), ``str`` for strings, or the error raised.
+"""
+import json
+import os
+
+import numpy as np
+import jax
+import jax.numpy as jnp
+from jax import random
+
+CASES = [
+    # bits: typed and raw keys give the same numbers
+    "random.key_data(k)", "random.key_data(random.key(2**40 + 5))", "random.key_data(ks)",
+    "random.key_data(random.fold_in(k, 7))", "random.bits(k, (5,))", "random.bits(rk, (5,))",
+    "random.uniform(k, (4,))", "random.uniform(rk, (4,))", "random.normal(k, (3,))",
+    "random.normal(rk, (3,))", "random.split(rk, 3)", "random.fold_in(rk, 7)",
+    "random.key_data(random.wrap_key_data(random.split(rk)))",
+    "random.key_data(jax.jit(lambda k: random.split(k))(k))",
+    "jax.jit(lambda k: random.bits(k, (2,)))(k)",
+    "jax.vmap(lambda k: random.bits(k))(ks)",
+    "jax.vmap(lambda k: random.uniform(k, (2,)))(ks)",
+    "random.key_data(jax.vmap(lambda k: random.fold_in(k, 3))(ks))",
+    "jax.lax.scan(lambda c, x: (random.split(c)[0], random.bits(c)), k, None, length=3)[1]",
+    "random.key_data(jax.lax.scan(lambda c, x: (random.split(c)[0], random.bits(c)), k, None, length=3)[0])",
+    "jax.lax.cond(True, lambda k: random.bits(k), lambda k: random.bits(random.fold_in(k, 1)), k)",
+    "jax.lax.cond(False, lambda k: random.bits(k), lambda k: random.bits(random.fold_in(k, 1)), k)",
+    "random.key_data(ks[1])", "random.key_data(ks[jnp.array([2, 0])])", "random.key_data(ks[1:])",
+    "random.key_data(ks.reshape(3, 1))", "random.key_data(random.split(k, (2, 3)).T)",
+    "ks == ks[0]", "ks != ks[1]",
+    # what keys are
+    "str(k.dtype)", "str(jax.typeof(k))", "str(jax.typeof(ks))", "repr(k)", "repr(ks)",
+    "jnp.issubdtype(k.dtype, jax.dtypes.prng_key)", "jnp.issubdtype(k.dtype, jax.dtypes.extended)",
+    "jnp.issubdtype(k.dtype, jnp.integer)", "k.shape", "ks.shape", "ks.ndim", "ks.size",
+    "len(ks)", "ks.itemsize", "str(random.key_impl(k))",
+    # errors
+    "k + 1", "1 + k", "k * 2", "2 * k", "k - k", "1 - k", "k / 2", "k < k", "k <= 1", "-k",
+    "abs(k)", "k & k", "k % 2", "np.asarray(k)", "random.split(ks)",
+    # jaxprs (typed keys are key<fry> values in JAX's jaxprs)
+    "str(jax.make_jaxpr(lambda k: random.bits(k, (3,)))(k))",
+    "str(jax.make_jaxpr(lambda s: random.split(random.key(s)))(0))",
+    "str(jax.make_jaxpr(lambda k: random.fold_in(k, 3))(k))",
+    "str(jax.make_jaxpr(random.key_data)(k))",
+    "str(jax.make_jaxpr(random.wrap_key_data)(random.key_data(k)))",
+    "str(jax.make_jaxpr(lambda k: random.bits(k, (2,)))(rk))",
+    "jax.tree_util.tree_leaves(k)",
+    "jax.tree_util.tree_structure(k).num_leaves",
+]
+
+
+def _plain(value):
+  if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
+    return {"keys": np.asarray(random.key_data(value)).tolist()}
+  if isinstance(value, (jax.Array, np.ndarray, np.generic)):
+    return {"array": np.asarray(value).tolist(), "dtype": str(value.dtype)}
+  if isinstance(value, (tuple, list)):
+    return [_plain(v) for v in value]
+  return value
+
+
+def main():
+  env = {"jax": jax, "jnp": jnp, "np": np, "random": random, "k": random.key(0),
+         "ks": random.split(random.key(0), 3), "rk": random.PRNGKey(0)}
+  cases = {}
+  for expr in CASES:
+    try:
+      cases[expr] = {"value": _plain(eval(expr, env))}
+    except Exception as err:  # the error is the reference
+      cases[expr] = {"error": type(err).__name__, "message": str(err)}
+  path = os.path.join(os.path.dirname(__file__), "..", "tests", "data",
+                      "typed_keys_reference.json")
+  with open(path, "w") as f:
+    json.dump({"jax_version": jax.__version__, "cases": cases}, f, indent=0)
+  print(f"wrote {len(cases)} cases to {path}")
+
+
+if __name__ == "__main__":
+  main()
