@@ -1,0 +1,105 @@
+"""lax.tile, stack, unstack, empty, mulhi and optimization_barrier: values, jaxprs, StableHLO,
+grad and vmap. The expected texts and numbers are what JAX 0.10.2 prints for the same programs."""
+import numpy as np
+import pytest
+
+import axle as jax
+import axle.numpy as jnp
+from axle import lax
+
+X = jnp.arange(6.).reshape(2, 3)
+
+
+def _jaxpr(f, *args):
+  return str(jax.make_jaxpr(f)(*args))
+
+
+def test_tile_values_jaxpr_and_lowering():
+  np.testing.assert_array_equal(lax.tile(X, (2, 2)), np.tile(np.arange(6.).reshape(2, 3), (2, 2)))
+  assert _jaxpr(lambda x: lax.tile(x, (2, 1)), X) == (
+      "{ lambda ; a:f32[2,3]. let b:f32[4,3] = tile[reps=(2, 1)] a in (b,) }")
+  text = jax.jit(lambda x: lax.tile(x, (2, 1))).lower(X).as_text()
+  assert "stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<1x2x1x3xf32>" in text
+  assert "dims = [0, 1, 2, 3] : (tensor<1x2x1x3xf32>) -> tensor<2x2x1x3xf32>" in text
+  with pytest.raises(TypeError, match="reps length must be equal to the ndim"):
+    lax.tile(X, (2,))
+
+
+def test_tile_grad_and_vmap():
+  np.testing.assert_array_equal(jax.grad(lambda x: (lax.tile(x, (2, 3)) * 1.0).sum())(X),
+                                np.full((2, 3), 6.0))
+  assert "e:f32[2,3] = reduce_sum[axes=(0, 2) out_sharding=None] d" in _jaxpr(
+      jax.grad(lambda x: lax.tile(x, (2, 1)).sum()), X)
+  assert _jaxpr(jax.vmap(lambda x: lax.tile(x, (2,))), X) == (
+      "{ lambda ; a:f32[2,3]. let b:f32[2,6] = tile[reps=(1, 2)] a in (b,) }")
+
+
+def test_stack_unstack():
+  np.testing.assert_array_equal(lax.stack([X, 2 * X], axis=1),
+                                np.stack([np.asarray(X), 2 * np.asarray(X)], axis=1))
+  pieces = lax.unstack(X, axis=1)
+  assert isinstance(pieces, tuple) and len(pieces) == 3
+  np.testing.assert_array_equal(pieces[2], [2., 5.])
+  assert _jaxpr(lambda x: lax.stack([x, x], axis=1), X) == (
+      "{ lambda ; a:f32[2,3]. let b:f32[2,2,3] = stack[axis=1] a a in (b,) }")
+  text = jax.jit(lambda x: lax.stack([x, x], axis=1)).lower(X).as_text()
+  assert "stablehlo.concatenate %0, %1, dim = 1" in text
+  assert "b:f32[2] c:f32[2] d:f32[2] = unstack[axis=1] a" in _jaxpr(
+      lambda x: lax.unstack(x, axis=1), X)
+
+
+def test_stack_unstack_grad_vmap():
+  g = _jaxpr(jax.grad(lambda x: lax.stack([x, 2 * x], axis=1).sum()), X)
+  assert "e:f32[2,3] f:f32[2,3] = unstack[axis=1] d" in g
+  np.testing.assert_array_equal(jax.grad(lambda x: lax.stack([x, 2 * x], axis=1).sum())(X),
+                                np.full((2, 3), 3.0))
+  g = _jaxpr(jax.grad(lambda x: lax.unstack(x, axis=1)[0].sum()), X)
+  assert "f:f32[2,3] = stack[axis=1] c d e" in g
+  v = _jaxpr(jax.vmap(lambda x: lax.stack([x, x])), X)
+  assert "b:f32[2,2,3] = stack[axis=0] a a" in v and "transpose[permutation=(1, 0, 2)]" in v
+  out = jax.vmap(lambda x: lax.stack([x, x]))(X)
+  np.testing.assert_array_equal(out, np.stack([np.asarray(X)] * 2, axis=1))
+  outs = jax.vmap(lambda x: lax.unstack(x))(X)
+  np.testing.assert_array_equal(outs[1], [1., 4.])
+
+
+def test_empty():
+  out = lax.empty((2,), jnp.float32)
+  assert out.shape == (2,) and out.dtype == np.float32
+  assert "empty[" in _jaxpr(lambda: lax.empty((2,), jnp.float32))
+  assert jax.jit(lambda: lax.empty((2, 2), jnp.int32))().shape == (2, 2)
+
+
+def test_mulhi_matches_jax():
+  u = lax.mulhi(jnp.array([0xffffffff, 5, 0xfffffffd], jnp.uint32),
+                jnp.array([0xfffffff0, 7, 9], jnp.uint32))
+  np.testing.assert_array_equal(u, np.array([4294967279, 0, 8], np.uint32))
+  s = jax.jit(lax.mulhi)(jnp.array([-1, 5, -3, 2**31 - 1], jnp.int32),
+                         jnp.array([7, 7, 9, 2**31 - 1], jnp.int32))
+  np.testing.assert_array_equal(s, np.array([-1, 0, -1, 1073741823], np.int32))
+  assert _jaxpr(lax.mulhi, jnp.uint32(5), jnp.uint32(7)) == (
+      "{ lambda ; a:u32[] b:u32[]. let c:u32[] = mulhi a b in (c,) }")
+  assert "chlo.mulhi" in jax.jit(lax.mulhi).lower(jnp.uint32(5), jnp.uint32(7)).as_text()
+  assert "mulhi a b" in _jaxpr(jax.vmap(lax.mulhi), jnp.arange(3, dtype=jnp.uint32),
+                               jnp.arange(3, dtype=jnp.uint32))
+
+
+def test_optimization_barrier():
+  assert _jaxpr(lambda x, y: lax.optimization_barrier((x, y)), X, 1.) == (
+      "{ lambda ; a:f32[2,3] b:f32[]. let\n    c:f32[2,3] d:f32[] = optimization_barrier a b\n"
+      "  in (c, d) }")
+  text = jax.jit(lambda x, y: lax.optimization_barrier((x, y))).lower(X, 1.).as_text()
+  assert "%0:2 = stablehlo.optimization_barrier %arg0, %arg1 : tensor<2x3xf32>, tensor<f32>" in text
+  out = jax.jit(lambda x: lax.optimization_barrier({"a": x, "b": x + 1}))(X)
+  np.testing.assert_array_equal(out["b"], np.asarray(X) + 1)
+  g = _jaxpr(jax.grad(lambda x: lax.optimization_barrier(x).sum()), X)
+  assert "b:f32[2,3] = optimization_barrier a" in g and "d:f32[2,3] = optimization_barrier c" in g
+  np.testing.assert_array_equal(jax.grad(lambda x: (lax.optimization_barrier(x) ** 2).sum())(X),
+                                2 * np.asarray(X))
+  assert _jaxpr(jax.vmap(lax.optimization_barrier), X) == (
+      "{ lambda ; a:f32[2,3]. let b:f32[2,3] = optimization_barrier a in (b,) }")
+
+
+def test_primitive_names_exported():
+  for name in ("tile_p", "stack_p", "unstack_p", "empty_p", "mulhi_p", "optimization_barrier_p"):
+    assert getattr(lax, name).name == name[:-2]
