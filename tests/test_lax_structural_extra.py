@@ -101,5 +101,35 @@ def test_optimization_barrier():
 
 
 def test_primitive_names_exported():
-  for name in ("tile_p", "stack_p", "unstack_p", "empty_p", "mulhi_p", "optimization_barrier_p"):
+  for name in ("tile_p", "stack_p", "unstack_p", "empty_p", "mulhi_p", "optimization_barrier_p",
+               "approx_top_k_p"):
     assert getattr(lax, name).name == name[:-2]
+
+
+# approx_max_k / approx_min_k (lax.sorting): on CPU JAX returns the exact top-k.
+A = jnp.array([[3., 1, 4, 1, 5, 9, 2, 6], [5, 3, 5, 8, 9, 7, 9, 3]])
+
+
+def test_approx_max_min_k_values_match_jax():
+  values, indices = lax.approx_max_k(A, 2)
+  np.testing.assert_array_equal(values, [[9., 6.], [9., 9.]])
+  np.testing.assert_array_equal(indices, [[5, 7], [4, 6]])
+  values, indices = jax.jit(lambda x: lax.approx_min_k(x, 3))(A)
+  np.testing.assert_array_equal(values, [[1., 1., 2.], [3., 3., 5.]])
+  np.testing.assert_array_equal(indices, [[1, 3, 6], [1, 7, 0]])
+  values, indices = lax.approx_min_k(A, 2, reduction_dimension=0, aggregate_to_topk=False)
+  np.testing.assert_array_equal(values, [[3., 1, 4, 1, 5, 7, 2, 3], [5, 3, 5, 8, 9, 9, 9, 6]])
+  np.testing.assert_array_equal(indices, [[0, 0, 0, 0, 0, 1, 0, 1], [1, 1, 1, 1, 1, 0, 1, 0]])
+  with pytest.raises(ValueError, match="floating type"):
+    lax.approx_min_k(jnp.array([3, 1, 2], jnp.int32), 2)
+
+
+def test_approx_max_k_jaxpr_grad_vmap():
+  text = _jaxpr(lambda x: lax.approx_max_k(x, 2), A)
+  assert "b:f32[2,2] c:i32[2,2] = approx_top_k[" in text
+  for param in ("aggregate_to_topk=True", "is_max_k=True", "k=2", "recall_target=0.95",
+                "reduction_dimension=-1", "reduction_input_size_override=-1"):
+    assert param in text
+  np.testing.assert_array_equal(jax.grad(lambda x: lax.approx_max_k(x, 2)[0].sum())(A),
+                                [[0, 0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 1, 0, 1, 0]])
+  assert "reduction_dimension=1" in _jaxpr(jax.vmap(lambda x: lax.approx_max_k(x, 2)), A)
