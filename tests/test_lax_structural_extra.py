@@ -133,3 +133,13 @@ def test_approx_max_k_jaxpr_grad_vmap():
   np.testing.assert_array_equal(jax.grad(lambda x: lax.approx_max_k(x, 2)[0].sum())(A),
                                 [[0, 0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 1, 0, 1, 0]])
   assert "reduction_dimension=1" in _jaxpr(jax.vmap(lambda x: lax.approx_max_k(x, 2)), A)
+
+
+def test_platform_dependent_picks_cpu_branch_or_default():
+  x = jnp.arange(3.)
+  np.testing.assert_array_equal(
+      jax.jit(lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos))(x), jnp.sin(x))
+  np.testing.assert_array_equal(lax.platform_dependent(x, tpu=jnp.sin, default=jnp.cos),
+                                jnp.cos(x))
+  with pytest.raises(NotImplementedError, match="no branch for platform 'cpu'"):
+    lax.platform_dependent(x, tpu=jnp.sin)

@@ -439,3 +439,24 @@ def _cond_batch(args, dims, *, branches):
 
 
 batching.primitive_batchers[cond_p] = _cond_batch
+
+
+def platform_dependent(*args, default: Callable | None = None, **per_platform: Callable):
+  """Calls the branch for the platform the computation runs on (``lax.platform_dependent``):
+  ``per_platform`` maps platform names (``cpu=...``, ``cuda=...``, ``tpu=...``) to functions of
+  ``*args``; ``default`` is used for a platform without its own branch.
+
+  axle runs on CPU only, so the ``cpu`` branch (else ``default``) is called directly. Unlike
+  JAX, the jaxpr therefore holds that branch's equations, not a ``platform_index`` and a
+  ``cond`` over every branch; the values are the same.
+  """
+  for name, branch in per_platform.items():
+    if not callable(branch):
+      raise TypeError(f"platform_dependent: the branch for {name!r} must be callable, got "
+                      f"{branch!r}")
+  branch = per_platform.get("cpu", default)
+  if branch is None:
+    raise NotImplementedError(
+        f"platform_dependent: no branch for platform 'cpu' (branches for "
+        f"{sorted(per_platform)}) and no default; pass cpu=... or default=...")
+  return branch(*args)
