@@ -143,3 +143,17 @@ def test_platform_dependent_picks_cpu_branch_or_default():
                                 jnp.cos(x))
   with pytest.raises(NotImplementedError, match="no branch for platform 'cpu'"):
     lax.platform_dependent(x, tpu=jnp.sin)
+
+
+def test_conv_general_dilated_patches_matches_jax():
+  x = (np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4) * 0.37).astype(np.float32)
+  a = jax.jit(lambda x: lax.conv_general_dilated_patches(x, (2, 2), (1, 1), "VALID"))(x)
+  assert a.shape == (1, 8, 3, 3)
+  np.testing.assert_array_equal(np.asarray(a).ravel()[:12], np.float32(
+      [0.0, 0.37, 0.74, 1.48, 1.85, 2.22, 2.96, 3.33, 3.70, 0.37, 0.74, 1.11]) * np.float32(1))
+  assert np.float32(np.asarray(a).sum()) == np.float32(412.91998)
+  b = lax.conv_general_dilated_patches(x.transpose(0, 2, 3, 1), (3, 2), (2, 1), "SAME",
+                                       rhs_dilation=(1, 2),
+                                       dimension_numbers=("NHWC", "OIHW", "NHWC"))
+  assert b.shape == (1, 2, 4, 12)
+  assert np.float32(np.asarray(b).sum()) == np.float32(352.97998)
