@@ -157,3 +157,13 @@ def test_conv_general_dilated_patches_matches_jax():
                                        dimension_numbers=("NHWC", "OIHW", "NHWC"))
   assert b.shape == (1, 2, 4, 12)
   assert np.float32(np.asarray(b).sum()) == np.float32(352.97998)
+
+
+def test_composite_calls_decomposition():
+  g = lax.composite(lambda a, scale=2.0: a * scale + 1, name="my.double")
+  x = jnp.arange(3.)
+  np.testing.assert_array_equal(jax.jit(g)(x), [1., 3., 5.])
+  np.testing.assert_array_equal(g(x, scale=3.0), [1., 4., 7.])
+  np.testing.assert_array_equal(jax.grad(lambda x: g(x).sum())(x), [2., 2., 2.])
+  with pytest.raises(TypeError, match="name must be a non-empty string"):
+    lax.composite(lambda a: a, name="")
