@@ -167,3 +167,16 @@ def test_composite_calls_decomposition():
   np.testing.assert_array_equal(jax.grad(lambda x: g(x).sum())(x), [2., 2., 2.])
   with pytest.raises(TypeError, match="name must be a non-empty string"):
     lax.composite(lambda a: a, name="")
+
+
+@pytest.mark.parametrize("sizes,bit_sum", [([3, 3], 19680932674), ([1, 4], 16429148697),
+                                           ([0, 6], 19793819369), ([2, 2], 13066095829)])
+def test_ragged_dot_jit_bits_match_jax(sizes, bit_sum):
+  # bit_sum: the sum of the uint32 bit patterns of JAX's jitted result for the same inputs.
+  x = jnp.arange(24.).reshape(6, 4) / 7
+  y = jnp.arange(24.).reshape(2, 4, 3) / 5
+  out = jax.jit(lax.ragged_dot)(x, y, jnp.array(sizes, jnp.int32))
+  assert out.shape == (6, 3)
+  assert int(np.asarray(out).view(np.uint32).sum(dtype=np.uint64)) == bit_sum
+  if sum(sizes) < 6:
+    np.testing.assert_array_equal(np.asarray(out)[sum(sizes):], 0)
