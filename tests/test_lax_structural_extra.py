@@ -180,3 +180,21 @@ def test_ragged_dot_jit_bits_match_jax(sizes, bit_sum):
   assert int(np.asarray(out).view(np.uint32).sum(dtype=np.uint64)) == bit_sum
   if sum(sizes) < 6:
     np.testing.assert_array_equal(np.asarray(out)[sum(sizes):], 0)
+
+
+def test_rng_bit_generator_matches_jax():
+  key = jnp.array([1, 2, 3, 4], jnp.uint32)
+  assert _jaxpr(lambda k: lax.rng_bit_generator(k, (4,)), key) == (
+      "{ lambda ; a:u32[4]. let\n    b:u32[4] c:u32[4] = rng_bit_generator[\n"
+      "      algorithm=RNG_DEFAULT\n      dtype=uint32\n      out_sharding=None\n"
+      "      shape=(4,)\n    ] a\n  in (b, c) }")
+  new_key, bits = jax.jit(lambda k: lax.rng_bit_generator(k, (2, 3)))(key)
+  assert np.asarray(new_key).tolist() == [1, 2, 5, 4]
+  assert np.asarray(bits).tolist() == [[512747620, 1298009047, 1267190206],
+                                       [761827841, 1383286907, 1639995030]]
+  text = jax.jit(lambda k: lax.rng_bit_generator(k, (4,))).lower(key).as_text()
+  assert "stablehlo.rng_bit_generator" in text and "DEFAULT" in text
+  vk, vb = jax.vmap(lambda k: lax.rng_bit_generator(k, (2, 3)))(jnp.stack([key, key]))
+  np.testing.assert_array_equal(vb[1], bits)
+  with pytest.raises(TypeError, match="unsigned integer"):
+    lax.rng_bit_generator(key, (2,), dtype=jnp.float32)

@@ -10,6 +10,7 @@ they run as single-primitive XLA executables, so the numbers are XLA's.
 """
 from __future__ import annotations
 
+import enum
 import operator
 from typing import Sequence
 
@@ -29,6 +30,7 @@ from axle._src.lax import structural
 from axle._src.lax import utils
 
 __all__ = ["tile", "stack", "unstack", "empty", "mulhi", "optimization_barrier", "ragged_dot",
+           "rng_bit_generator", "RandomAlgorithm", "rng_bit_generator_p",
            "tile_p", "stack_p", "unstack_p", "empty_p", "mulhi_p", "optimization_barrier_p"]
 
 
@@ -355,3 +357,85 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
   masked = elementwise.select(inside, stacked, structural.full((g, m, k), 0, la.dtype))
   return contractions.dot_general(masked, rhs, (((2, 0), (1, 0)), ((), ())), precision=precision,
                                   preferred_element_type=preferred_element_type)
+
+
+# ---------------------------------------------------------------------------
+# rng_bit_generator
+
+
+class RandomAlgorithm(enum.IntEnum):
+  """The bit-generation algorithm of ``rng_bit_generator`` (XLA's RandomAlgorithm)."""
+  RNG_DEFAULT = 0
+  RNG_THREE_FRY = 1
+  RNG_PHILOX = 2
+
+  def __repr__(self):
+    return self.name
+
+  __str__ = __repr__
+
+
+_ALGORITHM_NAMES = {RandomAlgorithm.RNG_DEFAULT: "DEFAULT",
+                    RandomAlgorithm.RNG_THREE_FRY: "THREE_FRY",
+                    RandomAlgorithm.RNG_PHILOX: "PHILOX"}
+
+rng_bit_generator_p = core.Primitive("rng_bit_generator")
+rng_bit_generator_p.multiple_results = True
+
+
+def _rng_bit_generator_abstract_eval(key: ShapedArray, *, shape, dtype, algorithm, out_sharding):
+  if key.dtype != np.uint32 or key.ndim != 1 or key.shape[0] % 2:
+    raise TypeError(f"rng_bit_generator: key must be a uint32 vector of even length (4 for the "
+                    f"default algorithm), got {key.dtype}{list(key.shape)}")
+  return [ShapedArray(key.shape, key.dtype), ShapedArray(shape, np.dtype(dtype))]
+
+
+rng_bit_generator_p.def_abstract_eval(_rng_bit_generator_abstract_eval)
+
+
+def _rng_bit_generator_lowering(ctx, key, *, shape, dtype, algorithm, out_sharding):
+  # XLA's state is u64[n/2]: the u32 key is viewed as pairs, as JAX lowers it.
+  n = ctx.avals_in[0].shape[0]
+  pairs = ShapedArray((n // 2, 2), np.uint32)
+  state = ShapedArray((n // 2,), np.uint64)
+  x = mlir.op(ctx, "stablehlo.reshape", [key], pairs)
+  x = mlir.op(ctx, "stablehlo.bitcast_convert", [x], state)
+  new_state, bits = mlir.op(
+      ctx, "stablehlo.rng_bit_generator", [x], [state, ctx.avals_out[1]],
+      {"rng_algorithm": f"#stablehlo<rng_algorithm {_ALGORITHM_NAMES[algorithm]}>"})
+  y = mlir.op(ctx, "stablehlo.bitcast_convert", [new_state], pairs)
+  y = mlir.op(ctx, "stablehlo.reshape", [y], ctx.avals_out[0])
+  return [y, bits]
+
+
+mlir.register(rng_bit_generator_p, _rng_bit_generator_lowering)
+ad.defjvp_zero(rng_bit_generator_p)
+
+
+def _rng_bit_generator_batcher(values, dims, **params):
+  # One generator call per batch element, stacked (the keys are independent states).
+  (key,), (bdim,) = values, dims
+  keys = unstack(key, bdim)
+  outs = [rng_bit_generator_p.bind(k, **params) for k in keys]
+  return [stack([o[0] for o in outs]), stack([o[1] for o in outs])], [0, 0]
+
+
+batching.primitive_batchers[rng_bit_generator_p] = _rng_bit_generator_batcher
+
+
+def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *,
+                      out_sharding=None):
+  """Random bits from XLA's stateless generator (``lax.rng_bit_generator``, XLA's
+  RngBitGenerator): returns ``(new_key, bits)``, ``bits`` of ``shape`` and unsigned ``dtype``.
+  ``key`` is a uint32 vector (4 words for the default algorithm). The bits are XLA's, so the
+  same as JAX's under jit for the same key and algorithm."""
+  structural._check_no_sharding("rng_bit_generator", out_sharding)
+  shape = structural._canonicalize_shape(shape, "rng_bit_generator")
+  dtype = np.dtype(dtype)
+  if dtype not in (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32),
+                   np.dtype(np.uint64)):
+    raise TypeError(f"rng_bit_generator: dtype must be an unsigned integer type, got {dtype}")
+  algorithm = RandomAlgorithm(algorithm)
+  key = structural._asarray(key)
+  return tuple(rng_bit_generator_p.bind(key, shape=shape, dtype=dtype, algorithm=algorithm,
+                                        out_sharding=out_sharding))
