@@ -1,5 +1,6 @@
 """More of lax's primitives that JAX defines on their own: ``tile``, ``stack``, ``unstack``,
-``empty``, ``mulhi`` and ``optimization_barrier`` (JAX's names and params).
+``empty``, ``mulhi``, ``optimization_barrier`` and ``rng_bit_generator`` (JAX's names and
+params), and ``ragged_dot`` (a lax function here, lowered as JAX lowers it on CPU).
 
 They are separate primitives in JAX's jaxprs (``tile[reps=(2, 1)]``, ``stack[axis=1]``, ...),
 so they are here too, lowered to the StableHLO JAX emits: ``tile`` as reshape, broadcast and
