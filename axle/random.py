@@ -33,6 +33,7 @@ from axle._src.random.distributions import (
     logistic as logistic,
     lognormal as lognormal,
     maxwell as maxwell,
+    multinomial as multinomial,
     multivariate_normal as multivariate_normal,
     normal as normal,
     orthogonal as orthogonal,

@@ -353,11 +353,29 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
       if per_function is not None and not any(isinstance(c, core.Tracer) for c in closed.consts):
         per_function[key] = cached
     closed, out_tree = cached
-    outs = remat_p.bind(*leaves, jaxpr=closed, prevent_cse=prevent_cse, differentiated=False,
-                        policy=policy)
+    closed, hoisted = _hoist_tracer_consts(closed)
+    outs = remat_p.bind(*hoisted, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
+                        differentiated=False, policy=policy)
     return tree_util.tree_unflatten(out_tree, outs)
 
   return remat_fun
+
+
+def _hoist_tracer_consts(closed: ir.ClosedJaxpr):
+  """Outer tracers the function closed over become leading inputs of the jaxpr (as in JAX's
+  printed ``remat2`` equations), so that lowering and differentiation see them as operands rather
+  than as constants they cannot evaluate."""
+  traced = [isinstance(c, core.Tracer) for c in closed.consts]
+  if not any(traced):
+    return closed, []
+  jaxpr = closed.jaxpr
+  kept_vars = [v for v, t in zip(jaxpr.constvars, traced) if not t]
+  kept = [c for c, t in zip(closed.consts, traced) if not t]
+  hoisted_vars = [v for v, t in zip(jaxpr.constvars, traced) if t]
+  hoisted = [c for c, t in zip(closed.consts, traced) if t]
+  new = ir.Jaxpr(kept_vars, hoisted_vars + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
+                 debug_info=jaxpr.debug_info)
+  return ir.ClosedJaxpr(new, kept), hoisted
 
 
 # function -> {(input tree, avals, static arguments, trace flags): (ClosedJaxpr, output tree)}

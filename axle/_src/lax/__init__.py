@@ -7,16 +7,17 @@ runs this file first, so the families are imported here in their layer order.
 from axle._src.differentiation import stop_gradient
 from axle._src.lax import (contractions, control_flow, convolution, custom_solvers,  # noqa: F401
                            elementwise, fourier, linalg, parallel, reductions, slicing, sorting,
-                           special, structural, windowed)
+                           special, structural, structural_extra, windowed)
 
 __all__ = ["stop_gradient"] + [
-    name for family in (elementwise, special, structural, slicing, reductions, windowed, sorting,
+    name for family in (elementwise, special, structural, structural_extra, slicing, reductions, windowed, sorting,
                         contractions, convolution, control_flow, parallel, fourier, custom_solvers)
     for name in family.__all__]
 
 from axle._src.lax.elementwise import *  # noqa: E402,F401,F403
 from axle._src.lax.special import *  # noqa: E402,F401,F403
 from axle._src.lax.structural import *  # noqa: E402,F401,F403
+from axle._src.lax.structural_extra import *  # noqa: E402,F401,F403
 from axle._src.lax.slicing import *  # noqa: E402,F401,F403
 from axle._src.lax.reductions import *  # noqa: E402,F401,F403
 from axle._src.lax.windowed import *  # noqa: E402,F401,F403

@@ -439,3 +439,48 @@ def _cond_batch(args, dims, *, branches):
 
 
 batching.primitive_batchers[cond_p] = _cond_batch
+
+
+def platform_dependent(*args, default: Callable | None = None, **per_platform: Callable):
+  """Calls the branch for the platform the computation runs on (``lax.platform_dependent``):
+  ``per_platform`` maps platform names (``cpu=...``, ``cuda=...``, ``tpu=...``) to functions of
+  ``*args``; ``default`` is used for a platform without its own branch.
+
+  axle runs on CPU only, so the ``cpu`` branch (else ``default``) is called directly. Unlike
+  JAX, the jaxpr therefore holds that branch's equations, not a ``platform_index`` and a
+  ``cond`` over every branch; the values are the same.
+  """
+  for name, branch in per_platform.items():
+    if not callable(branch):
+      raise TypeError(f"platform_dependent: the branch for {name!r} must be callable, got "
+                      f"{branch!r}")
+  branch = per_platform.get("cpu", default)
+  if branch is None:
+    raise NotImplementedError(
+        f"platform_dependent: no branch for platform 'cpu' (branches for "
+        f"{sorted(per_platform)}) and no default; pass cpu=... or default=...")
+  return branch(*args)
+
+
+def composite(decomposition: Callable, name: str, version: int = 0):
+  """Marks ``decomposition`` as the composite operation ``name`` (``lax.composite``): returns a
+  function that computes ``decomposition(*args, **attributes)``.
+
+  In JAX the call becomes one ``composite`` equation, lowered to ``stablehlo.composite`` so
+  that a backend may replace it with a fused kernel. axle has no such backends: it calls
+  ``decomposition`` inline (the values are the same; the jaxpr and StableHLO show the
+  decomposition's equations instead of a ``composite`` equation).
+  """
+  if not callable(decomposition):
+    raise TypeError(f"composite: decomposition must be callable, got {decomposition!r}")
+  if not isinstance(name, str) or not name:
+    raise TypeError(f"composite: name must be a non-empty string, got {name!r}")
+  if not isinstance(version, int) or version < 0:
+    raise ValueError(f"composite: version must be a non-negative int, got {version!r}")
+
+  def composite_call(*args, **attributes):
+    return decomposition(*args, **attributes)
+
+  composite_call.__name__ = getattr(decomposition, "__name__", "composite")
+  composite_call.__doc__ = getattr(decomposition, "__doc__", None)
+  return composite_call

@@ -36,7 +36,8 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import reductions
 from axle._src.lax import structural
-from axle._src.lax.contractions import (PrecisionLike, accumulation_dtype, canonicalize_precision,
+from axle._src.lax.contractions import (Precision, PrecisionLike, accumulation_dtype,
+                               canonicalize_precision,
                                canonicalize_preferred_element_type, cast_result,
                                check_no_out_sharding, precision_config,
                                prepare_operand, validate_preferred_element_type)
@@ -44,7 +45,8 @@ from axle._src.lax.contractions import (PrecisionLike, accumulation_dtype, canon
 __all__ = ["conv", "conv_with_general_padding", "conv_general_dilated", "conv_dimension_numbers",
            "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_transpose",
            "padtype_to_pads", "conv_general_permutations", "conv_shape_tuple",
-           "conv_general_shape_tuple", "conv_transpose_shape_tuple", "conv_general_dilated_p"]
+           "conv_general_shape_tuple", "conv_transpose_shape_tuple", "conv_general_dilated_p",
+           "conv_general_dilated_patches"]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -803,3 +805,34 @@ def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
     rhs = structural.transpose(rhs, tuple(perm))
   return conv_general_dilated(lhs, rhs, one, pads, strides, rhs_dilation, dn, precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_strides: Sequence[int],
+                                 padding, lhs_dilation: Sequence[int] | None = None,
+                                 rhs_dilation: Sequence[int] | None = None,
+                                 dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                                 precision=None, preferred_element_type=None):
+  """The patches (receptive fields) a convolution of ``lhs`` with a kernel of spatial shape
+  ``filter_shape`` would see (``lax.conv_general_dilated_patches``).
+
+  The output has the layout of ``conv_general_dilated``'s output, with
+  ``C * prod(filter_shape)`` features: for each input channel, the window's elements in
+  row-major order. As in JAX, it is a depthwise convolution with a one-hot kernel.
+  """
+  lhs = structural._asarray(lhs)
+  lhs_aval = core.get_aval(lhs)
+  filter_shape = tuple(operator.index(d) for d in filter_shape)
+  dimension_numbers = conv_dimension_numbers(lhs_aval.shape, (1, 1) + filter_shape,
+                                             dimension_numbers)
+  lhs_spec, rhs_spec, _ = dimension_numbers
+  spatial_size = math.prod(filter_shape)
+  n_channels = lhs_aval.shape[lhs_spec[1]]
+  # One output channel per (input channel, window position): a one-hot kernel.
+  rhs = np.eye(spatial_size, dtype=lhs_aval.dtype).reshape((spatial_size, 1) + filter_shape)
+  rhs = np.tile(rhs, (n_channels,) + (1,) * (rhs.ndim - 1))
+  rhs = np.moveaxis(rhs, (0, 1), (rhs_spec[0], rhs_spec[1]))
+  return conv_general_dilated(
+      lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+      dimension_numbers=dimension_numbers,
+      precision=None if precision is None else (precision, Precision.DEFAULT),
+      feature_group_count=n_channels, preferred_element_type=preferred_element_type)

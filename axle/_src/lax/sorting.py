@@ -29,7 +29,7 @@ from axle._src.lax import elementwise
 from axle._src.lax import slicing
 from axle._src.lax import structural
 
-__all__ = ["sort", "sort_key_val", "top_k"]
+__all__ = ["sort", "sort_key_val", "top_k", "approx_max_k", "approx_min_k", "approx_top_k_p"]
 
 _int_of_width = {2: np.int16, 4: np.int32, 8: np.int64}
 
@@ -353,3 +353,111 @@ def top_k(operand, k: int, *, axis: int = -1):
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
   axis = _canonical_dimension(axis, core.get_aval(operand).ndim)
   return top_k_p.bind(operand, k=k, axis=axis)
+
+
+# ---------------------------------------------------------------------------
+# approx_top_k (approx_max_k / approx_min_k)
+
+approx_top_k_p = core.Primitive("approx_top_k")
+approx_top_k_p.multiple_results = True
+
+
+def _approx_output_size(operand: ShapedArray, k, reduction_dimension, aggregate_to_topk) -> int:
+  size = operand.shape[reduction_dimension]
+  if aggregate_to_topk:
+    return k
+  # Without aggregation XLA keeps a reduced window whose size depends on TPU tiling (1024 for
+  # rank 1, 128 otherwise); inputs within one tile are kept whole, which is all axle models.
+  tile = 1024 if operand.ndim == 1 else 128
+  if size <= tile:
+    return size
+  raise NotImplementedError(
+      f"approx_max_k/approx_min_k with aggregate_to_topk=False on a reduction dimension of size "
+      f"{size} (over {tile}) is not supported by axle; pass aggregate_to_topk=True")
+
+
+def _approx_top_k_rule(operand: ShapedArray, *, k, reduction_dimension, recall_target, is_max_k,
+                       reduction_input_size_override, aggregate_to_topk):
+  if not dtypes.issubdtype(operand.dtype, np.floating):
+    raise ValueError(f"approx_max_k/approx_min_k: operand must be a floating type, got "
+                     f"{operand.dtype}")
+  dim = _canonical_dimension(reduction_dimension, operand.ndim)
+  if not 0 <= k <= operand.shape[dim]:
+    raise ValueError(f"k must be in [0, operand.shape[reduction_dimension]] = "
+                     f"[0, {operand.shape[dim]}], got k={k}")
+  shape = list(operand.shape)
+  shape[dim] = _approx_output_size(operand, k, dim, aggregate_to_topk)
+  return [ShapedArray(tuple(shape), operand.dtype), ShapedArray(tuple(shape), np.int32)]
+
+
+approx_top_k_p.def_abstract_eval(_approx_top_k_rule)
+
+
+def _order_reversed(x):
+  # Negation reverses the order exactly and is its own inverse.
+  return elementwise.neg(x)
+
+
+def _approx_top_k_lowered(operand, *, k, reduction_dimension, recall_target, is_max_k,
+                          reduction_input_size_override, aggregate_to_topk):
+  # On CPU and GPU XLA's ApproxTopK falls back to an exact sort-and-slice: the exact top-k.
+  aval = core.get_aval(operand)
+  dim = _canonical_dimension(reduction_dimension, aval.ndim)
+  size = _approx_output_size(aval, k, dim, aggregate_to_topk)
+  if is_max_k:
+    return top_k(operand, size, axis=dim)
+  values, indices = top_k(_order_reversed(operand), size, axis=dim)
+  return [_order_reversed(values), indices]
+
+
+mlir.register(approx_top_k_p, mlir.lower_fun(_approx_top_k_lowered, multiple_results=True))
+
+
+def _approx_top_k_jvp(primals, tangents, **params):
+  (operand,), (tangent,) = primals, tangents
+  values, indices = approx_top_k_p.bind(operand, **params)
+  dim = _canonical_dimension(params["reduction_dimension"], core.get_aval(operand).ndim)
+  tangent_out = _take_along(ad.instantiate_zeros(tangent), indices, dim)
+  return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
+
+
+ad.primitive_jvps[approx_top_k_p] = _approx_top_k_jvp
+
+
+def _approx_top_k_batcher(values, dims, *, reduction_dimension, **params):
+  (x,), (bdim,) = values, dims
+  ndim = core.get_aval(x).ndim - 1
+  dim = _canonical_dimension(reduction_dimension, ndim)
+  dim = dim + 1 if bdim <= dim else dim
+  return approx_top_k_p.bind(x, reduction_dimension=dim, **params), [bdim, bdim]
+
+
+batching.primitive_batchers[approx_top_k_p] = _approx_top_k_batcher
+
+
+def _approx_k(operand, k, reduction_dimension, recall_target, reduction_input_size_override,
+              aggregate_to_topk, is_max_k):
+  k = operator.index(k)
+  reduction_dimension = operator.index(reduction_dimension)
+  _canonical_dimension(reduction_dimension, core.get_aval(operand).ndim)
+  return approx_top_k_p.bind(operand, k=k, reduction_dimension=reduction_dimension,
+                             recall_target=float(recall_target), is_max_k=is_max_k,
+                             reduction_input_size_override=int(reduction_input_size_override),
+                             aggregate_to_topk=bool(aggregate_to_topk))
+
+
+def approx_max_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
+  """The (approximately) ``k`` largest entries of ``operand`` along ``reduction_dimension`` and
+  their int32 indices (``lax.approx_max_k``). On TPU this is an approximate search with the given
+  ``recall_target``; on CPU and GPU, as in JAX, the result is the exact top-k, largest first."""
+  return _approx_k(operand, k, reduction_dimension, recall_target,
+                   reduction_input_size_override, aggregate_to_topk, True)
+
+
+def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
+  """The (approximately) ``k`` smallest entries of ``operand`` along ``reduction_dimension`` and
+  their int32 indices (``lax.approx_min_k``); exact on CPU and GPU, smallest first."""
+  return _approx_k(operand, k, reduction_dimension, recall_target,
+                   reduction_input_size_override, aggregate_to_topk, False)

@@ -1038,6 +1038,45 @@ def binomial(key, n, p, shape=None, dtype=None):
                     count.astype(dtype) - samples)
 
 
+def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+  """Samples the multinomial distribution (``jax.random.multinomial``): ``n`` trials over the
+  categories of the last axis of ``p`` (probabilities, which should sum to 1).
+
+  As in JAX, the counts are drawn one category at a time in a ``lax.scan``: each category's
+  count is a binomial draw from the trials left, with the category's share of the remaining
+  probability, so the samples are JAX's for the same key. ``shape`` (default ``p.shape``) must
+  end with the number of categories; ``n`` broadcasts against ``shape[:-1]``.
+  """
+  data = _key("multinomial", key)
+  # JAX casts the float counts to any requested dtype (int32 included).
+  dtype = dtypes.canonicalize_dtype(float if dtype is None else dtype)
+  n = jnp.asarray(n)
+  p = jnp.asarray(p)
+  inexact = jnp.promote_types(n.dtype, p.dtype)
+  if not dtypes.issubdtype(inexact, np.inexact):
+    inexact = dtypes.canonicalize_dtype(float)
+  n, p = n.astype(inexact), p.astype(inexact)
+  if p.ndim < 1:
+    raise ValueError(f"multinomial: p must have at least one dimension (the categories), "
+                     f"got shape {p.shape}")
+  shape = p.shape if shape is None else _canonical_shape(shape)
+  n = jnp.broadcast_to(n, shape[:-1])
+  p = jnp.broadcast_to(p, shape)
+
+  def draw(remainder, ratio_and_key):
+    ratio, subkey = ratio_and_key
+    count = binomial(subkey, remainder, jnp.clip(ratio, 0, 1), dtype=remainder.dtype)
+    return remainder - count, count
+
+  p = jnp.moveaxis(p, -1, 0)
+  remaining = lax.cumsum(p, 0, reverse=True)
+  ratios = p / jnp.where(remaining == 0, 1, remaining)
+  subkeys = keys.split(key, ratios.shape[0])
+  del data
+  _, counts = lax.scan(draw, n, (ratios, subkeys), unroll=unroll)
+  return jnp.moveaxis(counts, 0, -1).astype(dtype)
+
+
 # ---------------------------------------------------------------------------
 # Samplers that need linear algebra
 
@@ -1100,7 +1139,7 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
 
 __all__ = ["uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",
            "choice", "permutation", "shuffle", "gumbel", "exponential", "laplace", "logistic",
-           "cauchy", "gamma", "beta", "dirichlet", "poisson", "binomial", "multivariate_normal",
+           "cauchy", "gamma", "beta", "dirichlet", "poisson", "binomial", "multinomial", "multivariate_normal",
            "rademacher", "ball", "orthogonal", "t", "chisquare", "f", "lognormal", "pareto",
            "weibull_min", "generalized_normal", "maxwell", "double_sided_maxwell", "loggamma",
            "geometric", "triangular", "rayleigh", "wald"]
