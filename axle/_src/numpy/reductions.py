@@ -75,7 +75,7 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
     operand = lax_elementwise.select(where, operand,
                          lax_numpy.broadcast_to(lax_elementwise._convert_element_type(fill, compute_dtype, False),
                                                 aval.shape))
-  out = reducer(operand, axes) if axes else operand
+  out = reducer(operand, axes)  # also over no axes: JAX keeps the reduce_sum[axes=()] equation
   if initial is not None:
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
@@ -227,14 +227,24 @@ def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=False):
   return lax_fn(operand, axis)
 
 
+def _cumsum(name, a, axis, dtype):
+  return _cumulative(name, lambda x, ax: lax_reductions.cumsum(x, ax), a, axis, dtype)
+
+
+def _cumprod(name, a, axis, dtype):
+  return _cumulative(name, lambda x, ax: lax_reductions.cumprod(x, ax), a, axis, dtype)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
   """Cumulative sum along ``axis`` (flattened when ``axis`` is None)."""
-  return _cumulative("cumsum", lambda x, ax: lax_reductions.cumsum(x, ax), a, axis, dtype)
+  return _cumsum("cumsum", a, axis, dtype)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
   """Cumulative product along ``axis``."""
-  return _cumulative("cumprod", lambda x, ax: lax_reductions.cumprod(x, ax), a, axis, dtype)
+  return _cumprod("cumprod", a, axis, dtype)
 
 
 def _include_initial(out, axis, initial):

@@ -56,6 +56,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
   elif not isinstance(ddof, int) or ddof != 0:
     raise ValueError("ddof and correction can't be provided simultaneously.")
   a = _operand("var", a)
+  return _var(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+def _hashable_axis(axis):
+  return tuple(axis) if isinstance(axis, list) else axis
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, axis, dtype, out, correction, keepdims, *, where):
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
   a = lax_elementwise._convert_element_type(a, compute_dtype, False)
@@ -64,7 +73,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
   if compute_dtype.kind == "c":
     centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax_elementwise.mul(centered, centered)
+    centered = lax_elementwise.square(centered)
   real_dtype = np.dtype(centered.dtype)
   if where is None:
     count = 1
@@ -86,7 +95,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
         correction=None):
   """Standard deviation: the square root of ``var`` (``jnp.std``)."""
-  return lax_special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+  if correction is None:
+    correction = ddof
+  elif not isinstance(ddof, int) or ddof != 0:
+    raise ValueError("ddof and correction can't be provided simultaneously.")
+  a = _operand("std", a)
+  return _std(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, axis, dtype, out, correction, keepdims, *, where):
+  return lax_special.sqrt(var(a, axis, dtype, out, correction=correction, keepdims=keepdims, where=where))
 
 
 def _nan_masked(name, a, fill):
@@ -191,16 +210,27 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
   return _nan_arg("nanargmin", reductions.argmin, np.inf, a, axis, keepdims)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
   """Cumulative sum treating NaNs as zero (``jnp.nancumsum``)."""
-  a, _ = _nan_masked("nancumsum", a, 0)
-  return reductions.cumsum(a, axis, dtype)
+  a = _nan_filled("nancumsum", a, 0)
+  return reductions._cumsum("nancumsum", a, axis, dtype)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
   """Cumulative product treating NaNs as one (``jnp.nancumprod``)."""
-  a, _ = _nan_masked("nancumprod", a, 1)
-  return reductions.cumprod(a, axis, dtype)
+  a = _nan_filled("nancumprod", a, 1)
+  return reductions._cumprod("nancumprod", a, axis, dtype)
+
+
+def _nan_filled(name, a, fill):
+  """``a`` with NaNs replaced by ``fill`` given in ``a``'s dtype (inexact ``a`` only)."""
+  a = _operand(name, a)
+  if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
+    return a
+  fill = lax_elementwise._convert_element_type(fill, np.dtype(core.get_aval(a).dtype), False)
+  return ufuncs._where(ufuncs.isnan(a), fill, a)
 
 
 _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -384,6 +414,11 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
 def ptp(a, axis=None, out=None, keepdims: bool = False):
   """Range (maximum minus minimum) along ``axis`` (``jnp.ptp``)."""
   util.check_arraylike("ptp", a)
+  return _ptp(a, _hashable_axis(axis), out, keepdims)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
+def _ptp(a, axis=None, out=None, keepdims: bool = False):
   return ufuncs.subtract(reductions.max(a, axis, keepdims=keepdims),
                             reductions.min(a, axis, keepdims=keepdims))
 
