@@ -259,7 +259,10 @@ def round(a, decimals: int = 0, out=None):
   return _round_float(a)
 
 
-around = round
+@util.jit_when_tracing(static_argnames=("decimals",))
+def around(a, decimals: int = 0, out=None):
+  """``a`` rounded to ``decimals`` decimals (``jnp.around``, an alias of ``jnp.round``)."""
+  return round(a, decimals, out)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -596,6 +599,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
   return function(*(grids[i] for i in range(len(shape))), **kwargs)
 
 
+@util.jit_when_tracing
 def atleast_1d(*arys):
   """Each argument with at least one dimension (``jnp.atleast_1d``)."""
   util.check_arraylike("atleast_1d", *arys)
@@ -604,6 +608,7 @@ def atleast_1d(*arys):
   return out[0] if len(out) == 1 else out
 
 
+@util.jit_when_tracing
 def atleast_2d(*arys):
   """Each argument with at least two dimensions (``jnp.atleast_2d``)."""
   util.check_arraylike("atleast_2d", *arys)
@@ -612,6 +617,7 @@ def atleast_2d(*arys):
   return out[0] if len(out) == 1 else out
 
 
+@util.jit_when_tracing
 def atleast_3d(*arys):
   """Each argument with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
   (``jnp.atleast_3d``)."""

@@ -57,6 +57,7 @@ def polyval(p, x, *, unroll: int = 16):
   return y
 
 
+@util.jit_when_tracing
 def polyadd(a1, a2):
   """The sum of two polynomials (``jnp.polyadd``)."""
   a1, a2 = _arr("polyadd", a1, a2)
@@ -69,6 +70,7 @@ def polyadd(a1, a2):
   return ufuncs.add(a1, a2)
 
 
+@util.jit_when_tracing
 def polysub(a1, a2):
   """The difference of two polynomials (``jnp.polysub``)."""
   a1, a2 = _arr("polysub", a1, a2)

@@ -281,6 +281,7 @@ def vecmat(x1, x2, /):
 # Integration, gradients, covariance
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
   """Integral of ``y`` along ``axis`` by the trapezoidal rule (``jnp.trapezoid``)."""
   if x is None:
@@ -349,6 +350,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
   return outs[0] if len(outs) == 1 else outs
 
 
+@util.jit_when_tracing(static_argnames=("rowvar", "bias", "ddof"))
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
         aweights=None):
   """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
@@ -406,6 +408,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   return lax_numpy.squeeze(ufuncs.divide(lax_numpy.dot(X, ufuncs.conj(X_T)), f))
 
 
+@util.jit_when_tracing(static_argnames=("rowvar",))
 def corrcoef(x, y=None, rowvar: bool = True):
   """Pearson correlation coefficients (``jnp.corrcoef``)."""
   util.check_arraylike("corrcoef", x)

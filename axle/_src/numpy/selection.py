@@ -132,6 +132,7 @@ def _check_along_axis(name, arr, indices, axis):
   return arr, util.canonicalize_axis(axis, len(_shape(arr)))
 
 
+@util.jit_when_tracing(static_argnames=("axis", "mode", "fill_value"))
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
   """``arr`` indexed by ``indices`` along ``axis``, as NumPy's ``take_along_axis``; out-of-bounds
   indices give ``fill_value`` (NaN for inexact types) unless ``mode='clip'``."""
@@ -361,6 +362,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 # Sorting
 
 
+@util.jit_when_tracing(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
   """A sorted copy of ``a`` along ``axis`` (flattened when None); NaNs sort last
@@ -376,6 +378,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
   return lax_structural.rev(result, (axis,)) if descending else result
 
 
+@util.jit_when_tracing(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False):
   """Indices that sort ``a`` along ``axis`` (``jnp.argsort``); stable by default, also when

@@ -175,6 +175,11 @@ def flip(m, axis=None):
   """``m`` with the order of elements reversed along ``axis`` (all axes when None)
   (``jnp.flip``)."""
   m = _arr("flip", m)
+  return _flip(m, tuple(axis) if isinstance(axis, list) else axis)
+
+
+@util.jit_when_tracing(static_argnames=("axis",))
+def _flip(m, axis):
   axes = util.canonicalize_axes(axis, _ndim(m))
   return lax_structural.rev(m, axes) if axes else m
 
@@ -195,6 +200,7 @@ def flipud(m):
   return flip(m, 0)
 
 
+@util.jit_when_tracing(static_argnames=("k", "axes"))
 def rot90(m, k: int = 1, axes=(0, 1)):
   """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes`` (``jnp.rot90``)."""
   m = _arr("rot90", m)
@@ -336,6 +342,7 @@ def resize(a, new_shape):
   return lax_numpy.reshape(flat[:size], new_shape)
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def append(arr, values, axis=None):
   """``arr`` with ``values`` appended along ``axis`` (flattened when None) (``jnp.append``)."""
   arr, values = _arr("append", arr, values)
@@ -661,6 +668,7 @@ def block(arrays):
 # Diagonals and triangles
 
 
+@util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   """The ``offset``-th diagonal of the 2-D slices in axes ``axis1``, ``axis2``, as the last axis
   (``jnp.diagonal``)."""
@@ -707,6 +715,7 @@ def diagflat(v, k: int = 0):
   return diag(lax_numpy.ravel(v), k)
 
 
+@util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
   """Sum along a diagonal (``jnp.trace``)."""
   if out is not None:
@@ -733,6 +742,7 @@ def tri(N, M=None, k: int = 0, dtype=None):
   return lax_elementwise._convert_element_type(_tri_mask(N, M, k), dtype, False)
 
 
+@util.jit_when_tracing(static_argnames=("k",))
 def tril(m, k: int = 0):
   """``m`` with the elements above the ``k``-th diagonal zeroed (``jnp.tril``)."""
   m = _arr("tril", m)
@@ -743,6 +753,7 @@ def tril(m, k: int = 0):
   return lax_elementwise.select(mask, m, lax_structural.full_like(m, 0))
 
 
+@util.jit_when_tracing(static_argnames=("k",))
 def triu(m, k: int = 0):
   """``m`` with the elements below the ``k``-th diagonal zeroed (``jnp.triu``)."""
   m = _arr("triu", m)
@@ -950,6 +961,7 @@ def apply_over_axes(func, a, axes):
   return a
 
 
+@util.jit_when_tracing(static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing: bool = False):
   """The Vandermonde matrix of the 1-D ``x`` (``jnp.vander``)."""
   x = _arr("vander", x)
@@ -1019,6 +1031,7 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
   return bits
 
 
+@util.jit_when_tracing(static_argnames=("n", "axis"))
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
   """The ``n``-th discrete difference along ``axis`` (``jnp.diff``)."""
   a = _arr("diff", a)

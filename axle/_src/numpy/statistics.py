@@ -117,15 +117,17 @@ def _nan_masked(name, a, fill):
   return lax_numpy.where(mask, fill, a), mask
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Sum treating NaNs as zero (``jnp.nansum``)."""
-  a, _ = _nan_masked("nansum", a, 0)
+  a = _nan_filled("nansum", a, 0)
   return reductions.sum(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Product treating NaNs as one (``jnp.nanprod``)."""
-  a, _ = _nan_masked("nanprod", a, 1)
+  a = _nan_filled("nanprod", a, 1)
   return reductions.prod(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
@@ -140,16 +142,19 @@ def _nan_extremum(name, reduce, a, axis, keepdims, initial, where):
   return lax_numpy.where(all_nan, np.nan, out)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Maximum ignoring NaNs; NaN where a slice is all NaN (``jnp.nanmax``)."""
   return _nan_extremum("nanmax", reductions.max, a, axis, keepdims, initial, where)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Minimum ignoring NaNs; NaN where a slice is all NaN (``jnp.nanmin``)."""
   return _nan_extremum("nanmin", reductions.min, a, axis, keepdims, initial, where)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
   """Mean of the non-NaN elements (``jnp.nanmean``)."""
   a = _operand("nanmean", a)
@@ -164,6 +169,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
   return ufuncs.divide(total, count)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
   """Variance of the non-NaN elements (``jnp.nanvar``)."""
   a = _operand("nanvar", a)
@@ -186,6 +192,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
   return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
   """Standard deviation of the non-NaN elements (``jnp.nanstd``)."""
   return lax_special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
@@ -352,6 +359,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
                      method=method, keepdims=keepdims, interpolation=interpolation)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
   """The median along ``axis`` (``jnp.median``)."""
   util.check_arraylike("median", a)
@@ -423,6 +431,7 @@ def _ptp(a, axis=None, out=None, keepdims: bool = False):
                             reductions.min(a, axis, keepdims=keepdims))
 
 
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims: bool = False):
   """Number of nonzero elements along ``axis`` (``jnp.count_nonzero``)."""
   util.check_arraylike("count_nonzero", a)
