@@ -85,12 +85,19 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
     gather_mode = "clip"
   else:
     raise ValueError(f"Invalid mode '{mode}' for np.take")
+  return _take(a, indices, axis, gather_mode, mode != "clip", unique_indices, indices_are_sorted,
+               fill_value)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "gather_mode", "normalize", "unique_indices",
+                                        "indices_are_sorted", "fill_value"))
+def _take(a, indices, axis, gather_mode, normalize, unique_indices, indices_are_sorted, fill_value):
   index = (slice(None),) * axis + (indices,)
   # With mode='clip' negative indices clamp to 0 (they are not counted from the end).
   return indexing.rewriting_take(a, index, mode=gather_mode, fill_value=fill_value,
                                  unique_indices=unique_indices,
                                  indices_are_sorted=indices_are_sorted,
-                                 normalize_indices=mode != "clip")
+                                 normalize_indices=normalize)
 
 
 def _along_axis_index(arr_shape, indices, axis):
@@ -398,6 +405,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
   return lax_structural.rev(indices, (axis,)) if descending else indices
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
   """Indices that sort by the last key, then the one before, ... (``jnp.lexsort``)."""
   key_arrays = tuple(_arr("lexsort", *keys)) if len(keys) > 1 else (_arr("lexsort", *keys),) \

@@ -238,6 +238,17 @@ def roll(a, shift, axis=None):
     axes = axes * len(shifts)
   if len(shifts) != len(axes):
     raise ValueError("Mismatched shifts and axis: the sizes must be equal or broadcastable.")
+  if any(isinstance(s, (Tracer, Array)) and not isinstance(s, int) for s in shifts):
+    return _roll_dynamic(a, shifts, axes)
+  return _roll_static(a, tuple(operator.index(s) for s in shifts), tuple(axes))
+
+
+@util.jit_when_tracing(static_argnames=("shifts", "axes"))
+def _roll_static(a, shifts, axes):
+  return _roll_dynamic(a, shifts, axes)
+
+
+def _roll_dynamic(a, shifts, axes):
   for s, ax in zip(shifts, axes):
     ax = util.canonicalize_axis(ax, _ndim(a))
     n = _shape(a)[ax]
@@ -696,14 +707,17 @@ def diag(v, k: int = 0):
   diagonal (``jnp.diag``)."""
   v = _arr("diag", v)
   k = core.concrete_or_error(operator.index, k, "'k' argument of jnp.diag")
+  return _diag(v, k)
+
+
+@util.jit_when_tracing(static_argnames=("k",))
+def _diag(v, k):
   if _ndim(v) == 1:
     n = _shape(v)[0] + builtins.abs(k)
-    mask = creation.eye(n, k=k, dtype=bool)
-    if k >= 0:
-      v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
-      return lax_numpy.where(mask, v_b[None, :], lax_elementwise._convert_element_type(0, _dtype(v), False))
-    v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
-    return lax_numpy.where(mask, v_b[:, None], lax_elementwise._convert_element_type(0, _dtype(v), False))
+    zero = lax_elementwise._convert_element_type(0, _dtype(v), False)
+    # Row i of the result holds v_b[i]: pad before for a diagonal below the main one, after above.
+    v_b = lax_structural.pad(v, zero, [(builtins.max(0, -k), builtins.max(0, k), 0)])
+    return lax_numpy.where(creation.eye(n, k=k, dtype=bool), v_b[:, None], zero)
   if _ndim(v) == 2:
     return diagonal(v, offset=k)
   raise ValueError("diag input must be 1d or 2d")

@@ -694,7 +694,7 @@ _logaddexp2.defjvp(_logaddexp2_jvp)
 def modf(x, /, out=None):
   """The fractional and integral parts of ``x`` (both with ``x``'s sign)."""
   (x,) = util.promote_args_inexact("modf", x)
-  whole = trunc(x)
+  whole = _where(lax_elementwise.ge(x, _const(0, x)), floor(x), ceil(x))
   return lax_elementwise.sub(x, whole), whole
 
 
@@ -873,22 +873,30 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
   return _where(isneginf(out), _const(neginf, x), out)
 
 
-@util.jit_when_tracing(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-  """Elementwise ``|a - b| <= atol + rtol * |b|``, with matching infinities equal and NaNs equal
-  when ``equal_nan``."""
+  """Elementwise ``a == b or (isfinite(b) and |a - b| <= atol + rtol * |b|)`` in floating point,
+  with NaNs equal when ``equal_nan`` (``jnp.isclose``)."""
+  if isinstance(rtol, (int, float)) and isinstance(atol, (int, float)):
+    return _isclose_static_tolerances(a, b, rtol, atol, equal_nan)
+  return _isclose_traced_tolerances(a, b, rtol, atol, equal_nan)
+
+
+def _isclose(a, b, rtol, atol, equal_nan):
   a, b = util.promote_args("isclose", a, b)
+  a, b = util.promote_args_inexact("isclose", a, b)
   dtype = np.dtype(a.dtype)
-  if dtype == np.bool_ or not np.issubdtype(dtype, np.inexact):
-    return lax_elementwise.eq(a, b)
   real_dtype = np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
   rtol = lax_elementwise._convert_element_type(rtol, real_dtype, False)
   atol = lax_elementwise._convert_element_type(atol, real_dtype, False)
-  out = lax_elementwise.le(lax_elementwise.abs(lax_elementwise.sub(a, b)), lax_elementwise.add(atol, lax_elementwise.mul(rtol, lax_elementwise.abs(b))))
-  both_finite = logical_and(isfinite(a), isfinite(b))
-  out = logical_and(out, both_finite)
-  same_inf = logical_and(logical_and(isinf(a), isinf(b)), lax_elementwise.eq(a, b))
-  out = logical_or(out, same_inf)
-  if equal_nan:
-    out = logical_or(out, logical_and(isnan(a), isnan(b)))
-  return out
+  both_nan = logical_and(isnan(a), isnan(b))
+  check_finite = isfinite(b)
+  in_range = lax_elementwise.le(lax_elementwise.abs(lax_elementwise.sub(a, b)),
+                                lax_elementwise.add(atol, lax_elementwise.mul(rtol, lax_elementwise.abs(b))))
+  out = logical_or(lax_elementwise.eq(a, b), logical_and(check_finite, in_range))
+  return logical_or(out, both_nan) if equal_nan else out
+
+
+_isclose.__name__ = _isclose.__qualname__ = "isclose"
+# Python-number tolerances are constants of the program (as JAX's literals); arrays are operands.
+_isclose_static_tolerances = util.jit_when_tracing(_isclose, static_argnames=("rtol", "atol", "equal_nan"))
+_isclose_traced_tolerances = util.jit_when_tracing(_isclose, static_argnames=("equal_nan",))
