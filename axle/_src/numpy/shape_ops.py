@@ -735,7 +735,12 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
   a = _arr("trace", a)
-  return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+  a_shape = _shape(a)
+  a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
+  # The diagonal is masked (not gathered) and the last two axes summed, as JAX does.
+  mask = creation.eye(a_shape[axis1], a_shape[axis2], k=offset, dtype=bool)
+  a = ufuncs._where(mask, a, creation.zeros_like(a))
+  return reductions.sum(a, axis=(-2, -1), dtype=dtype)
 
 
 def _tri_mask(n, m, k):

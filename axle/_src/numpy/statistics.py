@@ -298,7 +298,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
 
   def pick(index):
     index = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(index, index_dtype, False), out_shape)
-    return selection.take_along_axis(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
+    return selection.take_along_axis.__wrapped__(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
 
   low_value, high_value = pick(low), pick(high)
   if method == "linear":

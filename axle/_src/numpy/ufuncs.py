@@ -257,7 +257,12 @@ def fmod(x1, x2, /):
 @util.jit_when_tracing
 def divmod(x1, x2, /):
   """``(x1 // x2, x1 % x2)`` elementwise."""
-  return floor_divide(x1, x2), remainder(x1, x2)
+  x1, x2 = util.promote_args_numeric("divmod", x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.integer):
+    return floor_divide(x1, x2), remainder(x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
+    raise TypeError("divmod does not support complex-valued inputs")
+  return _float_divmod(x1, x2)
 
 
 def power(x1, x2, /):
@@ -526,9 +531,11 @@ def lcm(x1, x2, /):
 @util.jit_when_tracing
 def heaviside(x1, x2, /):
   """The Heaviside step: 0 for x1 < 0, ``x2`` at 0, 1 for x1 > 0."""
-  x1, x2 = util.promote_args_inexact("heaviside", x1, x2)
+  util.check_arraylike("heaviside", x1, x2)
+  x1, x2 = util.promote_dtypes_inexact(x1, x2)
   zero = _const(0, x1)
-  return _where(lax_elementwise.lt(x1, zero), zero, _where(lax_elementwise.gt(x1, zero), _const(1, x1), x2))
+  return _where(lax_elementwise.lt(x1, zero), zero,
+                _where(lax_elementwise.gt(x1, zero), _const(1, x1), _where(isnan(x1), x1, x2)))
 
 
 @util.jit_when_tracing
