@@ -71,10 +71,7 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
                          f"where mask one has to specify 'initial'")
       fill = initial
-    where = lax_numpy.broadcast_to(_to_bool(where), aval.shape)
-    operand = lax_elementwise.select(where, operand,
-                         lax_numpy.broadcast_to(lax_elementwise._convert_element_type(fill, compute_dtype, False),
-                                                aval.shape))
+    operand = ufuncs._where(where, operand, lax_elementwise._convert_element_type(fill, compute_dtype, False))
   out = reducer(operand, axes)  # also over no axes: JAX keeps the reduce_sum[axes=()] equation
   if initial is not None:
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,

@@ -249,7 +249,10 @@ mod = remainder
 
 @util.jit_when_tracing
 def fmod(x1, x2, /):
-  """Elementwise C-style remainder (sign of the dividend)."""
+  """Elementwise C-style remainder (sign of the dividend); an integer ``fmod`` by zero is 0."""
+  util.check_arraylike("fmod", x1, x2)
+  if np.issubdtype(dtypes.result_type(x1, x2), np.integer):
+    x2 = _where(equal(x2, 0), lax_structural.full_like(x2, 1), x2)
   x1, x2 = util.promote_args_numeric("fmod", x1, x2)
   return lax_elementwise.rem(x1, x2)
 
