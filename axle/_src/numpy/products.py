@@ -210,16 +210,18 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                              preferred_element_type=out_dtype)
 
 
+@util.jit_when_tracing
 def kron(a, b):
   """The Kronecker product of ``a`` and ``b`` (``jnp.kron``)."""
   a, b = _arr("kron", a, b)
   a, b = util.promote_dtypes(a, b)
-  nd = builtins.max(_ndim(a), _ndim(b))
-  a = lax_numpy.reshape(a, (1,) * (nd - _ndim(a)) + _shape(a))
-  b = lax_numpy.reshape(b, (1,) * (nd - _ndim(b)) + _shape(b))
-  a_b = lax_numpy.reshape(a, tuple(d for s in _shape(a) for d in (s, 1)))
-  b_b = lax_numpy.reshape(b, tuple(d for s in _shape(b) for d in (1, s)))
-  out = ufuncs.multiply(a_b, b_b)
+  if _ndim(a) < _ndim(b):
+    a = lax_numpy.expand_dims(a, tuple(range(_ndim(b) - _ndim(a))))
+  elif _ndim(b) < _ndim(a):
+    b = lax_numpy.expand_dims(b, tuple(range(_ndim(a) - _ndim(b))))
+  a_b = lax_numpy.expand_dims(a, tuple(range(1, 2 * _ndim(a), 2)))
+  b_b = lax_numpy.expand_dims(b, tuple(range(0, 2 * _ndim(b), 2)))
+  out = lax_elementwise.mul(a_b, b_b)
   return lax_numpy.reshape(out, tuple(x * y for x, y in zip(_shape(a), _shape(b))))
 
 

@@ -175,13 +175,7 @@ def flip(m, axis=None):
   """``m`` with the order of elements reversed along ``axis`` (all axes when None)
   (``jnp.flip``)."""
   m = _arr("flip", m)
-  return _flip(m, tuple(axis) if isinstance(axis, list) else axis)
-
-
-@util.jit_when_tracing(static_argnames=("axis",))
-def _flip(m, axis):
-  axes = util.canonicalize_axes(axis, _ndim(m))
-  return lax_structural.rev(m, axes) if axes else m
+  return lax_numpy._flip(m, tuple(axis) if isinstance(axis, list) else axis)
 
 
 def fliplr(m):
