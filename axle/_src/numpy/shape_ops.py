@@ -126,12 +126,16 @@ def _split(name, ary, indices_or_sections, axis, strict):
     quotient, remainder = divmod(size, sections)
     sizes = [quotient + 1] * remainder + [quotient] * (sections - remainder)
     split_indices = [0] + list(np.cumsum(sizes))
-  out = []
+  bounds = []
   for start, stop in zip(split_indices[:-1], split_indices[1:]):
     start = builtins.min(start, size)
     stop = builtins.min(builtins.max(stop, start), size)
-    out.append(lax_structural.slice_in_dim(ary, start, stop, axis=axis))
-  return out
+    bounds.append((int(start), int(stop)))
+  if all(b[1] == nb[0] for b, nb in zip(bounds, bounds[1:])) and bounds[-1][1] == size:
+    # Contiguous pieces: one split equation (its sizes are np.int64, as JAX's np.diff gives them).
+    sizes = tuple(np.int64(stop - start) for start, stop in bounds)
+    return list(lax_structural.split_p.bind(ary, sizes=sizes, axis=axis))
+  return [lax_structural.slice_in_dim(ary, start, stop, axis=axis) for start, stop in bounds]
 
 
 def split(ary, indices_or_sections, axis: int = 0):
@@ -1073,9 +1077,15 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     a = lax_numpy.concatenate(parts, axis)
   is_bool = _dtype(a) == np.bool_
   for _ in range(n):
-    size = _shape(a)[axis]
-    hi = lax_structural.slice_in_dim(a, 1, size, axis=axis) if size else a
-    lo = lax_structural.slice_in_dim(a, 0, builtins.max(size - 1, 0), axis=axis)
+    # a[1:] and a[:-1] along axis: static slices without strides, as JAX's indexing emits them.
+    shape = _shape(a)
+    size = shape[axis]
+    starts = [0] * len(shape)
+    starts[axis] = builtins.min(1, size)
+    limits = list(shape)
+    limits[axis] = builtins.max(size - 1, 0)
+    hi = lax_structural.slice(a, starts, shape)
+    lo = lax_structural.slice(a, [0] * len(shape), limits)
     a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a
 
