@@ -612,7 +612,7 @@ def atleast_1d(*arys):
   """Each argument with at least one dimension (``jnp.atleast_1d``)."""
   util.check_arraylike("atleast_1d", *arys)
   out = [arraylike_operands("atleast_1d", a) for a in arys]
-  out = [a if util.ndim_of(a) >= 1 else reshape(a, (1,)) for a in out]
+  out = [a if util.ndim_of(a) >= 1 else lax_structural.expand_dims(a, (0,)) for a in out]
   return out[0] if len(out) == 1 else out
 
 
@@ -621,7 +621,8 @@ def atleast_2d(*arys):
   """Each argument with at least two dimensions (``jnp.atleast_2d``)."""
   util.check_arraylike("atleast_2d", *arys)
   out = [arraylike_operands("atleast_2d", a) for a in arys]
-  out = [a if util.ndim_of(a) >= 2 else reshape(a, (1,) * (2 - util.ndim_of(a)) + util.shape_of(a)) for a in out]
+  out = [a if util.ndim_of(a) >= 2 else lax_structural.expand_dims(a, tuple(range(2 - util.ndim_of(a))))
+         for a in out]
   return out[0] if len(out) == 1 else out
 
 
@@ -634,11 +635,11 @@ def atleast_3d(*arys):
   for a in arys:
     a = arraylike_operands("atleast_3d", a)
     if util.ndim_of(a) == 0:
-      a = reshape(a, (1, 1, 1))
+      a = lax_structural.expand_dims(a, (0, 1, 2))
     elif util.ndim_of(a) == 1:
-      a = reshape(a, (1,) + util.shape_of(a) + (1,))
+      a = lax_structural.expand_dims(a, (0, 2))
     elif util.ndim_of(a) == 2:
-      a = reshape(a, util.shape_of(a) + (1,))
+      a = lax_structural.expand_dims(a, (2,))
     out.append(a)
   return out[0] if len(out) == 1 else out
 

@@ -743,8 +743,9 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
 
 def _tri_mask(n, m, k):
   rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
+  shifted = lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, np.int32, False))
   cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
-  return lax_elementwise.ge(lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, np.int32, False)), cols)
+  return lax_elementwise.ge(shifted, cols)
 
 
 def tri(N, M=None, k: int = 0, dtype=None):

@@ -750,7 +750,7 @@ def sinc(x, /):
   (x,) = util.promote_args_inexact("sinc", x)
   zero = lax_elementwise.eq(x, _const(0, x))
   pi_x = lax_elementwise.mul(lax_elementwise._convert_element_type(np.pi, np.dtype(x.dtype), True), x)
-  safe_pi_x = _where(zero, _weak_const(1, x), pi_x)
+  safe_pi_x = _where(zero, _const(1, x), pi_x)
   return _where(zero, _sinc_maclaurin(0, pi_x), lax_elementwise.div(lax_special.sin(safe_pi_x), safe_pi_x))
 
 
