@@ -225,6 +225,7 @@ def kron(a, b):
   return lax_numpy.reshape(out, tuple(x * y for x, y in zip(_shape(a), _shape(b))))
 
 
+@util.jit_when_tracing(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
   """Cross product of 2- or 3-element vectors along the given axes (``jnp.cross``)."""
   a, b = _arr("cross", a, b)
@@ -265,12 +266,14 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   return out[..., 0, 0]
 
 
+@util.jit_when_tracing
 def matvec(x1, x2, /):
   """Matrix-vector product over the last axes, broadcasting the rest (``jnp.matvec``)."""
   x1, x2 = _arr("matvec", x1, x2)
   return lax_numpy.matmul(x1, x2[..., None])[..., 0]
 
 
+@util.jit_when_tracing
 def vecmat(x1, x2, /):
   """Vector-matrix product ``conj(x1) @ x2`` over the last axes (``jnp.vecmat``)."""
   x1, x2 = _arr("vecmat", x1, x2)
@@ -302,6 +305,7 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
   return ufuncs.multiply(0.5, reductions.sum(total, axis=-1))
 
 
+@util.jit_when_tracing(static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
   """The gradient of sampled ``f`` by second-order central differences in the interior and
   first-order differences at the edges (``jnp.gradient``)."""

@@ -155,6 +155,7 @@ def _no_inplace(name):
                    "immutable. Pass inplace=False to instead return an updated array.")
 
 
+@util.jit_when_tracing(static_argnames=("axis", "inplace", "mode"))
 def put_along_axis(arr, indices, values, axis, inplace: bool = True, *, mode=None):
   """A copy of ``arr`` with ``values`` put at ``indices`` along ``axis``; JAX arrays are
   immutable, so ``inplace=False`` is required (``jnp.put_along_axis``)."""
@@ -423,6 +424,7 @@ def lexsort(keys, axis: int = -1):
                           num_keys=len(key_arrays))[-1]
 
 
+@util.jit_when_tracing(static_argnames=("kth", "axis"))
 def partition(a, kth: int, axis: int = -1):
   """A copy of ``a`` with its ``kth`` smallest element in place, smaller ones before it and
   larger ones after it along ``axis`` (``jnp.partition``)."""
@@ -439,6 +441,7 @@ def partition(a, kth: int, axis: int = -1):
   return lax_numpy.swapaxes(out, -1, axis)
 
 
+@util.jit_when_tracing(static_argnames=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
   """Indices that partition ``a`` around its ``kth`` element along ``axis``
   (``jnp.argpartition``)."""
@@ -457,6 +460,7 @@ def argpartition(a, kth: int, axis: int = -1):
   return lax_numpy.swapaxes(out, -1, axis)
 
 
+@util.jit_when_tracing
 def sort_complex(a):
   """``a`` sorted (by real part, then imaginary part) as a complex array (``jnp.sort_complex``)."""
   a = sort(_arr("sort_complex", a), axis=0)
@@ -478,6 +482,7 @@ def _complex_lt(x, y):
                           ufuncs.logical_and(lax_elementwise.eq(xr, yr), lax_elementwise.lt(lax_elementwise.imag(x), lax_elementwise.imag(y))))
 
 
+@util.jit_when_tracing(static_argnames=("side", "method"))
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
   """Where ``v``'s elements would be inserted into the sorted 1-D ``a`` to keep it sorted
   (``jnp.searchsorted``); NaNs sort last."""
@@ -505,6 +510,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
   return reductions.sum(before, axis=-1, dtype=np.int32)
 
 
+@util.jit_when_tracing(static_argnames=("right", "method"))
 def digitize(x, bins, right: bool = False, *, method=None):
   """Indices of the ``bins`` intervals the elements of ``x`` fall in (``jnp.digitize``)."""
   x, bins = _arr("digitize", x, bins)

@@ -265,6 +265,7 @@ def _roll_dynamic(a, shifts, axes):
   return a
 
 
+@util.jit_when_tracing(static_argnames=("axis", "start"))
 def rollaxis(a, axis: int, start: int = 0):
   """``a`` with ``axis`` moved to position ``start`` (``jnp.rollaxis``)."""
   a = _arr("rollaxis", a)
@@ -334,6 +335,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
   return selection.take(a, index, axis=axis, mode="clip")
 
 
+@util.jit_when_tracing(static_argnames=("new_shape",))
 def resize(a, new_shape):
   """``a`` reshaped to ``new_shape``, repeating its elements as needed (``jnp.resize``)."""
   a = _arr("resize", a)
@@ -996,6 +998,7 @@ def vander(x, N=None, increasing: bool = False):
   return ufuncs.power(x[:, None], powers[None, :])
 
 
+@util.jit_when_tracing(static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder: str = "big"):
   """Packs the elements of a boolean/integer array into the bits of uint8s (``jnp.packbits``)."""
   a = _arr("packbits", a)
@@ -1020,6 +1023,7 @@ def packbits(a, axis=None, bitorder: str = "big"):
   return lax_numpy.moveaxis(packed, -1, axis)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
   """Unpacks the bits of a uint8 array into 0/1 uint8 elements (``jnp.unpackbits``)."""
   a = _arr("unpackbits", a)
@@ -1091,6 +1095,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
   return a
 
 
+@util.jit_when_tracing
 def ediff1d(ary, to_end=None, to_begin=None):
   """Differences between consecutive elements of the flattened ``ary`` (``jnp.ediff1d``)."""
   ary = lax_numpy.ravel(_arr("ediff1d", ary))

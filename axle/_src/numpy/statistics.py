@@ -318,6 +318,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
   return result
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
              keepdims: bool = False, *, interpolation=None):
   """The ``q``-th quantiles of ``a`` along ``axis`` (``jnp.quantile``); NaN if a slice has NaN."""
@@ -329,6 +330,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: s
   return _quantile("quantile", a, q, axis, method, keepdims, squash_nans=False)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False,
                 method: str = "linear", keepdims: bool = False, *, interpolation=None):
   """The ``q``-th quantiles ignoring NaNs (``jnp.nanquantile``)."""
@@ -343,6 +345,7 @@ def _percent(q):
   return ufuncs.true_divide(q, 100.0)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False, *, interpolation=None):
   """The ``q``-th percentiles (``q`` in [0, 100]) of ``a`` (``jnp.percentile``)."""
@@ -351,6 +354,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method:
                   method=method, keepdims=keepdims, interpolation=interpolation)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
                   method: str = "linear", keepdims: bool = False, *, interpolation=None):
   """The ``q``-th percentiles ignoring NaNs (``jnp.nanpercentile``)."""
@@ -367,6 +371,7 @@ def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool
                   method="midpoint")
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
   """The median ignoring NaNs (``jnp.nanmedian``)."""
   util.check_arraylike("nanmedian", a)
