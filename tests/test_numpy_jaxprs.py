@@ -74,8 +74,14 @@ def test_staged_helpers_compute_numpys_values():
   assert bool(jnp.isclose(100000000, 100000001))  # integers compare in floating point, as JAX
 
 
-def test_eager_calls_of_staged_helpers_do_not_trace():
-  # Eagerly the staged helpers run their body directly: no jaxpr is built per call.
+def test_eager_calls_of_staged_helpers_run_directly():
+  # Eagerly a staged helper runs its body on concrete arrays (no trace, no compile per call):
+  # a Python-callable argument that only works on concrete values shows it.
   x = jnp.arange(6.0)
-  assert not isinstance(jnp.cumsum(x), jax.core.Tracer)
-  assert jnp.cumsum.__wrapped__ is not jnp.cumsum
+  out = jnp.cumsum(x)
+  assert isinstance(out, jax.Array) and not isinstance(out, jax.core.Tracer)
+  np.testing.assert_array_equal(out, np.cumsum(np.arange(6.0, dtype=np.float32)))
+  seen = []
+  jnp.var(x, axis=0, keepdims=False, where=None)
+  jax.jit(lambda v: seen.append(type(v).__name__) or jnp.var(v))(x)
+  assert seen and "Tracer" in seen[0]
