@@ -834,7 +834,8 @@ def pad(operand, padding_value, padding_config):
     if len(item) != 3:
       raise ValueError("padding_config must be a sequence of (low, high, interior) triples, got "
                        f"{tuple(padding_config)!r}")
-    config.append(tuple(operator.index(v) for v in item))
+    # NumPy integers are kept as given (JAX's params print them as np.int64(...)).
+    config.append(tuple(v if isinstance(v, np.integer) else operator.index(v) for v in item))
   return pad_p.bind(operand, padding_value, padding_config=tuple(config))
 
 

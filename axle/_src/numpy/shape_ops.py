@@ -502,8 +502,25 @@ def pad(array, pad_width, mode="constant", **kwargs):
   unsupported = set(kwargs) - allowed
   if unsupported:
     raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+  # As JAX's _pad: the constant is an operand, everything else is static.
+  return _pad(array, tuple(widths), mode, kwargs.get("constant_values", 0),
+              _hashable(kwargs.get("stat_length")), _hashable(kwargs.get("end_values", 0)),
+              kwargs.get("reflect_type", "even"))
+
+
+def _hashable(value):
+  if isinstance(value, (Array, np.ndarray)) and not isinstance(value, Tracer):
+    value = np.asarray(value).tolist()
+  if isinstance(value, (list, tuple)):
+    return tuple(_hashable(v) for v in value)
+  return value
+
+
+@util.jit_when_tracing(static_argnames=("widths", "mode", "stat_length", "end_values",
+                                        "reflect_type"))
+def _pad(array, widths, mode, constant_values, stat_length, end_values, reflect_type):
   if mode in ("constant", "empty"):
-    values = kwargs.get("constant_values", 0) if mode == "constant" else 0
+    values = constant_values if mode == "constant" else 0
     return _pad_constant(array, widths, values)
   for axis, (before, after) in enumerate(widths):
     if before == 0 and after == 0:
@@ -517,29 +534,30 @@ def pad(array, pad_width, mode="constant", **kwargs):
     elif mode == "wrap":
       array = _pad_wrap(array, axis, before, after)
     elif mode in ("reflect", "symmetric"):
-      array = _pad_reflect(array, axis, before, after, mode,
-                           kwargs.get("reflect_type", "even"))
+      array = _pad_reflect(array, axis, before, after, mode, reflect_type)
     elif mode == "linear_ramp":
-      array = _pad_linear_ramp(array, axis, before, after, kwargs.get("end_values", 0))
+      array = _pad_linear_ramp(array, axis, before, after, end_values)
     else:
-      array = _pad_stats(array, axis, before, after, mode, kwargs.get("stat_length"))
+      array = _pad_stats(array, axis, before, after, mode, stat_length)
   return array
 
 
 def _pad_constant(array, widths, values):
   values = creation.asarray(values) if not isinstance(values, (Array, Tracer)) else values
+  values = lax_elementwise._convert_element_type(values, _dtype(array), False)
   if np.ndim(values) == 0:
-    return lax_structural.pad(array, lax_elementwise._convert_element_type(values, _dtype(array), False),
-                              [(b, a, 0) for b, a in widths])
-  values = np.broadcast_to(np.asarray(values), (len(widths), 2))
+    # The widths are np.int64 in JAX's padding_config (they come from a NumPy array there).
+    return lax_structural.pad(array, values, [(np.int64(b), np.int64(a), 0) for b, a in widths])
+  # Per-axis (before, after) constants: NumPy's broadcasting of constant_values to (ndim, 2).
+  values = creation.broadcast_to(values, (len(widths), 2))
   for axis, (before, after) in enumerate(widths):
-    config = [(0, 0, 0)] * len(widths)
-    config[axis] = (before, 0, 0)
-    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][0].item(),
-                                                                _dtype(array), False), config)
-    config[axis] = (0, after, 0)
-    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][1].item(),
-                                                                _dtype(array), False), config)
+    for side, width in ((0, before), (1, after)):
+      if width == 0:
+        continue
+      config = [(0, 0, 0)] * len(widths)
+      config[axis] = (np.int64(width), 0, 0) if side == 0 else (0, np.int64(width), 0)
+      value = lax_numpy.reshape(lax_structural.slice(values, (axis, side), (axis + 1, side + 1)), ())
+      array = lax_structural.pad(array, value, config)
   return array
 
 
