@@ -69,35 +69,37 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
   a, indices = _arr("take", a, indices)
   if not (dtypes.issubdtype(_dtype(indices), np.integer)):
     raise TypeError(f"take requires integer indices, got {_dtype(indices)}")
+  if mode == "raise":
+    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+  if mode not in (None, "fill", "wrap", "clip"):
+    raise ValueError(f"Invalid mode '{mode}' for np.take")
+  return _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                                        "fill_value"))
+def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value):
+  # As JAX's _take: the flattening, index normalization and gather all inside one jit equation.
   if axis is None:
     a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, len(_shape(a)))
-  if mode is None or mode == "fill":
-    gather_mode = "fill"
-  elif mode == "raise":
-    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-  elif mode == "wrap":
-    size = _shape(a)[axis]
+  size = _shape(a)[axis]
+  if mode == "wrap":
     indices = ufuncs.remainder(indices, lax_elementwise._convert_element_type(size, _dtype(indices), False))
     gather_mode = "promise_in_bounds"
   elif mode == "clip":
-    gather_mode = "clip"
+    gather_mode = "clip"  # negative indices clamp to 0 (they are not counted from the end)
   else:
-    raise ValueError(f"Invalid mode '{mode}' for np.take")
-  return _take(a, indices, axis, gather_mode, mode != "clip", unique_indices, indices_are_sorted,
-               fill_value)
-
-
-@util.jit_when_tracing(static_argnames=("axis", "gather_mode", "normalize", "unique_indices",
-                                        "indices_are_sorted", "fill_value"))
-def _take(a, indices, axis, gather_mode, normalize, unique_indices, indices_are_sorted, fill_value):
+    gather_mode = "fill"
+    if not dtypes.issubdtype(_dtype(indices), np.unsignedinteger):
+      size_value = lax_elementwise._convert_element_type(size, _dtype(indices), False)
+      indices = ufuncs._where(lax_elementwise.lt(indices, lax_elementwise._convert_element_type(0, _dtype(indices), False)),
+                              lax_elementwise.add(indices, size_value), indices)
   index = (slice(None),) * axis + (indices,)
-  # With mode='clip' negative indices clamp to 0 (they are not counted from the end).
   return indexing.rewriting_take(a, index, mode=gather_mode, fill_value=fill_value,
                                  unique_indices=unique_indices,
-                                 indices_are_sorted=indices_are_sorted,
-                                 normalize_indices=normalize)
+                                 indices_are_sorted=indices_are_sorted, normalize_indices=False)
 
 
 def _along_axis_index(arr_shape, indices, axis):
