@@ -135,11 +135,11 @@ def _nan_extremum(name, reduce, a, axis, keepdims, initial, where):
   a = _operand(name, a)
   if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
     return reduce(a, axis, keepdims=keepdims, initial=initial, where=where)
-  mask = ufuncs.isnan(a)
-  fill = -np.inf if name == "nanmax" else np.inf
-  out = reduce(lax_numpy.where(mask, fill, a), axis, keepdims=keepdims, initial=initial, where=where)
-  all_nan = reductions.all(mask, axis, keepdims=keepdims, where=where)
-  return lax_numpy.where(all_nan, np.nan, out)
+  out = reduce(_nan_filled(name, a, -np.inf if name == "nanmax" else np.inf), axis,
+               keepdims=keepdims, initial=initial, where=where)
+  # JAX tests for NaN again here (and ignores ``where`` for the all-NaN test).
+  all_nan = reductions.all(ufuncs.isnan(a), axis, keepdims=keepdims)
+  return ufuncs._where(all_nan, lax_elementwise._convert_element_type(np.nan, np.dtype(core.get_aval(a).dtype), False), out)
 
 
 @util.jit_when_tracing(static_argnames=("axis", "keepdims"))
@@ -441,5 +441,6 @@ def count_nonzero(a, axis=None, keepdims: bool = False):
   """Number of nonzero elements along ``axis`` (``jnp.count_nonzero``)."""
   util.check_arraylike("count_nonzero", a)
   a = util.asarray_operand(a)
-  return reductions.sum(ufuncs._to_bool(a), axis=axis, dtype=dtypes.default_int_dtype(),
+  zero = lax_elementwise._convert_element_type(0, np.dtype(core.get_aval(a).dtype), False)
+  return reductions.sum(lax_elementwise.ne(a, zero), axis=axis, dtype=dtypes.default_int_dtype(),
                         keepdims=keepdims)
