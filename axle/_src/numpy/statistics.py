@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import builtins
 
+import operator
+
 import numpy as np
 
 from axle._src import core
@@ -209,11 +211,23 @@ def _nan_arg(name, arg_fn, fill, a, axis, keepdims):
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
   """Index of the maximum ignoring NaNs; -1 where a slice is all NaN (``jnp.nanargmax``)."""
-  return _nan_arg("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
+  util.check_arraylike("nanargmax", a)
+  return _nanargmax(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
   """Index of the minimum ignoring NaNs; -1 where a slice is all NaN (``jnp.nanargmin``)."""
+  util.check_arraylike("nanargmin", a)
+  return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
+
+
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
+def _nanargmax(a, axis=None, keepdims: bool = False):
+  return _nan_arg("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
+def _nanargmin(a, axis=None, keepdims: bool = False):
   return _nan_arg("nanargmin", reductions.argmin, np.inf, a, axis, keepdims)
 
 
