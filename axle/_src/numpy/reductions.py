@@ -268,8 +268,10 @@ def _cumulative_array_api(name, lax_fn, x, axis, dtype, include_initial, initial
                        "arrays.")
     axis = 0
   axis = util.canonicalize_axis(axis, ndim)
-  staged = _cumsum_with_promotion if name == "cumulative_sum" else _cumprod_with_promotion
-  out = staged(x, axis, dtype)
+  if name == "cumulative_sum":
+    out = _cumsum_with_promotion(x, axis, dtype)
+  else:  # JAX stages cumulative_prod as no jit equation of its own
+    out = _cumulative(name, lax_fn, x, axis, dtype, promote_integers)
   return _include_initial(out, axis, initial) if include_initial else out
 
 
@@ -278,11 +280,6 @@ def _cumsum_with_promotion(x, axis, dtype):
   return _cumulative("cumulative_sum", lambda v, ax: lax_reductions.cumsum(v, ax), x, axis, dtype,
                      True)
 
-
-@util.jit_when_tracing(static_argnames=("axis", "dtype"))
-def _cumprod_with_promotion(x, axis, dtype):
-  return _cumulative("cumulative_prod", lambda v, ax: lax_reductions.cumprod(v, ax), x, axis,
-                     dtype, True)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False):
