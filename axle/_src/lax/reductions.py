@@ -332,6 +332,8 @@ mlir.register(reduce_prod_p, _monoid_reduce_lowering("prod"))
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
   aval = operand.aval
+  if aval.ndim == 0:
+    return [ct]  # JAX's broadcast_in_dim forwards a 0-d operand (its cotangent seed is an Array)
   kept = tuple(np.delete(np.arange(aval.ndim), axes))
   return [structural.broadcast_in_dim(ct, aval.shape, kept)]
 

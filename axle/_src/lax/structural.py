@@ -651,7 +651,7 @@ def _split_abstract_eval(operand: ShapedArray, *, sizes, axis) -> list[ShapedArr
   shape = list(operand.shape)
   out = []
   for size in sizes:
-    shape[axis] = size
+    shape[axis] = int(size)  # sizes may be np.int64 (jnp.split passes them so, as JAX)
     out.append(ShapedArray(tuple(shape), operand.dtype, operand.weak_type))
   return out
 
@@ -672,7 +672,7 @@ def _split_lowering(ctx, operand, *, sizes, axis):
   # One static slice per piece (what JAX emits).
   outs = []
   start = 0
-  for size, aval in zip(sizes, ctx.avals_out):
+  for size, aval in zip(map(int, sizes), ctx.avals_out):
     starts = [0] * operand.aval.ndim
     limits = list(operand.aval.shape)
     starts[axis], limits[axis] = start, start + size
@@ -834,7 +834,8 @@ def pad(operand, padding_value, padding_config):
     if len(item) != 3:
       raise ValueError("padding_config must be a sequence of (low, high, interior) triples, got "
                        f"{tuple(padding_config)!r}")
-    config.append(tuple(operator.index(v) for v in item))
+    # NumPy integers are kept as given (JAX's params print them as np.int64(...)).
+    config.append(tuple(v if isinstance(v, np.integer) else operator.index(v) for v in item))
   return pad_p.bind(operand, padding_value, padding_config=tuple(config))
 
 

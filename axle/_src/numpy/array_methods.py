@@ -176,6 +176,12 @@ def _view(self, dtype=None, type=None):  # noqa: A002  (NumPy's argument name)
   return lax_convert.bitcast_convert_type(arr, new)
 
 
+def _clip(self, min=None, max=None):
+  """``x.clip(min, max)``: the bounds go to ``jnp.clip`` by keyword, as JAX's method passes them
+  (so a traced call lists them in keyword order)."""
+  return lax_numpy.clip(self, min=min, max=max)
+
+
 _methods = {
     "view": _view,
     "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max, "min": reductions.min,
@@ -183,7 +189,7 @@ _methods = {
     "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": reductions.cumsum,
     "cumprod": reductions.cumprod, "reshape": _reshape, "transpose": _transpose,
     "astype": lax_numpy.astype, "squeeze": lax_numpy.squeeze, "flatten": _flatten,
-    "ravel": lax_numpy.ravel, "clip": lax_numpy.clip, "round": lax_numpy.round,
+    "ravel": lax_numpy.ravel, "clip": _clip, "round": lax_numpy.round,
     "dot": lax_numpy.dot, "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
     "copy": lax_numpy.copy, "swapaxes": lax_numpy.swapaxes, "devices": _devices,
 }

@@ -150,11 +150,9 @@ def broadcast_to(array_, shape):
     return asarray(a)
   if len(shape) < len(a_shape) or any(d != 1 and d != s for d, s in zip(a_shape[::-1], shape[::-1])):
     raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape {shape}")
+  # One broadcast_in_dim, which also stretches unit dimensions (as JAX's broadcast_to).
   lead = len(shape) - len(a_shape)
-  kept = tuple(i for i, d in enumerate(a_shape) if d == shape[lead + i])
-  squeezed = a if len(kept) == len(a_shape) else lax_structural.squeeze(
-      a, tuple(i for i in range(len(a_shape)) if i not in kept))
-  return lax_structural.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in kept))
+  return lax_structural.broadcast_in_dim(a, shape, tuple(range(lead, len(shape))))
 
 
 def zeros(shape, dtype=None, *, device=None):

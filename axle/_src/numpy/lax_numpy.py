@@ -259,7 +259,10 @@ def round(a, decimals: int = 0, out=None):
   return _round_float(a)
 
 
-around = round
+@util.jit_when_tracing(static_argnames=("decimals",))
+def around(a, decimals: int = 0, out=None):
+  """``a`` rounded to ``decimals`` decimals (``jnp.around``, an alias of ``jnp.round``)."""
+  return round(a, decimals, out)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -344,34 +347,46 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                              precision=precision, preferred_element_type=out_dtype)
 
 
+@util.jit_when_tracing(static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type=None):
   """Discrete linear convolution of two 1-D arrays (``jnp.convolve``)."""
-  return _conv1d("convolve", a, v, mode, flip=True, precision=precision,
-                 preferred_element_type=preferred_element_type)
+  util.check_arraylike("convolve", a, v)
+  return _conv(asarray(a), asarray(v), mode=mode, op="convolve", precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
+@util.jit_when_tracing(static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_type=None):
   """Cross-correlation of two 1-D arrays (``jnp.correlate``)."""
-  return _conv1d("correlate", a, v, mode, flip=False, precision=precision,
-                 preferred_element_type=preferred_element_type)
+  util.check_arraylike("correlate", a, v)
+  return _conv(asarray(a), asarray(v), mode=mode, op="correlate", precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
-def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
-  util.check_arraylike(name, a, v)
-  if np.ndim(a) != 1 or np.ndim(v) != 1:
-    raise ValueError(f"{name}() only support 1-dimensional inputs.")
-  a, v = util.promote_dtypes_inexact(a, v)
-  if len(a) == 0 or len(v) == 0:
-    raise ValueError(f"{name}: inputs cannot be empty, got shapes {np.shape(a)} and {np.shape(v)}.")
-  n = builtins.max(len(a), len(v))
-  m = builtins.min(len(a), len(v))
-  swapped = len(v) > len(a)
-  if swapped:
-    a, v = v, a
-  if flip:
-    v = lax_structural.rev(v, (0,))
-  if np.issubdtype(np.dtype(v.dtype), np.complexfloating) and not flip:
-    v = ufuncs.conj(v)
+@util.jit_when_tracing(static_argnames=("axis",))
+def _flip(m, axis):
+  axes = util.canonicalize_axes(axis, np.ndim(m))
+  return lax_structural.rev(m, axes) if axes else m
+
+
+@util.jit_when_tracing(static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, mode, op, precision, preferred_element_type=None):
+  if np.ndim(x) != 1 or np.ndim(y) != 1:
+    raise ValueError(f"{op}() only support 1-dimensional inputs.")
+  x, y = util.promote_dtypes_inexact(x, y)
+  if len(x) == 0 or len(y) == 0:
+    raise ValueError(f"{op}: inputs cannot be empty, got shapes {np.shape(x)} and {np.shape(y)}.")
+  reverse_out = False
+  if op == "correlate":
+    y = ufuncs.conj(y)
+    if len(x) < len(y):
+      x, y = y, x
+      reverse_out = True
+  else:
+    if len(x) < len(y):
+      x, y = y, x
+    y = _flip(y, None)
+  m = np.shape(y)[0]
   if mode == "valid":
     padding = [(0, 0)]
   elif mode == "same":
@@ -380,13 +395,9 @@ def _conv1d(name, a, v, mode, flip, precision, preferred_element_type):
     padding = [(m - 1, m - 1)]
   else:
     raise ValueError("mode must be one of ['full', 'same', 'valid']")
-  result = conv_general_dilated(
-      reshape(a, (1, 1, n)), reshape(v, (1, 1, m)), (1,), padding, precision=precision,
-      preferred_element_type=preferred_element_type)
-  result = result[0, 0, :]
-  if swapped and not flip:
-    result = lax_structural.rev(result, (0,))
-  return result
+  result = conv_general_dilated(expand_dims(x, (0, 1)), expand_dims(y, (0, 1)), (1,), padding,
+                                precision=precision, preferred_element_type=preferred_element_type)
+  return result[0, 0, ::-1] if reverse_out else result[0, 0, :]
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
@@ -596,22 +607,26 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
   return function(*(grids[i] for i in range(len(shape))), **kwargs)
 
 
+@util.jit_when_tracing
 def atleast_1d(*arys):
   """Each argument with at least one dimension (``jnp.atleast_1d``)."""
   util.check_arraylike("atleast_1d", *arys)
   out = [arraylike_operands("atleast_1d", a) for a in arys]
-  out = [a if util.ndim_of(a) >= 1 else reshape(a, (1,)) for a in out]
+  out = [a if util.ndim_of(a) >= 1 else lax_structural.expand_dims(a, (0,)) for a in out]
   return out[0] if len(out) == 1 else out
 
 
+@util.jit_when_tracing
 def atleast_2d(*arys):
   """Each argument with at least two dimensions (``jnp.atleast_2d``)."""
   util.check_arraylike("atleast_2d", *arys)
   out = [arraylike_operands("atleast_2d", a) for a in arys]
-  out = [a if util.ndim_of(a) >= 2 else reshape(a, (1,) * (2 - util.ndim_of(a)) + util.shape_of(a)) for a in out]
+  out = [a if util.ndim_of(a) >= 2 else lax_structural.expand_dims(a, tuple(range(2 - util.ndim_of(a))))
+         for a in out]
   return out[0] if len(out) == 1 else out
 
 
+@util.jit_when_tracing
 def atleast_3d(*arys):
   """Each argument with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
   (``jnp.atleast_3d``)."""
@@ -620,11 +635,11 @@ def atleast_3d(*arys):
   for a in arys:
     a = arraylike_operands("atleast_3d", a)
     if util.ndim_of(a) == 0:
-      a = reshape(a, (1, 1, 1))
+      a = lax_structural.expand_dims(a, (0, 1, 2))
     elif util.ndim_of(a) == 1:
-      a = reshape(a, (1,) + util.shape_of(a) + (1,))
+      a = lax_structural.expand_dims(a, (0, 2))
     elif util.ndim_of(a) == 2:
-      a = reshape(a, util.shape_of(a) + (1,))
+      a = lax_structural.expand_dims(a, (2,))
     out.append(a)
   return out[0] if len(out) == 1 else out
 

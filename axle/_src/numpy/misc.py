@@ -67,6 +67,7 @@ def array_equiv(a1, a2):
   return reductions.all(eq)
 
 
+@util.jit_when_tracing(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
   """Whether every element of ``a`` is close to ``b`` (``jnp.allclose``)."""
   util.check_arraylike("allclose", a, b)

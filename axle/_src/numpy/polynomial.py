@@ -57,6 +57,7 @@ def polyval(p, x, *, unroll: int = 16):
   return y
 
 
+@util.jit_when_tracing
 def polyadd(a1, a2):
   """The sum of two polynomials (``jnp.polyadd``)."""
   a1, a2 = _arr("polyadd", a1, a2)
@@ -69,6 +70,7 @@ def polyadd(a1, a2):
   return ufuncs.add(a1, a2)
 
 
+@util.jit_when_tracing
 def polysub(a1, a2):
   """The difference of two polynomials (``jnp.polysub``)."""
   a1, a2 = _arr("polysub", a1, a2)
@@ -105,6 +107,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
   return q, r
 
 
+@util.jit_when_tracing(static_argnames=("m",))
 def polyder(p, m: int = 1):
   """The ``m``-th derivative of a polynomial (``jnp.polyder``)."""
   p = _arr("polyder", p)
@@ -126,6 +129,7 @@ def polyder(p, m: int = 1):
   return ufuncs.multiply(p[:n - m], creation.asarray(factor, dtype=_dtype(p)))
 
 
+@util.jit_when_tracing(static_argnames=("m",))
 def polyint(p, m: int = 1, k=None):
   """The ``m``-th antiderivative of a polynomial with integration constants ``k``
   (``jnp.polyint``)."""
@@ -340,6 +344,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   return f
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
   """``p`` with jumps larger than ``discont`` replaced by their ``period`` complement
   (``jnp.unwrap``)."""

@@ -210,19 +210,22 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                              preferred_element_type=out_dtype)
 
 
+@util.jit_when_tracing
 def kron(a, b):
   """The Kronecker product of ``a`` and ``b`` (``jnp.kron``)."""
   a, b = _arr("kron", a, b)
   a, b = util.promote_dtypes(a, b)
-  nd = builtins.max(_ndim(a), _ndim(b))
-  a = lax_numpy.reshape(a, (1,) * (nd - _ndim(a)) + _shape(a))
-  b = lax_numpy.reshape(b, (1,) * (nd - _ndim(b)) + _shape(b))
-  a_b = lax_numpy.reshape(a, tuple(d for s in _shape(a) for d in (s, 1)))
-  b_b = lax_numpy.reshape(b, tuple(d for s in _shape(b) for d in (1, s)))
-  out = ufuncs.multiply(a_b, b_b)
+  if _ndim(a) < _ndim(b):
+    a = lax_numpy.expand_dims(a, tuple(range(_ndim(b) - _ndim(a))))
+  elif _ndim(b) < _ndim(a):
+    b = lax_numpy.expand_dims(b, tuple(range(_ndim(a) - _ndim(b))))
+  a_b = lax_numpy.expand_dims(a, tuple(range(1, 2 * _ndim(a), 2)))
+  b_b = lax_numpy.expand_dims(b, tuple(range(0, 2 * _ndim(b), 2)))
+  out = lax_elementwise.mul(a_b, b_b)
   return lax_numpy.reshape(out, tuple(x * y for x, y in zip(_shape(a), _shape(b))))
 
 
+@util.jit_when_tracing(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
   """Cross product of 2- or 3-element vectors along the given axes (``jnp.cross``)."""
   a, b = _arr("cross", a, b)
@@ -263,12 +266,14 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   return out[..., 0, 0]
 
 
+@util.jit_when_tracing
 def matvec(x1, x2, /):
   """Matrix-vector product over the last axes, broadcasting the rest (``jnp.matvec``)."""
   x1, x2 = _arr("matvec", x1, x2)
   return lax_numpy.matmul(x1, x2[..., None])[..., 0]
 
 
+@util.jit_when_tracing
 def vecmat(x1, x2, /):
   """Vector-matrix product ``conj(x1) @ x2`` over the last axes (``jnp.vecmat``)."""
   x1, x2 = _arr("vecmat", x1, x2)
@@ -281,6 +286,7 @@ def vecmat(x1, x2, /):
 # Integration, gradients, covariance
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
   """Integral of ``y`` along ``axis`` by the trapezoidal rule (``jnp.trapezoid``)."""
   if x is None:
@@ -299,6 +305,7 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
   return ufuncs.multiply(0.5, reductions.sum(total, axis=-1))
 
 
+@util.jit_when_tracing(static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
   """The gradient of sampled ``f`` by second-order central differences in the interior and
   first-order differences at the edges (``jnp.gradient``)."""
@@ -349,6 +356,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
   return outs[0] if len(outs) == 1 else outs
 
 
+@util.jit_when_tracing(static_argnames=("rowvar", "bias", "ddof"))
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
         aweights=None):
   """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
@@ -406,6 +414,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   return lax_numpy.squeeze(ufuncs.divide(lax_numpy.dot(X, ufuncs.conj(X_T)), f))
 
 
+@util.jit_when_tracing(static_argnames=("rowvar",))
 def corrcoef(x, y=None, rowvar: bool = True):
   """Pearson correlation coefficients (``jnp.corrcoef``)."""
   util.check_arraylike("corrcoef", x)

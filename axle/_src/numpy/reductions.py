@@ -71,11 +71,8 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
                          f"where mask one has to specify 'initial'")
       fill = initial
-    where = lax_numpy.broadcast_to(_to_bool(where), aval.shape)
-    operand = lax_elementwise.select(where, operand,
-                         lax_numpy.broadcast_to(lax_elementwise._convert_element_type(fill, compute_dtype, False),
-                                                aval.shape))
-  out = reducer(operand, axes) if axes else operand
+    operand = ufuncs._where(where, operand, lax_elementwise._convert_element_type(fill, compute_dtype, False))
+  out = reducer(operand, axes)  # also over no axes: JAX keeps the reduce_sum[axes=()] equation
   if initial is not None:
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
@@ -227,14 +224,24 @@ def _cumulative(name, lax_fn, a, axis, dtype, promote_integers=False):
   return lax_fn(operand, axis)
 
 
+def _cumsum(name, a, axis, dtype):
+  return _cumulative(name, lambda x, ax: lax_reductions.cumsum(x, ax), a, axis, dtype)
+
+
+def _cumprod(name, a, axis, dtype):
+  return _cumulative(name, lambda x, ax: lax_reductions.cumprod(x, ax), a, axis, dtype)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
   """Cumulative sum along ``axis`` (flattened when ``axis`` is None)."""
-  return _cumulative("cumsum", lambda x, ax: lax_reductions.cumsum(x, ax), a, axis, dtype)
+  return _cumsum("cumsum", a, axis, dtype)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
   """Cumulative product along ``axis``."""
-  return _cumulative("cumprod", lambda x, ax: lax_reductions.cumprod(x, ax), a, axis, dtype)
+  return _cumprod("cumprod", a, axis, dtype)
 
 
 def _include_initial(out, axis, initial):
@@ -261,8 +268,18 @@ def _cumulative_array_api(name, lax_fn, x, axis, dtype, include_initial, initial
                        "arrays.")
     axis = 0
   axis = util.canonicalize_axis(axis, ndim)
-  out = _cumulative(name, lax_fn, x, axis, dtype, promote_integers)
+  if name == "cumulative_sum":
+    out = _cumsum_with_promotion(x, axis, dtype)
+  else:  # JAX stages cumulative_prod as no jit equation of its own
+    out = _cumulative(name, lax_fn, x, axis, dtype, promote_integers)
   return _include_initial(out, axis, initial) if include_initial else out
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
+def _cumsum_with_promotion(x, axis, dtype):
+  return _cumulative("cumulative_sum", lambda v, ax: lax_reductions.cumsum(v, ax), x, axis, dtype,
+                     True)
+
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False):

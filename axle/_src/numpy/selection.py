@@ -69,28 +69,37 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
   a, indices = _arr("take", a, indices)
   if not (dtypes.issubdtype(_dtype(indices), np.integer)):
     raise TypeError(f"take requires integer indices, got {_dtype(indices)}")
+  if mode == "raise":
+    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+  if mode not in (None, "fill", "wrap", "clip"):
+    raise ValueError(f"Invalid mode '{mode}' for np.take")
+  return _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                                        "fill_value"))
+def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value):
+  # As JAX's _take: the flattening, index normalization and gather all inside one jit equation.
   if axis is None:
     a = lax_numpy.ravel(a)
     axis = 0
   axis = util.canonicalize_axis(axis, len(_shape(a)))
-  if mode is None or mode == "fill":
-    gather_mode = "fill"
-  elif mode == "raise":
-    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-  elif mode == "wrap":
-    size = _shape(a)[axis]
+  size = _shape(a)[axis]
+  if mode == "wrap":
     indices = ufuncs.remainder(indices, lax_elementwise._convert_element_type(size, _dtype(indices), False))
     gather_mode = "promise_in_bounds"
   elif mode == "clip":
-    gather_mode = "clip"
+    gather_mode = "clip"  # negative indices clamp to 0 (they are not counted from the end)
   else:
-    raise ValueError(f"Invalid mode '{mode}' for np.take")
+    gather_mode = "fill"
+    if not dtypes.issubdtype(_dtype(indices), np.unsignedinteger):
+      size_value = lax_elementwise._convert_element_type(size, _dtype(indices), False)
+      indices = ufuncs._where(lax_elementwise.lt(indices, lax_elementwise._convert_element_type(0, _dtype(indices), False)),
+                              lax_elementwise.add(indices, size_value), indices)
   index = (slice(None),) * axis + (indices,)
-  # With mode='clip' negative indices clamp to 0 (they are not counted from the end).
   return indexing.rewriting_take(a, index, mode=gather_mode, fill_value=fill_value,
                                  unique_indices=unique_indices,
-                                 indices_are_sorted=indices_are_sorted,
-                                 normalize_indices=mode != "clip")
+                                 indices_are_sorted=indices_are_sorted, normalize_indices=False)
 
 
 def _along_axis_index(arr_shape, indices, axis):
@@ -132,6 +141,7 @@ def _check_along_axis(name, arr, indices, axis):
   return arr, util.canonicalize_axis(axis, len(_shape(arr)))
 
 
+@util.jit_when_tracing(static_argnames=("axis", "mode", "fill_value"))
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
   """``arr`` indexed by ``indices`` along ``axis``, as NumPy's ``take_along_axis``; out-of-bounds
   indices give ``fill_value`` (NaN for inexact types) unless ``mode='clip'``."""
@@ -147,6 +157,7 @@ def _no_inplace(name):
                    "immutable. Pass inplace=False to instead return an updated array.")
 
 
+@util.jit_when_tracing(static_argnames=("axis", "inplace", "mode"))
 def put_along_axis(arr, indices, values, axis, inplace: bool = True, *, mode=None):
   """A copy of ``arr`` with ``values`` put at ``indices`` along ``axis``; JAX arrays are
   immutable, so ``inplace=False`` is required (``jnp.put_along_axis``)."""
@@ -361,6 +372,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 # Sorting
 
 
+@util.jit_when_tracing(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
   """A sorted copy of ``a`` along ``axis`` (flattened when None); NaNs sort last
@@ -376,6 +388,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
   return lax_structural.rev(result, (axis,)) if descending else result
 
 
+@util.jit_when_tracing(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False):
   """Indices that sort ``a`` along ``axis`` (``jnp.argsort``); stable by default, also when
@@ -395,6 +408,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
   return lax_structural.rev(indices, (axis,)) if descending else indices
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
   """Indices that sort by the last key, then the one before, ... (``jnp.lexsort``)."""
   key_arrays = tuple(_arr("lexsort", *keys)) if len(keys) > 1 else (_arr("lexsort", *keys),) \
@@ -412,6 +426,7 @@ def lexsort(keys, axis: int = -1):
                           num_keys=len(key_arrays))[-1]
 
 
+@util.jit_when_tracing(static_argnames=("kth", "axis"))
 def partition(a, kth: int, axis: int = -1):
   """A copy of ``a`` with its ``kth`` smallest element in place, smaller ones before it and
   larger ones after it along ``axis`` (``jnp.partition``)."""
@@ -428,6 +443,7 @@ def partition(a, kth: int, axis: int = -1):
   return lax_numpy.swapaxes(out, -1, axis)
 
 
+@util.jit_when_tracing(static_argnames=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
   """Indices that partition ``a`` around its ``kth`` element along ``axis``
   (``jnp.argpartition``)."""
@@ -446,6 +462,7 @@ def argpartition(a, kth: int, axis: int = -1):
   return lax_numpy.swapaxes(out, -1, axis)
 
 
+@util.jit_when_tracing
 def sort_complex(a):
   """``a`` sorted (by real part, then imaginary part) as a complex array (``jnp.sort_complex``)."""
   a = sort(_arr("sort_complex", a), axis=0)
@@ -467,6 +484,7 @@ def _complex_lt(x, y):
                           ufuncs.logical_and(lax_elementwise.eq(xr, yr), lax_elementwise.lt(lax_elementwise.imag(x), lax_elementwise.imag(y))))
 
 
+@util.jit_when_tracing(static_argnames=("side", "method"))
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
   """Where ``v``'s elements would be inserted into the sorted 1-D ``a`` to keep it sorted
   (``jnp.searchsorted``); NaNs sort last."""
@@ -494,6 +512,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
   return reductions.sum(before, axis=-1, dtype=np.int32)
 
 
+@util.jit_when_tracing(static_argnames=("right", "method"))
 def digitize(x, bins, right: bool = False, *, method=None):
   """Indices of the ``bins`` intervals the elements of ``x`` fall in (``jnp.digitize``)."""
   x, bins = _arr("digitize", x, bins)

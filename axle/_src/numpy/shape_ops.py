@@ -126,12 +126,16 @@ def _split(name, ary, indices_or_sections, axis, strict):
     quotient, remainder = divmod(size, sections)
     sizes = [quotient + 1] * remainder + [quotient] * (sections - remainder)
     split_indices = [0] + list(np.cumsum(sizes))
-  out = []
+  bounds = []
   for start, stop in zip(split_indices[:-1], split_indices[1:]):
     start = builtins.min(start, size)
     stop = builtins.min(builtins.max(stop, start), size)
-    out.append(lax_structural.slice_in_dim(ary, start, stop, axis=axis))
-  return out
+    bounds.append((int(start), int(stop)))
+  if all(b[1] == nb[0] for b, nb in zip(bounds, bounds[1:])) and bounds[-1][1] == size:
+    # Contiguous pieces: one split equation (its sizes are np.int64, as JAX's np.diff gives them).
+    sizes = tuple(np.int64(stop - start) for start, stop in bounds)
+    return list(lax_structural.split_p.bind(ary, sizes=sizes, axis=axis))
+  return [lax_structural.slice_in_dim(ary, start, stop, axis=axis) for start, stop in bounds]
 
 
 def split(ary, indices_or_sections, axis: int = 0):
@@ -175,8 +179,7 @@ def flip(m, axis=None):
   """``m`` with the order of elements reversed along ``axis`` (all axes when None)
   (``jnp.flip``)."""
   m = _arr("flip", m)
-  axes = util.canonicalize_axes(axis, _ndim(m))
-  return lax_structural.rev(m, axes) if axes else m
+  return lax_numpy._flip(m, tuple(axis) if isinstance(axis, list) else axis)
 
 
 def fliplr(m):
@@ -195,6 +198,7 @@ def flipud(m):
   return flip(m, 0)
 
 
+@util.jit_when_tracing(static_argnames=("k", "axes"))
 def rot90(m, k: int = 1, axes=(0, 1)):
   """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes`` (``jnp.rot90``)."""
   m = _arr("rot90", m)
@@ -232,6 +236,17 @@ def roll(a, shift, axis=None):
     axes = axes * len(shifts)
   if len(shifts) != len(axes):
     raise ValueError("Mismatched shifts and axis: the sizes must be equal or broadcastable.")
+  if any(isinstance(s, (Tracer, Array)) and not isinstance(s, int) for s in shifts):
+    return _roll_dynamic(a, shifts, axes)
+  return _roll_static(a, tuple(operator.index(s) for s in shifts), tuple(axes))
+
+
+@util.jit_when_tracing(static_argnames=("shifts", "axes"))
+def _roll_static(a, shifts, axes):
+  return _roll_dynamic(a, shifts, axes)
+
+
+def _roll_dynamic(a, shifts, axes):
   for s, ax in zip(shifts, axes):
     ax = util.canonicalize_axis(ax, _ndim(a))
     n = _shape(a)[ax]
@@ -250,6 +265,7 @@ def roll(a, shift, axis=None):
   return a
 
 
+@util.jit_when_tracing(static_argnames=("axis", "start"))
 def rollaxis(a, axis: int, start: int = 0):
   """``a`` with ``axis`` moved to position ``start`` (``jnp.rollaxis``)."""
   a = _arr("rollaxis", a)
@@ -319,6 +335,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
   return selection.take(a, index, axis=axis, mode="clip")
 
 
+@util.jit_when_tracing(static_argnames=("new_shape",))
 def resize(a, new_shape):
   """``a`` reshaped to ``new_shape``, repeating its elements as needed (``jnp.resize``)."""
   a = _arr("resize", a)
@@ -336,6 +353,7 @@ def resize(a, new_shape):
   return lax_numpy.reshape(flat[:size], new_shape)
 
 
+@util.jit_when_tracing(static_argnames=("axis",))
 def append(arr, values, axis=None):
   """``arr`` with ``values`` appended along ``axis`` (flattened when None) (``jnp.append``)."""
   arr, values = _arr("append", arr, values)
@@ -484,8 +502,25 @@ def pad(array, pad_width, mode="constant", **kwargs):
   unsupported = set(kwargs) - allowed
   if unsupported:
     raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+  # As JAX's _pad: the constant is an operand, everything else is static.
+  return _pad(array, tuple(widths), mode, kwargs.get("constant_values", 0),
+              _hashable(kwargs.get("stat_length")), _hashable(kwargs.get("end_values", 0)),
+              kwargs.get("reflect_type", "even"))
+
+
+def _hashable(value):
+  if isinstance(value, (Array, np.ndarray)) and not isinstance(value, Tracer):
+    value = np.asarray(value).tolist()
+  if isinstance(value, (list, tuple)):
+    return tuple(_hashable(v) for v in value)
+  return value
+
+
+@util.jit_when_tracing(static_argnames=("widths", "mode", "stat_length", "end_values",
+                                        "reflect_type"))
+def _pad(array, widths, mode, constant_values, stat_length, end_values, reflect_type):
   if mode in ("constant", "empty"):
-    values = kwargs.get("constant_values", 0) if mode == "constant" else 0
+    values = constant_values if mode == "constant" else 0
     return _pad_constant(array, widths, values)
   for axis, (before, after) in enumerate(widths):
     if before == 0 and after == 0:
@@ -499,29 +534,30 @@ def pad(array, pad_width, mode="constant", **kwargs):
     elif mode == "wrap":
       array = _pad_wrap(array, axis, before, after)
     elif mode in ("reflect", "symmetric"):
-      array = _pad_reflect(array, axis, before, after, mode,
-                           kwargs.get("reflect_type", "even"))
+      array = _pad_reflect(array, axis, before, after, mode, reflect_type)
     elif mode == "linear_ramp":
-      array = _pad_linear_ramp(array, axis, before, after, kwargs.get("end_values", 0))
+      array = _pad_linear_ramp(array, axis, before, after, end_values)
     else:
-      array = _pad_stats(array, axis, before, after, mode, kwargs.get("stat_length"))
+      array = _pad_stats(array, axis, before, after, mode, stat_length)
   return array
 
 
 def _pad_constant(array, widths, values):
   values = creation.asarray(values) if not isinstance(values, (Array, Tracer)) else values
+  values = lax_elementwise._convert_element_type(values, _dtype(array), False)
   if np.ndim(values) == 0:
-    return lax_structural.pad(array, lax_elementwise._convert_element_type(values, _dtype(array), False),
-                              [(b, a, 0) for b, a in widths])
-  values = np.broadcast_to(np.asarray(values), (len(widths), 2))
+    # The widths are np.int64 in JAX's padding_config (they come from a NumPy array there).
+    return lax_structural.pad(array, values, [(np.int64(b), np.int64(a), 0) for b, a in widths])
+  # Per-axis (before, after) constants: NumPy's broadcasting of constant_values to (ndim, 2).
+  values = creation.broadcast_to(values, (len(widths), 2))
   for axis, (before, after) in enumerate(widths):
-    config = [(0, 0, 0)] * len(widths)
-    config[axis] = (before, 0, 0)
-    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][0].item(),
-                                                                _dtype(array), False), config)
-    config[axis] = (0, after, 0)
-    array = lax_structural.pad(array, lax_elementwise._convert_element_type(values[axis][1].item(),
-                                                                _dtype(array), False), config)
+    for side, width in ((0, before), (1, after)):
+      if width == 0:
+        continue
+      config = [(0, 0, 0)] * len(widths)
+      config[axis] = (np.int64(width), 0, 0) if side == 0 else (0, np.int64(width), 0)
+      value = lax_numpy.reshape(lax_structural.slice(values, (axis, side), (axis + 1, side + 1)), ())
+      array = lax_structural.pad(array, value, config)
   return array
 
 
@@ -661,6 +697,7 @@ def block(arrays):
 # Diagonals and triangles
 
 
+@util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   """The ``offset``-th diagonal of the 2-D slices in axes ``axis1``, ``axis2``, as the last axis
   (``jnp.diagonal``)."""
@@ -688,14 +725,17 @@ def diag(v, k: int = 0):
   diagonal (``jnp.diag``)."""
   v = _arr("diag", v)
   k = core.concrete_or_error(operator.index, k, "'k' argument of jnp.diag")
+  return _diag(v, k)
+
+
+@util.jit_when_tracing(static_argnames=("k",))
+def _diag(v, k):
   if _ndim(v) == 1:
     n = _shape(v)[0] + builtins.abs(k)
-    mask = creation.eye(n, k=k, dtype=bool)
-    if k >= 0:
-      v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(k, 0, 0)])
-      return lax_numpy.where(mask, v_b[None, :], lax_elementwise._convert_element_type(0, _dtype(v), False))
-    v_b = lax_structural.pad(v, lax_elementwise._convert_element_type(0, _dtype(v), False), [(-k, 0, 0)])
-    return lax_numpy.where(mask, v_b[:, None], lax_elementwise._convert_element_type(0, _dtype(v), False))
+    zero = lax_elementwise._convert_element_type(0, _dtype(v), False)
+    # Row i of the result holds v_b[i]: pad before for a diagonal below the main one, after above.
+    v_b = lax_structural.pad(v, zero, [(builtins.max(0, -k), builtins.max(0, k), 0)])
+    return lax_numpy.where(creation.eye(n, k=k, dtype=bool), v_b[:, None], zero)
   if _ndim(v) == 2:
     return diagonal(v, offset=k)
   raise ValueError("diag input must be 1d or 2d")
@@ -707,18 +747,25 @@ def diagflat(v, k: int = 0):
   return diag(lax_numpy.ravel(v), k)
 
 
+@util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
   """Sum along a diagonal (``jnp.trace``)."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
   a = _arr("trace", a)
-  return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+  a_shape = _shape(a)
+  a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
+  # The diagonal is masked (not gathered) and the last two axes summed, as JAX does.
+  mask = creation.eye(a_shape[axis1], a_shape[axis2], k=offset, dtype=bool)
+  a = ufuncs._where(mask, a, creation.zeros_like(a))
+  return reductions.sum(a, axis=(-2, -1), dtype=dtype)
 
 
 def _tri_mask(n, m, k):
   rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
+  shifted = lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, np.int32, False))
   cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
-  return lax_elementwise.ge(lax_elementwise.add(rows, lax_elementwise._convert_element_type(k, np.int32, False)), cols)
+  return lax_elementwise.ge(shifted, cols)
 
 
 def tri(N, M=None, k: int = 0, dtype=None):
@@ -733,6 +780,7 @@ def tri(N, M=None, k: int = 0, dtype=None):
   return lax_elementwise._convert_element_type(_tri_mask(N, M, k), dtype, False)
 
 
+@util.jit_when_tracing(static_argnames=("k",))
 def tril(m, k: int = 0):
   """``m`` with the elements above the ``k``-th diagonal zeroed (``jnp.tril``)."""
   m = _arr("tril", m)
@@ -743,6 +791,7 @@ def tril(m, k: int = 0):
   return lax_elementwise.select(mask, m, lax_structural.full_like(m, 0))
 
 
+@util.jit_when_tracing(static_argnames=("k",))
 def triu(m, k: int = 0):
   """``m`` with the elements below the ``k``-th diagonal zeroed (``jnp.triu``)."""
   m = _arr("triu", m)
@@ -950,6 +999,7 @@ def apply_over_axes(func, a, axes):
   return a
 
 
+@util.jit_when_tracing(static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing: bool = False):
   """The Vandermonde matrix of the 1-D ``x`` (``jnp.vander``)."""
   x = _arr("vander", x)
@@ -966,6 +1016,7 @@ def vander(x, N=None, increasing: bool = False):
   return ufuncs.power(x[:, None], powers[None, :])
 
 
+@util.jit_when_tracing(static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder: str = "big"):
   """Packs the elements of a boolean/integer array into the bits of uint8s (``jnp.packbits``)."""
   a = _arr("packbits", a)
@@ -990,6 +1041,7 @@ def packbits(a, axis=None, bitorder: str = "big"):
   return lax_numpy.moveaxis(packed, -1, axis)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
   """Unpacks the bits of a uint8 array into 0/1 uint8 elements (``jnp.unpackbits``)."""
   a = _arr("unpackbits", a)
@@ -1019,6 +1071,7 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
   return bits
 
 
+@util.jit_when_tracing(static_argnames=("n", "axis"))
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
   """The ``n``-th discrete difference along ``axis`` (``jnp.diff``)."""
   a = _arr("diff", a)
@@ -1047,13 +1100,20 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     a = lax_numpy.concatenate(parts, axis)
   is_bool = _dtype(a) == np.bool_
   for _ in range(n):
-    size = _shape(a)[axis]
-    hi = lax_structural.slice_in_dim(a, 1, size, axis=axis) if size else a
-    lo = lax_structural.slice_in_dim(a, 0, builtins.max(size - 1, 0), axis=axis)
+    # a[1:] and a[:-1] along axis: static slices without strides, as JAX's indexing emits them.
+    shape = _shape(a)
+    size = shape[axis]
+    starts = [0] * len(shape)
+    starts[axis] = builtins.min(1, size)
+    limits = list(shape)
+    limits[axis] = builtins.max(size - 1, 0)
+    hi = lax_structural.slice(a, starts, shape)
+    lo = lax_structural.slice(a, [0] * len(shape), limits)
     a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a
 
 
+@util.jit_when_tracing
 def ediff1d(ary, to_end=None, to_begin=None):
   """Differences between consecutive elements of the flattened ``ary`` (``jnp.ediff1d``)."""
   ary = lax_numpy.ravel(_arr("ediff1d", ary))

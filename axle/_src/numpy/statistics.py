@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import builtins
 
+import operator
+
 import numpy as np
 
 from axle._src import core
@@ -56,6 +58,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
   elif not isinstance(ddof, int) or ddof != 0:
     raise ValueError("ddof and correction can't be provided simultaneously.")
   a = _operand("var", a)
+  return _var(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+def _hashable_axis(axis):
+  return tuple(axis) if isinstance(axis, list) else axis
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, axis, dtype, out, correction, keepdims, *, where):
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
   a = lax_elementwise._convert_element_type(a, compute_dtype, False)
@@ -64,7 +75,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
   if compute_dtype.kind == "c":
     centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax_elementwise.mul(centered, centered)
+    centered = lax_elementwise.square(centered)
   real_dtype = np.dtype(centered.dtype)
   if where is None:
     count = 1
@@ -86,7 +97,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
         correction=None):
   """Standard deviation: the square root of ``var`` (``jnp.std``)."""
-  return lax_special.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+  if correction is None:
+    correction = ddof
+  elif not isinstance(ddof, int) or ddof != 0:
+    raise ValueError("ddof and correction can't be provided simultaneously.")
+  a = _operand("std", a)
+  return _std(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, axis, dtype, out, correction, keepdims, *, where):
+  return lax_special.sqrt(var(a, axis, dtype, out, correction=correction, keepdims=keepdims, where=where))
 
 
 def _nan_masked(name, a, fill):
@@ -98,15 +119,17 @@ def _nan_masked(name, a, fill):
   return lax_numpy.where(mask, fill, a), mask
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Sum treating NaNs as zero (``jnp.nansum``)."""
-  a, _ = _nan_masked("nansum", a, 0)
+  a = _nan_filled("nansum", a, 0)
   return reductions.sum(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Product treating NaNs as one (``jnp.nanprod``)."""
-  a, _ = _nan_masked("nanprod", a, 1)
+  a = _nan_filled("nanprod", a, 1)
   return reductions.prod(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
@@ -114,23 +137,26 @@ def _nan_extremum(name, reduce, a, axis, keepdims, initial, where):
   a = _operand(name, a)
   if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
     return reduce(a, axis, keepdims=keepdims, initial=initial, where=where)
-  mask = ufuncs.isnan(a)
-  fill = -np.inf if name == "nanmax" else np.inf
-  out = reduce(lax_numpy.where(mask, fill, a), axis, keepdims=keepdims, initial=initial, where=where)
-  all_nan = reductions.all(mask, axis, keepdims=keepdims, where=where)
-  return lax_numpy.where(all_nan, np.nan, out)
+  out = reduce(_nan_filled(name, a, -np.inf if name == "nanmax" else np.inf), axis,
+               keepdims=keepdims, initial=initial, where=where)
+  # JAX tests for NaN again here (and ignores ``where`` for the all-NaN test).
+  all_nan = reductions.all(ufuncs.isnan(a), axis, keepdims=keepdims)
+  return ufuncs._where(all_nan, lax_elementwise._convert_element_type(np.nan, np.dtype(core.get_aval(a).dtype), False), out)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Maximum ignoring NaNs; NaN where a slice is all NaN (``jnp.nanmax``)."""
   return _nan_extremum("nanmax", reductions.max, a, axis, keepdims, initial, where)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Minimum ignoring NaNs; NaN where a slice is all NaN (``jnp.nanmin``)."""
   return _nan_extremum("nanmin", reductions.min, a, axis, keepdims, initial, where)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
   """Mean of the non-NaN elements (``jnp.nanmean``)."""
   a = _operand("nanmean", a)
@@ -145,6 +171,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
   return ufuncs.divide(total, count)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
   """Variance of the non-NaN elements (``jnp.nanvar``)."""
   a = _operand("nanvar", a)
@@ -167,6 +194,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
   return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None):
   """Standard deviation of the non-NaN elements (``jnp.nanstd``)."""
   return lax_special.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
@@ -183,24 +211,47 @@ def _nan_arg(name, arg_fn, fill, a, axis, keepdims):
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
   """Index of the maximum ignoring NaNs; -1 where a slice is all NaN (``jnp.nanargmax``)."""
-  return _nan_arg("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
+  util.check_arraylike("nanargmax", a)
+  return _nanargmax(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
   """Index of the minimum ignoring NaNs; -1 where a slice is all NaN (``jnp.nanargmin``)."""
+  util.check_arraylike("nanargmin", a)
+  return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
+
+
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
+def _nanargmax(a, axis=None, keepdims: bool = False):
+  return _nan_arg("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
+def _nanargmin(a, axis=None, keepdims: bool = False):
   return _nan_arg("nanargmin", reductions.argmin, np.inf, a, axis, keepdims)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
   """Cumulative sum treating NaNs as zero (``jnp.nancumsum``)."""
-  a, _ = _nan_masked("nancumsum", a, 0)
-  return reductions.cumsum(a, axis, dtype)
+  a = _nan_filled("nancumsum", a, 0)
+  return reductions._cumsum("nancumsum", a, axis, dtype)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
   """Cumulative product treating NaNs as one (``jnp.nancumprod``)."""
-  a, _ = _nan_masked("nancumprod", a, 1)
-  return reductions.cumprod(a, axis, dtype)
+  a = _nan_filled("nancumprod", a, 1)
+  return reductions._cumprod("nancumprod", a, axis, dtype)
+
+
+def _nan_filled(name, a, fill):
+  """``a`` with NaNs replaced by ``fill`` given in ``a``'s dtype (inexact ``a`` only)."""
+  a = _operand(name, a)
+  if not dtypes.issubdtype(core.get_aval(a).dtype, np.inexact):
+    return a
+  fill = lax_elementwise._convert_element_type(fill, np.dtype(core.get_aval(a).dtype), False)
+  return ufuncs._where(ufuncs.isnan(a), fill, a)
 
 
 _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -261,7 +312,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
 
   def pick(index):
     index = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(index, index_dtype, False), out_shape)
-    return selection.take_along_axis(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
+    return selection.take_along_axis.__wrapped__(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
 
   low_value, high_value = pick(low), pick(high)
   if method == "linear":
@@ -281,6 +332,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
   return result
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
              keepdims: bool = False, *, interpolation=None):
   """The ``q``-th quantiles of ``a`` along ``axis`` (``jnp.quantile``); NaN if a slice has NaN."""
@@ -292,6 +344,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: s
   return _quantile("quantile", a, q, axis, method, keepdims, squash_nans=False)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False,
                 method: str = "linear", keepdims: bool = False, *, interpolation=None):
   """The ``q``-th quantiles ignoring NaNs (``jnp.nanquantile``)."""
@@ -306,6 +359,7 @@ def _percent(q):
   return ufuncs.true_divide(q, 100.0)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False, *, interpolation=None):
   """The ``q``-th percentiles (``q`` in [0, 100]) of ``a`` (``jnp.percentile``)."""
@@ -314,6 +368,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method:
                   method=method, keepdims=keepdims, interpolation=interpolation)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
 def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
                   method: str = "linear", keepdims: bool = False, *, interpolation=None):
   """The ``q``-th percentiles ignoring NaNs (``jnp.nanpercentile``)."""
@@ -322,6 +377,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
                      method=method, keepdims=keepdims, interpolation=interpolation)
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
   """The median along ``axis`` (``jnp.median``)."""
   util.check_arraylike("median", a)
@@ -329,6 +385,7 @@ def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool
                   method="midpoint")
 
 
+@util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
   """The median ignoring NaNs (``jnp.nanmedian``)."""
   util.check_arraylike("nanmedian", a)
@@ -384,13 +441,20 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
 def ptp(a, axis=None, out=None, keepdims: bool = False):
   """Range (maximum minus minimum) along ``axis`` (``jnp.ptp``)."""
   util.check_arraylike("ptp", a)
+  return _ptp(a, _hashable_axis(axis), out, keepdims)
+
+
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
+def _ptp(a, axis=None, out=None, keepdims: bool = False):
   return ufuncs.subtract(reductions.max(a, axis, keepdims=keepdims),
                             reductions.min(a, axis, keepdims=keepdims))
 
 
+@util.jit_when_tracing(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims: bool = False):
   """Number of nonzero elements along ``axis`` (``jnp.count_nonzero``)."""
   util.check_arraylike("count_nonzero", a)
   a = util.asarray_operand(a)
-  return reductions.sum(ufuncs._to_bool(a), axis=axis, dtype=dtypes.default_int_dtype(),
+  zero = lax_elementwise._convert_element_type(0, np.dtype(core.get_aval(a).dtype), False)
+  return reductions.sum(lax_elementwise.ne(a, zero), axis=axis, dtype=dtypes.default_int_dtype(),
                         keepdims=keepdims)

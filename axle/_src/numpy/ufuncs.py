@@ -207,7 +207,11 @@ def _where(condition, x, y):
     condition = lax_elementwise.ne(condition, lax_elementwise._convert_element_type(0, condition.dtype, False))
   x, y = util.promote_dtypes(x, y)
   shapes = (util.shape_of(condition), util.shape_of(x), util.shape_of(y))
-  if not shapes[0] == shapes[1] == shapes[2]:
+  if not shapes[0] and shapes[1] != shapes[2]:
+    # select_n takes a scalar predicate as it is: only x and y are broadcast.
+    shape = util.broadcast_shapes(shapes[1], shapes[2])
+    x, y = (creation.broadcast_to(a, shape) for a in (x, y))
+  elif shapes[0] and not shapes[0] == shapes[1] == shapes[2]:
     shape = util.broadcast_shapes(*shapes)
     condition, x, y = (creation.broadcast_to(a, shape) for a in (condition, x, y))
   return lax_elementwise.select(condition, x, y)
@@ -243,15 +247,25 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
+@util.jit_when_tracing
 def fmod(x1, x2, /):
-  """Elementwise C-style remainder (sign of the dividend)."""
+  """Elementwise C-style remainder (sign of the dividend); an integer ``fmod`` by zero is 0."""
+  util.check_arraylike("fmod", x1, x2)
+  if np.issubdtype(dtypes.result_type(x1, x2), np.integer):
+    x2 = _where(equal(x2, 0), lax_structural.full_like(x2, 1), x2)
   x1, x2 = util.promote_args_numeric("fmod", x1, x2)
   return lax_elementwise.rem(x1, x2)
 
 
+@util.jit_when_tracing
 def divmod(x1, x2, /):
   """``(x1 // x2, x1 % x2)`` elementwise."""
-  return floor_divide(x1, x2), remainder(x1, x2)
+  x1, x2 = util.promote_args_numeric("divmod", x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.integer):
+    return floor_divide(x1, x2), remainder(x1, x2)
+  if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
+    raise TypeError("divmod does not support complex-valued inputs")
+  return _float_divmod(x1, x2)
 
 
 def power(x1, x2, /):
@@ -298,7 +312,7 @@ def float_power(x1, x2, /):
 def square(x, /):
   """Elementwise ``x * x``."""
   (x,) = util.promote_args_numeric("square", x)
-  return lax_elementwise.integer_pow(x, 2)
+  return lax_elementwise.square(x)
 
 
 def reciprocal(x, /):
@@ -331,7 +345,7 @@ sinh = _inexact_unary("sinh", lax_special.sinh, lax_special.sinh_p)
 cosh = _inexact_unary("cosh", lax_special.cosh, lax_special.cosh_p)
 tanh = _inexact_unary("tanh", lax_special.tanh, lax_special.tanh_p)
 arcsinh = _inexact_unary("arcsinh", lax_special.asinh, lax_special.asinh_p)
-arccosh = _inexact_unary("arccosh", lax_special.acosh, lax_special.acosh_p)
+arccosh = util.jit_when_tracing(_inexact_unary("arccosh", lax_special.acosh, lax_special.acosh_p))
 arctanh = _inexact_unary("arctanh", lax_special.atanh, lax_special.atanh_p)
 sqrt = _inexact_unary("sqrt", lax_special.sqrt, lax_special.sqrt_p)
 cbrt = _inexact_unary("cbrt", lax_special.cbrt, lax_special.cbrt_p)
@@ -370,6 +384,7 @@ def isnan(x, /):
   return lax_elementwise.ne(x, x)
 
 
+@util.jit_when_tracing
 def isinf(x, /):
   """Elementwise test for positive or negative infinity."""
   (x,) = util.promote_args("isinf", x)
@@ -422,6 +437,7 @@ def _const(value, like):
   return lax_elementwise._convert_element_type(value, np.dtype(like.dtype), False)
 
 
+@util.jit_when_tracing
 def copysign(x1, x2, /):
   """``x1`` with the sign of ``x2``, elementwise, in floating point."""
   x1, x2 = util.promote_args_inexact("copysign", x1, x2)
@@ -454,6 +470,7 @@ def fabs(x, /):
   return lax_elementwise.abs(x)
 
 
+@util.jit_when_tracing
 def fmax(x1, x2, /):
   """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
   x1, x2 = util.promote_args("fmax", x1, x2)
@@ -461,6 +478,7 @@ def fmax(x1, x2, /):
       x1.dtype).kind in "fc" else lax_elementwise.max(x1, x2)
 
 
+@util.jit_when_tracing
 def fmin(x1, x2, /):
   """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
   x1, x2 = util.promote_args("fmin", x1, x2)
@@ -468,6 +486,7 @@ def fmin(x1, x2, /):
       x1.dtype).kind in "fc" else lax_elementwise.min(x1, x2)
 
 
+@util.jit_when_tracing
 def hypot(x1, x2, /):
   """``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
   x1, x2 = util.promote_args_inexact("hypot", x1, x2)
@@ -512,11 +531,14 @@ def lcm(x1, x2, /):
                 lax_elementwise.mul(absolute(x1), lax_elementwise.div(absolute(x2), _where(zero, _const(1, d), d))))
 
 
+@util.jit_when_tracing
 def heaviside(x1, x2, /):
   """The Heaviside step: 0 for x1 < 0, ``x2`` at 0, 1 for x1 > 0."""
-  x1, x2 = util.promote_args_inexact("heaviside", x1, x2)
+  util.check_arraylike("heaviside", x1, x2)
+  x1, x2 = util.promote_dtypes_inexact(x1, x2)
   zero = _const(0, x1)
-  return _where(lax_elementwise.lt(x1, zero), zero, _where(lax_elementwise.gt(x1, zero), _const(1, x1), x2))
+  return _where(lax_elementwise.lt(x1, zero), zero,
+                _where(lax_elementwise.gt(x1, zero), _const(1, x1), _where(isnan(x1), x1, x2)))
 
 
 @util.jit_when_tracing
@@ -565,6 +587,7 @@ def isposinf(x, /):
   return lax_elementwise.eq(x, _const(np.inf, x))
 
 
+@util.jit_when_tracing
 def iscomplex(x, /):
   """Whether each element has a nonzero imaginary part."""
   util.check_arraylike("iscomplex", x)
@@ -572,6 +595,7 @@ def iscomplex(x, /):
   return lax_elementwise.ne(i, _const(0, i))
 
 
+@util.jit_when_tracing
 def isreal(x, /):
   """Whether each element has a zero imaginary part."""
   util.check_arraylike("isreal", x)
@@ -579,6 +603,7 @@ def isreal(x, /):
   return lax_elementwise.eq(i, _const(0, i))
 
 
+@util.jit_when_tracing
 def ldexp(x1, x2, /):
   """``x1 * 2**x2`` elementwise (``x2`` integer)."""
   util.check_arraylike("ldexp", x1, x2)
@@ -675,13 +700,15 @@ _logaddexp2 = custom_jvp(_logaddexp2_impl)
 _logaddexp2.defjvp(_logaddexp2_jvp)
 
 
+@util.jit_when_tracing
 def modf(x, /, out=None):
   """The fractional and integral parts of ``x`` (both with ``x``'s sign)."""
   (x,) = util.promote_args_inexact("modf", x)
-  whole = trunc(x)
+  whole = _where(lax_elementwise.ge(x, _const(0, x)), floor(x), ceil(x))
   return lax_elementwise.sub(x, whole), whole
 
 
+@util.jit_when_tracing
 def trunc(x, /):
   """Rounds toward zero (integers unchanged)."""
   (x,) = util.promote_args_numeric("trunc", x)
@@ -690,6 +717,7 @@ def trunc(x, /):
   return _where(lax_elementwise.lt(x, _const(0, x)), lax_elementwise.ceil(x), lax_elementwise.floor(x))
 
 
+@util.jit_when_tracing
 def rint(x, /):
   """Rounds to the nearest integer, halves to even (result in floating point)."""
   (x,) = util.promote_args_inexact("rint", x)
@@ -699,6 +727,7 @@ def rint(x, /):
   return lax_elementwise.round(x, lax_elementwise.RoundingMethod.TO_NEAREST_EVEN)
 
 
+@util.jit_when_tracing
 def signbit(x, /):
   """Whether the sign bit is set (true for -0.0 and negative NaNs)."""
   (x,) = util.promote_args("signbit", x)
@@ -711,7 +740,8 @@ def signbit(x, /):
     raise ValueError(f"jnp.signbit is not well defined for {dtype}")
   int_type = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
   bits = lax_convert.bitcast_convert_type(x, int_type)
-  return lax_elementwise.lt(bits, lax_elementwise._convert_element_type(0, np.dtype(int_type), False))
+  shift = lax_elementwise._convert_element_type(8 * dtype.itemsize - 1, np.dtype(int_type), True)
+  return lax_elementwise._convert_element_type(lax_elementwise.shift_right_arithmetic(bits, shift), np.bool_, False)
 
 
 @util.jit_when_tracing
@@ -720,7 +750,7 @@ def sinc(x, /):
   (x,) = util.promote_args_inexact("sinc", x)
   zero = lax_elementwise.eq(x, _const(0, x))
   pi_x = lax_elementwise.mul(lax_elementwise._convert_element_type(np.pi, np.dtype(x.dtype), True), x)
-  safe_pi_x = _where(zero, _weak_const(1, x), pi_x)
+  safe_pi_x = _where(zero, _const(1, x), pi_x)
   return _where(zero, _sinc_maclaurin(0, pi_x), lax_elementwise.div(lax_special.sin(safe_pi_x), safe_pi_x))
 
 
@@ -804,6 +834,7 @@ _frexp = custom_jvp(_frexp_impl)
 _frexp.defjvp(_frexp_jvp)
 
 
+@util.jit_when_tracing
 def bitwise_count(x, /):
   """The number of 1 bits in the absolute value of each integer."""
   (x,) = util.promote_args_numeric("bitwise_count", x) if not isinstance(x, bool) else [x]
@@ -817,6 +848,7 @@ def bitwise_count(x, /):
   return lax_elementwise._convert_element_type(counted, np.dtype(np.uint8), False)
 
 
+@util.jit_when_tracing(static_argnames=("deg",))
 def angle(z, deg: bool = False):
   """The angle of complex ``z`` (radians, or degrees with ``deg``)."""
   util.check_arraylike("angle", z)
@@ -831,6 +863,7 @@ def angle(z, deg: bool = False):
   return rad2deg(out) if deg else out
 
 
+@util.jit_when_tracing(static_argnames=("copy",))
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
   """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (default: the
   largest/smallest finite value of the dtype)."""
@@ -851,20 +884,29 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-  """Elementwise ``|a - b| <= atol + rtol * |b|``, with matching infinities equal and NaNs equal
-  when ``equal_nan``."""
+  """Elementwise ``a == b or (isfinite(b) and |a - b| <= atol + rtol * |b|)`` in floating point,
+  with NaNs equal when ``equal_nan`` (``jnp.isclose``)."""
+  if isinstance(rtol, (int, float)) and isinstance(atol, (int, float)):
+    return _isclose_static_tolerances(a, b, rtol, atol, equal_nan)
+  return _isclose_traced_tolerances(a, b, rtol, atol, equal_nan)
+
+
+def _isclose(a, b, rtol, atol, equal_nan):
   a, b = util.promote_args("isclose", a, b)
+  a, b = util.promote_args_inexact("isclose", a, b)
   dtype = np.dtype(a.dtype)
-  if dtype == np.bool_ or not np.issubdtype(dtype, np.inexact):
-    return lax_elementwise.eq(a, b)
   real_dtype = np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
   rtol = lax_elementwise._convert_element_type(rtol, real_dtype, False)
   atol = lax_elementwise._convert_element_type(atol, real_dtype, False)
-  out = lax_elementwise.le(lax_elementwise.abs(lax_elementwise.sub(a, b)), lax_elementwise.add(atol, lax_elementwise.mul(rtol, lax_elementwise.abs(b))))
-  both_finite = logical_and(isfinite(a), isfinite(b))
-  out = logical_and(out, both_finite)
-  same_inf = logical_and(logical_and(isinf(a), isinf(b)), lax_elementwise.eq(a, b))
-  out = logical_or(out, same_inf)
-  if equal_nan:
-    out = logical_or(out, logical_and(isnan(a), isnan(b)))
-  return out
+  both_nan = logical_and(isnan(a), isnan(b))
+  check_finite = isfinite(b)
+  in_range = lax_elementwise.le(lax_elementwise.abs(lax_elementwise.sub(a, b)),
+                                lax_elementwise.add(atol, lax_elementwise.mul(rtol, lax_elementwise.abs(b))))
+  out = logical_or(lax_elementwise.eq(a, b), logical_and(check_finite, in_range))
+  return logical_or(out, both_nan) if equal_nan else out
+
+
+_isclose.__name__ = _isclose.__qualname__ = "isclose"
+# Python-number tolerances are constants of the program (as JAX's literals); arrays are operands.
+_isclose_static_tolerances = util.jit_when_tracing(_isclose, static_argnames=("rtol", "atol", "equal_nan"))
+_isclose_traced_tolerances = util.jit_when_tracing(_isclose, static_argnames=("equal_nan",))

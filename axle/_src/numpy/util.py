@@ -92,7 +92,15 @@ def promote_dtypes(*args):
   if _already_agree(args, None):
     return list(args)
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
-  return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+  return [_convert_operand(a, dtype, weak_type) for a in args]
+
+
+def _convert_operand(a, dtype, weak_type):
+  """``a`` converted to ``dtype``; a concrete 0-d operand (NumPy scalar, 0-d Array) is converted
+  right away, so a trace shows the converted literal (as JAX folds the conversion of constants)."""
+  if isinstance(a, np.generic) or (type(a) is Array and not a._aval.shape):
+    return lax_elementwise._convert_element_type(np.asarray(a), dtype, weak_type)
+  return lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type)
 
 
 def _weak_scalar_array(x):
@@ -108,7 +116,7 @@ def promote_dtypes_inexact(*args):
     return list(args)
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
   dtype = dtypes.to_inexact_dtype(dtype)
-  return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+  return [_convert_operand(a, dtype, weak_type) for a in args]
 
 
 def promote_dtypes_numeric(*args):
@@ -118,7 +126,7 @@ def promote_dtypes_numeric(*args):
   dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
   if dtype == np.bool_:
     dtype = dtypes.default_int_dtype()
-  return [lax_elementwise._convert_element_type(asarray_operand(a), dtype, weak_type) for a in args]
+  return [_convert_operand(a, dtype, weak_type) for a in args]
 
 
 def promote_shapes(fun_name: str, *args):
