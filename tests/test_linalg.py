@@ -368,8 +368,9 @@ _JAX_CHOLESKY_JAXPR = """{ lambda ; a:f32[3,3]. let
           b:f32[3,3] = select_n j k f
         in (b,) }
     ] a
-  in (b,) }
-let det = { lambda ; a:f32[3,3]. let
+  in (b,) }"""
+
+_JAX_DET_JAXPR = """let det = { lambda ; a:f32[3,3]. let
     b:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a
     c:f32[] = squeeze[dimensions=(0, 1)] b
     d:f32[1,1] = slice[limit_indices=(2, 2) start_indices=(1, 1) strides=None] a
@@ -423,9 +424,8 @@ let det = { lambda ; a:f32[3,3]. let
     bz:f32[] = squeeze[dimensions=(0, 1)] by
     ca:f32[] = mul bx bz
     cb:f32[] = sub bs ca
-  in (cb,) } in"""
-
-_JAX_DET_JAXPR = """{ lambda ; cc:f32[3,3]. let cd:f32[] = jit[name=det jaxpr=det] cc in (cd,) }"""
+  in (cb,) } in
+{ lambda ; cc:f32[3,3]. let cd:f32[] = jit[name=det jaxpr=det] cc in (cd,) }"""
 
 
 def test_linalg_functions_are_staged_as_jax_jit_equations():
