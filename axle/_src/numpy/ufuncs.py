@@ -298,7 +298,7 @@ def float_power(x1, x2, /):
 def square(x, /):
   """Elementwise ``x * x``."""
   (x,) = util.promote_args_numeric("square", x)
-  return lax_elementwise.integer_pow(x, 2)
+  return lax_elementwise.square(x)
 
 
 def reciprocal(x, /):
