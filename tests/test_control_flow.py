@@ -250,3 +250,30 @@ def test_vmap_dynamic_fori_and_unbatched_index():
                                 [0, 3, 10])
   out = axle.vmap(lambda x: lax.cond(True, lambda x: x * 2, lambda x: x, x))(jnp.arange(3.0))
   np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
+
+
+
+def test_vmap_of_cond_with_batched_predicate_prints_as_jax():
+  # Expected text recorded from JAX 0.10.2: each branch's operands are selected against a
+  # stop_gradient copy, and the outputs chosen with select_n on the int32 index.
+  import axle
+  import axle.numpy as jnp
+  from axle import lax
+  f = lambda x: lax.cond(x.sum() > 0, lambda a: a * 2.0, lambda a: jnp.sin(a), x)
+  assert str(axle.make_jaxpr(axle.vmap(f))(jnp.ones((3, 4)))) == """{ lambda ; a:f32[3,4]. let
+    b:f32[3] = reduce_sum[axes=(np.int64(1),) out_sharding=None] a
+    c:bool[3] = gt b 0.0:f32[]
+    d:i32[3] = convert_element_type[new_dtype=int32 weak_type=False] c
+    e:bool[3] = eq d 0:i32[]
+    f:f32[3,4] = stop_gradient a
+    g:bool[3,4] = broadcast_in_dim[broadcast_dimensions=(0,)] e
+    h:f32[3,4] = select_n g f a
+    i:f32[3,4] = sin h
+    j:bool[3] = eq d 1:i32[]
+    k:f32[3,4] = stop_gradient a
+    l:bool[3,4] = broadcast_in_dim[broadcast_dimensions=(0,)] j
+    m:f32[3,4] = select_n l k a
+    n:f32[3,4] = mul m 2.0:f32[]
+    o:i32[3,4] = broadcast_in_dim[broadcast_dimensions=(0,)] d
+    p:f32[3,4] = select_n o i n
+  in (p,) }"""

@@ -146,3 +146,34 @@ def test_batching_rule():
   out, dim = batching.primitive_batchers[fft_p]([x], [1], fft_type=lax.FftType.FFT, fft_lengths=(6,))
   for i in range(x.shape[1]):
     np.testing.assert_allclose(np.take(np.asarray(out), i, axis=dim), np.fft.fft(x[:, i]), atol=1e-4)
+
+
+def test_lax_fft_is_staged_as_jit_named_fft_as_jax():
+  # Expected text recorded from JAX 0.10.2 (make_jaxpr of lax.fft and of its vmap).
+  import axle
+  from axle import lax
+  import axle.numpy as jnp
+  text = str(axle.make_jaxpr(lambda x: lax.fft(x, "fft", (8,)))(jnp.ones(8)))
+  assert text == """{ lambda ; a:f32[8]. let
+    b:c64[8] = jit[
+      name=fft
+      jaxpr={ lambda ; a:f32[8]. let
+          c:c64[8] = convert_element_type[new_dtype=complex64 weak_type=False] a
+          b:c64[8] = fft[fft_lengths=(8,) fft_type=0] c
+        in (b,) }
+    ] a
+  in (b,) }"""
+  batched = str(axle.make_jaxpr(axle.vmap(jnp.fft.fft))(jnp.ones((3, 8), jnp.complex64)))
+  assert batched == """{ lambda ; a:c64[3,8]. let
+    b:c64[3,8] = jit[
+      name=fft
+      jaxpr={ lambda ; a:c64[3,8]. let
+          b:c64[3,8] = jit[
+            name=fft
+            jaxpr={ lambda ; a:c64[3,8]. let
+                b:c64[3,8] = fft[fft_lengths=(8,) fft_type=0] a
+              in (b,) }
+          ] a
+        in (b,) }
+    ] a
+  in (b,) }"""

@@ -349,3 +349,87 @@ def test_batching_rule_matches_loop(primitive, params, make_args, dims):
     expected = expected if primitive.multiple_results else [expected]
     for o, d, e in zip(outs, out_dims, expected):
       _close(np.take(np.asarray(o), i, axis=d), e, 1e-5, 1e-5)
+
+
+# Recorded from JAX 0.10.2: jnp.linalg functions JAX defines with jit print as jit[name=...].
+_JAX_CHOLESKY_JAXPR = """{ lambda ; a:f32[3,3]. let
+    b:f32[3,3] = jit[
+      name=cholesky
+      jaxpr={ lambda ; a:f32[3,3]. let
+          c:f32[3,3] = transpose[permutation=(1, 0)] a
+          d:f32[3,3] = add a c
+          e:f32[3,3] = div d 2.0:f32[]
+          f:f32[3,3] = cholesky e
+          g:i32[3,3] = iota[dimension=0 dtype=int32 shape=(3, 3) sharding=None] 
+          h:i32[3,3] = add g 0:i32[]
+          i:i32[3,3] = iota[dimension=1 dtype=int32 shape=(3, 3) sharding=None] 
+          j:bool[3,3] = ge h i
+          k:f32[3,3] = broadcast_in_dim 0.0:f32[]
+          b:f32[3,3] = select_n j k f
+        in (b,) }
+    ] a
+  in (b,) }"""
+
+_JAX_DET_JAXPR = """let det = { lambda ; a:f32[3,3]. let
+    b:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a
+    c:f32[] = squeeze[dimensions=(0, 1)] b
+    d:f32[1,1] = slice[limit_indices=(2, 2) start_indices=(1, 1) strides=None] a
+    e:f32[] = squeeze[dimensions=(0, 1)] d
+    f:f32[] = mul c e
+    g:f32[1,1] = slice[limit_indices=(3, 3) start_indices=(2, 2) strides=None] a
+    h:f32[] = squeeze[dimensions=(0, 1)] g
+    i:f32[] = mul f h
+    j:f32[1,1] = slice[limit_indices=(1, 2) start_indices=(0, 1) strides=None] a
+    k:f32[] = squeeze[dimensions=(0, 1)] j
+    l:f32[1,1] = slice[limit_indices=(2, 3) start_indices=(1, 2) strides=None] a
+    m:f32[] = squeeze[dimensions=(0, 1)] l
+    n:f32[] = mul k m
+    o:f32[1,1] = slice[limit_indices=(3, 1) start_indices=(2, 0) strides=None] a
+    p:f32[] = squeeze[dimensions=(0, 1)] o
+    q:f32[] = mul n p
+    r:f32[] = add i q
+    s:f32[1,1] = slice[limit_indices=(1, 3) start_indices=(0, 2) strides=None] a
+    t:f32[] = squeeze[dimensions=(0, 1)] s
+    u:f32[1,1] = slice[limit_indices=(2, 1) start_indices=(1, 0) strides=None] a
+    v:f32[] = squeeze[dimensions=(0, 1)] u
+    w:f32[] = mul t v
+    x:f32[1,1] = slice[limit_indices=(3, 2) start_indices=(2, 1) strides=None] a
+    y:f32[] = squeeze[dimensions=(0, 1)] x
+    z:f32[] = mul w y
+    ba:f32[] = add r z
+    bb:f32[1,1] = slice[limit_indices=(1, 3) start_indices=(0, 2) strides=None] a
+    bc:f32[] = squeeze[dimensions=(0, 1)] bb
+    bd:f32[1,1] = slice[limit_indices=(2, 2) start_indices=(1, 1) strides=None] a
+    be:f32[] = squeeze[dimensions=(0, 1)] bd
+    bf:f32[] = mul bc be
+    bg:f32[1,1] = slice[limit_indices=(3, 1) start_indices=(2, 0) strides=None] a
+    bh:f32[] = squeeze[dimensions=(0, 1)] bg
+    bi:f32[] = mul bf bh
+    bj:f32[] = sub ba bi
+    bk:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a
+    bl:f32[] = squeeze[dimensions=(0, 1)] bk
+    bm:f32[1,1] = slice[limit_indices=(2, 3) start_indices=(1, 2) strides=None] a
+    bn:f32[] = squeeze[dimensions=(0, 1)] bm
+    bo:f32[] = mul bl bn
+    bp:f32[1,1] = slice[limit_indices=(3, 2) start_indices=(2, 1) strides=None] a
+    bq:f32[] = squeeze[dimensions=(0, 1)] bp
+    br:f32[] = mul bo bq
+    bs:f32[] = sub bj br
+    bt:f32[1,1] = slice[limit_indices=(1, 2) start_indices=(0, 1) strides=None] a
+    bu:f32[] = squeeze[dimensions=(0, 1)] bt
+    bv:f32[1,1] = slice[limit_indices=(2, 1) start_indices=(1, 0) strides=None] a
+    bw:f32[] = squeeze[dimensions=(0, 1)] bv
+    bx:f32[] = mul bu bw
+    by:f32[1,1] = slice[limit_indices=(3, 3) start_indices=(2, 2) strides=None] a
+    bz:f32[] = squeeze[dimensions=(0, 1)] by
+    ca:f32[] = mul bx bz
+    cb:f32[] = sub bs ca
+  in (cb,) } in
+{ lambda ; cc:f32[3,3]. let cd:f32[] = jit[name=det jaxpr=det] cc in (cd,) }"""
+
+
+def test_linalg_functions_are_staged_as_jax_jit_equations():
+  import axle
+  import axle.numpy as jnp
+  assert str(axle.make_jaxpr(jnp.linalg.cholesky)(jnp.eye(3))) == _JAX_CHOLESKY_JAXPR
+  assert str(axle.make_jaxpr(jnp.linalg.det)(jnp.eye(3))) == _JAX_DET_JAXPR

@@ -104,3 +104,22 @@ def test_printed_jaxprs(source):
   from tests.nn_reference_check import namespace
   env = namespace()
   assert str(eval(source, env)) == REFERENCE["jaxprs"][source]
+
+
+def test_squareplus_uses_the_square_primitive_as_jax():
+  # Expected text recorded from JAX 0.10.2: jnp.square is lax.square (not integer_pow).
+  import axle
+  import axle.numpy as jnp
+  text = str(axle.make_jaxpr(axle.nn.squareplus)(jnp.ones(3)))
+  assert text == """{ lambda ; a:f32[3]. let
+    b:f32[3] = jit[
+      name=squareplus
+      jaxpr={ lambda ; a:f32[3]. let
+          c:f32[3] = square a
+          d:f32[3] = add c 4.0:f32[]
+          e:f32[3] = sqrt d
+          f:f32[3] = add a e
+          b:f32[3] = div f 2.0:f32[]
+        in (b,) }
+    ] a
+  in (b,) }"""

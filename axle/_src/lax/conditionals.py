@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from axle._src import core
+from axle._src import differentiation
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import pretty_printer as pp
@@ -415,16 +416,14 @@ def _cond_batch(args, dims, *, branches):
     ops = [batching.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
     index = batching.moveaxis(index, index_dim, 0)
     branch_outs = []
-    for branch in branches:
+    for i, branch in enumerate(branches):
       batched, _ = batching.batch_jaxpr(branch, size, [0] * len(ops), True)
-      branch_outs.append(ir.eval_jaxpr(batched.jaxpr, batched.consts, *ops))
-    outs = []
-    for cases in zip(*branch_outs):
-      shape = core.get_aval(cases[0]).shape
-      which = structural.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-      if len(branches) == 2:
-        which = elementwise.ne(which, np.zeros((), np.int32))
-      outs.append(elementwise.select_n(which, *cases))
+      # As JAX: each branch sees its operands only where it is selected (a stop_gradient copy
+      # elsewhere), so reverse-mode through the unselected branch adds nothing.
+      predicate = elementwise.eq(index, np.array(i, core.get_aval(index).dtype))
+      ops_i = [_bcast_select(predicate, x, differentiation.stop_gradient(x)) for x in ops]
+      branch_outs.append(ir.eval_jaxpr(batched.jaxpr, batched.consts, *ops_i))
+    outs = [_bcast_select_n(index, *cases) for cases in zip(*branch_outs)]
     return outs, [0] * len(outs)
   ops = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(ops, op_dims)]
   in_dims = [0 if d is not None else None for d in op_dims]
@@ -436,6 +435,20 @@ def _cond_batch(args, dims, *, branches):
   batched = tuple(batching.batch_jaxpr(b, size, in_dims, out_batched)[0] for b in branches)
   outs = cond_p.bind(index, *ops, branches=batched)
   return outs, [0 if b else None for b in out_batched]
+
+
+def _bcast_select(predicate, on_true, on_false):
+  shape = core.get_aval(on_true).shape
+  if len(core.get_aval(predicate).shape) != len(shape):
+    predicate = structural.broadcast_in_dim(predicate, shape, tuple(range(len(core.get_aval(predicate).shape))))
+  return elementwise.select_n(predicate, on_false, on_true)
+
+
+def _bcast_select_n(which, *cases):
+  shape = core.get_aval(cases[0]).shape
+  if len(core.get_aval(which).shape) != len(shape):
+    which = structural.broadcast_in_dim(which, shape, tuple(range(len(core.get_aval(which).shape))))
+  return elementwise.select_n(which, *cases)
 
 
 batching.primitive_batchers[cond_p] = _cond_batch

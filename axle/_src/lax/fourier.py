@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
@@ -116,7 +117,7 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
     return [ad.Zero(x.aval)]
   if fft_type in (FftType.FFT, FftType.IFFT):
     # the DFT matrix is symmetric: the transpose of a (inverse) DFT is itself
-    return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
+    return [_fft_staged(ct, fft_type, fft_lengths)]
   if fft_type == FftType.RFFT:
     # RFFT = (full FFT of the real input) truncated to n//2+1: transpose by zero-padding the
     # cotangent back to n, transposing the FFT, and keeping the real part.
@@ -151,7 +152,7 @@ def _fft_batch(batched_args, batch_dims, *, fft_type, fft_lengths):
   if bdim != 0:
     nd = len(core.get_aval(x).shape)
     x = structural.transpose(x, (bdim,) + tuple(i for i in range(nd) if i != bdim))
-  return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths), 0
+  return _fft_staged(x, fft_type, fft_lengths), 0  # staged again, as JAX's rule calls lax.fft
 
 
 batching.primitive_batchers[fft_p] = _fft_batch
@@ -172,11 +173,18 @@ def fft(x, fft_type, fft_lengths):
 
   ``fft_type`` is a ``lax.FftType`` or its name ('fft', 'ifft', 'rfft', 'irfft'). FFT and IFFT
   inputs are converted to complex; RFFT takes a real input."""
-  fft_type = _canonicalize_fft_type(fft_type)
-  fft_lengths = tuple(int(n) for n in fft_lengths)
+  return _fft_staged(x, _canonicalize_fft_type(fft_type), tuple(int(n) for n in fft_lengths))
+
+
+def _fft_staged(x, fft_type, fft_lengths):
   aval = core.get_aval(x)
   if fft_type in (FftType.FFT, FftType.IFFT, FftType.IRFFT) and aval.dtype not in (np.complex64, np.complex128):
     x = elementwise.convert_element_type(x, _complex_dtype(aval.dtype) if dtypes.issubdtype(aval.dtype, np.inexact)
                                          and aval.dtype in (np.float32, np.float64) else
                                          dtypes.canonicalize_dtype(np.complex128))
   return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)
+
+
+# JAX stages lax.fft as its own jit equation named ``fft``.
+_fft_staged.__name__ = _fft_staged.__qualname__ = "fft"
+_fft_staged = api.jit_when_tracing(_fft_staged, static_argnums=(1, 2))

@@ -187,9 +187,10 @@ def _matmul(a, b):
 
 def _tri_mask(shape, k: int, lower: bool):
   m, n = shape[-2:]
-  rows = structural.broadcasted_iota(np.int32, (m, n), 0)
+  # JAX's order: iota 0, the offset added, then iota 1
+  rows = elementwise.add(structural.broadcasted_iota(np.int32, (m, n), 0), np.int32(k))
   cols = structural.broadcasted_iota(np.int32, (m, n), 1)
-  mask = elementwise.ge(elementwise.add(rows, np.int32(k)), cols) if lower else elementwise.le(elementwise.add(rows, np.int32(k)), cols)
+  mask = elementwise.ge(rows, cols) if lower else elementwise.le(rows, cols)
   return structural.broadcast_in_dim(mask, tuple(shape), (len(shape) - 2, len(shape) - 1))
 
 

@@ -96,7 +96,9 @@ relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g
 @_jit
 def squareplus(x, b=4):
   """Squareplus ``(x + sqrt(x**2 + b)) / 2``, a smooth relu."""
-  x, b = _ensure_arraylike("squareplus", x, b)
+  util.check_arraylike("squareplus", b)
+  x = _ensure_arraylike("squareplus", x)
+  # a Python scalar b stays weakly typed (a literal, as JAX's jaxpr shows)
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 

@@ -21,6 +21,7 @@ from axle._src.lax import structural as lax_structural
 from axle._src.lax.contractions import dot_general
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
+from axle._src.numpy import shape_ops
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
@@ -83,6 +84,7 @@ def _eye_like(a):
   return lax_linalg._eye(a.shape[-1], a.dtype, a.shape)
 
 
+@util.jit_when_tracing(static_argnames=('upper', 'symmetrize_input'))
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   """Cholesky factor of a Hermitian positive-definite matrix (``jnp.linalg.cholesky``): lower
   triangular ``L`` with ``a = L @ L^H`` (``upper=True``: ``U = L^H``). NaN when ``a`` is not
@@ -92,6 +94,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   return _H(L) if upper else L
 
 
+@util.jit_when_tracing(static_argnames=('full_matrices', 'compute_uv', 'hermitian', 'subset_by_index'))
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index=None):
   """Singular value decomposition (``jnp.linalg.svd``): ``SVDResult(U, S, Vh)`` with
@@ -119,6 +122,7 @@ def _uplo(UPLO):
   raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
 
 
+@util.jit_when_tracing(static_argnames=('UPLO', 'symmetrize_input'))
 def eigh(a, UPLO=None, symmetrize_input: bool = True):
   """Eigenvalues (ascending) and eigenvectors (columns) of a Hermitian matrix
   (``jnp.linalg.eigh``), as ``EighResult(eigenvalues, eigenvectors)``."""
@@ -127,6 +131,7 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):
   return EighResult(w, v)
 
 
+@util.jit_when_tracing(static_argnames=('UPLO', 'symmetrize_input'))
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):
   """Eigenvalues (ascending) of a Hermitian matrix (``jnp.linalg.eigvalsh``)."""
   return eigh(a, UPLO, symmetrize_input).eigenvalues
@@ -141,12 +146,14 @@ def eig(a):
   return EigResult(w, v)
 
 
+@util.jit_when_tracing
 def eigvals(a):
   """Eigenvalues of a general square matrix (``jnp.linalg.eigvals``), complex."""
   a = _inexact("eigvals", a)
   return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
+@util.jit_when_tracing(static_argnames=('mode',))
 def qr(a, mode: str = "reduced"):
   """QR decomposition (``jnp.linalg.qr``). ``mode``: "reduced" (Q m x k, R k x n), "complete"
   (Q m x m, R m x n) or "r" (R only)."""
@@ -170,6 +177,7 @@ def _lu_parity(pivots):
   return lax_elementwise.sub(np.int32(1), lax_elementwise.mul(np.int32(2), lax_elementwise.rem(swaps, np.int32(2))))
 
 
+@util.jit_when_tracing
 def det(a):
   """Determinant of square matrices (``jnp.linalg.det``): the cofactor formulas for 2x2 and 3x3
   matrices, otherwise ``sign * exp(logabsdet)`` of the LU-based ``slogdet``, with JAX's
@@ -218,6 +226,7 @@ _det = custom_jvp(_det_impl)
 _det.defjvp(_det_jvp)
 
 
+@util.jit_when_tracing(static_argnames=('method',))
 def slogdet(a, *, method=None):
   """Sign and natural log of the absolute determinant (``jnp.linalg.slogdet``), as
   ``SlogdetResult(sign, logabsdet)``; a singular matrix gives sign 0 and logabsdet -inf."""
@@ -283,6 +292,7 @@ _slogdet_lu = custom_jvp(_slogdet_lu_impl)
 _slogdet_lu.defjvp(_slogdet_jvp)
 
 
+@util.jit_when_tracing
 def solve(a, b):
   """Solves ``a @ x = b`` for square ``a`` (``jnp.linalg.solve``). ``b`` of shape (..., m) is
   one vector per batch element when it has one dimension; otherwise (..., m, k)."""
@@ -309,6 +319,7 @@ def solve(a, b):
   return lax_structural.reshape(x, batch + (m,)) if vector else x
 
 
+@util.jit_when_tracing
 def inv(a):
   """Inverse of square matrices (``jnp.linalg.inv``)."""
   a = _inexact("inv", a)
@@ -316,6 +327,7 @@ def inv(a):
   return solve(a, _eye_like(a))
 
 
+@util.jit_when_tracing(static_argnames=('n',))
 def matrix_power(a, n: int):
   """``a`` raised to the integer power ``n`` by repeated squaring (``jnp.linalg.matrix_power``);
   a negative ``n`` inverts first."""
@@ -347,6 +359,7 @@ def _default_rtol(shape, dtype):
   return max(shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
 
 
+@util.jit_when_tracing(static_argnames=('hermitian',))
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   """Number of singular values above ``tol`` (default ``rtol * max(s)``, ``rtol`` defaulting to
   ``max(m, n) * eps``) (``jnp.linalg.matrix_rank``)."""
@@ -448,6 +461,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
   return x, resid, rank, s
 
 
+@util.jit_when_tracing(static_argnames=('ord', 'axis', 'keepdims'))
 def norm(x, ord=None, axis=None, keepdims: bool = False):
   """Vector or matrix norm (``jnp.linalg.norm``) with NumPy's ``ord`` choices: vectors
   (one axis) any number, inf, -inf, 0; matrices (two axes) 'fro', 'nuc', 1, -1, 2, -2, inf,
@@ -553,6 +567,7 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
   return out
 
 
+@util.jit_when_tracing(static_argnames=('p',))
 def cond(x, p=None):
   """Condition number of square (or, for p in None/2/-2, any) matrices (``jnp.linalg.cond``)."""
   x = _inexact("cond", x)
@@ -561,15 +576,16 @@ def cond(x, p=None):
   if p is None or p == 2 or p == -2:
     s = svd(x, compute_uv=False)
     if p == -2:
-      r = ufuncs.divide(s[..., -1], s[..., 0])
-    else:
-      r = ufuncs.divide(s[..., 0], s[..., -1])
-  else:
-    _check_square("cond", x, "Argument to")
-    r = ufuncs.multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
-  return lax_numpy.where(ufuncs.isnan(r), np.array(np.inf, r.dtype), r)
+      return ufuncs.divide(s[..., -1], s[..., 0])
+    return ufuncs.divide(s[..., 0], s[..., -1])
+  _check_square("cond", x, "Argument to")
+  r = ufuncs.multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
+  # a singular matrix (NaN from the inverse of a NaN-free input) has an infinite condition number
+  nan_mask = ufuncs.logical_and(ufuncs.isnan(r), ufuncs.logical_not(reductions.any(ufuncs.isnan(x), axis=(-2, -1))))
+  return lax_numpy.where(nan_mask, np.array(np.inf, r.dtype), r)
 
 
+@util.jit_when_tracing(static_argnames=('axis',))
 def cross(x1, x2, /, *, axis: int = -1):
   """Cross product of 3-vectors along ``axis`` (``jnp.linalg.cross``)."""
   util.check_arraylike("jnp.linalg.cross", x1, x2)
@@ -587,6 +603,7 @@ def cross(x1, x2, /, *, axis: int = -1):
   return lax_numpy.moveaxis(c, -1, axis)
 
 
+@util.jit_when_tracing(static_argnames=('offset',))
 def diagonal(x, /, *, offset: int = 0):
   """The ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.diagonal``)."""
   util.check_arraylike("jnp.linalg.diagonal", x)
@@ -607,9 +624,11 @@ def diagonal(x, /, *, offset: int = 0):
   return lax_reductions.reduce_sum(picked, (sub.ndim - 1,))
 
 
+@util.jit_when_tracing(static_argnames=('offset', 'dtype'))
 def trace(x, /, *, offset: int = 0, dtype=None):
   """Sum of the ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.trace``)."""
-  return reductions.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+  util.check_arraylike("jnp.linalg.trace", x)
+  return shape_ops.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def outer(x1, x2, /):
