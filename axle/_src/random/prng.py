@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
@@ -24,6 +25,7 @@ from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import loops as lax_loops
 from axle._src.lax import structural as lax_structural
 
 UINT32 = np.dtype(np.uint32)
@@ -152,6 +154,54 @@ def _threefry2x32_lax(k0, k1, x0, x1):
   return [a, b]
 
 
+def _rotate_left(v, r):
+  shape = core.get_aval(v).shape
+  left = lax_elementwise.shift_left(v, lax_structural.broadcast_in_dim(r, shape, ()))
+  right = lax_elementwise.shift_right_logical(
+      v, lax_structural.broadcast_in_dim(lax_elementwise.sub(np.uint32(32), r), shape, ()))
+  return lax_elementwise.bitwise_or(left, right)
+
+
+def _broadcast_word(k, shape):
+  return k if core.get_aval(k).shape == shape else lax_structural.broadcast_in_dim(k, shape, ())
+
+
+def _rolled_rounds_step(i, x0, x1, ks0, ks1, ks2, rot0, rot1):
+  """One of the five groups of four rounds (then the key injection) of the rolled hash; the
+  key words and the rotation tables rotate by one each step, as in JAX's rolled loop."""
+  shape = core.get_aval(x0).shape
+  i_next = lax_elementwise.add(i, np.int32(1))
+  for j in range(4):
+    r = lax_structural.reshape(lax_structural.slice(rot0, (j,), (j + 1,)), ())
+    x0 = lax_elementwise.add(x0, x1)
+    x1 = lax_elementwise.bitwise_xor(x0, _rotate_left(x1, r))
+  x0 = lax_elementwise.add(x0, _broadcast_word(ks0, shape))
+  x1 = lax_elementwise.add(x1, _broadcast_word(ks1, shape))
+  step = lax_convert.convert_element_type(lax_elementwise.add(i, np.int32(1)), UINT32)
+  x1 = lax_elementwise.add(x1, lax_structural.broadcast_in_dim(step, shape, ()))
+  return i_next, x0, x1, ks1, ks2, ks0, rot1, rot0
+
+
+_rolled_rounds_step.__name__ = _rolled_rounds_step.__qualname__ = "closed_call"
+_rolled_rounds_step_jit = api.jit(_rolled_rounds_step)
+
+
+def _threefry2x32_rolled_lax(k0, k1, x0, x1):
+  """Threefry-2x32 as JAX lowers it on CPU: the five round groups rolled into a ``while``
+  loop whose body is a called function (``closed_call``). Same bits as the unrolled form."""
+  shape = core.get_aval(x0).shape
+  rot0 = np.array(_ROTATIONS[0], UINT32)
+  rot1 = np.array(_ROTATIONS[1], UINT32)
+  ks2 = lax_elementwise.bitwise_xor(lax_elementwise.bitwise_xor(k0, k1), np.uint32(_KS_PARITY))
+  x0 = lax_elementwise.add(x0, _broadcast_word(k0, shape))
+  x1 = lax_elementwise.add(x1, _broadcast_word(k1, shape))
+
+  def step(carry, _):
+    return _rolled_rounds_step_jit(*carry), None
+  carry, _ = lax_loops.scan(step, (np.int32(0), x0, x1, k1, ks2, k0, rot0, rot1), length=5)
+  return [carry[1], carry[2]]
+
+
 threefry2x32_p = core.Primitive("threefry2x32")
 threefry2x32_p.multiple_results = True
 
@@ -170,7 +220,8 @@ def _threefry2x32_abstract_eval(*avals):
 
 threefry2x32_p.def_abstract_eval(_threefry2x32_abstract_eval)
 threefry2x32_p.def_impl(lambda k0, k1, x0, x1: list(_threefry2x32_numpy(k0, k1, x0, x1)))
-mlir.register(threefry2x32_p, mlir.lower_fun(_threefry2x32_lax, multiple_results=True))
+mlir.register(threefry2x32_p,
+              mlir.outlined(mlir.lower_fun(_threefry2x32_rolled_lax, multiple_results=True)))
 batching.defbroadcasting(threefry2x32_p)
 ad.defjvp_zero(threefry2x32_p)
 
