@@ -19,6 +19,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.config import config
+from axle._src.config import enable_x64
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
@@ -308,9 +309,29 @@ def _iota_2x32_lax(shape):
   size = math.prod(shape)
   if size > 2 ** 32:
     raise NotImplementedError("random bits arrays of more than 2**32 elements")
-  hi = lax_structural.full(shape, np.uint32(0), UINT32)
-  lo = lax_structural.broadcasted_iota(UINT32, (size,), 0)
-  return hi, lax_structural.reshape(lo, shape)
+  if not shape:
+    zero = lax_structural.full((), np.uint32(0), UINT32)
+    return zero, zero
+  # JAX's form: the row-major count of each element in uint64, split into its two words
+  # (64-bit counts whatever jax_enable_x64 says, as JAX's lowering builds them)
+  with enable_x64(True):
+    return _iota_2x32_u64_lax(shape)
+
+
+def _iota_2x32_u64_lax(shape):
+  u64 = np.dtype(np.uint64)
+  iotas = [lax_structural.broadcasted_iota(u64, shape, d) for d in range(len(shape))]
+  strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+  terms = (lax_elementwise.mul(lax_structural.broadcast_in_dim(np.uint64(s), shape, ()), k)
+           for k, s in zip(iotas, strides))
+  counts = next(terms)
+  for term in terms:
+    counts = lax_elementwise.add(counts, term)
+  shifted = lax_elementwise.shift_right_logical(
+      counts, lax_structural.broadcast_in_dim(np.uint64(32), shape, ()))
+  lo = lax_convert.convert_element_type(counts, UINT32)
+  hi = lax_convert.convert_element_type(shifted, UINT32)
+  return hi, lo
 
 
 def _split_numpy(keys, shape, partitionable):
@@ -324,16 +345,38 @@ def _split_numpy(keys, shape, partitionable):
 
 
 def _split_lax(keys, shape, partitionable):
+  if not core.get_aval(keys).shape[:-1]:  # one key: JAX's jitted helper, as it prints
+    split = _threefry_split_jit if partitionable else _threefry_split_original_jit
+    return split(keys, tuple(shape))
+  return _split_keys_lax(keys, shape, partitionable)
+
+
+def _split_keys_lax(keys, shape, partitionable):
   batch = core.get_aval(keys).shape[:-1]
   out_shape = (*batch, *shape)
   if partitionable:
     k0, k1 = _words_lax(keys)
     hi, lo = _iota_2x32_lax(shape)
     b0, b1 = _hash_lax(k0, k1, hi, lo)
-    expand = lambda v: lax_structural.reshape(v, (*out_shape, 1))
+    expand = lambda v: lax_structural.broadcast_in_dim(v, (*out_shape, 1),
+                                                       tuple(range(len(out_shape))))
     return lax_structural.concatenate([expand(b0), expand(b1)], len(out_shape))
   num = math.prod(shape)
   return lax_structural.reshape(_threefry_2x32_lax(keys, num * 2), (*out_shape, 2))
+
+
+def _named_jit(fn, name, static_argnums=()):
+  """``fn`` as a ``jit`` named as JAX names its helper (a private function in StableHLO)."""
+  fn.__name__ = fn.__qualname__ = name
+  jitted = api.jit(fn, static_argnums=static_argnums)
+  jitted._report_retraces = False
+  return jitted
+
+
+_threefry_split_jit = _named_jit(
+    lambda keys, shape: _split_keys_lax(keys, shape, True), "_threefry_split", (1,))
+_threefry_split_original_jit = _named_jit(
+    lambda keys, shape: _split_keys_lax(keys, shape, False), "_threefry_split", (1,))
 
 
 def _fold_in_numpy(keys, msgs):
@@ -344,6 +387,8 @@ def _fold_in_numpy(keys, msgs):
 
 def _fold_in_lax(keys, msgs):
   batch = core.get_aval(keys).shape[:-1]
+  if not batch and not core.get_aval(msgs).shape:
+    return _threefry_fold_in_jit(keys, msgs)
   k0, k1 = _words_lax(keys)
   if core.get_aval(msgs).shape != batch:
     msgs = lax_structural.broadcast_in_dim(msgs, batch, ())
@@ -351,6 +396,22 @@ def _fold_in_lax(keys, msgs):
   y0, y1 = threefry2x32_p.bind(k0, k1, zeros, msgs)
   expand = lambda v: lax_structural.reshape(v, (*batch, 1))
   return lax_structural.concatenate([expand(y0), expand(y1)], len(batch))
+
+
+def _threefry_fold_in(key, msg):
+  """JAX's form: the message seeds a key pair (high word, low word: the high word of a
+  uint32 is 0) hashed with the key in the original two-word layout."""
+  expand = lambda v: lax_structural.broadcast_in_dim(v, (1,), ())
+  hi = expand(lax_elementwise.shift_right_logical(msg, np.uint32(32)))
+  lo = expand(lax_elementwise.bitwise_and(msg, np.uint32(0xFFFFFFFF)))
+  seed = lax_structural.concatenate([hi, lo], 0)
+  k0, k1 = _words_lax(key)
+  y0, y1 = threefry2x32_p.bind(k0, k1, lax_structural.slice(seed, (0,), (1,)),
+                               lax_structural.slice(seed, (1,), (2,)))
+  return lax_structural.concatenate([y0, y1], 0)
+
+
+_threefry_fold_in_jit = _named_jit(_threefry_fold_in, "_threefry_fold_in")
 
 
 def _bits_numpy(keys, bit_width, shape, partitionable):
