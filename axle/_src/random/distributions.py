@@ -90,8 +90,9 @@ def _uniform_impl(key_data, shape, dtype, minval, maxval):
   shape = tuple(shape)
   dtype = np.dtype(dtype)
   batch = _shape_of(key_data)[:-1]
-  minval = lax.broadcast_to_rank(_convert(minval, dtype), len(shape))
-  maxval = lax.broadcast_to_rank(_convert(maxval, dtype), len(shape))
+  minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
+  minval = lax.broadcast_to_rank(minval, len(shape))
+  maxval = lax.broadcast_to_rank(maxval, len(shape))
   finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   if nbits not in (8, 16, 32, 64):
