@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import axle as jax
+import axle.numpy as jnp
 
 
 EXPECTED = {}
@@ -499,3 +500,27 @@ def test_bits_values_pinned():
   key = jax.random.PRNGKey(0)
   np.testing.assert_array_equal(np.asarray(jax.jit(lambda k: jax.random.bits(k, (2, 3)))(key)), expected)
   np.testing.assert_array_equal(np.asarray(jax.random.bits(key, (2, 3))), expected)
+
+
+# JAX 0.10.2: jax.jit(lambda x: jax.random.PRNGKey(x)).lower(jnp.int32(3)).as_text()
+EXPECTED_SEED = """\
+    %c = stablehlo.constant dense<32> : tensor<i32>
+    %0 = stablehlo.shift_right_logical %arg0, %c : tensor<i32>
+    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<ui32>
+    %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<ui32>) -> tensor<1xui32>
+    %c_0 = stablehlo.constant dense<-1> : tensor<i32>
+    %3 = stablehlo.and %arg0, %c_0 : tensor<i32>
+    %4 = stablehlo.convert %3 : (tensor<i32>) -> tensor<ui32>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [] : (tensor<ui32>) -> tensor<1xui32>
+    %6 = stablehlo.concatenate %2, %5, dim = 0 : (tensor<1xui32>, tensor<1xui32>) -> tensor<2xui32>
+    return %6 : tensor<2xui32>
+  }
+}"""
+
+
+def test_seed_stablehlo_as_jax():
+  f = lambda x: jax.random.PRNGKey(x)
+  assert _body(jax.jit(f).lower(jnp.int32(3)).as_text()) == EXPECTED_SEED
+  for seed in (0, 3, -1, 2**31 - 1, -2**31):
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(jnp.int32(seed))),
+                                  np.asarray(jax.random.PRNGKey(seed)))

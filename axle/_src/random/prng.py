@@ -488,6 +488,15 @@ def _seed_numpy(seeds):
 
 def _seed_lax(seeds):
   aval = core.get_aval(seeds)
+  if not aval.shape and aval.dtype.itemsize in (4, 8):
+    # JAX's form: the high word is the seed shifted right by 32 (0 for 32-bit seeds, as XLA
+    # shifts by the bit width or more give 0), the low word the seed masked to 32 bits
+    expand = lambda v: lax_structural.broadcast_in_dim(
+        lax_convert.convert_element_type(v, UINT32), (1,), ())
+    hi = expand(lax_elementwise.shift_right_logical(seeds, np.array(32, aval.dtype)))
+    mask = np.array(0xFFFFFFFF, np.uint64).astype(aval.dtype)
+    lo = expand(lax_elementwise.bitwise_and(seeds, mask))
+    return lax_structural.concatenate([hi, lo], 0)
   if aval.dtype.itemsize == 8:
     unsigned = lax_convert.bitcast_convert_type(seeds, np.uint64) \
         if dtypes.issubdtype(aval.dtype, np.signedinteger) else seeds
