@@ -111,13 +111,6 @@ def _uniform_impl(key_data, shape, dtype, minval, maxval):
   return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), (*batch, *shape)))
 
 
-def _eager_array_args(*args) -> bool:
-  """Whether a sampler is called eagerly (no trace) on concrete values: it then runs as one
-  compiled program, like JAX's jitted samplers (bit-identical to the traced path)."""
-  return core.current_trace() is core.eval_trace and not any(
-      isinstance(a, core.Tracer) for a in args)
-
-
 def _compiled(sampler, static_argnums, name):
   """``sampler`` wrapped in ``jit`` under JAX's name for it, so traced programs show the same
   ``jit[name=...]`` equations (and private functions in StableHLO) as JAX's."""
@@ -229,12 +222,20 @@ def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
     shape = _shape_of(p)
   else:
     _check_shape("bernoulli", shape, _shape_of(p))
+  return _bernoulli_jit(data, p, tuple(shape), mode)
+
+
+def _bernoulli_impl(key_data, p, shape, mode):
+  dtype = core.get_aval(p).dtype
   if mode == "high":
-    both = _uniform(data, (2, *shape), dtype)
+    both = _uniform(key_data, (2, *shape), dtype)
     u1, u2 = both[0], both[1]
     u2 = u2 * (2 ** -dtypes.finfo(dtype).nmant)
     return u2 < p - u1
-  return _uniform(data, shape, dtype) < p
+  return _uniform(key_data, shape, dtype) < p
+
+
+_bernoulli_jit = _compiled(_bernoulli_impl, (2, 3), "_bernoulli")
 
 
 def rademacher(key, shape=(), dtype=int):
