@@ -383,7 +383,8 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_const
       index = mlir.op(region_ctx, "stablehlo.subtract", [last, i], i32)
     else:
       index = i
-    zero_ = mlir.constant(region_ctx, np.array(0, np.int32))
+    # the zero start index of the trailing dimensions (only where something is sliced)
+    zero_ = mlir.constant(region_ctx, np.array(0, np.int32)) if c_xs or c_ys else None
     x_vals = []
     for x in c_xs:
       shape = x.aval.shape

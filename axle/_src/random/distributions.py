@@ -85,13 +85,14 @@ def _convert(x, dtype):
 # uniform, normal and the samplers built directly on them
 
 
-def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
+def _uniform_impl(key_data, shape, dtype, minval, maxval):
   """Uniform floats in [minval, maxval); key data may carry batch dims (prepended)."""
   shape = tuple(shape)
   dtype = np.dtype(dtype)
   batch = _shape_of(key_data)[:-1]
-  minval = lax.broadcast_to_rank(_convert(minval, dtype), len(shape))
-  maxval = lax.broadcast_to_rank(_convert(maxval, dtype), len(shape))
+  minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
+  minval = lax.broadcast_to_rank(minval, len(shape))
+  maxval = lax.broadcast_to_rank(maxval, len(shape))
   finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   if nbits not in (8, 16, 32, 64):
@@ -110,20 +111,20 @@ def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
   return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), (*batch, *shape)))
 
 
-def _eager_array_args(*args) -> bool:
-  """Whether a sampler is called eagerly (no trace) on concrete values: it then runs as one
-  compiled program, like JAX's jitted samplers (bit-identical to the traced path)."""
-  return core.current_trace() is core.eval_trace and not any(
-      isinstance(a, core.Tracer) for a in args)
-
-
-def _compiled(sampler, static_argnums):
+def _compiled(sampler, static_argnums, name):
+  """``sampler`` wrapped in ``jit`` under JAX's name for it, so traced programs show the same
+  ``jit[name=...]`` equations (and private functions in StableHLO) as JAX's."""
+  sampler.__name__ = sampler.__qualname__ = name
   compiled = api.jit(sampler, static_argnums=static_argnums)
   compiled._report_retraces = False  # library code: new shapes are the caller's business
   return compiled
 
 
-_uniform_compiled = _compiled(_uniform, (1, 2))
+_uniform_jit = _compiled(_uniform_impl, (1, 2), "_uniform")
+
+
+def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
+  return _uniform_jit(key_data, tuple(shape), np.dtype(dtype), minval, maxval)
 
 
 def _bcast(x, shape):
@@ -145,18 +146,23 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   shape = core.canonicalize_shape(shape)
   if not dtypes.issubdtype(dtype, np.floating):
     raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dtype}")
-  if _eager_array_args(data, minval, maxval):
-    return _uniform_compiled(data, shape, dtype, minval, maxval)
   return _uniform(data, shape, dtype, minval, maxval)
 
 
-def _normal_real(key_data, shape, dtype):
+def _normal_real_impl(key_data, shape, dtype):
   lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
   u = _uniform(key_data, shape, dtype, lo, np.array(1., dtype))
   return lax.mul(_const(dtype, np.sqrt(2)), lax.erf_inv(u))
 
 
-def _normal(key_data, shape, dtype):
+_normal_real_jit = _compiled(_normal_real_impl, (1, 2), "_normal_real")
+
+
+def _normal_real(key_data, shape, dtype):
+  return _normal_real_jit(key_data, tuple(shape), np.dtype(dtype))
+
+
+def _normal_impl(key_data, shape, dtype):
   if dtypes.issubdtype(dtype, np.complexfloating):
     real_dtype = np.array(0, dtype).real.dtype
     key_re, key_im = _split(key_data)
@@ -166,7 +172,11 @@ def _normal(key_data, shape, dtype):
   return _normal_real(key_data, shape, dtype)
 
 
-_normal_compiled = _compiled(_normal, (1, 2))
+_normal_jit = _compiled(_normal_impl, (1, 2), "_normal")
+
+
+def _normal(key_data, shape, dtype):
+  return _normal_jit(key_data, tuple(shape), np.dtype(dtype))
 
 
 def normal(key, shape=(), dtype=None):
@@ -175,8 +185,6 @@ def normal(key, shape=(), dtype=None):
   data = _key("normal", key)
   shape = core.canonicalize_shape(shape)
   dtype = _float_dtype("normal", dtype, allow_complex=True)
-  if _eager_array_args(data):
-    return _normal_compiled(data, shape, dtype)
   return _normal(data, shape, dtype)
 
 
@@ -214,12 +222,20 @@ def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
     shape = _shape_of(p)
   else:
     _check_shape("bernoulli", shape, _shape_of(p))
+  return _bernoulli_jit(data, p, tuple(shape), mode)
+
+
+def _bernoulli_impl(key_data, p, shape, mode):
+  dtype = core.get_aval(p).dtype
   if mode == "high":
-    both = _uniform(data, (2, *shape), dtype)
+    both = _uniform(key_data, (2, *shape), dtype)
     u1, u2 = both[0], both[1]
     u2 = u2 * (2 ** -dtypes.finfo(dtype).nmant)
     return u2 < p - u1
-  return _uniform(data, shape, dtype) < p
+  return _uniform(key_data, shape, dtype) < p
+
+
+_bernoulli_jit = _compiled(_bernoulli_impl, (2, 3), "_bernoulli")
 
 
 def rademacher(key, shape=(), dtype=int):

@@ -14,16 +14,19 @@ import math
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
 from axle._src.config import config
+from axle._src.config import enable_x64
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import loops as lax_loops
 from axle._src.lax import structural as lax_structural
 
 UINT32 = np.dtype(np.uint32)
@@ -152,6 +155,54 @@ def _threefry2x32_lax(k0, k1, x0, x1):
   return [a, b]
 
 
+def _rotate_left(v, r):
+  shape = core.get_aval(v).shape
+  left = lax_elementwise.shift_left(v, lax_structural.broadcast_in_dim(r, shape, ()))
+  right = lax_elementwise.shift_right_logical(
+      v, lax_structural.broadcast_in_dim(lax_elementwise.sub(np.uint32(32), r), shape, ()))
+  return lax_elementwise.bitwise_or(left, right)
+
+
+def _broadcast_word(k, shape):
+  return k if core.get_aval(k).shape == shape else lax_structural.broadcast_in_dim(k, shape, ())
+
+
+def _rolled_rounds_step(i, x0, x1, ks0, ks1, ks2, rot0, rot1):
+  """One of the five groups of four rounds (then the key injection) of the rolled hash; the
+  key words and the rotation tables rotate by one each step, as in JAX's rolled loop."""
+  shape = core.get_aval(x0).shape
+  i_next = lax_elementwise.add(i, np.int32(1))
+  for j in range(4):
+    r = lax_structural.reshape(lax_structural.slice(rot0, (j,), (j + 1,)), ())
+    x0 = lax_elementwise.add(x0, x1)
+    x1 = lax_elementwise.bitwise_xor(x0, _rotate_left(x1, r))
+  x0 = lax_elementwise.add(x0, _broadcast_word(ks0, shape))
+  x1 = lax_elementwise.add(x1, _broadcast_word(ks1, shape))
+  step = lax_convert.convert_element_type(lax_elementwise.add(i, np.int32(1)), UINT32)
+  x1 = lax_elementwise.add(x1, lax_structural.broadcast_in_dim(step, shape, ()))
+  return i_next, x0, x1, ks1, ks2, ks0, rot1, rot0
+
+
+_rolled_rounds_step.__name__ = _rolled_rounds_step.__qualname__ = "closed_call"
+_rolled_rounds_step_jit = api.jit(_rolled_rounds_step)
+
+
+def _threefry2x32_rolled_lax(k0, k1, x0, x1):
+  """Threefry-2x32 as JAX lowers it on CPU: the five round groups rolled into a ``while``
+  loop whose body is a called function (``closed_call``). Same bits as the unrolled form."""
+  shape = core.get_aval(x0).shape
+  rot0 = np.array(_ROTATIONS[0], UINT32)
+  rot1 = np.array(_ROTATIONS[1], UINT32)
+  ks2 = lax_elementwise.bitwise_xor(lax_elementwise.bitwise_xor(k0, k1), np.uint32(_KS_PARITY))
+  x0 = lax_elementwise.add(x0, _broadcast_word(k0, shape))
+  x1 = lax_elementwise.add(x1, _broadcast_word(k1, shape))
+
+  def step(carry, _):
+    return _rolled_rounds_step_jit(*carry), None
+  carry, _ = lax_loops.scan(step, (np.int32(0), x0, x1, k1, ks2, k0, rot0, rot1), length=5)
+  return [carry[1], carry[2]]
+
+
 threefry2x32_p = core.Primitive("threefry2x32")
 threefry2x32_p.multiple_results = True
 
@@ -170,7 +221,8 @@ def _threefry2x32_abstract_eval(*avals):
 
 threefry2x32_p.def_abstract_eval(_threefry2x32_abstract_eval)
 threefry2x32_p.def_impl(lambda k0, k1, x0, x1: list(_threefry2x32_numpy(k0, k1, x0, x1)))
-mlir.register(threefry2x32_p, mlir.lower_fun(_threefry2x32_lax, multiple_results=True))
+mlir.register(threefry2x32_p,
+              mlir.outlined(mlir.lower_fun(_threefry2x32_rolled_lax, multiple_results=True)))
 batching.defbroadcasting(threefry2x32_p)
 ad.defjvp_zero(threefry2x32_p)
 
@@ -257,9 +309,29 @@ def _iota_2x32_lax(shape):
   size = math.prod(shape)
   if size > 2 ** 32:
     raise NotImplementedError("random bits arrays of more than 2**32 elements")
-  hi = lax_structural.full(shape, np.uint32(0), UINT32)
-  lo = lax_structural.broadcasted_iota(UINT32, (size,), 0)
-  return hi, lax_structural.reshape(lo, shape)
+  if not shape:
+    zero = lax_structural.full((), np.uint32(0), UINT32)
+    return zero, zero
+  # JAX's form: the row-major count of each element in uint64, split into its two words
+  # (64-bit counts whatever jax_enable_x64 says, as JAX's lowering builds them)
+  with enable_x64(True):
+    return _iota_2x32_u64_lax(shape)
+
+
+def _iota_2x32_u64_lax(shape):
+  u64 = np.dtype(np.uint64)
+  iotas = [lax_structural.broadcasted_iota(u64, shape, d) for d in range(len(shape))]
+  strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+  terms = (lax_elementwise.mul(lax_structural.broadcast_in_dim(np.uint64(s), shape, ()), k)
+           for k, s in zip(iotas, strides))
+  counts = next(terms)
+  for term in terms:
+    counts = lax_elementwise.add(counts, term)
+  shifted = lax_elementwise.shift_right_logical(
+      counts, lax_structural.broadcast_in_dim(np.uint64(32), shape, ()))
+  lo = lax_convert.convert_element_type(counts, UINT32)
+  hi = lax_convert.convert_element_type(shifted, UINT32)
+  return hi, lo
 
 
 def _split_numpy(keys, shape, partitionable):
@@ -273,16 +345,38 @@ def _split_numpy(keys, shape, partitionable):
 
 
 def _split_lax(keys, shape, partitionable):
+  if not core.get_aval(keys).shape[:-1]:  # one key: JAX's jitted helper, as it prints
+    split = _threefry_split_jit if partitionable else _threefry_split_original_jit
+    return split(keys, tuple(shape))
+  return _split_keys_lax(keys, shape, partitionable)
+
+
+def _split_keys_lax(keys, shape, partitionable):
   batch = core.get_aval(keys).shape[:-1]
   out_shape = (*batch, *shape)
   if partitionable:
     k0, k1 = _words_lax(keys)
     hi, lo = _iota_2x32_lax(shape)
     b0, b1 = _hash_lax(k0, k1, hi, lo)
-    expand = lambda v: lax_structural.reshape(v, (*out_shape, 1))
+    expand = lambda v: lax_structural.broadcast_in_dim(v, (*out_shape, 1),
+                                                       tuple(range(len(out_shape))))
     return lax_structural.concatenate([expand(b0), expand(b1)], len(out_shape))
   num = math.prod(shape)
   return lax_structural.reshape(_threefry_2x32_lax(keys, num * 2), (*out_shape, 2))
+
+
+def _named_jit(fn, name, static_argnums=()):
+  """``fn`` as a ``jit`` named as JAX names its helper (a private function in StableHLO)."""
+  fn.__name__ = fn.__qualname__ = name
+  jitted = api.jit(fn, static_argnums=static_argnums)
+  jitted._report_retraces = False
+  return jitted
+
+
+_threefry_split_jit = _named_jit(
+    lambda keys, shape: _split_keys_lax(keys, shape, True), "_threefry_split", (1,))
+_threefry_split_original_jit = _named_jit(
+    lambda keys, shape: _split_keys_lax(keys, shape, False), "_threefry_split", (1,))
 
 
 def _fold_in_numpy(keys, msgs):
@@ -293,6 +387,8 @@ def _fold_in_numpy(keys, msgs):
 
 def _fold_in_lax(keys, msgs):
   batch = core.get_aval(keys).shape[:-1]
+  if not batch and not core.get_aval(msgs).shape:
+    return _threefry_fold_in_jit(keys, msgs)
   k0, k1 = _words_lax(keys)
   if core.get_aval(msgs).shape != batch:
     msgs = lax_structural.broadcast_in_dim(msgs, batch, ())
@@ -300,6 +396,22 @@ def _fold_in_lax(keys, msgs):
   y0, y1 = threefry2x32_p.bind(k0, k1, zeros, msgs)
   expand = lambda v: lax_structural.reshape(v, (*batch, 1))
   return lax_structural.concatenate([expand(y0), expand(y1)], len(batch))
+
+
+def _threefry_fold_in(key, msg):
+  """JAX's form: the message seeds a key pair (high word, low word: the high word of a
+  uint32 is 0) hashed with the key in the original two-word layout."""
+  expand = lambda v: lax_structural.broadcast_in_dim(v, (1,), ())
+  hi = expand(lax_elementwise.shift_right_logical(msg, np.uint32(32)))
+  lo = expand(lax_elementwise.bitwise_and(msg, np.uint32(0xFFFFFFFF)))
+  seed = lax_structural.concatenate([hi, lo], 0)
+  k0, k1 = _words_lax(key)
+  y0, y1 = threefry2x32_p.bind(k0, k1, lax_structural.slice(seed, (0,), (1,)),
+                               lax_structural.slice(seed, (1,), (2,)))
+  return lax_structural.concatenate([y0, y1], 0)
+
+
+_threefry_fold_in_jit = _named_jit(_threefry_fold_in, "_threefry_fold_in")
 
 
 def _bits_numpy(keys, bit_width, shape, partitionable):
@@ -376,6 +488,15 @@ def _seed_numpy(seeds):
 
 def _seed_lax(seeds):
   aval = core.get_aval(seeds)
+  if not aval.shape and aval.dtype.itemsize in (4, 8):
+    # JAX's form: the high word is the seed shifted right by 32 (0 for 32-bit seeds, as XLA
+    # shifts by the bit width or more give 0), the low word the seed masked to 32 bits
+    expand = lambda v: lax_structural.broadcast_in_dim(
+        lax_convert.convert_element_type(v, UINT32), (1,), ())
+    hi = expand(lax_elementwise.shift_right_logical(seeds, np.array(32, aval.dtype)))
+    mask = np.array(0xFFFFFFFF, np.uint64).astype(aval.dtype)
+    lo = expand(lax_elementwise.bitwise_and(seeds, mask))
+    return lax_structural.concatenate([hi, lo], 0)
   if aval.dtype.itemsize == 8:
     unsigned = lax_convert.bitcast_convert_type(seeds, np.uint64) \
         if dtypes.issubdtype(aval.dtype, np.signedinteger) else seeds
