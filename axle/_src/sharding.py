@@ -234,6 +234,9 @@ class set_mesh:  # noqa: N801 -- a class, as in JAX: a call sets the mesh, `with
     return False
 
 
+set_mesh.__module__ = "axle._src.sharding_impls"  # where JAX's repr places it
+
+
 _abstract_mesh: contextvars.ContextVar = contextvars.ContextVar("axle_abstract_mesh", default=None)
 
 
@@ -244,6 +247,16 @@ def get_abstract_mesh():
     return mesh
   mesh = _current_mesh.get()
   return mesh.abstract_mesh if mesh is not None else AbstractMesh((), ())
+
+
+def with_axis_types(mesh: AbstractMesh, axis_type, axes=None) -> AbstractMesh:
+  """``mesh`` with ``axes`` (all when None) made ``axis_type``."""
+  names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else tuple(axes))
+  for name in names:
+    if name not in mesh.axis_names:
+      raise ValueError(f"axis {name!r} is not an axis of the mesh {mesh.axis_names}")
+  types = tuple(axis_type if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+  return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types, _device_kind=mesh._device_kind)
 
 
 class use_abstract_mesh:  # noqa: N801

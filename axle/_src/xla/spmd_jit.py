@@ -24,7 +24,8 @@ from axle._src.interpreters import spmd
 from axle._src.ir import ClosedJaxpr, Jaxpr
 from axle._src import sharded_array as sharded_array_module
 from axle._src.sharded_array import ShardedArray, hlo_sharding_of, sharded_buffer_for
-from axle._src.sharding import NamedSharding, PartitionSpec, get_mesh, tiling_for
+from axle._src.sharding import (AxisType, NamedSharding, PartitionSpec, get_abstract_mesh,
+                                get_mesh, tiling_for, use_abstract_mesh, with_axis_types)
 from axle._src.xla import client
 
 # ---------------------------------------------------------------------------
@@ -96,6 +97,49 @@ def reshard(x, out_shardings):
   """``x`` laid out as ``out_shardings`` (a NamedSharding/PartitionSpec or a pytree prefix):
   data moves between devices as needed."""
   return with_sharding_constraint(x, out_shardings)
+
+
+def auto_axes(fun=None, *, axes=None, out_sharding=None):
+  """``fun`` run with the mesh axes ``axes`` (all when None) in Auto mode, so the compiler picks
+  how values are laid out over them; the results are then resharded to ``out_sharding`` (given
+  here or as a keyword of the call)."""
+  if fun is None:
+    return lambda f: auto_axes(f, axes=axes, out_sharding=out_sharding)
+  return _with_axis_types(fun, AxisType.Auto, axes, out_sharding=out_sharding)
+
+
+def explicit_axes(fun=None, *, axes=None, in_sharding=None):
+  """``fun`` run with the mesh axes ``axes`` (all when None) in Explicit mode, its arguments
+  first resharded to ``in_sharding`` (given here or as a keyword of the call)."""
+  if fun is None:
+    return lambda f: explicit_axes(f, axes=axes, in_sharding=in_sharding)
+  return _with_axis_types(fun, AxisType.Explicit, axes, in_sharding=in_sharding)
+
+
+def _with_axis_types(fun, axis_type, axes, *, in_sharding=None, out_sharding=None):
+  import functools
+
+  @functools.wraps(fun)
+  def wrapped(*args, **kwargs):
+    in_spec = kwargs.pop("in_sharding", in_sharding)
+    out_spec = kwargs.pop("out_sharding", out_sharding)
+    if axis_type == AxisType.Auto and out_spec is None:
+      raise TypeError(f"auto_axes: {getattr(fun, '__name__', fun)} needs `out_sharding=` (how "
+                      f"the results are laid out on leaving the Auto axes)")
+    if axis_type == AxisType.Explicit and in_spec is None:
+      raise TypeError(f"explicit_axes: {getattr(fun, '__name__', fun)} needs `in_sharding=` (how "
+                      f"the arguments are laid out on entering the Explicit axes)")
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+      raise ValueError("auto_axes/explicit_axes need a mesh: use `jax.set_mesh(mesh)` first")
+    with use_abstract_mesh(with_axis_types(mesh, axis_type, axes)):
+      if in_spec is not None:
+        args = reshard(args, in_spec if not isinstance(in_spec, list) else tuple(in_spec))
+      out = fun(*args, **kwargs)
+    if out_spec is not None:
+      out = reshard(out, out_spec)
+    return out
+  return wrapped
 
 
 def _flat_shardings(shardings, tree, what: str) -> list:
