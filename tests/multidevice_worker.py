@@ -265,6 +265,90 @@ def make_array_and_visualize():
   assert text.getvalue().count("CPU 2,3") == 1 and text.getvalue().count("\n") == 9, text.getvalue()
 
 
+@check
+def auto_and_explicit_axes():
+  from axle.sharding import AxisType, auto_axes, explicit_axes, get_abstract_mesh
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+  with jax.set_mesh(mesh):
+    x = jax.device_put(np.arange(16).reshape(4, 4), P("X", None))
+    y = jax.device_put(np.arange(16).reshape(4, 4), P(None, "X"))
+    seen = []
+
+    @auto_axes
+    def add(a, b):
+      seen.append(get_abstract_mesh().axis_types)
+      seen.append(jax.typeof(a).sharding.spec)  # Auto axes are not part of the type
+      return a + b
+
+    out = add(x, y, out_sharding=P("X", None))
+    assert seen == [(AxisType.Auto, AxisType.Auto), P(None, None)], seen
+    assert str(jax.typeof(out)) == "int32[4@X,4]", jax.typeof(out)
+    assert get_abstract_mesh().axis_types == (AxisType.Explicit,) * 2  # restored
+    assert_equal(out, np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
+    assert jax.typeof(x).sharding.spec == P("X", None)
+
+    @explicit_axes
+    def double(a):
+      seen.append(str(jax.typeof(a)))
+      return a * 2
+
+    assert_equal(double(x, in_sharding=P("X", "Y")), np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
+    assert seen[-1] == "int32[4@X,4@Y]", seen
+    for bad, needed in ((lambda: add(x, y), "out_sharding"), (lambda: double(x), "in_sharding")):
+      try:
+        bad()
+      except TypeError as e:
+        assert needed in str(e), e
+      else:
+        raise AssertionError(f"no error without {needed}")
+  try:
+    auto_axes(lambda a: a)(x, out_sharding=P("X"))
+  except ValueError as e:
+    assert "set_mesh" in str(e), e
+  else:
+    raise AssertionError("auto_axes without a mesh did not raise")
+
+
+@check
+def out_sharding_on_creation():
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+  with jax.set_mesh(mesh):
+    key = jax.random.key(0)
+    x = jax.random.normal(key, (8, 4), out_sharding=P("X", "Y"))
+    assert str(jax.typeof(x)) == "float32[8@X,4@Y]", jax.typeof(x)
+    assert_equal(x, jax.random.normal(key, (8, 4)))
+    u = jax.random.uniform(key, (8,), out_sharding=P("X"))
+    assert_equal(u, jax.random.uniform(key, (8,)))
+    r = jax.random.randint(key, (8,), 0, 5, out_sharding=P("Y"))
+    assert str(jax.typeof(r)) == "int32[8@Y]" and r.sharding.spec == P("Y")
+    cases = [(jnp.zeros((8, 4), out_sharding=P("X")), np.zeros((8, 4), np.float32)),
+             (jnp.ones((8, 4), out_sharding=P("X", "Y")), np.ones((8, 4), np.float32)),
+             (jnp.empty((8,), out_sharding=P("X")), np.zeros(8, np.float32)),
+             (jnp.full((8,), 3, out_sharding=P("X")), np.full(8, 3, np.int32)),
+             (jnp.zeros_like(x, out_sharding=P(None, "Y")), np.zeros((8, 4), np.float32)),
+             (jnp.ones_like(x, out_sharding=P("X")), np.ones((8, 4), np.float32)),
+             (jnp.full_like(x, 2., out_sharding=P("X")), np.full((8, 4), 2, np.float32)),
+             (jnp.arange(8, out_sharding=P("X")), np.arange(8, dtype=np.int32)),
+             (jnp.arange(0., 4., 0.5, out_sharding=P("X")), np.arange(0., 4., 0.5, dtype=np.float32))]
+    for got, want in cases:
+      assert got.sharding.mesh == mesh and got.sharding.spec[0] in ("X", None), got.sharding
+      assert_equal(got, want)
+    jitted = jax.jit(lambda: jnp.ones((8, 2), out_sharding=P("X")))()
+    assert jitted.sharding.spec[0] == "X", jitted.sharding
+    try:
+      jnp.zeros((3,), out_sharding=P("X"))
+    except ValueError as e:
+      assert "3" in str(e), e
+    else:
+      raise AssertionError("an indivisible out_sharding did not raise")
+    try:
+      jnp.zeros((8,), out_sharding=P("Z"))
+    except ValueError as e:
+      assert "Z" in str(e), e
+    else:
+      raise AssertionError("an unknown mesh axis did not raise")
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src import core
 from axle._src.core import ShapedArray
 from axle._src.devices import SingleDeviceSharding
 from axle._src.devices import devices as _all_devices
@@ -118,7 +119,7 @@ class AbstractMesh:
     return not self.axis_names
 
   def __repr__(self):
-    axes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+    axes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes)) or "()"
     device = (f", device_kind={self._device_kind}, num_cores=None, platform=cpu"
               if self._device_kind else "")
     return f"AbstractMesh({axes}, axis_types={_axis_types_text(self.axis_types)}{device})"
@@ -515,3 +516,10 @@ class ShardedAval(ShapedArray):
 class _ManualAxisType:
   def __init__(self, varying):
     self.varying = set(varying)
+
+
+def _trivial_sharding(ndim: int) -> NamedSharding:
+  return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * ndim))
+
+
+core.trivial_sharding = _trivial_sharding

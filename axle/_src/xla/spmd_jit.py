@@ -99,6 +99,12 @@ def reshard(x, out_shardings):
   return with_sharding_constraint(x, out_shardings)
 
 
+def with_out_sharding(x, out_sharding):
+  """``x`` laid out as ``out_sharding`` (the ``out_sharding=`` keyword of array-creating
+  functions); ``x`` itself when it is None."""
+  return x if out_sharding is None else reshard(x, out_sharding)
+
+
 def auto_axes(fun=None, *, axes=None, out_sharding=None):
   """``fun`` run with the mesh axes ``axes`` (all when None) in Auto mode, so the compiler picks
   how values are laid out over them; the results are then resharded to ``out_sharding`` (given
