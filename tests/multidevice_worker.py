@@ -349,6 +349,29 @@ def out_sharding_on_creation():
       raise AssertionError("an unknown mesh axis did not raise")
 
 
+@check
+def lowered_and_compiled_text_over_a_mesh():
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+  x = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("X", "Y")))
+  lowered = jax.jit(lambda a: a.sum(0)).lower(x)
+  text = lowered.as_text()
+  assert "mhlo.num_partitions = 8" in text and 'sdy.sharding<@mesh, [{"X"}, {"Y"}]>' in text, text
+  compiled = lowered.compile()
+  assert "all-reduce(" in compiled.as_text()
+  out = compiled(x)
+  assert_equal(out, np.arange(32, dtype=np.float32).reshape(8, 4).sum(0))
+  assert out.sharding.spec == P("Y"), out.sharding
+  try:
+    compiled(jax.device_put(np.zeros((4, 4), np.float32), NamedSharding(mesh, P("X", "Y"))))
+  except TypeError as e:
+    assert "f32[8,4]" in str(e) and "f32[4,4]" in str(e), e
+  else:
+    raise AssertionError("a wrong shape did not raise")
+  # One device: the single-device module, as before.
+  single = jax.jit(lambda a: a * 2).lower(jnp.ones(3))
+  assert "sdy.sharding" not in single.as_text() and "all-reduce" not in single.compile().as_text()
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

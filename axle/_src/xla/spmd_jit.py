@@ -307,6 +307,34 @@ class SpmdJitCall:
     return self.variant(specs)[0]
 
 
+def arguments_layout(closed: ClosedJaxpr, leaves):
+  """(mesh, input specs) when jit's flat arguments ``leaves`` are laid out over a mesh of
+  several devices (the program then runs there); None otherwise."""
+  mesh = None
+  for leaf in leaves:
+    if type(leaf) is ShardedArray and leaf._sharding.mesh.size > 1:
+      mesh = leaf._sharding.mesh
+      break
+  if mesh is None:
+    return None
+  program_mesh = jaxpr_mesh(closed.jaxpr)
+  if program_mesh is not None and program_mesh != mesh:
+    return None
+  specs = tuple(leaf._sharding.spec if isinstance(leaf, ShardedArray) and leaf._sharding.mesh == mesh
+                else None for leaf in leaves)
+  return mesh, specs
+
+
+def compiled_for_layout(closed: ClosedJaxpr, name: str, layout, donated=()) -> SpmdJitCall:
+  """The SPMD program of ``closed`` for arguments laid out as ``layout`` (from
+  ``arguments_layout``), compiled: its ``text`` is the lowered module with the sharding
+  annotations, its ``executable`` the partitioned program."""
+  mesh, specs = layout
+  call = SpmdJitCall(closed, name, mesh, donated)
+  call.text, call.executable = call.variant(specs)[:2]
+  return call
+
+
 sharded_array_module.constraint_hook = lambda x, s: sharding_constraint_p.bind(x, sharding=s)
 
 
