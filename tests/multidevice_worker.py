@@ -372,6 +372,45 @@ def lowered_and_compiled_text_over_a_mesh():
   assert "sdy.sharding" not in single.as_text() and "all-reduce" not in single.compile().as_text()
 
 
+@check
+def explicit_sharding_rules():
+  from axle.sharding import AxisType, auto_axes
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+  with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(32.).reshape(8, 4), P(None, "X"))
+    b = jax.device_put(np.arange(64.).reshape(4, 16), P("X", None))
+    try:
+      jnp.dot(a, b)
+    except Exception as e:
+      assert type(e).__name__ == "ShardingTypeError", type(e)
+      assert "lhs_contracting_spec=('X',) and rhs_contracting_spec=('X',)" in str(e), e
+    else:
+      raise AssertionError("a contraction over sharded dimensions did not raise")
+    x = jax.device_put(np.arange(16).reshape(4, 4), P("X", None))
+    y = jax.device_put(np.arange(16).reshape(4, 4), P(None, "X"))
+    try:
+      x + y
+    except Exception as e:
+      assert str(e) == ("add operation with inputs: i32[4@X,4], i32[4,4@X] produces an "
+                        "illegally sharded result: i32[4@X,4@X]"), e
+    else:
+      raise AssertionError("an illegally sharded add did not raise")
+    z = jax.device_put(np.arange(16).reshape(4, 4), P("Y", None))
+    try:
+      x * z
+    except Exception as e:
+      assert "incompatible" in str(e), e
+    else:
+      raise AssertionError("conflicting shardings did not raise")
+    assert str(jax.typeof(x + x)) == "int32[4@X,4]" and str(jax.typeof(x * 2)) == "int32[4@X,4]"
+    assert_equal(auto_axes(lambda p, q: p + q)(x, y, out_sharding=P("X", None)),
+                 np.arange(16, dtype=np.int32).reshape(4, 4) * 2)  # Auto axes: no rule
+  auto_mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Auto,) * 2)
+  x = jax.device_put(np.arange(16).reshape(4, 4), NamedSharding(auto_mesh, P("X", None)))
+  y = jax.device_put(np.arange(16).reshape(4, 4), NamedSharding(auto_mesh, P(None, "X")))
+  assert_equal(x + y, np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

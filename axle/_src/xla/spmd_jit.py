@@ -6,6 +6,8 @@ read back from the executable and given to the outputs as NamedShardings.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 from typing import Sequence
 
@@ -345,6 +347,98 @@ sharded_array_module.constraint_hook = lambda x, s: sharding_constraint_p.bind(x
 _eager_calls: dict = {}
 
 
+_out_sharding_given = contextvars.ContextVar("axle_out_sharding_given", default=False)
+
+
+@contextlib.contextmanager
+def out_sharding_given():
+  """Inside, contractions are not checked for an ambiguous result sharding: the caller
+  reshards the result to the ``out_sharding=`` it was given."""
+  token = _out_sharding_given.set(True)
+  try:
+    yield
+  finally:
+    _out_sharding_given.reset(token)
+
+
+class ShardingTypeError(Exception):
+  """An operation whose result's sharding (over Explicit mesh axes) is ambiguous or illegal."""
+
+
+_ELEMENTWISE_BINARY = frozenset([
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or",
+    "xor", "eq", "ne", "lt", "le", "gt", "ge", "complex", "shift_left", "shift_right_logical",
+    "shift_right_arithmetic", "select_n"])
+
+
+def _explicit_axes(mesh) -> set:
+  types = mesh.axis_types
+  current = get_abstract_mesh()
+  if current.shape_tuple == mesh.abstract_mesh.shape_tuple:
+    types = current.axis_types  # auto_axes/explicit_axes
+  return {n for n, t in zip(mesh.axis_names, types) if t == AxisType.Explicit}
+
+
+def _explicit_dims(x, ndim, explicit) -> list:
+  spec = x._sharding.spec if isinstance(x, ShardedArray) else PartitionSpec()
+  return [tuple(a for a in spec.axes_of(d) if a in explicit) for d in range(ndim)]
+
+
+def _short_type(aval, dims) -> str:
+  parts = [str(n) + ("" if not axes else "@" + (axes[0] if len(axes) == 1 else
+                                                "(" + ",".join(axes) + ")"))
+           for n, axes in zip(aval.shape, dims)]
+  return aval.str_short().split("[")[0] + "[" + ",".join(parts) + "]"
+
+
+def check_explicit_sharding(primitive, args, params, mesh) -> None:
+  """JAX's sharding-in-types rules for eager operations over Explicit mesh axes: an
+  elementwise operation may not use one mesh axis for two dimensions, and a contraction over
+  dimensions split on both sides needs ``out_sharding=``."""
+  explicit = _explicit_axes(mesh)
+  if not explicit:
+    return
+  name = primitive.name
+  if name in _ELEMENTWISE_BINARY:
+    avals = [core.get_aval(x) for x in args]
+    shaped = [(x, a) for x, a in zip(args, avals) if a.ndim > 0]
+    if len(shaped) < 2 or len({a.shape for _, a in shaped}) != 1:
+      return
+    ndim = shaped[0][1].ndim
+    dims_of = [_explicit_dims(x, ndim, explicit) for x, _ in shaped]
+    result = []
+    for d in range(ndim):
+      choices = {dims[d] for dims in dims_of if dims[d]}
+      if len(choices) > 1:
+        raise ShardingTypeError(
+            f"{name} got incompatible shardings for broadcasting: "
+            + ", ".join(_short_type(a, dims) for (_, a), dims in zip(shaped, dims_of)))
+      result.append(next(iter(choices)) if choices else ())
+    used = [axis for axes in result for axis in axes]
+    if len(used) != len(set(used)):
+      inputs = ", ".join(_short_type(a, dims) for (_, a), dims in zip(shaped, dims_of))
+      raise ShardingTypeError(
+          f"{name} operation with inputs: {inputs} produces an illegally sharded result: "
+          f"{_short_type(shaped[0][1], result)}")
+  elif (name == "dot_general" and params.get("out_sharding") is None and len(args) == 2
+        and not _out_sharding_given.get()):
+    (lhs_contract, rhs_contract), _ = params["dimension_numbers"]
+    lhs, rhs = args
+    lhs_dims = _explicit_dims(lhs, core.get_aval(lhs).ndim, explicit)
+    rhs_dims = _explicit_dims(rhs, core.get_aval(rhs).ndim, explicit)
+    lhs_spec = tuple(_spec_entry(lhs_dims[d]) for d in lhs_contract)
+    rhs_spec = tuple(_spec_entry(rhs_dims[d]) for d in rhs_contract)
+    if any(e is not None for e in lhs_spec) and any(e is not None for e in rhs_spec):
+      raise ShardingTypeError(
+          "Contracting dimensions are sharded and it is ambiguous how the output should be "
+          "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+          f"lhs_contracting_spec={lhs_spec} and rhs_contracting_spec={rhs_spec}")
+
+
+def _spec_entry(axes):
+  return None if not axes else axes[0] if len(axes) == 1 else axes
+
+
 def _eager_sharded(primitive, args, params):
   mesh = None
   for x in args:
@@ -356,6 +450,7 @@ def _eager_sharded(primitive, args, params):
   if any(isinstance(x, ShardedArray) and x._sharding.mesh != mesh and x._sharding.mesh.size > 1
          for x in args):
     return None
+  check_explicit_sharding(primitive, args, params, mesh)
   try:
     avals = [core.get_aval(x) for x in args]
     key = (primitive, tuple(avals), tuple(params.items()), mesh)
