@@ -411,6 +411,30 @@ def explicit_sharding_rules():
   assert_equal(x + y, np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
 
 
+@check
+def reshard_under_use_abstract_mesh():
+  from axle.sharding import AbstractMesh, AxisType, use_abstract_mesh
+  with jax.set_mesh(jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)):
+    host = np.arange(32, dtype=np.float32).reshape(8, 4)
+    x = jax.device_put(host, P("X", "Y"))
+
+    @jax.jit
+    def f(v):
+      with use_abstract_mesh(AbstractMesh((8,), ("A",), (AxisType.Explicit,))):
+        return jax.reshard(v, P("A", None)) * 2
+
+    z = f(x)
+    assert str(jax.typeof(z)) == "float32[8@A,4]", jax.typeof(z)
+    assert_equal(z, host * 2)
+    try:  # 3 devices cannot hold an 8-device mesh's layout: a clear error
+      with use_abstract_mesh(AbstractMesh((3,), ("B",))):
+        jax.reshard(x, P("B", None))
+    except ValueError as e:
+      assert "B" in str(e), e
+    else:
+      raise AssertionError("an axis of a mesh of another size did not raise")
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -26,7 +26,7 @@ from axle._src.interpreters import spmd
 from axle._src.ir import ClosedJaxpr, Jaxpr
 from axle._src import sharded_array as sharded_array_module
 from axle._src.sharded_array import ShardedArray, hlo_sharding_of, sharded_buffer_for
-from axle._src.sharding import (AxisType, NamedSharding, PartitionSpec, get_abstract_mesh,
+from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh,
                                 get_mesh, tiling_for, use_abstract_mesh, with_axis_types)
 from axle._src.xla import client
 
@@ -64,6 +64,13 @@ def _as_named(sharding, what: str = "sharding") -> NamedSharding:
     return sharding
   if isinstance(sharding, PartitionSpec):
     mesh = get_mesh()
+    abstract = get_abstract_mesh()
+    if (mesh is not None and not abstract.empty
+        and abstract.shape_tuple != mesh.abstract_mesh.shape_tuple
+        and abstract.size == mesh.size):
+      # ``use_abstract_mesh`` with another shape over the same devices: the spec names its axes
+      mesh = Mesh(np.asarray(mesh.flat_devices, dtype=object).reshape(abstract.axis_sizes),
+                  abstract.axis_names, axis_types=abstract.axis_types)
     if mesh is None:
       raise ValueError(f"{what}: a PartitionSpec {sharding} needs a mesh; use "
                        "`jax.set_mesh(mesh)` or pass NamedSharding(mesh, spec)")
