@@ -435,6 +435,21 @@ def reshard_under_use_abstract_mesh():
       raise AssertionError("an axis of a mesh of another size did not raise")
 
 
+@check
+def typeof_of_jit_argument_over_a_mesh():
+  from axle.sharding import AxisType
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+  x = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("X", "Y")))
+  seen = []
+  out = jax.jit(lambda v: (seen.append(jax.typeof(v)), v * 2)[1])(x)
+  assert str(seen[0]) == "float32[8@X,4@Y]", seen
+  assert seen[0].sharding.spec == P("X", "Y") and seen[0].sharding.mesh == mesh.abstract_mesh
+  assert_equal(out, np.arange(32, dtype=np.float32).reshape(8, 4) * 2)
+  seen.clear()
+  jax.jit(lambda v: seen.append(jax.typeof(v)))(np.ones(3, np.float32))
+  assert str(seen[0]) == "float32[3]" and seen[0].sharding.spec == P(None)
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -15,7 +15,7 @@ CHECKS = ["devices", "pmap_collectives", "pmap_signature", "pmap_errors", "pmap_
           "pmap_outputs", "pmap_back_to_back", "sharding_objects", "spmd_jit", "shard_map_basic",
           "make_array_and_visualize", "auto_and_explicit_axes", "out_sharding_on_creation",
           "lowered_and_compiled_text_over_a_mesh", "explicit_sharding_rules",
-          "reshard_under_use_abstract_mesh"]
+          "reshard_under_use_abstract_mesh", "typeof_of_jit_argument_over_a_mesh"]
 
 
 @pytest.fixture(scope="module")

@@ -439,7 +439,10 @@ class JitFunction:
     key = (split.in_tree, in_avals, split.statics, len(args), trace_state)
     entry = self._cache.get(key)
     if entry is None:
-      closed, out_tree = _trace_split(self.fun, split, in_avals, args, kwargs,
+      # Arguments laid out over a mesh are traced with their sharded types (jax.typeof)
+      typed = tuple(x._typeof() if type(x) is not Array and hasattr(x, "_typeof") else aval
+                    for x, aval in zip(split.leaves, in_avals))
+      closed, out_tree = _trace_split(self.fun, split, typed, args, kwargs,
                                       self.static_argnums, "jit")
       closed, hoisted = _hoist_tracer_consts(closed)
       entry = _CacheEntry(closed, out_tree, hoisted)
