@@ -15,4 +15,6 @@ from axle._src.sharded_array import Shard as Shard
 from axle._src.sharding import NamedSharding as Sharding  # the base JAX names in annotations
 
 P = PartitionSpec
+from axle._src.xla.spmd_jit import auto_axes as auto_axes
+from axle._src.xla.spmd_jit import explicit_axes as explicit_axes
 from axle._src.xla.spmd_jit import reshard as reshard

@@ -265,6 +265,191 @@ def make_array_and_visualize():
   assert text.getvalue().count("CPU 2,3") == 1 and text.getvalue().count("\n") == 9, text.getvalue()
 
 
+@check
+def auto_and_explicit_axes():
+  from axle.sharding import AxisType, auto_axes, explicit_axes, get_abstract_mesh
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+  with jax.set_mesh(mesh):
+    x = jax.device_put(np.arange(16).reshape(4, 4), P("X", None))
+    y = jax.device_put(np.arange(16).reshape(4, 4), P(None, "X"))
+    seen = []
+
+    @auto_axes
+    def add(a, b):
+      seen.append(get_abstract_mesh().axis_types)
+      seen.append(jax.typeof(a).sharding.spec)  # Auto axes are not part of the type
+      return a + b
+
+    out = add(x, y, out_sharding=P("X", None))
+    assert seen == [(AxisType.Auto, AxisType.Auto), P(None, None)], seen
+    assert str(jax.typeof(out)) == "int32[4@X,4]", jax.typeof(out)
+    assert get_abstract_mesh().axis_types == (AxisType.Explicit,) * 2  # restored
+    assert_equal(out, np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
+    assert jax.typeof(x).sharding.spec == P("X", None)
+
+    @explicit_axes
+    def double(a):
+      seen.append(str(jax.typeof(a)))
+      return a * 2
+
+    assert_equal(double(x, in_sharding=P("X", "Y")), np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
+    assert seen[-1] == "int32[4@X,4@Y]", seen
+    for bad, needed in ((lambda: add(x, y), "out_sharding"), (lambda: double(x), "in_sharding")):
+      try:
+        bad()
+      except TypeError as e:
+        assert needed in str(e), e
+      else:
+        raise AssertionError(f"no error without {needed}")
+  try:
+    auto_axes(lambda a: a)(x, out_sharding=P("X"))
+  except ValueError as e:
+    assert "set_mesh" in str(e), e
+  else:
+    raise AssertionError("auto_axes without a mesh did not raise")
+
+
+@check
+def out_sharding_on_creation():
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+  with jax.set_mesh(mesh):
+    key = jax.random.key(0)
+    x = jax.random.normal(key, (8, 4), out_sharding=P("X", "Y"))
+    assert str(jax.typeof(x)) == "float32[8@X,4@Y]", jax.typeof(x)
+    assert_equal(x, jax.random.normal(key, (8, 4)))
+    u = jax.random.uniform(key, (8,), out_sharding=P("X"))
+    assert_equal(u, jax.random.uniform(key, (8,)))
+    r = jax.random.randint(key, (8,), 0, 5, out_sharding=P("Y"))
+    assert str(jax.typeof(r)) == "int32[8@Y]" and r.sharding.spec == P("Y")
+    cases = [(jnp.zeros((8, 4), out_sharding=P("X")), np.zeros((8, 4), np.float32)),
+             (jnp.ones((8, 4), out_sharding=P("X", "Y")), np.ones((8, 4), np.float32)),
+             (jnp.empty((8,), out_sharding=P("X")), np.zeros(8, np.float32)),
+             (jnp.full((8,), 3, out_sharding=P("X")), np.full(8, 3, np.int32)),
+             (jnp.zeros_like(x, out_sharding=P(None, "Y")), np.zeros((8, 4), np.float32)),
+             (jnp.ones_like(x, out_sharding=P("X")), np.ones((8, 4), np.float32)),
+             (jnp.full_like(x, 2., out_sharding=P("X")), np.full((8, 4), 2, np.float32)),
+             (jnp.arange(8, out_sharding=P("X")), np.arange(8, dtype=np.int32)),
+             (jnp.arange(0., 4., 0.5, out_sharding=P("X")), np.arange(0., 4., 0.5, dtype=np.float32))]
+    for got, want in cases:
+      assert got.sharding.mesh == mesh and got.sharding.spec[0] in ("X", None), got.sharding
+      assert_equal(got, want)
+    jitted = jax.jit(lambda: jnp.ones((8, 2), out_sharding=P("X")))()
+    assert jitted.sharding.spec[0] == "X", jitted.sharding
+    try:
+      jnp.zeros((3,), out_sharding=P("X"))
+    except ValueError as e:
+      assert "3" in str(e), e
+    else:
+      raise AssertionError("an indivisible out_sharding did not raise")
+    try:
+      jnp.zeros((8,), out_sharding=P("Z"))
+    except ValueError as e:
+      assert "Z" in str(e), e
+    else:
+      raise AssertionError("an unknown mesh axis did not raise")
+
+
+@check
+def lowered_and_compiled_text_over_a_mesh():
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+  x = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("X", "Y")))
+  lowered = jax.jit(lambda a: a.sum(0)).lower(x)
+  text = lowered.as_text()
+  assert "mhlo.num_partitions = 8" in text and 'sdy.sharding<@mesh, [{"X"}, {"Y"}]>' in text, text
+  compiled = lowered.compile()
+  assert "all-reduce(" in compiled.as_text()
+  out = compiled(x)
+  assert_equal(out, np.arange(32, dtype=np.float32).reshape(8, 4).sum(0))
+  assert out.sharding.spec == P("Y"), out.sharding
+  try:
+    compiled(jax.device_put(np.zeros((4, 4), np.float32), NamedSharding(mesh, P("X", "Y"))))
+  except TypeError as e:
+    assert "f32[8,4]" in str(e) and "f32[4,4]" in str(e), e
+  else:
+    raise AssertionError("a wrong shape did not raise")
+  # One device: the single-device module, as before.
+  single = jax.jit(lambda a: a * 2).lower(jnp.ones(3))
+  assert "sdy.sharding" not in single.as_text() and "all-reduce" not in single.compile().as_text()
+
+
+@check
+def explicit_sharding_rules():
+  from axle.sharding import AxisType, auto_axes
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+  with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(32.).reshape(8, 4), P(None, "X"))
+    b = jax.device_put(np.arange(64.).reshape(4, 16), P("X", None))
+    try:
+      jnp.dot(a, b)
+    except Exception as e:
+      assert type(e).__name__ == "ShardingTypeError", type(e)
+      assert "lhs_contracting_spec=('X',) and rhs_contracting_spec=('X',)" in str(e), e
+    else:
+      raise AssertionError("a contraction over sharded dimensions did not raise")
+    x = jax.device_put(np.arange(16).reshape(4, 4), P("X", None))
+    y = jax.device_put(np.arange(16).reshape(4, 4), P(None, "X"))
+    try:
+      x + y
+    except Exception as e:
+      assert str(e) == ("add operation with inputs: i32[4@X,4], i32[4,4@X] produces an "
+                        "illegally sharded result: i32[4@X,4@X]"), e
+    else:
+      raise AssertionError("an illegally sharded add did not raise")
+    z = jax.device_put(np.arange(16).reshape(4, 4), P("Y", None))
+    try:
+      x * z
+    except Exception as e:
+      assert "incompatible" in str(e), e
+    else:
+      raise AssertionError("conflicting shardings did not raise")
+    assert str(jax.typeof(x + x)) == "int32[4@X,4]" and str(jax.typeof(x * 2)) == "int32[4@X,4]"
+    assert_equal(auto_axes(lambda p, q: p + q)(x, y, out_sharding=P("X", None)),
+                 np.arange(16, dtype=np.int32).reshape(4, 4) * 2)  # Auto axes: no rule
+  auto_mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Auto,) * 2)
+  x = jax.device_put(np.arange(16).reshape(4, 4), NamedSharding(auto_mesh, P("X", None)))
+  y = jax.device_put(np.arange(16).reshape(4, 4), NamedSharding(auto_mesh, P(None, "X")))
+  assert_equal(x + y, np.arange(16, dtype=np.int32).reshape(4, 4) * 2)
+
+
+@check
+def reshard_under_use_abstract_mesh():
+  from axle.sharding import AbstractMesh, AxisType, use_abstract_mesh
+  with jax.set_mesh(jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)):
+    host = np.arange(32, dtype=np.float32).reshape(8, 4)
+    x = jax.device_put(host, P("X", "Y"))
+
+    @jax.jit
+    def f(v):
+      with use_abstract_mesh(AbstractMesh((8,), ("A",), (AxisType.Explicit,))):
+        return jax.reshard(v, P("A", None)) * 2
+
+    z = f(x)
+    assert str(jax.typeof(z)) == "float32[8@A,4]", jax.typeof(z)
+    assert_equal(z, host * 2)
+    try:  # 3 devices cannot hold an 8-device mesh's layout: a clear error
+      with use_abstract_mesh(AbstractMesh((3,), ("B",))):
+        jax.reshard(x, P("B", None))
+    except ValueError as e:
+      assert "B" in str(e), e
+    else:
+      raise AssertionError("an axis of a mesh of another size did not raise")
+
+
+@check
+def typeof_of_jit_argument_over_a_mesh():
+  from axle.sharding import AxisType
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+  x = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("X", "Y")))
+  seen = []
+  out = jax.jit(lambda v: (seen.append(jax.typeof(v)), v * 2)[1])(x)
+  assert str(seen[0]) == "float32[8@X,4@Y]", seen
+  assert seen[0].sharding.spec == P("X", "Y") and seen[0].sharding.mesh == mesh.abstract_mesh
+  assert_equal(out, np.arange(32, dtype=np.float32).reshape(8, 4) * 2)
+  seen.clear()
+  jax.jit(lambda v: seen.append(jax.typeof(v)))(np.ones(3, np.float32))
+  assert str(seen[0]) == "float32[3]" and seen[0].sharding.spec == P(None)
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

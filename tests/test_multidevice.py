@@ -13,7 +13,9 @@ WORKER = os.path.join(os.path.dirname(__file__), "multidevice_worker.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = ["devices", "pmap_collectives", "pmap_signature", "pmap_errors", "pmap_transformations",
           "pmap_outputs", "pmap_back_to_back", "sharding_objects", "spmd_jit", "shard_map_basic",
-          "make_array_and_visualize"]
+          "make_array_and_visualize", "auto_and_explicit_axes", "out_sharding_on_creation",
+          "lowered_and_compiled_text_over_a_mesh", "explicit_sharding_rules",
+          "reshard_under_use_abstract_mesh", "typeof_of_jit_argument_over_a_mesh"]
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +119,15 @@ def test_distributed_errors_raise():
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
                        cwd=ROOT, timeout=120)
   assert out.stdout.split() == ["busy:", "True", "missing:", "True", "rank:", "True"], out.stderr
+
+
+def test_single_device_aval_sharding_is_trivial():
+  import axle as jax
+  import axle.numpy as jnp
+  assert repr(jax.typeof(jnp.ones(3)).sharding) == \
+      "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))"
+  assert repr(jax.typeof(1.0).sharding) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P())"
+  seen = []
+  jax.jit(lambda x: seen.append(jax.typeof(x).sharding.spec))(jnp.ones((2, 3)))
+  assert seen == [(None, None)]
+  assert jnp.zeros(3, out_sharding=None).shape == (3,)

@@ -439,7 +439,10 @@ class JitFunction:
     key = (split.in_tree, in_avals, split.statics, len(args), trace_state)
     entry = self._cache.get(key)
     if entry is None:
-      closed, out_tree = _trace_split(self.fun, split, in_avals, args, kwargs,
+      # Arguments laid out over a mesh are traced with their sharded types (jax.typeof)
+      typed = tuple(x._typeof() if type(x) is not Array and hasattr(x, "_typeof") else aval
+                    for x, aval in zip(split.leaves, in_avals))
+      closed, out_tree = _trace_split(self.fun, split, typed, args, kwargs,
                                       self.static_argnums, "jit")
       closed, hoisted = _hoist_tracer_consts(closed)
       entry = _CacheEntry(closed, out_tree, hoisted)
@@ -536,7 +539,8 @@ class JitFunction:
   def trace(self, *args, **kwargs) -> "Traced":
     """Traces the function for these arguments without running it (``jit(f).trace(x)``)."""
     args, kwargs, split, entry = self._entry(args, kwargs)
-    return Traced(entry.closed, entry.out_tree, self, split, self._donated_leaves(args, kwargs, split))
+    return Traced(entry.closed, entry.out_tree, self, split, self._donated_leaves(args, kwargs, split),
+                  spmd_jit.arguments_layout(entry.closed, split.leaves))
 
   def lower(self, *args, **kwargs) -> "Lowered":
     """Traces and lowers the function for these arguments (arrays or ShapeDtypeStructs);
@@ -580,7 +584,9 @@ def _out_structs(avals, out_tree):
 class Traced:
   """The result of ``jit(f).trace(...)``: the jaxpr and output structure; ``.lower()``."""
 
-  def __init__(self, jaxpr: ClosedJaxpr, out_tree, jitted=None, split=None, donated=()):
+  def __init__(self, jaxpr: ClosedJaxpr, out_tree, jitted=None, split=None, donated=(),
+               layout=None):
+    self._layout = layout  # (mesh, input specs) of arguments laid out over a mesh
     self.jaxpr = jaxpr
     self.out_tree = out_tree
     self.out_info = _out_structs(jaxpr.out_avals, out_tree)
@@ -589,13 +595,16 @@ class Traced:
     self._donated = donated
 
   def lower(self) -> "Lowered":
-    return Lowered(self.jaxpr, self.out_tree, self._jitted, self._split, self._donated)
+    return Lowered(self.jaxpr, self.out_tree, self._jitted, self._split, self._donated,
+                   self._layout)
 
 
 class Lowered:
   """A traced function lowered to StableHLO (``jit(f).lower(*args)``)."""
 
-  def __init__(self, jaxpr: ClosedJaxpr, out_tree, jitted, split, donated):
+  def __init__(self, jaxpr: ClosedJaxpr, out_tree, jitted, split, donated, layout=None):
+    self._layout = layout
+    self._spmd = None
     self._jaxpr = jaxpr
     self._jitted = jitted
     self._split = split
@@ -614,10 +623,19 @@ class Lowered:
     program, _, donated = execution.prune_unused(self._jaxpr, self._donated, keep_unused)
     return program, donated
 
+  def _spmd_call(self):
+    if self._spmd is None:
+      self._spmd = spmd_jit.compiled_for_layout(self._jaxpr, self._jitted.name, self._layout,
+                                                self._donated)
+    return self._spmd
+
   def _module_text(self) -> str:
     if self._text is None:
-      program, donated = self._program()
-      self._text, _, _ = execution.lower_call(program, self._jitted.name, donated)
+      if self._layout is not None:  # arguments over a mesh: the SPMD module, annotated
+        self._text = self._spmd_call().text
+      else:
+        program, donated = self._program()
+        self._text, _, _ = execution.lower_call(program, self._jitted.name, donated)
     return self._text
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
@@ -635,6 +653,8 @@ class Lowered:
 
   def compile(self, compiler_options=None) -> "Compiled":
     """Compiles the module with XLA."""
+    if self._layout is not None:
+      return Compiled(self._spmd_call(), self.in_tree, self.out_tree, self._split)
     compiled = execution.CompiledCall(self._jaxpr, self._jitted.name, self._donated,
                                       getattr(self._jitted, "keep_unused", False))
     return Compiled(compiled, self.in_tree, self.out_tree, self._split)

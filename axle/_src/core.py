@@ -22,6 +22,11 @@ from axle._src import errors
 # Abstract values
 
 
+def trivial_sharding(ndim: int):
+  """Filled in by ``sharding`` (a layer above): the trivial NamedSharding of rank ``ndim``."""
+  raise NotImplementedError("axle._src.sharding is not loaded")
+
+
 class ShapedArray:
   """The abstract value of an array: shape, dtype and weak type, no data."""
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
@@ -35,6 +40,12 @@ class ShapedArray:
     self._hash = hash((shape, dtype, weak_type))
 
   ndim = property(lambda self: len(self.shape))
+
+  @property
+  def sharding(self):
+    """How the type lays the array out over a mesh: for an aval with no mesh axes, the trivial
+    sharding (an empty abstract mesh, every dimension unsplit)."""
+    return trivial_sharding(len(self.shape))
 
   @property
   def size(self) -> int:

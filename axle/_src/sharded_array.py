@@ -16,7 +16,8 @@ from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src import devices as devices_module
-from axle._src.sharding import (Mesh, NamedSharding, PartitionSpec, ShardedAval, get_mesh,
+from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, ShardedAval,
+                                get_abstract_mesh, get_mesh,
                                 replica_ids, shard_indices)
 from axle._src.xla import client
 
@@ -173,7 +174,17 @@ class ShardedArray(Array):
 
   def _typeof(self):
     sharding = self._sharding
-    return ShardedAval(self._aval, NamedSharding(sharding.mesh.abstract_mesh, sharding.spec))
+    mesh = sharding.mesh.abstract_mesh
+    current = get_abstract_mesh()
+    if current.shape_tuple == mesh.shape_tuple:
+      mesh = current  # inside auto_axes/explicit_axes the axis types are the context's
+    # A type carries only the Explicit axes; Auto axes are the compiler's choice.
+    explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
+    parts = []
+    for dim in range(len(self._aval.shape)):
+      axes = tuple(a for a in sharding.spec.axes_of(dim) if a in explicit)
+      parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    return ShardedAval(self._aval, NamedSharding(mesh, PartitionSpec(*parts)))
 
   @property
   def global_shards(self) -> list:

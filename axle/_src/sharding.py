@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src import core
 from axle._src.core import ShapedArray
 from axle._src.devices import SingleDeviceSharding
 from axle._src.devices import devices as _all_devices
@@ -118,7 +119,7 @@ class AbstractMesh:
     return not self.axis_names
 
   def __repr__(self):
-    axes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+    axes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes)) or "()"
     device = (f", device_kind={self._device_kind}, num_cores=None, platform=cpu"
               if self._device_kind else "")
     return f"AbstractMesh({axes}, axis_types={_axis_types_text(self.axis_types)}{device})"
@@ -234,6 +235,9 @@ class set_mesh:  # noqa: N801 -- a class, as in JAX: a call sets the mesh, `with
     return False
 
 
+set_mesh.__module__ = "axle._src.sharding_impls"  # where JAX's repr places it
+
+
 _abstract_mesh: contextvars.ContextVar = contextvars.ContextVar("axle_abstract_mesh", default=None)
 
 
@@ -244,6 +248,16 @@ def get_abstract_mesh():
     return mesh
   mesh = _current_mesh.get()
   return mesh.abstract_mesh if mesh is not None else AbstractMesh((), ())
+
+
+def with_axis_types(mesh: AbstractMesh, axis_type, axes=None) -> AbstractMesh:
+  """``mesh`` with ``axes`` (all when None) made ``axis_type``."""
+  names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else tuple(axes))
+  for name in names:
+    if name not in mesh.axis_names:
+      raise ValueError(f"axis {name!r} is not an axis of the mesh {mesh.axis_names}")
+  types = tuple(axis_type if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+  return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types, _device_kind=mesh._device_kind)
 
 
 class use_abstract_mesh:  # noqa: N801
@@ -502,3 +516,10 @@ class ShardedAval(ShapedArray):
 class _ManualAxisType:
   def __init__(self, varying):
     self.varying = set(varying)
+
+
+def _trivial_sharding(ndim: int) -> NamedSharding:
+  return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * ndim))
+
+
+core.trivial_sharding = _trivial_sharding

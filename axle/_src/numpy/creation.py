@@ -10,6 +10,7 @@ from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import util
+from axle._src.xla.spmd_jit import with_out_sharding
 
 _scalar_types = (bool, int, float, complex)
 
@@ -155,47 +156,47 @@ def broadcast_to(array_, shape):
   return lax_structural.broadcast_in_dim(a, shape, tuple(range(lead, len(shape))))
 
 
-def zeros(shape, dtype=None, *, device=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
   """An array of zeros (``jnp.zeros``); dtype defaults to float32 (float64 with x64)."""
-  return full(shape, 0, dtype or dtypes.default_float_dtype())
+  return with_out_sharding(full(shape, 0, dtype or dtypes.default_float_dtype()), out_sharding)
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
   """An array of ones (``jnp.ones``)."""
-  return full(shape, 1, dtype or dtypes.default_float_dtype())
+  return with_out_sharding(full(shape, 1, dtype or dtypes.default_float_dtype()), out_sharding)
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
   """Like ``zeros``: axle arrays are never uninitialised."""
-  return zeros(shape, dtype)
+  return with_out_sharding(zeros(shape, dtype), out_sharding)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
   """An array of ``shape`` filled with ``fill_value`` (``jnp.full``)."""
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "full")
   if np.ndim(fill_value) == 0:
     shape = core.canonicalize_shape(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),)
-    return lax_structural.full(shape, fill_value, dtype)
-  return broadcast_to(array(fill_value, dtype=dtype), shape)
+    return with_out_sharding(lax_structural.full(shape, fill_value, dtype), out_sharding)
+  return with_out_sharding(broadcast_to(array(fill_value, dtype=dtype), shape), out_sharding)
 
 
-def zeros_like(a, dtype=None, shape=None, *, device=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
   """Zeros with the shape and dtype of ``a`` (``jnp.zeros_like``)."""
-  return full_like(a, 0, dtype, shape)
+  return with_out_sharding(full_like(a, 0, dtype, shape), out_sharding)
 
 
-def ones_like(a, dtype=None, shape=None, *, device=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
   """Ones with the shape and dtype of ``a`` (``jnp.ones_like``)."""
-  return full_like(a, 1, dtype, shape)
+  return with_out_sharding(full_like(a, 1, dtype, shape), out_sharding)
 
 
-def empty_like(a, dtype=None, shape=None, *, device=None):
+def empty_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
   """Like ``zeros_like``: axle arrays are never uninitialised."""
-  return zeros_like(a, dtype, shape)
+  return with_out_sharding(zeros_like(a, dtype, shape), out_sharding)
 
 
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
   """An array like ``a`` filled with ``fill_value`` (``jnp.full_like``)."""
   aval = core.get_aval(a) if not hasattr(a, "shape") or not hasattr(a, "dtype") else None
   a_shape = aval.shape if aval else tuple(a.shape)
@@ -207,10 +208,10 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
                             dtype or a_dtype)
   if weak:
     out = lax_elementwise._convert_element_type(out, out.dtype, True)
-  return out
+  return with_out_sharding(out, out_sharding)
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
   """Evenly spaced values in [start, stop) (``jnp.arange``); ``arange(n)`` is an iota."""
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "arange")
@@ -225,14 +226,16 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
       dtype = dtypes.canonicalize_dtype(start_dtype if not np.issubdtype(start_dtype, np.bool_)
                                         else dtypes.default_int_dtype())
     size = int(np.ceil(start)) if not np.issubdtype(start_dtype, np.integer) else int(start)
-    return lax_structural.iota(dtypes.canonicalize_dtype(dtype), max(size, 0))
+    return with_out_sharding(lax_structural.iota(dtypes.canonicalize_dtype(dtype), max(size, 0)),
+                             out_sharding)
   if dtype is None:
     dtype = dtypes.result_type(start, *(x for x in (stop, step) if x is not None))
   dtype = dtypes.canonicalize_dtype(dtype)
   start_value = np.asarray(start).item() if isinstance(start, Array) else start
   stop_value = np.asarray(stop).item() if isinstance(stop, Array) else stop
   step_value = np.asarray(step).item() if isinstance(step, Array) else step
-  return Array(np.arange(start_value, stop_value, step_value, dtype=dtype))
+  return with_out_sharding(Array(np.arange(start_value, stop_value, step_value, dtype=dtype)),
+                           out_sharding)
 
 
 def eye(N, M=None, k: int = 0, dtype=None, *, device=None):

@@ -270,8 +270,9 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   axis of ``a`` and the second-to-last of ``b`` in general. ``out_sharding`` lays the result
   out over the mesh."""
   if out_sharding is not None:
-    return spmd_jit.reshard(dot(a, b, precision=precision,
-                                preferred_element_type=preferred_element_type), out_sharding)
+    with spmd_jit.out_sharding_given():
+      return spmd_jit.reshard(dot(a, b, precision=precision,
+                                  preferred_element_type=preferred_element_type), out_sharding)
   util.check_arraylike("dot", a, b)
   a, b = util.promote_dtypes(a, b)
   out_dtype = dtypes.canonicalize_dtype(preferred_element_type or a.dtype)
@@ -288,8 +289,9 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Matrix product with NumPy's broadcasting of batch dimensions (``a @ b``)."""
   if out_sharding is not None:
-    return spmd_jit.reshard(matmul(a, b, precision=precision,
-                                   preferred_element_type=preferred_element_type), out_sharding)
+    with spmd_jit.out_sharding_given():
+      return spmd_jit.reshard(matmul(a, b, precision=precision,
+                                     preferred_element_type=preferred_element_type), out_sharding)
   util.check_arraylike("matmul", a, b)
   a, b = util.promote_dtypes(a, b)
   a_shape, b_shape = _shape(a), _shape(b)

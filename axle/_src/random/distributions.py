@@ -23,6 +23,7 @@ from axle._src.custom_derivatives import custom_jvp
 from axle._src.lax.control_flow import while_loop
 from axle._src.random import keys
 from axle._src.random import prng
+from axle._src.xla.spmd_jit import with_out_sharding
 
 UINT_DTYPES = prng.UINT_DTYPES
 
@@ -138,7 +139,7 @@ def _bcast(x, shape):
   return jnp.broadcast_to(x, tuple(shape))
 
 
-def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
+def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
   """Samples uniform floats in ``[minval, maxval)`` of ``shape`` and ``dtype`` (default
   float32; float64 with x64)."""
   data = _key("uniform", key)
@@ -146,7 +147,7 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   shape = core.canonicalize_shape(shape)
   if not dtypes.issubdtype(dtype, np.floating):
     raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dtype}")
-  return _uniform(data, shape, dtype, minval, maxval)
+  return with_out_sharding(_uniform(data, shape, dtype, minval, maxval), out_sharding)
 
 
 def _normal_real_impl(key_data, shape, dtype):
@@ -179,13 +180,13 @@ def _normal(key_data, shape, dtype):
   return _normal_jit(key_data, tuple(shape), np.dtype(dtype))
 
 
-def normal(key, shape=(), dtype=None):
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
   """Samples standard normal values (real, or complex with independent real and imaginary
   parts of variance 1/2)."""
   data = _key("normal", key)
   shape = core.canonicalize_shape(shape)
   dtype = _float_dtype("normal", dtype, allow_complex=True)
-  return _normal(data, shape, dtype)
+  return with_out_sharding(_normal(data, shape, dtype), out_sharding)
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -448,7 +449,7 @@ def _convert_and_clip_integer(val, dtype):
   return jnp.clip(val, low, high).astype(dtype)
 
 
-def randint(key, shape, minval, maxval, dtype=int):
+def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
   """Samples integers uniformly from ``[minval, maxval)`` (2 x nbits random bits per value,
   reduced modulo the span, as JAX does)."""
   data = _key("randint", key)
@@ -462,7 +463,8 @@ def randint(key, shape, minval, maxval, dtype=int):
     sample_dtype = np.dtype(np.int32)
     minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
     maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
-  return _randint(data, shape, minval, maxval, sample_dtype).astype(dtype)
+  return with_out_sharding(_randint(data, shape, minval, maxval, sample_dtype).astype(dtype),
+                           out_sharding)
 
 
 def _randint(key_data, shape, minval, maxval, dtype):

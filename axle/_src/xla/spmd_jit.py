@@ -6,6 +6,8 @@ read back from the executable and given to the outputs as NamedShardings.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 from typing import Sequence
 
@@ -24,7 +26,8 @@ from axle._src.interpreters import spmd
 from axle._src.ir import ClosedJaxpr, Jaxpr
 from axle._src import sharded_array as sharded_array_module
 from axle._src.sharded_array import ShardedArray, hlo_sharding_of, sharded_buffer_for
-from axle._src.sharding import NamedSharding, PartitionSpec, get_mesh, tiling_for
+from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh,
+                                get_mesh, tiling_for, use_abstract_mesh, with_axis_types)
 from axle._src.xla import client
 
 # ---------------------------------------------------------------------------
@@ -61,6 +64,13 @@ def _as_named(sharding, what: str = "sharding") -> NamedSharding:
     return sharding
   if isinstance(sharding, PartitionSpec):
     mesh = get_mesh()
+    abstract = get_abstract_mesh()
+    if (mesh is not None and not abstract.empty
+        and abstract.shape_tuple != mesh.abstract_mesh.shape_tuple
+        and abstract.size == mesh.size):
+      # ``use_abstract_mesh`` with another shape over the same devices: the spec names its axes
+      mesh = Mesh(np.asarray(mesh.flat_devices, dtype=object).reshape(abstract.axis_sizes),
+                  abstract.axis_names, axis_types=abstract.axis_types)
     if mesh is None:
       raise ValueError(f"{what}: a PartitionSpec {sharding} needs a mesh; use "
                        "`jax.set_mesh(mesh)` or pass NamedSharding(mesh, spec)")
@@ -96,6 +106,55 @@ def reshard(x, out_shardings):
   """``x`` laid out as ``out_shardings`` (a NamedSharding/PartitionSpec or a pytree prefix):
   data moves between devices as needed."""
   return with_sharding_constraint(x, out_shardings)
+
+
+def with_out_sharding(x, out_sharding):
+  """``x`` laid out as ``out_sharding`` (the ``out_sharding=`` keyword of array-creating
+  functions); ``x`` itself when it is None."""
+  return x if out_sharding is None else reshard(x, out_sharding)
+
+
+def auto_axes(fun=None, *, axes=None, out_sharding=None):
+  """``fun`` run with the mesh axes ``axes`` (all when None) in Auto mode, so the compiler picks
+  how values are laid out over them; the results are then resharded to ``out_sharding`` (given
+  here or as a keyword of the call)."""
+  if fun is None:
+    return lambda f: auto_axes(f, axes=axes, out_sharding=out_sharding)
+  return _with_axis_types(fun, AxisType.Auto, axes, out_sharding=out_sharding)
+
+
+def explicit_axes(fun=None, *, axes=None, in_sharding=None):
+  """``fun`` run with the mesh axes ``axes`` (all when None) in Explicit mode, its arguments
+  first resharded to ``in_sharding`` (given here or as a keyword of the call)."""
+  if fun is None:
+    return lambda f: explicit_axes(f, axes=axes, in_sharding=in_sharding)
+  return _with_axis_types(fun, AxisType.Explicit, axes, in_sharding=in_sharding)
+
+
+def _with_axis_types(fun, axis_type, axes, *, in_sharding=None, out_sharding=None):
+  import functools
+
+  @functools.wraps(fun)
+  def wrapped(*args, **kwargs):
+    in_spec = kwargs.pop("in_sharding", in_sharding)
+    out_spec = kwargs.pop("out_sharding", out_sharding)
+    if axis_type == AxisType.Auto and out_spec is None:
+      raise TypeError(f"auto_axes: {getattr(fun, '__name__', fun)} needs `out_sharding=` (how "
+                      f"the results are laid out on leaving the Auto axes)")
+    if axis_type == AxisType.Explicit and in_spec is None:
+      raise TypeError(f"explicit_axes: {getattr(fun, '__name__', fun)} needs `in_sharding=` (how "
+                      f"the arguments are laid out on entering the Explicit axes)")
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+      raise ValueError("auto_axes/explicit_axes need a mesh: use `jax.set_mesh(mesh)` first")
+    with use_abstract_mesh(with_axis_types(mesh, axis_type, axes)):
+      if in_spec is not None:
+        args = reshard(args, in_spec if not isinstance(in_spec, list) else tuple(in_spec))
+      out = fun(*args, **kwargs)
+    if out_spec is not None:
+      out = reshard(out, out_spec)
+    return out
+  return wrapped
 
 
 def _flat_shardings(shardings, tree, what: str) -> list:
@@ -257,6 +316,34 @@ class SpmdJitCall:
     return self.variant(specs)[0]
 
 
+def arguments_layout(closed: ClosedJaxpr, leaves):
+  """(mesh, input specs) when jit's flat arguments ``leaves`` are laid out over a mesh of
+  several devices (the program then runs there); None otherwise."""
+  mesh = None
+  for leaf in leaves:
+    if type(leaf) is ShardedArray and leaf._sharding.mesh.size > 1:
+      mesh = leaf._sharding.mesh
+      break
+  if mesh is None:
+    return None
+  program_mesh = jaxpr_mesh(closed.jaxpr)
+  if program_mesh is not None and program_mesh != mesh:
+    return None
+  specs = tuple(leaf._sharding.spec if isinstance(leaf, ShardedArray) and leaf._sharding.mesh == mesh
+                else None for leaf in leaves)
+  return mesh, specs
+
+
+def compiled_for_layout(closed: ClosedJaxpr, name: str, layout, donated=()) -> SpmdJitCall:
+  """The SPMD program of ``closed`` for arguments laid out as ``layout`` (from
+  ``arguments_layout``), compiled: its ``text`` is the lowered module with the sharding
+  annotations, its ``executable`` the partitioned program."""
+  mesh, specs = layout
+  call = SpmdJitCall(closed, name, mesh, donated)
+  call.text, call.executable = call.variant(specs)[:2]
+  return call
+
+
 sharded_array_module.constraint_hook = lambda x, s: sharding_constraint_p.bind(x, sharding=s)
 
 
@@ -265,6 +352,98 @@ sharded_array_module.constraint_hook = lambda x, s: sharding_constraint_p.bind(x
 # (XLA's propagation gives the outputs' layouts).
 
 _eager_calls: dict = {}
+
+
+_out_sharding_given = contextvars.ContextVar("axle_out_sharding_given", default=False)
+
+
+@contextlib.contextmanager
+def out_sharding_given():
+  """Inside, contractions are not checked for an ambiguous result sharding: the caller
+  reshards the result to the ``out_sharding=`` it was given."""
+  token = _out_sharding_given.set(True)
+  try:
+    yield
+  finally:
+    _out_sharding_given.reset(token)
+
+
+class ShardingTypeError(Exception):
+  """An operation whose result's sharding (over Explicit mesh axes) is ambiguous or illegal."""
+
+
+_ELEMENTWISE_BINARY = frozenset([
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or",
+    "xor", "eq", "ne", "lt", "le", "gt", "ge", "complex", "shift_left", "shift_right_logical",
+    "shift_right_arithmetic", "select_n"])
+
+
+def _explicit_axes(mesh) -> set:
+  types = mesh.axis_types
+  current = get_abstract_mesh()
+  if current.shape_tuple == mesh.abstract_mesh.shape_tuple:
+    types = current.axis_types  # auto_axes/explicit_axes
+  return {n for n, t in zip(mesh.axis_names, types) if t == AxisType.Explicit}
+
+
+def _explicit_dims(x, ndim, explicit) -> list:
+  spec = x._sharding.spec if isinstance(x, ShardedArray) else PartitionSpec()
+  return [tuple(a for a in spec.axes_of(d) if a in explicit) for d in range(ndim)]
+
+
+def _short_type(aval, dims) -> str:
+  parts = [str(n) + ("" if not axes else "@" + (axes[0] if len(axes) == 1 else
+                                                "(" + ",".join(axes) + ")"))
+           for n, axes in zip(aval.shape, dims)]
+  return aval.str_short().split("[")[0] + "[" + ",".join(parts) + "]"
+
+
+def check_explicit_sharding(primitive, args, params, mesh) -> None:
+  """JAX's sharding-in-types rules for eager operations over Explicit mesh axes: an
+  elementwise operation may not use one mesh axis for two dimensions, and a contraction over
+  dimensions split on both sides needs ``out_sharding=``."""
+  explicit = _explicit_axes(mesh)
+  if not explicit:
+    return
+  name = primitive.name
+  if name in _ELEMENTWISE_BINARY:
+    avals = [core.get_aval(x) for x in args]
+    shaped = [(x, a) for x, a in zip(args, avals) if a.ndim > 0]
+    if len(shaped) < 2 or len({a.shape for _, a in shaped}) != 1:
+      return
+    ndim = shaped[0][1].ndim
+    dims_of = [_explicit_dims(x, ndim, explicit) for x, _ in shaped]
+    result = []
+    for d in range(ndim):
+      choices = {dims[d] for dims in dims_of if dims[d]}
+      if len(choices) > 1:
+        raise ShardingTypeError(
+            f"{name} got incompatible shardings for broadcasting: "
+            + ", ".join(_short_type(a, dims) for (_, a), dims in zip(shaped, dims_of)))
+      result.append(next(iter(choices)) if choices else ())
+    used = [axis for axes in result for axis in axes]
+    if len(used) != len(set(used)):
+      inputs = ", ".join(_short_type(a, dims) for (_, a), dims in zip(shaped, dims_of))
+      raise ShardingTypeError(
+          f"{name} operation with inputs: {inputs} produces an illegally sharded result: "
+          f"{_short_type(shaped[0][1], result)}")
+  elif (name == "dot_general" and params.get("out_sharding") is None and len(args) == 2
+        and not _out_sharding_given.get()):
+    (lhs_contract, rhs_contract), _ = params["dimension_numbers"]
+    lhs, rhs = args
+    lhs_dims = _explicit_dims(lhs, core.get_aval(lhs).ndim, explicit)
+    rhs_dims = _explicit_dims(rhs, core.get_aval(rhs).ndim, explicit)
+    lhs_spec = tuple(_spec_entry(lhs_dims[d]) for d in lhs_contract)
+    rhs_spec = tuple(_spec_entry(rhs_dims[d]) for d in rhs_contract)
+    if any(e is not None for e in lhs_spec) and any(e is not None for e in rhs_spec):
+      raise ShardingTypeError(
+          "Contracting dimensions are sharded and it is ambiguous how the output should be "
+          "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+          f"lhs_contracting_spec={lhs_spec} and rhs_contracting_spec={rhs_spec}")
+
+
+def _spec_entry(axes):
+  return None if not axes else axes[0] if len(axes) == 1 else axes
 
 
 def _eager_sharded(primitive, args, params):
@@ -278,6 +457,7 @@ def _eager_sharded(primitive, args, params):
   if any(isinstance(x, ShardedArray) and x._sharding.mesh != mesh and x._sharding.mesh.size > 1
          for x in args):
     return None
+  check_explicit_sharding(primitive, args, params, mesh)
   try:
     avals = [core.get_aval(x) for x in args]
     key = (primitive, tuple(avals), tuple(params.items()), mesh)
