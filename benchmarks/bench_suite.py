@@ -347,7 +347,7 @@ def eager_ops(jax, jnp) -> tuple[dict, dict, dict]:
   times, checks, errors = {}, {}, {}
   for name, op, _ in _ops_table():
     try:
-      times[name] = _timeit(lambda: jax.block_until_ready(op(jax, jnp, v)), min_time=0.1)
+      times[name] = _timeit(lambda: jax.block_until_ready(op(jax, jnp, v)), min_time=0.2)
       out = op(jax, jnp, v)
       checks[name] = None if name.startswith("random.PRNGKey") or name.startswith("random.split") \
           or name.startswith("random.fold_in") else _checksum(out)
