@@ -1,12 +1,17 @@
 """The benchmark suite: eager latency, call overhead, first calls, training steps, loops and
-throughput, for axle and (with ``--jax-python``) JAX, in alternating fresh worker processes.
+throughput, for axle and (with ``--jax-python`` or ``$JAX_PYTHON``) JAX, in alternating fresh
+worker processes.
 
-    python benchmarks/bench_suite.py [--jax-python PYTHON]
-                                     [--rounds 3] [--only NAME_SUBSTRING]
+    python benchmarks/bench_suite.py [--jax-python PYTHON] [--rounds 3] [--quick]
+                                     [--only NAME_SUBSTRING]
 
-Prints the median time of each workload per library and JAX/axle (above 1: axle is faster),
-rates (GB/s, GFLOP/s) where they make sense, NumPy's figure where NumPy can do the same work,
-and whether both libraries computed the same result.
+Prints two tables. The workload table: the median time of each workload per library,
+axle/JAX (below 1: axle is faster), the target where the performance issue sets one, rates
+(GB/s, GFLOP/s) where they make sense, NumPy's figure where NumPy can do the same work, and
+whether both libraries computed the same result. The per-op eager table: one eager call of each
+op a user writes (reductions, indexing and ``.at[]``, shape ops, creation, matmul, random,
+``jax.nn``) on small arrays, axle vs JAX vs NumPy. ``--quick`` runs one round with shorter timing
+loops (a rough look, noisier).
 """
 from __future__ import annotations
 
@@ -20,7 +25,14 @@ import time
 
 import numpy as np
 
-from bench_jit import _timeit  # the same timing loop as the jit benchmark (this folder)
+import bench_jit  # the same timing loop as the jit benchmark (this folder)
+
+# --quick shortens every timing loop (the worker reads it from the environment)
+_TIME_SCALE = float(os.environ.get("AXLE_BENCH_TIME_SCALE", "1"))
+
+
+def _timeit(fn, min_time=0.3):
+  return bench_jit._timeit(fn, min_time=min_time * _TIME_SCALE)
 
 
 def _checksum(x) -> float:
@@ -36,6 +48,33 @@ def w_eager(jax, jnp, lax, results, checks):
   y = jnp.ones((100, 100))
   results["eager op: tanh on f32[100,100]"] = _timeit(lambda: jnp.tanh(y).block_until_ready())
   checks["eager"] = _checksum(jnp.tanh(y) + 1.0)
+  v = jnp.asarray(np.linspace(0.1, 1.0, 100, dtype=np.float32))
+
+  def two_hundred_ops():
+    z = v
+    for _ in range(20):  # 10 ops each
+      a = z * 1.0001
+      b = a + 0.1
+      c = jnp.sin(b)
+      d = jnp.abs(c)
+      e = jnp.sqrt(d)
+      f = jnp.maximum(e, 0.1)
+      g = jnp.tanh(f)
+      h = jnp.mean(g)
+      i = g - h
+      z = jnp.cos(i)
+    return z
+  results["200 eager ops on f32[100] (10 kinds)"] = _timeit(
+      lambda: two_hundred_ops().block_until_ready())
+  checks["200_ops"] = _checksum(two_hundred_ops())
+  key = jax.random.PRNGKey(0)
+
+  def split_uniform():
+    k1, k2 = jax.random.split(key)
+    return jax.random.uniform(k2, (100,))
+  results["split + uniform f32[100], eager"] = _timeit(
+      lambda: split_uniform().block_until_ready())
+  checks["split_uniform"] = _checksum(split_uniform())
 
 
 def w_calls(jax, jnp, lax, results, checks):
@@ -53,10 +92,21 @@ def w_calls(jax, jnp, lax, results, checks):
   add_one = jax.jit(lambda x: x + 1.0)
   results["tiny jit call: x + 1.0 on f32[4]"] = _timeit(lambda: add_one(x4).block_until_ready())
   scale = jax.jit(lambda d: {k: v * 2.0 for k, v in d.items()})
-  params = {f"p{i}": jnp.full((3,), float(i)) for i in range(100)}
-  results["jit call, dict of 100 arrays in and out"] = _timeit(
-      lambda: jax.block_until_ready(scale(params)))
+  for n in (1, 20, 100):
+    params = {f"p{i}": jnp.full((3,), float(i)) for i in range(n)}
+    results[f"jit call, dict of {n} arrays in and out"] = _timeit(
+        lambda: jax.block_until_ready(scale(params)))
   checks["calls"] = float(sum(np.asarray(v).sum() for v in scale(params).values()))
+  loss = jax.jit(lambda w, x: jnp.sum(jnp.tanh(w * x)))
+  w16 = jnp.linspace(0.0, 1.0, 16)
+  grad = jax.grad(loss)
+  results["grad of a jitted function, called again"] = _timeit(
+      lambda: grad(w16, w16).block_until_ready())
+  per_row = jax.vmap(loss, in_axes=(None, 0))
+  rows = jnp.ones((8, 16))
+  results["vmap of a jitted function, called again"] = _timeit(
+      lambda: per_row(w16, rows).block_until_ready())
+  checks["grad_of_jit"] = _checksum(grad(w16, w16))
 
 
 def w_mlp(jax, jnp, lax, results, checks):
@@ -210,6 +260,120 @@ WORKLOADS = [w_eager, w_calls, w_mlp, w_cnn, w_rnn, w_per_example, w_random, w_c
              w_hessian, w_while]
 
 
+# The per-op eager table: (name, op(jax, jnp, inputs), NumPy's op(np, inputs) or None). Inputs:
+# x, y f32[100]; m f32[100,100]; idx int32[10]; key a PRNG key. Each row is one eager call.
+def _ops_table():
+  def lse(jax, v):
+    return jax.scipy.special.logsumexp(v["x"])
+  return [
+      ("x * y, f32[100]", lambda jax, jnp, v: v["x"] * v["y"], lambda np, v: v["x"] * v["y"]),
+      ("x + 1.0", lambda jax, jnp, v: v["x"] + 1.0, lambda np, v: v["x"] + np.float32(1.0)),
+      ("x < y", lambda jax, jnp, v: v["x"] < v["y"], lambda np, v: v["x"] < v["y"]),
+      ("abs", lambda jax, jnp, v: jnp.abs(v["x"]), lambda np, v: np.abs(v["x"])),
+      ("sqrt", lambda jax, jnp, v: jnp.sqrt(v["y"]), lambda np, v: np.sqrt(v["y"])),
+      ("maximum", lambda jax, jnp, v: jnp.maximum(v["x"], v["y"]), lambda np, v: np.maximum(v["x"], v["y"])),
+      ("sin", lambda jax, jnp, v: jnp.sin(v["x"]), lambda np, v: np.sin(v["x"])),
+      ("tanh", lambda jax, jnp, v: jnp.tanh(v["x"]), lambda np, v: np.tanh(v["x"])),
+      ("sum", lambda jax, jnp, v: jnp.sum(v["x"]), lambda np, v: np.sum(v["x"])),
+      ("mean", lambda jax, jnp, v: jnp.mean(v["x"]), lambda np, v: np.mean(v["x"])),
+      ("max", lambda jax, jnp, v: jnp.max(v["x"]), lambda np, v: np.max(v["x"])),
+      ("min", lambda jax, jnp, v: jnp.min(v["x"]), lambda np, v: np.min(v["x"])),
+      ("var", lambda jax, jnp, v: jnp.var(v["x"]), lambda np, v: np.var(v["x"])),
+      ("std", lambda jax, jnp, v: jnp.std(v["x"]), lambda np, v: np.std(v["x"])),
+      ("argmax", lambda jax, jnp, v: jnp.argmax(v["x"]), lambda np, v: np.argmax(v["x"])),
+      ("logsumexp", lambda jax, jnp, v: lse(jax, v), None),
+      ("sum(m, axis=0, keepdims=True) f32[100,100]",
+       lambda jax, jnp, v: jnp.sum(v["m"], axis=0, keepdims=True),
+       lambda np, v: np.sum(v["m"], axis=0, keepdims=True)),
+      ("mean(m, axis=1)", lambda jax, jnp, v: jnp.mean(v["m"], axis=1),
+       lambda np, v: np.mean(v["m"], axis=1)),
+      ("sum(x, dtype=float32)", lambda jax, jnp, v: jnp.sum(v["x"], dtype=jnp.float32),
+       lambda np, v: np.sum(v["x"], dtype=np.float32)),
+      ("x[3]", lambda jax, jnp, v: v["x"][3], lambda np, v: v["x"][3]),
+      ("x[2:50]", lambda jax, jnp, v: v["x"][2:50], lambda np, v: v["x"][2:50]),
+      ("m[:, 3]", lambda jax, jnp, v: v["m"][:, 3], lambda np, v: v["m"][:, 3]),
+      ("x[idx] (gather)", lambda jax, jnp, v: v["x"][v["idx"]], lambda np, v: v["x"][v["idx"]]),
+      ("x.at[3].set(0.0)", lambda jax, jnp, v: v["x"].at[3].set(0.0), None),
+      ("x.at[idx].add(1.0)", lambda jax, jnp, v: v["x"].at[v["idx"]].add(1.0), None),
+      ("m.reshape(50, 200)", lambda jax, jnp, v: v["m"].reshape(50, 200),
+       lambda np, v: v["m"].reshape(50, 200)),
+      ("m.T", lambda jax, jnp, v: v["m"].T, lambda np, v: v["m"].T),
+      ("transpose(m)", lambda jax, jnp, v: jnp.transpose(v["m"]), lambda np, v: np.transpose(v["m"])),
+      ("concatenate([x, y])", lambda jax, jnp, v: jnp.concatenate([v["x"], v["y"]]),
+       lambda np, v: np.concatenate([v["x"], v["y"]])),
+      ("stack([x, y])", lambda jax, jnp, v: jnp.stack([v["x"], v["y"]]),
+       lambda np, v: np.stack([v["x"], v["y"]])),
+      ("where(x > 0, x, 0.0)", lambda jax, jnp, v: jnp.where(v["x"] > 0, v["x"], 0.0),
+       lambda np, v: np.where(v["x"] > 0, v["x"], np.float32(0.0))),
+      ("clip(x, -0.5, 0.5)", lambda jax, jnp, v: jnp.clip(v["x"], -0.5, 0.5),
+       lambda np, v: np.clip(v["x"], np.float32(-0.5), np.float32(0.5))),
+      ("zeros((100,))", lambda jax, jnp, v: jnp.zeros((100,)), lambda np, v: np.zeros((100,), np.float32)),
+      ("ones((100, 100))", lambda jax, jnp, v: jnp.ones((100, 100)),
+       lambda np, v: np.ones((100, 100), np.float32)),
+      ("arange(100)", lambda jax, jnp, v: jnp.arange(100), lambda np, v: np.arange(100, dtype=np.int32)),
+      ("full((100,), 2.0)", lambda jax, jnp, v: jnp.full((100,), 2.0),
+       lambda np, v: np.full((100,), 2.0, np.float32)),
+      ("zeros_like(x)", lambda jax, jnp, v: jnp.zeros_like(v["x"]), lambda np, v: np.zeros_like(v["x"])),
+      ("ones_like(m)", lambda jax, jnp, v: jnp.ones_like(v["m"]), lambda np, v: np.ones_like(v["m"])),
+      ("m @ m, f32[100,100]", lambda jax, jnp, v: v["m"] @ v["m"], lambda np, v: v["m"] @ v["m"]),
+      ("dot(x, y)", lambda jax, jnp, v: jnp.dot(v["x"], v["y"]), lambda np, v: np.dot(v["x"], v["y"])),
+      ("einsum('ij,jk->ik', m, m)", lambda jax, jnp, v: jnp.einsum("ij,jk->ik", v["m"], v["m"]),
+       lambda np, v: np.einsum("ij,jk->ik", v["m"], v["m"])),
+      ("random.PRNGKey(0)", lambda jax, jnp, v: jax.random.PRNGKey(0), None),
+      ("random.split(key)", lambda jax, jnp, v: jax.random.split(v["key"]), None),
+      ("random.fold_in(key, 3)", lambda jax, jnp, v: jax.random.fold_in(v["key"], 3), None),
+      ("random.uniform(key, (100,))", lambda jax, jnp, v: jax.random.uniform(v["key"], (100,)), None),
+      ("random.normal(key, (100,))", lambda jax, jnp, v: jax.random.normal(v["key"], (100,)), None),
+      ("nn.relu", lambda jax, jnp, v: jax.nn.relu(v["x"]), lambda np, v: np.maximum(v["x"], 0)),
+      ("nn.sigmoid", lambda jax, jnp, v: jax.nn.sigmoid(v["x"]), None),
+      ("nn.gelu", lambda jax, jnp, v: jax.nn.gelu(v["x"]), None),
+      ("nn.softmax(m, axis=-1)", lambda jax, jnp, v: jax.nn.softmax(v["m"], axis=-1), None),
+      ("nn.log_softmax(x)", lambda jax, jnp, v: jax.nn.log_softmax(v["x"]), None),
+      ("nn.one_hot(idx, 10)", lambda jax, jnp, v: jax.nn.one_hot(v["idx"], 10), None),
+  ]
+
+
+def _op_inputs(asarray):
+  x = np.linspace(-1.0, 1.0, 100, dtype=np.float32)
+  return {"x": asarray(x), "y": asarray(np.abs(x[::-1]) + np.float32(0.5)),
+          "m": asarray(np.linspace(-1.0, 1.0, 10000, dtype=np.float32).reshape(100, 100)),
+          "idx": asarray(np.array([1, 5, 7, 9, 20, 33, 50, 70, 90, 99], np.int32))}
+
+
+def eager_ops(jax, jnp) -> tuple[dict, dict, dict]:
+  """(times, checksums, errors) of each op in the per-op table."""
+  v = _op_inputs(jnp.asarray)
+  v["key"] = jax.random.PRNGKey(0)
+  times, checks, errors = {}, {}, {}
+  for name, op, _ in _ops_table():
+    try:
+      times[name] = _timeit(lambda: jax.block_until_ready(op(jax, jnp, v)), min_time=0.2)
+      out = op(jax, jnp, v)
+      checks[name] = None if name.startswith("random.PRNGKey") or name.startswith("random.split") \
+          or name.startswith("random.fold_in") else _checksum(out)
+    except Exception as e:
+      errors[name] = f"{type(e).__name__}: {str(e)[:200]}"
+  return times, checks, errors
+
+
+def numpy_ops() -> dict:
+  v = _op_inputs(np.asarray)
+  return {name: _timeit(lambda: np_op(np, v), min_time=0.1)
+          for name, _, np_op in _ops_table() if np_op is not None}
+
+
+# The issue's targets for axle/JAX (workload name -> target).
+TARGETS = {
+    "200 eager ops on f32[100] (10 kinds)": 0.5,
+    "tiny jit call: x + 1.0 on f32[4]": 0.7,
+    "jit call, dict of 20 arrays in and out": 0.5,
+    "split + uniform f32[100], eager": 0.5,
+    "per-example grads, logistic regression, 512 x 1000": 1.0,
+    "scan RNN fwd+grad, 200 steps, hidden 256, batch 32": 1.0,
+    "while_loop, 10k iterations, jit": 1.0,
+}
+
+
 def numpy_figures() -> dict:
   """NumPy's time for the work it can do the same way (eager ops, a copy, a matmul)."""
   out = {}
@@ -247,7 +411,10 @@ def worker(library: str, only: str | None) -> dict:
       workload(jax, jnp, lax, results, checks)
     except Exception as e:  # report, keep measuring the others
       errors[workload.__name__] = f"{type(e).__name__}: {str(e)[:200]}"
-  return {"times": results, "checks": checks, "errors": errors}
+  ops, op_checks, op_errors = ({}, {}, {}) if only and only not in "ops" else eager_ops(jax, jnp)
+  errors.update({f"op {k}": e for k, e in op_errors.items()})
+  return {"times": results, "checks": checks, "errors": errors, "ops": ops,
+          "op_checks": op_checks}
 
 
 def _run_worker(python: str, library: str, env: dict, only) -> dict:
@@ -276,58 +443,98 @@ def _median(samples):
   return statistics.median(samples)
 
 
+def _ratio(axle_v, jax_v) -> float:
+  """axle/JAX in time (below 1: axle is faster); for rates, JAX's rate over axle's."""
+  if isinstance(axle_v, tuple):
+    return jax_v[1] / axle_v[1]
+  return axle_v / jax_v
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--jax-python", default=os.environ.get("JAX_PYTHON"), help="an interpreter with JAX installed")
-  parser.add_argument("--rounds", type=int, default=3)
-  parser.add_argument("--only", default=None, help="run workloads whose name contains this")
+  parser.add_argument("--jax-python", default=os.environ.get("JAX_PYTHON"),
+                      help="an interpreter with JAX installed (default: $JAX_PYTHON)")
+  parser.add_argument("--rounds", type=int, default=None, help="rounds (default 3; 1 with --quick)")
+  parser.add_argument("--quick", action="store_true",
+                      help="one round, timing loops a fifth as long (a rough look)")
+  parser.add_argument("--only", default=None,
+                      help="run workloads whose name contains this ('ops': the per-op table)")
   parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
   args = parser.parse_args()
   if args.worker:
     print(json.dumps(worker(args.worker, args.only)))
     return
+  rounds = args.rounds if args.rounds is not None else (1 if args.quick else 3)
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   env = dict(os.environ, JAX_ENABLE_COMPILATION_CACHE="false", TF_CPP_MIN_LOG_LEVEL="1",
              PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-  samples = {"axle": {}, "jax": {}}
-  checks, errors = {}, {}
-  for _ in range(args.rounds):
-    for library in ("axle", "jax") if args.jax_python else ("axle",):
+  if args.quick:
+    env["AXLE_BENCH_TIME_SCALE"] = "0.2"
+  libraries = ("axle", "jax") if args.jax_python else ("axle",)
+  samples = {library: {} for library in libraries}
+  op_samples = {library: {} for library in libraries}
+  checks, op_checks, errors = {}, {}, {}
+  for _ in range(rounds):
+    for library in libraries:  # alternating fresh processes
       result = _run_worker(args.jax_python if library == "jax" else sys.executable, library, env,
                            args.only)
       for name, t in result["times"].items():
         samples[library].setdefault(name, []).append(t)
+      for name, t in result["ops"].items():
+        op_samples[library].setdefault(name, []).append(t)
       checks[library] = result["checks"]
+      op_checks[library] = result["op_checks"]
       errors[library] = result["errors"]
+  if args.quick:
+    global _TIME_SCALE
+    _TIME_SCALE = 0.2
   numpy_results = numpy_figures()
-  header = f"{'workload':54s} {'axle':>10s}"
-  if args.jax_python:
-    header += f" {'jax':>10s} {'jax/axle':>9s}"
-  header += f" {'numpy':>10s}"
-  print(header)
-  for name, times in samples["axle"].items():
-    axle_v = _median(times)
-    line = f"{name:54s} {_fmt(axle_v):>10s}"
-    if args.jax_python:
-      if name in samples["jax"]:
-        jax_v = _median(samples["jax"][name])
-        ratio = (axle_v[1] / jax_v[1]) if isinstance(axle_v, tuple) else jax_v / axle_v
-        line += f" {_fmt(jax_v):>10s} {ratio:9.2f}"
-      else:
-        line += f" {'-':>10s} {'-':>9s}"
-    if name in numpy_results:
-      line += f" {_fmt(numpy_results[name]):>10s}"
-    print(line)
+  numpy_op_results = numpy_ops() if op_samples["axle"] else {}
+  have_jax = bool(args.jax_python)
+
+  def table(title, rows, numpy_figs, targets):
+    header = f"{title:54s} {'axle':>10s}"
+    if have_jax:
+      header += f" {'jax':>10s} {'axle/jax':>9s} {'target':>7s}"
+    header += f" {'numpy':>10s}"
+    print(header)
+    for name, times in rows["axle"].items():
+      axle_v = _median(times)
+      line = f"{name:54s} {_fmt(axle_v):>10s}"
+      if have_jax:
+        if name in rows["jax"]:
+          jax_v = _median(rows["jax"][name])
+          ratio = _ratio(axle_v, jax_v)
+          target = targets.get(name)
+          mark = "" if target is None else (" ok" if ratio <= target else " MISS")
+          line += f" {_fmt(jax_v):>10s} {ratio:9.2f} {'' if target is None else target:>7}"
+          line = line + f" {_fmt(numpy_figs[name]) if name in numpy_figs else '':>10s}" + mark
+          print(line)
+          continue
+        line += f" {'-':>10s} {'-':>9s} {'':>7s}"
+      if name in numpy_figs:
+        line += f" {_fmt(numpy_figs[name]):>10s}"
+      print(line)
+
+  table("workload", samples, numpy_results, TARGETS)
+  if op_samples["axle"]:
+    print()
+    table("eager op (one call; x, y f32[100], m f32[100,100])", op_samples, numpy_op_results, {})
   for library, failed in errors.items():
     for workload, message in failed.items():
       print(f"{library} {workload} FAILED: {message}")
-  if args.jax_python and "jax" in checks:
+  if have_jax and "jax" in checks:
     for key, value in checks["axle"].items():
       other = checks["jax"].get(key)
       if other is None:
         continue
       ok = np.allclose(value, other, rtol=2e-3, atol=1e-4)
       print(f"check {key}: {'same result' if ok else f'DIFFERENT: axle {value} jax {other}'}")
+    different = [name for name, value in op_checks["axle"].items()
+                 if value is not None and op_checks["jax"].get(name) is not None
+                 and not np.allclose(value, op_checks["jax"][name], rtol=1e-5, atol=1e-6)]
+    print("per-op checks: " + ("every op's result agrees" if not different
+                               else "DIFFERENT: " + ", ".join(different)))
 
 
 if __name__ == "__main__":

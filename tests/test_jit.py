@@ -46,6 +46,42 @@ def test_traces_once_per_signature_and_side_effects_run_at_trace_time():
   assert len(calls) == 3
 
 
+def test_container_arguments_take_the_short_path_per_structure_and_avals():
+  calls = []
+
+  @axle.jit
+  def f(params, scale):
+    calls.append(1)
+    return {k: v * scale["s"] for k, v in params.items()}, [params["a"].sum()]
+
+  params = {"a": jnp.arange(3.0), "b": jnp.ones((2,), jnp.int32)}
+  scale = {"s": jnp.asarray(2.0)}
+  for _ in range(3):  # the repeated calls come from the short path: right answers, one trace
+    out, (total,) = f(params, scale)
+    np.testing.assert_array_equal(out["a"], [0.0, 2.0, 4.0])
+    assert out["b"].dtype == np.float32 and float(total) == 3.0
+  assert len(calls) == 1
+  f({"a": jnp.arange(4.0), "b": params["b"]}, scale)  # a new shape of one leaf traces again
+  assert len(calls) == 2
+  f({"a": params["a"], "c": params["b"]}, scale)  # so does a new structure
+  assert len(calls) == 3
+  strong = jnp.asarray(2.0, dtype=jnp.float32)
+  weak = axle.jit(lambda: 2.0)()
+  assert weak.weak_type != strong.weak_type
+  f(params, {"s": strong})
+  f(params, {"s": weak})  # the same shape and dtype, another weak type: its own entry
+  assert len(calls) == 4
+  # NumPy arrays and Python scalars among the leaves: the general path, the same answers
+  out, _ = f({"a": np.arange(3.0, dtype=np.float32), "b": params["b"]}, {"s": 3.0})
+  np.testing.assert_array_equal(out["a"], [0.0, 3.0, 6.0])
+  config.update("jax_debug_nans", True)
+  try:  # a new trace state misses the short path
+    with pytest.raises(FloatingPointError):
+      f({"a": jnp.asarray([0.0, np.inf, 1.0]), "b": params["b"]}, {"s": jnp.asarray(0.0)})
+  finally:
+    config.update("jax_debug_nans", False)
+
+
 def test_globals_are_baked_in_at_trace_time():
   state = {"scale": 2.0}
 

@@ -488,8 +488,10 @@ class JitFunction:
       if self._simple and not kwargs:
         # The short path: every argument an Array whose signature has been seen.
         key = [config.trace_state]
+        plain = True
         for a in args:
           if type(a) is not Array:
+            plain = False
             break
           key.append(a._aval)
         else:
@@ -497,6 +499,19 @@ class JitFunction:
           if entry is not None:
             outs = entry.compiled.run_arrays(args)
             return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
+        if not plain:
+          # Containers of Arrays (a dict of parameters): one flatten, one lookup keyed by the
+          # tree structure and the leaves' avals.
+          leaves, in_tree = tree_util.tree_flatten(args)
+          key = [config.trace_state, in_tree]
+          for leaf in leaves:
+            if type(leaf) is not Array:
+              break
+            key.append(leaf._aval)
+          else:
+            entry = self._fast_cache.get(tuple(key))
+            if entry is not None:
+              return tree_util.tree_unflatten(entry.out_tree, entry.compiled.run_arrays(leaves))
       if config.jax_disable_jit:
         return self.fun(*args, **kwargs)
       args, kwargs, split, entry = self._entry(args, kwargs)
@@ -505,9 +520,13 @@ class JitFunction:
         compiled = entry.compiled = execution.CompiledCall(
             entry.closed, self.name, self._donated_leaves(args, kwargs, split), self.keep_unused)
       checks = eval_interpreter.special_checks
-      if self._simple and not kwargs and all(type(a) is Array for a in args) \
-          and split.in_tree == _plain_args_tree(len(args)) and not checks.enabled:
-        self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
+      if self._simple and not kwargs and not checks.enabled \
+          and all(type(leaf) is Array for leaf in split.leaves):
+        if all(type(a) is Array for a in args) and split.in_tree == _plain_args_tree(len(args)):
+          self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
+        else:
+          self._fast_cache[(config.trace_state, tree_util.tree_structure(args),
+                            *(leaf._aval for leaf in split.leaves))] = entry
       outs = compiled.run(split.leaves)
       if checks.enabled:
         self._check_special_outputs(outs, args, kwargs)
