@@ -21,9 +21,10 @@ PACKAGE = ROOT / "axle"
 LAYERS = [
     ("L0", False, ["dtypes", "errors", "config", "tree_util", "pretty_printer", "cache_misses",
                    "source_info", "traceback_util", "version", "util",
-                   "monitoring", "linear_util"]),
+                   "monitoring", "linear_util", "layout"]),
     ("L1", False, ["core", "ir"]),
-    ("L2", False, ["xla.client", "array", "basearray", "devices", "sharding", "sharded_array"]),
+    ("L2", False, ["xla.client", "array", "basearray", "devices", "sharding", "sharded_array",
+                   "sharding_impls"]),
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",
                    "interpreters.batching", "interpreters.ad", "interpreters.partial_eval",
                    "interpreters.mlir", "interpreters.hlo", "interpreters.spmd", "interpreters",

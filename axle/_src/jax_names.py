@@ -47,7 +47,7 @@ JAX_INTERNAL_MODULES = {
     "jax._src.typing": "axle._src.typing",
     "jax._src.util": "axle._src.util",
     # Looked up by jaxlib's C++ side when it splits multi-device results (see the
-    # multi-device notes); provided by the multi-device work (issue 16).
+    # multi-device notes): make_single_device_sharding and the sharding classes.
     "jax._src.sharding_impls": "axle._src.sharding_impls",
 }
 
