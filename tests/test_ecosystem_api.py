@@ -502,3 +502,11 @@ def test_sparse_bcoo_refuses_clearly():
   from axle.experimental import sparse
   with pytest.raises(NotImplementedError, match="sparse"):
     sparse.BCOO.fromdense(jnp.ones(3))
+
+
+def test_trace_state_clean_is_false_only_under_a_transformation():
+  import axle.core
+  seen = []
+  jax.jit(lambda x: seen.append(axle.core.trace_state_clean()) or x)(1.0)
+  jax.grad(lambda x: seen.append(axle.core.trace_state_clean()) or x)(1.0)
+  assert axle.core.trace_state_clean() and seen == [False, False]
