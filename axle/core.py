@@ -16,6 +16,7 @@ from axle._src.core import (  # noqa: F401
     is_concrete as is_concrete,
     mapped_aval as mapped_aval,
     unmapped_aval as unmapped_aval,
+    trace_state_clean as trace_state_clean,
     valid_jaxtype as valid_jaxtype,
 )
 from axle._src.errors import ConcretizationTypeError as ConcretizationTypeError  # noqa: F401

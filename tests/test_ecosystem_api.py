@@ -462,3 +462,51 @@ def test_monitoring_listeners():
   finally:
     jax.monitoring.clear_event_listeners()
   assert events == ["/test/event"]
+
+
+def test_compile_time_eval_traces_operations_on_traced_values():
+  from axle._src.core import Tracer
+  seen = {}
+
+  @jax.jit
+  def f(x):
+    with jax.ensure_compile_time_eval():
+      doubled = x * 2                 # a traced operand: traced by jit, as in JAX
+      constant = jnp.ones(3).sum()  # concrete operands: computed right away
+    seen["doubled"], seen["constant"] = doubled, constant
+    return doubled + constant
+
+  assert float(f(1.0)) == 5.0
+  assert isinstance(seen["doubled"], Tracer) and not isinstance(seen["constant"], Tracer)
+
+
+def test_sharding_impls_alias_gives_single_device_shardings():
+  from axle._src import sharding_impls
+  device = jax.devices()[0]
+  sharding = sharding_impls.make_single_device_sharding(device, memory_kind="device")
+  assert sharding == jax.sharding.SingleDeviceSharding(device)
+  assert sharding.memory_kind == "device" and sharding.device_set == {device}
+  from axle._src.jax_names import JAX_INTERNAL_MODULES
+  assert JAX_INTERNAL_MODULES["jax._src.sharding_impls"] == "axle._src.sharding_impls"
+
+
+def test_layout_and_error_category_names():
+  from axle.experimental import checkify, layout
+  assert layout.Format(layout.Layout((1, 0))).layout == layout.Layout((1, 0))
+  assert layout.Format().layout is None
+  assert issubclass(checkify.FailedCheckError, checkify.JaxException)
+  assert checkify.ErrorCategory == type[checkify.JaxException]
+
+
+def test_sparse_bcoo_refuses_clearly():
+  from axle.experimental import sparse
+  with pytest.raises(NotImplementedError, match="sparse"):
+    sparse.BCOO.fromdense(jnp.ones(3))
+
+
+def test_trace_state_clean_is_false_only_under_a_transformation():
+  import axle.core
+  seen = []
+  jax.jit(lambda x: seen.append(axle.core.trace_state_clean()) or x)(1.0)
+  jax.grad(lambda x: seen.append(axle.core.trace_state_clean()) or x)(1.0)
+  assert axle.core.trace_state_clean() and seen == [False, False]

@@ -21,9 +21,10 @@ PACKAGE = ROOT / "axle"
 LAYERS = [
     ("L0", False, ["dtypes", "errors", "config", "tree_util", "pretty_printer", "cache_misses",
                    "source_info", "traceback_util", "version", "util",
-                   "monitoring", "linear_util"]),
+                   "monitoring", "linear_util", "layout"]),
     ("L1", False, ["core", "ir"]),
-    ("L2", False, ["xla.client", "array", "basearray", "devices", "sharding", "sharded_array"]),
+    ("L2", False, ["xla.client", "array", "basearray", "devices", "sharding", "sharded_array",
+                   "sharding_impls"]),
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",
                    "interpreters.batching", "interpreters.ad", "interpreters.partial_eval",
                    "interpreters.mlir", "interpreters.hlo", "interpreters.spmd", "interpreters",
@@ -45,7 +46,7 @@ LAYERS = [
 ]
 # Everything else is L7: ``axle._src`` packages on top of numpy, and the public namespaces.
 L7_SRC_PREFIXES = ["random", "nn", "scipy", "example_libraries", "test_util", "checkify",
-                   "flatten_util", "primitive_table", "typing", "lib", "jax_names"]
+                   "flatten_util", "primitive_table", "typing", "lib", "jax_names", "sparse"]
 
 # Modules that may load modules by name at run time, and why.
 MODULE_FETCHES_ALLOWED = {

@@ -925,8 +925,12 @@ def named_scope(name: str):
 def ensure_compile_time_eval():
   """Within the block, operations on concrete values run right away (eagerly) even while a
   function is being traced by ``jit``, so their results are concrete constants."""
-  with core.set_current_trace(core.eval_trace):
-    yield
+  eval_interpreter.compile_time_eval_depth[0] += 1
+  try:
+    with core.set_current_trace(core.eval_trace):
+      yield
+  finally:
+    eval_interpreter.compile_time_eval_depth[0] -= 1
 
 
 def typeof(x) -> ShapedArray:

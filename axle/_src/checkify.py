@@ -71,6 +71,7 @@ class OOBError(JaxException):
   """An index was out of bounds."""
 
 
+ErrorCategory = type[JaxException]  # the kind of error a check set holds
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
 index_checks = frozenset({OOBError})

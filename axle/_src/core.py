@@ -299,6 +299,11 @@ def current_trace() -> Trace:
   return _context.trace
 
 
+def trace_state_clean() -> bool:
+  """True when no transformation is tracing: operations run eagerly (JAX's ``jax.core.trace_state_clean``)."""
+  return _context.trace is eval_trace
+
+
 class set_current_trace:
   """Context manager that installs ``trace`` as the current trace (its parent is the old one)."""
   __slots__ = ("trace", "previous")

@@ -26,6 +26,7 @@ import types
 # jax._src.<name> -> the axle module serving it.
 JAX_INTERNAL_MODULES = {
     "jax._src": "axle._src",
+    "jax._src.ad_util": "axle._src.differentiation",  # stop_gradient_p (lineax/diffrax)
     "jax._src.api": "axle._src.api",  # grad, jit, vmap, jvp, ... (as jax._src.api holds them)
     "jax._src.compiler": "axle._src.xla.client",  # axle's compile entry point
     "jax._src.core": "axle.core",
@@ -47,7 +48,7 @@ JAX_INTERNAL_MODULES = {
     "jax._src.typing": "axle._src.typing",
     "jax._src.util": "axle._src.util",
     # Looked up by jaxlib's C++ side when it splits multi-device results (see the
-    # multi-device notes); provided by the multi-device work (issue 16).
+    # multi-device notes): make_single_device_sharding and the sharding classes.
     "jax._src.sharding_impls": "axle._src.sharding_impls",
 }
 

@@ -45,6 +45,11 @@ def is_axle_frame(frame: types.FrameType) -> bool:
   return frame.f_code.co_filename.startswith(tuple(_excluded_paths))
 
 
+def include_frame(frame: types.FrameType) -> bool:
+  """Whether a filtered traceback keeps ``frame`` (it is not in axle's or an excluded file)."""
+  return not is_axle_frame(frame)
+
+
 def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
   """``tb`` without axle's frames, except the axle frame called by the last user frame."""
   entries = []

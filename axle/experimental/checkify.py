@@ -2,6 +2,7 @@
 from axle._src.checkify import (  # noqa: F401
     DivisionByZeroError as DivisionByZeroError,
     Error as Error,
+    ErrorCategory as ErrorCategory,
     FailedCheckError as FailedCheckError,
     JaxException as JaxException,
     JaxRuntimeError as JaxRuntimeError,

@@ -2,3 +2,4 @@
 from axle.scipy import special as special
 from axle.scipy import linalg as linalg
 from axle.scipy import stats as stats
+from axle.scipy import fft as fft

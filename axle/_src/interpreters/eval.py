@@ -29,6 +29,10 @@ _abstract_eval_cache: dict = {}
 fallback_impl = None
 
 
+
+# How many ``ensure_compile_time_eval`` blocks are open (a one-element list, set by the api).
+compile_time_eval_depth = [0]
+
 def _to_value(x):
   """The NumPy value and abstract value of an eager operand."""
   if type(x) is Array:
@@ -205,6 +209,11 @@ class EvalTrace(core.Trace):
       try:
         value, aval = _to_value(x)
       except errors.UnexpectedTracerError:
+        if compile_time_eval_depth[0] and isinstance(x, Tracer):
+          # Inside ensure_compile_time_eval, an operation on a traced value is traced by the
+          # value's own trace instead (only concrete operands are computed right away), as in JAX.
+          with core.set_current_trace(x._trace):
+            return primitive.bind(*args, **params)
         raise
       except TypeError:
         raise _operand_error(primitive, position, x) from None
