@@ -28,10 +28,9 @@ _abstract_eval_cache: dict = {}
 # primitive as a cached single-primitive XLA executable.
 fallback_impl = None
 
-
-
 # How many ``ensure_compile_time_eval`` blocks are open (a one-element list, set by the api).
 compile_time_eval_depth = [0]
+
 
 def _to_value(x):
   """The NumPy value and abstract value of an eager operand."""
