@@ -4,7 +4,6 @@ primitives, so it sits at the top layer (L7)."""
 from __future__ import annotations
 
 from axle._src import core
-from axle._src import ir
 from axle._src import api as _api  # noqa: F401  (jit_p)
 from axle._src import checkpoint as _checkpoint  # noqa: F401
 from axle._src import custom_derivatives as _custom_derivatives  # noqa: F401
@@ -14,16 +13,6 @@ from axle._src.lax import linalg as _linalg  # noqa: F401
 from axle._src.lax import parallel as _parallel  # noqa: F401
 from axle._src.random import prng as _prng  # noqa: F401
 
-
-# JAX's generic call primitives. axle's tracing never emits them (jit stages ``pjit``); they
-# exist because libraries name them (numpyro's provenance tracking tests equations against
-# them). Bound directly they evaluate their jaxpr; there are no transformation rules.
-call_p = core.Primitive("call")
-call_p.multiple_results = True
-call_p.def_impl(lambda *args, call_jaxpr: ir.eval_jaxpr(call_jaxpr, (), *args))
-closed_call_p = core.Primitive("closed_call")
-closed_call_p.multiple_results = True
-closed_call_p.def_impl(lambda *args, call_jaxpr: ir.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args))
 
 # JAX's variable names where they are not ``<name>_p``.
 _RENAMED = {"add_any": "add_jaxvals_p", "jit": "pjit_p", "remat2": "remat_p",
