@@ -53,12 +53,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
         correction=None):
   """Variance over ``axis`` with ``ddof`` (or ``correction``) degrees of freedom removed
   (``jnp.var``); complex inputs give a real variance."""
-  if correction is None:
-    correction = ddof
-  elif not isinstance(ddof, int) or ddof != 0:
-    raise ValueError("ddof and correction can't be provided simultaneously.")
+  correction = _correction(ddof, correction)
   a = _operand("var", a)
   return _var(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+def _correction(ddof, correction):
+  """The degrees of freedom removed: ``correction`` (the Array API name) or else ``ddof``."""
+  if correction is None:
+    return ddof
+  if not isinstance(ddof, int) or ddof != 0:
+    raise ValueError("ddof and correction can't be provided simultaneously.")
+  return correction
 
 
 def _hashable_axis(axis):
@@ -97,10 +103,7 @@ def _var(a, axis, dtype, out, correction, keepdims, *, where):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
         correction=None):
   """Standard deviation: the square root of ``var`` (``jnp.std``)."""
-  if correction is None:
-    correction = ddof
-  elif not isinstance(ddof, int) or ddof != 0:
-    raise ValueError("ddof and correction can't be provided simultaneously.")
+  correction = _correction(ddof, correction)
   a = _operand("std", a)
   return _std(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
 
