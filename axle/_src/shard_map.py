@@ -32,7 +32,8 @@ from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from axle._src import shard_map_eager
 from axle._src.sharded_array import (ShardedArray, make_array_from_process_local_data,
                                      sharded_buffer_for)
-from axle._src.sharding import Mesh, NamedSharding, PartitionSpec, IndivisibleError, get_mesh
+from axle._src.sharding import (Mesh, NamedSharding, PartitionSpec, IndivisibleError, ShardedAval,
+                                get_mesh)
 from axle._src.xla import client
 
 shard_map_p = core.Primitive("shard_map")
@@ -346,8 +347,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
     if in_specs is not None:
       specs = _broadcast_specs(in_specs, in_tree, "input")
     else:  # as laid out: each argument's own spec over this mesh
-      specs = [x._sharding.spec if isinstance(x, ShardedArray) and x._sharding.mesh == the_mesh
-               else PartitionSpec() for x in leaves]
+      specs = [_own_spec(x, the_mesh) for x in leaves]
     manual = tuple(a for a in the_mesh.axis_names if not axis_names or a in axis_names)
     if in_specs is not None:
       _check_input_specs(leaves, specs, the_mesh)
@@ -359,6 +359,21 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
                            check_vma, "shmap_body", cache_key=mapped)
 
   return mapped
+
+
+def _own_spec(x, mesh) -> PartitionSpec:
+  """How ``x`` is laid out over ``mesh`` (what shard_map infers when in_specs is omitted): an
+  Array's own sharding, or a traced value's sharded type (``jax.typeof(x).sharding``)."""
+  if isinstance(x, ShardedArray):
+    return x._sharding.spec if x._sharding.mesh == mesh else PartitionSpec()
+  if isinstance(x, core.Tracer):
+    aval = core.get_aval(x)
+    sharding = getattr(aval, "sharding", None)
+    if (isinstance(aval, ShardedAval) and sharding is not None
+        and tuple(sharding.mesh.axis_names) == tuple(mesh.axis_names)
+        and tuple(sharding.mesh.axis_sizes) == tuple(mesh.axis_sizes)):
+      return sharding.spec
+  return PartitionSpec()
 
 
 def _check_input_specs(leaves, specs, mesh) -> None:

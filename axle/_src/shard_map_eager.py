@@ -77,7 +77,9 @@ class ShardTrace(core.Trace):
     if not mine:
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
-    if primitive.name == "jit":  # run the jaxpr here, so collectives inside it see the mesh
+    if primitive.name in ("jit", "remat2"):
+      # run the jaxpr here, so collectives inside it see the mesh (remat changes nothing
+      # outside differentiation)
       closed = params["jaxpr"]
       return ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     if primitive.name == "pvary":
