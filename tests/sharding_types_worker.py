@@ -68,6 +68,58 @@ def remat_with_collectives_in_eager_shard_map():
     assert_equal(out, np.arange(32., dtype=np.float32).reshape(8, 4).sum(0))
 
 
+@check
+def partition_spec_unreduced_field():
+  p = P("X", None, unreduced={"Y"})
+  assert repr(p) == "P('X', None, unreduced={'Y'})", repr(p)
+  assert p.unreduced == frozenset({"Y"}) and p.reduced == frozenset() and p.partitions == ("X", None)
+  assert p != P("X", None) and p == P("X", unreduced={"Y"})
+  assert repr(P(unreduced={"Y"})) == "P(unreduced={'Y'})"
+  assert repr(P("X", unreduced={"Y"})) == "P('X', unreduced={'Y'})"
+  assert repr(P(None, reduced={"Y"})) == "P(None, reduced={'Y'})"
+  import pickle
+  assert pickle.loads(pickle.dumps(p)) == p
+  for bad in (lambda: P("X", unreduced={"X"}), lambda: P(unreduced={None}),
+              lambda: P(unreduced={"Y"}, reduced={"Y"})):
+    try:
+      bad()
+    except ValueError:
+      pass
+    else:
+      raise AssertionError("no error")
+
+
+@check
+def unreduced_arrays():
+  mesh = jax.make_mesh((4, 2), ("X", "Y"))
+  value = np.arange(32, dtype=np.float32).reshape(8, 4)
+  with jax.set_mesh(mesh):
+    x = jax.device_put(value, P("X", "Y"))
+    y = jax.device_put(x, P("X", None, unreduced={"Y"}))
+    assert str(y.sharding.spec) == "P('X', None, unreduced={'Y'})"
+    assert str(jax.typeof(y)) == "float32[8@X,4]{U:Y}", jax.typeof(y)
+    # each device along Y keeps its own block of columns; the others hold zeros
+    shards = y.addressable_shards
+    assert_equal(shards[0].data, np.array([[0, 1, 0, 0], [4, 5, 0, 0]], np.float32))
+    assert_equal(shards[1].data, np.array([[0, 0, 2, 3], [0, 0, 6, 7]], np.float32))
+    assert repr(y).startswith("Array(shape=(8, 4), dtype=float32, sharding=NamedSharding(")
+    try:
+      np.asarray(y)
+    except NotImplementedError as e:
+      assert "unreduced" in str(e)
+    else:
+      raise AssertionError("fetching an unreduced array did not raise")
+    # reshard sums the partial values
+    for spec in (P("X", None), P(), P("X", "Y")):
+      z = jax.reshard(y, spec)
+      assert z.sharding.spec == spec, z.sharding
+      assert_equal(z, value)
+    assert_equal(jax.jit(lambda a: jax.reshard(a, P()))(y), value)
+    # the lowered program carries Shardy's unreduced annotation
+    text = jax.jit(lambda a: jax.reshard(a, P("X", None))).lower(y).as_text()
+    assert 'unreduced={"Y"}' in text, text
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -10,7 +10,8 @@ import pytest
 WORKER = os.path.join(os.path.dirname(__file__), "sharding_types_worker.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = ["shard_map_infers_in_specs_of_traced_arguments",
-          "remat_with_collectives_in_eager_shard_map"]
+          "remat_with_collectives_in_eager_shard_map", "partition_spec_unreduced_field",
+          "unreduced_arrays"]
 
 
 @pytest.fixture(scope="module")

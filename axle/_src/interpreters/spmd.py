@@ -88,7 +88,13 @@ def dims_text(ndim: int, axes_of) -> str:
 
 
 def sharding_text(spec, ndim: int) -> str:
-  return f"<@mesh, {dims_text(ndim, spec.axes_of)}>"
+  unreduced = getattr(spec, "unreduced", ())
+  if not unreduced:
+    return f"<@mesh, {dims_text(ndim, spec.axes_of)}>"
+  mesh = module_mesh()
+  names = [a for a in mesh.axis_names if a in unreduced] if mesh is not None else sorted(unreduced)
+  axes = ", ".join(f'"{a}"' for a in names)
+  return f"<@mesh, {dims_text(ndim, spec.axes_of)}, unreduced={{{axes}}}>"
 
 
 def mesh_declaration(mesh) -> str:
@@ -174,7 +180,14 @@ def lower_spmd_module(closed: ClosedJaxpr, name: str, mesh, in_specs, out_specs,
             for v in lowering.jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)]
   finally:
     _current_module_mesh.reset(token)
-  aliases = aliases or {}
+  token = _current_module_mesh.set(mesh)  # the attributes name the mesh's axes too
+  try:
+    return _module_text(module, function, mesh, args, outs, in_specs, out_specs, aliases or {})
+  finally:
+    _current_module_mesh.reset(token)
+
+
+def _module_text(module, function, mesh, args, outs, in_specs, out_specs, aliases) -> str:
 
   def arg_text(i, a):
     attrs = []

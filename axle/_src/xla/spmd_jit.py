@@ -102,6 +102,35 @@ def put_hook(x, sharding):
   return sharded_array_module.put_sharded(x, sharding)
 
 
+_reshard_calls: dict = {}
+
+
+def reshard_program(x, sharding: NamedSharding):
+  """``x`` laid out as ``sharding`` by a program over its mesh (how arrays move into and out of
+  unreduced layouts: XLA pads the partial values with zeros, or sums them)."""
+  mesh = sharding.mesh
+  if isinstance(x, ShardedArray) and x._sharding.mesh != mesh and x._sharding.mesh.size > 1:
+    if x._sharding.spec.unreduced:
+      raise NotImplementedError(
+          f"reshard: an unreduced array over {x._sharding.mesh} can only be resharded over the "
+          f"same mesh, not {mesh}; reduce it first with jax.reshard(x, P(...)) over its own mesh")
+    x = sharded_array_module.put_sharded(x, NamedSharding(mesh, PartitionSpec()))
+  aval = core.get_aval(x)
+  aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+  key = (aval, sharding)
+  call = _reshard_calls.get(key)
+  if call is None:
+    var = ir.Var(aval)
+    closed = ClosedJaxpr(Jaxpr([], [var], [var], []), [])
+    call = _reshard_calls[key] = SpmdJitCall(closed, "reshard", mesh, out_shardings=[sharding])
+  if not (isinstance(x, ShardedArray) and x._sharding.mesh == mesh):
+    x = sharded_array_module.put_sharded(x, NamedSharding(mesh, PartitionSpec()))
+  return call.run([x])[0]
+
+
+sharded_array_module.reshard_program_hook = reshard_program
+
+
 def reshard(x, out_shardings):
   """``x`` laid out as ``out_shardings`` (a NamedSharding/PartitionSpec or a pytree prefix):
   data moves between devices as needed."""
@@ -234,22 +263,27 @@ def named_from_hlo(mesh, hlo, ndim: int) -> NamedSharding | None:
   if tiling is None:
     return NamedSharding(mesh, PartitionSpec())
   names = list(mesh.axis_names)
-  for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+  # each mesh axis: unused (-1), unreduced (-2, when XLA's sharding has such a subgroup) or
+  # splitting a dimension
+  first = -2 if "unreduced" in tiling[2] else -1
+  for choice in itertools.product(range(first, ndim), repeat=len(names)):
     per_dim = [[names[i] for i, d in enumerate(choice) if d == dim] for dim in range(ndim)]
+    unreduced = frozenset(names[i] for i, d in enumerate(choice) if d == -2)
     for orders in itertools.product(*[list(itertools.permutations(p)) for p in per_dim]):
       parts = [None if not o else (o[0] if len(o) == 1 else tuple(o)) for o in orders]
-      spec = PartitionSpec(*parts)
+      spec = PartitionSpec(*parts, unreduced=unreduced)
       if tiling_for(mesh, spec, ndim) == tiling:
         while parts and parts[-1] is None:
           parts.pop()
-        return NamedSharding(mesh, PartitionSpec(*parts))
+        return NamedSharding(mesh, PartitionSpec(*parts, unreduced=unreduced))
   return None
 
 
 class SpmdJitCall:
   """A jitted function's program over a mesh, compiled once per layout of its arguments."""
 
-  def __init__(self, closed: ClosedJaxpr, name: str, mesh, donated=()):
+  def __init__(self, closed: ClosedJaxpr, name: str, mesh, donated=(), out_shardings=None):
+    self.fixed_out_shardings = out_shardings  # NamedShardings (or None: XLA's choice) per result
     self.closed = closed
     self.name = name
     self.mesh = mesh
@@ -273,17 +307,18 @@ class SpmdJitCall:
     entry = self._variants.get(in_specs)
     if entry is None:
       aliases = lowering.donation_aliases(self.closed, self.donated) if self.donated else {}
-      out_specs = [None] * len(self.out_avals)
+      fixed = self.fixed_out_shardings or [None] * len(self.out_avals)
+      out_specs = [None if s is None else s.spec for s in fixed]
       text = spmd.lower_spmd_module(self.closed, f"jit_{self.name}", self.mesh, list(in_specs),
                                     out_specs, aliases)
       executable = client.compile_spmd(
           text, self.in_avals, self.out_avals, self.mesh.flat_devices,
-          propagate_to_outputs=[True] * len(self.out_avals),
+          propagate_to_outputs=[s is None for s in out_specs],
           propagate_to_parameters=[s is None for s in in_specs])
       in_shardings = [named_from_hlo(self.mesh, h, a.ndim)
                       for h, a in zip(executable.in_shardings, self.in_avals)]
-      out_shardings = [named_from_hlo(self.mesh, h, a.ndim)
-                       for h, a in zip(executable.out_shardings, self.out_avals)]
+      out_shardings = [given if given is not None else named_from_hlo(self.mesh, h, a.ndim)
+                       for given, h, a in zip(fixed, executable.out_shardings, self.out_avals)]
       if any(s is None for s in in_shardings + out_shardings):
         raise NotImplementedError("XLA chose a layout that axle cannot express as a "
                                   "NamedSharding over the mesh")
