@@ -120,6 +120,59 @@ def unreduced_arrays():
     assert 'unreduced={"Y"}' in text, text
 
 
+@check
+def sharded_types_of_traced_values():
+  # JAX 0.10.2's sharding-in-types rules (values from explicitly sharded inputs under jit)
+  mesh = jax.make_mesh((4, 2), ("X", "Y"))
+  with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(32.).reshape(8, 4), P("X", "Y"))
+    b = jax.device_put(np.arange(32.).reshape(4, 8), P("Y", None))
+    v = jax.device_put(np.arange(4.), P("Y"))
+    seen = {}
+
+    @jax.jit
+    def f(a, b, v):
+      values = {"sin": jnp.sin(a), "T": a.T, "sum0": a.sum(0), "sum1": a.sum(1), "a+v": a + v,
+                "a*2": a * 2, "split": a.reshape(4, 2, 4), "merge": a.reshape(32),
+                "dot": jnp.dot(a, b, out_sharding=P("X", None)),
+                "free": jnp.dot(jax.reshard(a, P("X", None)), b),
+                "broadcast": jnp.broadcast_to(v, (3, 4)), "expand": a[None],
+                "astype": a.astype(jnp.int32), "where": jnp.where(a > 0, a, 0.),
+                "max": jnp.max(a, axis=0)}
+      seen.update({k: str(jax.typeof(x)) for k, x in values.items()})
+      return a
+    f(a, b, v)
+    want = {"sin": "float32[8@X,4@Y]", "T": "float32[4@Y,8@X]", "sum0": "float32[4@Y]",
+            "sum1": "float32[8@X]", "a+v": "float32[8@X,4@Y]", "a*2": "float32[8@X,4@Y]",
+            "split": "float32[4@X,2,4@Y]", "merge": "float32[32@(X,Y)]",
+            "dot": "float32[8@X,8]", "free": "float32[8@X,8]", "broadcast": "float32[3,4@Y]",
+            "expand": "float32[1,8@X,4@Y]", "astype": "int32[8@X,4@Y]",
+            "where": "float32[8@X,4@Y]", "max": "float32[4@Y]"}
+    assert seen == want, {k: (seen.get(k), w) for k, w in want.items() if seen.get(k) != w}
+    text = str(jax.make_jaxpr(lambda x: jnp.sin(x).T)(a))
+    assert "a:f32[8@X,4@Y]" in text and "f32[4@Y,8@X] = transpose" in text, text
+
+
+@check
+def explicit_axes_inside_jit_types_values():
+  auto = jax.sharding.AxisType.Auto
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), (auto, auto))
+  seen = []
+
+  @jax.sharding.explicit_axes
+  def g(y):
+    z = y * 2
+    seen.extend([repr(jax.typeof(y)), repr(jax.typeof(z))])
+    return z
+
+  with jax.set_mesh(mesh):
+    x = jax.device_put(np.arange(16.).reshape(4, 4), P("X", "Y"))
+    out = jax.jit(lambda a: g(jnp.sin(a), in_sharding=P("X", "Y")) + 1)(x)
+  assert seen == ["ShapedArray(float32[4@X,4@Y])"] * 2, seen
+  np.testing.assert_allclose(np.asarray(out), np.sin(np.arange(16.).reshape(4, 4)) * 2 + 1,
+                             rtol=1e-6)
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -11,7 +11,8 @@ WORKER = os.path.join(os.path.dirname(__file__), "sharding_types_worker.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = ["shard_map_infers_in_specs_of_traced_arguments",
           "remat_with_collectives_in_eager_shard_map", "partition_spec_unreduced_field",
-          "unreduced_arrays"]
+          "unreduced_arrays", "sharded_types_of_traced_values",
+          "explicit_axes_inside_jit_types_values"]
 
 
 @pytest.fixture(scope="module")

@@ -561,7 +561,9 @@ class ShardedAval(ShapedArray):
     self.sharding = sharding
     self.vma = frozenset(vma)
 
-  def __str__(self):
+  def str_short(self, short_dtypes: bool = True) -> str:
+    """``f32[8@X,4@Y]`` (each dimension's Explicit mesh axes), ``{U:Y}`` for unreduced axes and
+    ``{V:i}`` for the axes a value inside shard_map may vary over."""
     dims = []
     for i, d in enumerate(self.shape):
       text = str(d)
@@ -572,7 +574,8 @@ class ShardedAval(ShapedArray):
         if explicit:
           text += "@" + (explicit[0] if len(explicit) == 1 else "(" + ",".join(explicit) + ")")
       dims.append(text)
-    text = ("~" if self.weak_type else "") + f"{self.dtype.name}[{','.join(dims)}]"
+    name = super().str_short(short_dtypes).split("[")[0]
+    text = f"{name}[{','.join(dims)}]"
     unreduced = self.sharding.spec.unreduced if self.sharding is not None else ()
     if unreduced:
       names = [a for a in self.sharding.mesh.axis_names if a in unreduced]
@@ -581,6 +584,13 @@ class ShardedAval(ShapedArray):
       names = sorted(self.vma)
       text += "{V:" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")") + "}"
     return text
+
+  def __str__(self):
+    return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+  def __repr__(self):
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
   @property
   def manual_axis_type(self):

@@ -111,6 +111,11 @@ def user_source_info():
   return source_info_util.current(2)
 
 
+# Set by xla/spmd_jit: (primitive, operand avals, params, result aval(s)) -> the result aval(s)
+# with the mesh axes sharding-in-types gives them.
+sharded_types_hook = None
+
+
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
   __slots__ = ("aval", "jaxpr_var")
@@ -215,6 +220,8 @@ class StagingTrace(core.Trace):
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
     out_aval = eval_interpreter.abstract_eval(primitive, avals, params)  # memoised per signature
+    if sharded_types_hook is not None:
+      out_aval = sharded_types_hook(primitive, avals, params, out_aval)
     source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import math
 from typing import Sequence
 
 import numpy as np
@@ -23,10 +24,12 @@ from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import spmd
+from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr, Jaxpr
 from axle._src import sharded_array as sharded_array_module
 from axle._src.sharded_array import ShardedArray, hlo_sharding_of, sharded_buffer_for
-from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh,
+from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, ShardedAval,
+                                get_abstract_mesh,
                                 get_mesh, tiling_for, use_abstract_mesh, with_axis_types)
 from axle._src.xla import client
 
@@ -519,3 +522,214 @@ def _eager_sharded(primitive, args, params):
 
 
 eval_interpreter.sharded_hook = _eager_sharded
+
+
+# ---------------------------------------------------------------------------
+# Sharding in types under tracing: each staged operation's result type carries the Explicit
+# mesh axes it is split over (``jax.typeof(y)`` shows ``float32[4@X,4@Y]`` inside jit), by a
+# rule per primitive: elementwise operations keep their operands' layout, transpose permutes
+# it, reductions drop the reduced dimensions, dot_general keeps the batch and free dimensions,
+# broadcast_in_dim and reshape move it with the dimensions they keep. Operations without a rule,
+# and layouts a rule cannot follow (operands split differently, a contraction split on both
+# sides), give unsplit types: the values are unaffected, XLA decides the layout. (Eager
+# operations on Explicit axes raise JAX's errors for the ambiguous cases: check_explicit_sharding.)
+
+def _typed_mesh(mesh):
+  """The abstract mesh a type over ``mesh`` names: the current one inside auto_axes /
+  explicit_axes / use_abstract_mesh (same shape), else ``mesh``'s own."""
+  abstract = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+  current = get_abstract_mesh()
+  if not current.empty and current.shape_tuple == abstract.shape_tuple:
+    return current
+  return abstract
+
+
+def _explicit_spec(mesh, spec: PartitionSpec, ndim: int) -> PartitionSpec:
+  explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
+  parts = []
+  for d in range(ndim):
+    axes = tuple(a for a in spec.axes_of(d) if a in explicit)
+    parts.append(_spec_entry(axes))
+  return PartitionSpec(*parts, unreduced=spec.unreduced & explicit)
+
+
+def _typed(aval, mesh, parts, unreduced=frozenset()):
+  spec = PartitionSpec(*parts, unreduced=unreduced)
+  if not any(p is not None for p in parts) and not unreduced:
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+  return ShardedAval(ShapedArray(aval.shape, aval.dtype, aval.weak_type),
+                     NamedSharding(mesh, spec))
+
+
+def _parts_of(aval) -> list:
+  sharding = aval.sharding if isinstance(aval, ShardedAval) else None
+  spec = sharding.spec if sharding is not None else PartitionSpec()
+  return [_spec_entry(spec.axes_of(d)) for d in range(aval.ndim)]
+
+
+def _same_shape_rule(name, avals, out_avals):
+  shaped = [a for a in avals if a.ndim > 0]
+  if not shaped or any(o.shape != out_avals[0].shape for o in out_avals):
+    return None
+  shape = out_avals[0].shape
+  if any(a.ndim != len(shape) or any(d not in (n, 1) for d, n in zip(a.shape, shape))
+         for a in shaped):
+    return None
+  merged = [None] * len(shape)
+  for a in shaped:
+    for d, p in enumerate(_parts_of(a)):
+      if p is None or a.shape[d] != shape[d]:
+        continue
+      if merged[d] is not None and merged[d] != p:
+        return None
+      merged[d] = p
+  used = [axis for p in merged if p is not None for axis in (p if isinstance(p, tuple) else (p,))]
+  if len(used) != len(set(used)):
+    return None
+  return [merged] * len(out_avals)
+
+
+def _axes(entry) -> tuple:
+  return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+
+
+def _split_axes(axes, out_sizes, sizes):
+  """``axes`` (outermost first) handed out to the dimensions ``out_sizes`` a dimension splits
+  (or several merge) into, each taking axes while they divide it; None if they do not fit."""
+  axes = list(axes)
+  out = []
+  for size in out_sizes:
+    taken = []
+    while size > 1 and axes:
+      size, remainder = divmod(size, sizes[axes[0]])
+      if remainder:
+        return None
+      taken.append(axes.pop(0))
+    out.append(_spec_entry(tuple(taken)))
+  return None if axes else out
+
+
+def _reshape_parts(in_shape, out_shape, parts, sizes):
+  """The result's per-dimension axes of a reshape: dimensions of size 1 come and go; a split
+  dimension hands its axes to the dimensions it splits into, outermost first; merged
+  dimensions give theirs (in order) to the merged one. None when the layout cannot follow."""
+  if [d for d in in_shape if d != 1] == [d for d in out_shape if d != 1]:
+    kept = iter(p for d, p in zip(in_shape, parts) if d != 1)
+    return [None if d == 1 else next(kept) for d in out_shape]
+  out = []
+  i = j = 0
+  while i < len(in_shape) or j < len(out_shape):
+    i0, j0 = i, j
+    a = in_shape[i] if i < len(in_shape) else 1
+    b = out_shape[j] if j < len(out_shape) else 1
+    i, j = i + 1, j + 1
+    while a != b:
+      if a < b:
+        if i >= len(in_shape):
+          return None
+        a *= in_shape[i]
+        i += 1
+      else:
+        if j >= len(out_shape):
+          return None
+        b *= out_shape[j]
+        j += 1
+    group = parts[i0:i]
+    n_out = min(j, len(out_shape)) - j0
+    if not any(p is not None for p in group):
+      out.extend([None] * n_out)
+      continue
+    flat = [a for p in group for a in _axes(p)]
+    entries = list(group)
+    while entries and entries[-1] is None:
+      entries.pop()
+    if len(group) > 1 and (None in entries or (n_out > 1)):
+      return None  # merging after an unsplit dimension, or many dimensions into many
+    split = _split_axes(flat, out_shape[j0:j0 + n_out], sizes)
+    if split is None:
+      return None
+    out.extend(split)
+  return out if len(out) == len(out_shape) else None
+
+
+def _rule_parts(primitive, avals, params, out_avals, mesh):
+  name = primitive.name
+  if name == "transpose":
+    parts = _parts_of(avals[0])
+    return [[parts[p] for p in params["permutation"]]]
+  if name in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
+              "reduce_or", "reduce_xor", "argmax", "argmin"):
+    parts = _parts_of(avals[0])
+    axes = set(params["axes"])
+    return [[p for d, p in enumerate(parts) if d not in axes]]
+  if name == "squeeze":
+    parts = _parts_of(avals[0])
+    dims = {d % avals[0].ndim for d in params["dimensions"]}
+    return [[p for d, p in enumerate(parts) if d not in dims]]
+  if name == "broadcast_in_dim":
+    parts = _parts_of(avals[0])
+    out = [None] * out_avals[0].ndim
+    for d, od in enumerate(params["broadcast_dimensions"]):
+      if avals[0].shape[d] == out_avals[0].shape[od]:
+        out[od] = parts[d]
+    return [out]
+  if name == "reshape":
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    return [_reshape_parts(avals[0].shape, out_avals[0].shape, _parts_of(avals[0]), sizes)]
+  if name == "dot_general":
+    given = params.get("out_sharding")
+    if given is not None:
+      spec = given.spec if isinstance(given, NamedSharding) else given
+      return [[_spec_entry(spec.axes_of(d)) for d in range(out_avals[0].ndim)]]
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    lp, rp = _parts_of(avals[0]), _parts_of(avals[1])
+    batch = [lp[a] if lp[a] is not None else rp[b] for a, b in zip(lb, rb)]
+    lhs_free = [lp[d] for d in range(len(lp)) if d not in lc and d not in lb]
+    rhs_free = [rp[d] for d in range(len(rp)) if d not in rc and d not in rb]
+    out = batch + lhs_free + rhs_free
+    used = [a for p in out if p is not None for a in (p if isinstance(p, tuple) else (p,))]
+    if len(used) != len(set(used)):
+      return None
+    return [out]
+  if primitive.multiple_results and name in ("jit", "remat2", "custom_jvp_call",
+                                             "custom_vjp_call", "cond", "while", "scan"):
+    return None
+  return _same_shape_rule(name, avals, out_avals)
+
+
+def sharded_result_types(primitive, avals, params, out):
+  """``out`` (the abstract eval's result avals) with the Explicit mesh axes the rule above
+  gives them, when an operand's type is split over a mesh (or the operation lays it out)."""
+  name = primitive.name
+  if name == "sharding_constraint":
+    sharding = params["sharding"]
+    mesh = _typed_mesh(sharding.mesh)
+    spec = _explicit_spec(mesh, sharding.spec, out.ndim)
+    return _typed(out, mesh, list(spec)[:out.ndim] + [None] * (out.ndim - len(spec)),
+                  spec.unreduced)
+  if name == "shard_map":
+    mesh = _typed_mesh(params["mesh"])
+    typed = []
+    for a, spec in zip(out, params["out_specs"]):
+      spec = _explicit_spec(mesh, spec, a.ndim)
+      typed.append(_typed(a, mesh, [_spec_entry(spec.axes_of(d)) for d in range(a.ndim)]))
+    return typed
+  mesh = None
+  for a in avals:
+    if type(a) is ShardedAval and a.sharding is not None and not a.sharding.mesh.empty:
+      mesh = a.sharding.mesh
+      break
+  if mesh is None:
+    return out
+  if any(type(a) is ShardedAval and a.sharding is not None and a.sharding.spec.unreduced
+         for a in avals):
+    return out  # unreduced values: XLA reduces them where needed (no typed rule here)
+  outs = list(out) if primitive.multiple_results else [out]
+  parts = _rule_parts(primitive, avals, params, outs, mesh)
+  if parts is None or any(p is None for p in parts):
+    return out
+  typed = [_typed(o, mesh, p) if len(p) == o.ndim else o for o, p in zip(outs, parts)]
+  return typed if primitive.multiple_results else typed[0]
+
+
+staging.sharded_types_hook = sharded_result_types
