@@ -173,6 +173,57 @@ def explicit_axes_inside_jit_types_values():
                              rtol=1e-6)
 
 
+@check
+def axis_index_groups_in_pmap_and_shard_map():
+  # JAX 0.10.2: groups work in pmap (and shard_map with check_vma=False); psum/pmean with
+  # groups are NotImplementedError under shard_map's check_vma; vmap does not support them.
+  x = np.arange(8, dtype=np.float32)
+  groups = [[0, 1, 2, 3], [4, 5, 6, 7]]
+  pm = lambda fn: np.asarray(jax.pmap(fn, axis_name="i")(x)).astype(np.float64)
+  assert_equal(pm(lambda v: lax.psum(v, "i", axis_index_groups=groups)), np.repeat([6., 22.], 4))
+  assert_equal(pm(lambda v: lax.pmean(v, "i", axis_index_groups=groups)), np.repeat([1.5, 5.5], 4))
+  assert_equal(pm(lambda v: lax.pmax(v, "i", axis_index_groups=groups)), np.repeat([3., 7.], 4))
+  assert_equal(pm(lambda v: lax.all_gather(v, "i", axis_index_groups=groups)),
+               np.repeat(x.reshape(2, 1, 4), 4, axis=1).reshape(8, 4).astype(np.float64))
+  assert_equal(pm(lambda v: lax.psum_scatter(jnp.stack([v] * 4), "i", axis_index_groups=groups)),
+               np.repeat([6., 22.], 4))
+  # uneven groups (psum) and pmean's divisor (the first group's size, as JAX)
+  uneven = [[0, 1], [2, 3, 4, 5, 6, 7]]
+  assert_equal(pm(lambda v: lax.psum(v, "i", axis_index_groups=uneven)),
+               np.array([1., 1.] + [27.] * 6))
+  assert_equal(pm(lambda v: lax.pmean(v, "i", axis_index_groups=uneven)),
+               np.array([.5, .5] + [13.5] * 6))
+  assert_equal(pm(jax.grad(lambda v: lax.psum(v * v, "i", axis_index_groups=groups))),
+               8 * x.astype(np.float64))
+  mesh = jax.make_mesh((8,), ("i",))
+  xs = jax.device_put(x, NamedSharding(mesh, P("i")))
+  sm = lambda fn, **kw: jax.shard_map(fn, mesh=mesh, in_specs=P("i"), out_specs=P("i"), **kw)
+  for run in (lambda f: np.asarray(f(xs)).astype(np.float64),
+              lambda f: np.asarray(jax.jit(f)(xs)).astype(np.float64)):
+    assert_equal(run(sm(lambda v: lax.pmin(v, "i", axis_index_groups=groups))),
+                 np.repeat([0., 4.], 4))
+    assert_equal(run(sm(lambda v: lax.psum(v, "i", axis_index_groups=groups), check_vma=False)),
+                 np.repeat([6., 22.], 4))
+    try:
+      run(sm(lambda v: lax.psum(v, "i", axis_index_groups=groups)))
+    except NotImplementedError:
+      pass
+    else:
+      raise AssertionError("psum with groups under check_vma did not raise")
+  try:
+    jax.vmap(lambda v: lax.psum(v, "i", axis_index_groups=groups), axis_name="i")(x)
+  except NotImplementedError as e:
+    assert "vmap" in str(e)
+  else:
+    raise AssertionError("vmap psum with groups did not raise")
+  try:
+    pm(lambda v: lax.psum(v, "i", axis_index_groups=[[0, 1, 2, 3], [4, 5, 6]]))
+  except ValueError as e:
+    assert "partition" in str(e)
+  else:
+    raise AssertionError("groups that miss an index did not raise")
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

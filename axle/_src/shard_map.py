@@ -430,6 +430,8 @@ def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, ch
     out_flat_specs = _broadcast_specs(out_specs, out_tree, "output")
   else:
     out_flat_specs = out_specs_flat(out_tree)
+  if check_vma and shard_map_eager.psum_with_groups(closed.jaxpr):
+    raise shard_map_eager.psum_groups_error()
   if check_vma:
     in_vmas = [{a for d in range(len(s)) for a in s.axes_of(d) if a in manual} for s in specs]
     for spec, vma in zip(out_flat_specs, shard_map_eager.infer_vma(closed.jaxpr, in_vmas)):

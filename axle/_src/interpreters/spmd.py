@@ -51,15 +51,22 @@ def lowering_mesh():
   return _lowering_mesh.get()
 
 
-def replica_groups(mesh, axes: Sequence[str]) -> np.ndarray:
+def replica_groups(mesh, axes: Sequence[str], axis_index_groups=None) -> np.ndarray:
   """The groups of logical devices that a collective over mesh axes ``axes`` combines: one row
-  per combination of the other axes, each row ordered along ``axes`` (in the order given)."""
+  per combination of the other axes, each row ordered along ``axes`` (in the order given).
+  With ``axis_index_groups`` (groups of indices along ``axes``), each row splits into those
+  groups; rows of unequal length are padded with -1 (as StableHLO's replica_groups are)."""
   names = list(mesh.axis_names)
   sizes = list(mesh.axis_sizes)
   chosen = [names.index(a) for a in axes]
   others = [i for i in range(len(names)) if i not in chosen]
   ids = np.arange(math.prod(sizes)).reshape(sizes).transpose(others + chosen)
-  return ids.reshape(-1, math.prod(sizes[i] for i in chosen))
+  rows = ids.reshape(-1, math.prod(sizes[i] for i in chosen))
+  if axis_index_groups is None:
+    return rows
+  width = max(len(g) for g in axis_index_groups)
+  return np.array([[int(row[i]) for i in g] + [-1] * (width - len(g))
+                   for row in rows for g in axis_index_groups], dtype=np.int64)
 
 
 def axis_stride(mesh, axis: str) -> int:
