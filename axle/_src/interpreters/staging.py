@@ -112,8 +112,10 @@ def user_source_info():
 
 
 # Set by xla/spmd_jit: (primitive, operand avals, params, result aval(s)) -> the result aval(s)
-# with the mesh axes sharding-in-types gives them.
-sharded_types_hook = None
+# with the mesh axes sharding-in-types gives them; called when an operand's aval is not a plain
+# ShapedArray, and always for the primitives named in sharded_type_primitives.
+sharded_types_hook = lambda primitive, avals, params, out: out
+sharded_type_primitives: set = set()
 
 
 class StagingTracer(Tracer):
@@ -220,8 +222,13 @@ class StagingTrace(core.Trace):
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
     out_aval = eval_interpreter.abstract_eval(primitive, avals, params)  # memoised per signature
-    if sharded_types_hook is not None:
+    if primitive.name in sharded_type_primitives:
       out_aval = sharded_types_hook(primitive, avals, params, out_aval)
+    else:
+      for a in avals:
+        if a.__class__ is not ShapedArray:  # a type with a sharding (sharding in types)
+          out_aval = sharded_types_hook(primitive, avals, params, out_aval)
+          break
     source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]

@@ -725,7 +725,10 @@ def sharded_result_types(primitive, avals, params, out):
          for a in avals):
     return out  # unreduced values: XLA reduces them where needed (no typed rule here)
   outs = list(out) if primitive.multiple_results else [out]
-  parts = _rule_parts(primitive, avals, params, outs, mesh)
+  try:
+    parts = _rule_parts(primitive, avals, params, outs, mesh)
+  except (KeyError, IndexError, TypeError, ValueError):
+    return out  # parameters a rule does not expect: the types stay unsplit
   if parts is None or any(p is None for p in parts):
     return out
   typed = [_typed(o, mesh, p) if len(p) == o.ndim else o for o, p in zip(outs, parts)]
@@ -733,3 +736,4 @@ def sharded_result_types(primitive, avals, params, out):
 
 
 staging.sharded_types_hook = sharded_result_types
+staging.sharded_type_primitives.update({"sharding_constraint", "shard_map"})
