@@ -652,49 +652,74 @@ def _reshape_parts(in_shape, out_shape, parts, sizes):
   return out if len(out) == len(out_shape) else None
 
 
+def _transpose_rule(avals, params, out_avals, mesh):
+  parts = _parts_of(avals[0])
+  return [[parts[p] for p in params["permutation"]]]
+
+
+def _reduce_rule(avals, params, out_avals, mesh):
+  axes = set(params["axes"])
+  return [[p for d, p in enumerate(_parts_of(avals[0])) if d not in axes]]
+
+
+def _squeeze_rule(avals, params, out_avals, mesh):
+  dims = {d % avals[0].ndim for d in params["dimensions"]}
+  return [[p for d, p in enumerate(_parts_of(avals[0])) if d not in dims]]
+
+
+def _broadcast_in_dim_rule(avals, params, out_avals, mesh):
+  parts = _parts_of(avals[0])
+  out = [None] * out_avals[0].ndim
+  for d, od in enumerate(params["broadcast_dimensions"]):
+    if avals[0].shape[d] == out_avals[0].shape[od]:
+      out[od] = parts[d]
+  return [out]
+
+
+def _reshape_rule(avals, params, out_avals, mesh):
+  sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+  return [_reshape_parts(avals[0].shape, out_avals[0].shape, _parts_of(avals[0]), sizes)]
+
+
+def _dot_general_rule(avals, params, out_avals, mesh):
+  given = params.get("out_sharding")
+  if given is not None:
+    spec = given.spec if isinstance(given, NamedSharding) else given
+    return [[_spec_entry(spec.axes_of(d)) for d in range(out_avals[0].ndim)]]
+  (lc, rc), (lb, rb) = params["dimension_numbers"]
+  lp, rp = _parts_of(avals[0]), _parts_of(avals[1])
+  batch = [lp[a] if lp[a] is not None else rp[b] for a, b in zip(lb, rb)]
+  lhs_free = [lp[d] for d in range(len(lp)) if d not in lc and d not in lb]
+  rhs_free = [rp[d] for d in range(len(rp)) if d not in rc and d not in rb]
+  out = batch + lhs_free + rhs_free
+  used = [a for p in out if p is not None for a in _axes(p)]
+  return None if len(used) != len(set(used)) else [out]
+
+
+def _keep_inner_types(avals, params, out_avals, mesh):
+  return None  # the results' types come from the inner jaxpr, traced with typed operands
+
+
+# primitive name -> rule(operand avals, params, result avals, mesh) -> per result, its
+# per-dimension mesh axes (None: leave the types unsplit). Primitives without an entry use the
+# elementwise rule (operands and results of one shape, up to size-1 broadcasting).
+sharding_rules: dict = {
+    "transpose": _transpose_rule, "squeeze": _squeeze_rule,
+    "broadcast_in_dim": _broadcast_in_dim_rule, "reshape": _reshape_rule,
+    "dot_general": _dot_general_rule,
+    **{name: _reduce_rule for name in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
+                                        "reduce_and", "reduce_or", "reduce_xor", "argmax",
+                                        "argmin")},
+    **{name: _keep_inner_types for name in ("jit", "remat2", "custom_jvp_call",
+                                             "custom_vjp_call", "cond", "while", "scan")},
+}
+
+
 def _rule_parts(primitive, avals, params, out_avals, mesh):
-  name = primitive.name
-  if name == "transpose":
-    parts = _parts_of(avals[0])
-    return [[parts[p] for p in params["permutation"]]]
-  if name in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
-              "reduce_or", "reduce_xor", "argmax", "argmin"):
-    parts = _parts_of(avals[0])
-    axes = set(params["axes"])
-    return [[p for d, p in enumerate(parts) if d not in axes]]
-  if name == "squeeze":
-    parts = _parts_of(avals[0])
-    dims = {d % avals[0].ndim for d in params["dimensions"]}
-    return [[p for d, p in enumerate(parts) if d not in dims]]
-  if name == "broadcast_in_dim":
-    parts = _parts_of(avals[0])
-    out = [None] * out_avals[0].ndim
-    for d, od in enumerate(params["broadcast_dimensions"]):
-      if avals[0].shape[d] == out_avals[0].shape[od]:
-        out[od] = parts[d]
-    return [out]
-  if name == "reshape":
-    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
-    return [_reshape_parts(avals[0].shape, out_avals[0].shape, _parts_of(avals[0]), sizes)]
-  if name == "dot_general":
-    given = params.get("out_sharding")
-    if given is not None:
-      spec = given.spec if isinstance(given, NamedSharding) else given
-      return [[_spec_entry(spec.axes_of(d)) for d in range(out_avals[0].ndim)]]
-    (lc, rc), (lb, rb) = params["dimension_numbers"]
-    lp, rp = _parts_of(avals[0]), _parts_of(avals[1])
-    batch = [lp[a] if lp[a] is not None else rp[b] for a, b in zip(lb, rb)]
-    lhs_free = [lp[d] for d in range(len(lp)) if d not in lc and d not in lb]
-    rhs_free = [rp[d] for d in range(len(rp)) if d not in rc and d not in rb]
-    out = batch + lhs_free + rhs_free
-    used = [a for p in out if p is not None for a in (p if isinstance(p, tuple) else (p,))]
-    if len(used) != len(set(used)):
-      return None
-    return [out]
-  if primitive.multiple_results and name in ("jit", "remat2", "custom_jvp_call",
-                                             "custom_vjp_call", "cond", "while", "scan"):
-    return None
-  return _same_shape_rule(name, avals, out_avals)
+  rule = sharding_rules.get(primitive.name)
+  if rule is not None:
+    return rule(avals, params, out_avals, mesh)
+  return _same_shape_rule(primitive.name, avals, out_avals)
 
 
 def sharded_result_types(primitive, avals, params, out):
