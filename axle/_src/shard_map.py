@@ -87,6 +87,19 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_v
 lowering.register(shard_map_p, _lowering)
 
 
+def _shown_params(params) -> dict:
+  """The parameters as JAX prints them: the mesh's abstract form, the manual axes as
+  ``newly_manual_axes``."""
+  shown = {k: v for k, v in params.items() if k not in ("mesh", "manual_axes")}
+  mesh = params["mesh"]
+  shown["mesh"] = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+  shown["newly_manual_axes"] = frozenset(params["manual_axes"])
+  return shown
+
+
+ir.pp_param_rules[shard_map_p] = _shown_params
+
+
 def _impl(*values, **params):
   outs = _run_eqn(values, params)
   return [np.asarray(o._host_value()) for o in outs]
