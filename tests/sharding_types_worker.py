@@ -224,6 +224,26 @@ def axis_index_groups_in_pmap_and_shard_map():
     raise AssertionError("groups that miss an index did not raise")
 
 
+@check
+def grad_through_explicit_pcast_in_shard_map():
+  # regression: pcast(..., to='varying') of an unsplit input counted each device's cotangent
+  # twice (pvary's psum and the boundary's); JAX gives [0, 14, 36]
+  mesh = jax.make_mesh((2,), ("i",))
+  w = jax.device_put(jnp.arange(1., 7.), NamedSharding(mesh, P("i")))
+  x = jnp.arange(3.)
+
+  def loss(x, w, explicit):
+    def body(x, w):
+      xv = lax.pcast(x, "i", to="varying") if explicit else x
+      return jnp.sum(xv * w * xv)[None]
+    return jax.shard_map(body, mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i"))(x, w).sum()
+
+  for explicit in (False, True):
+    assert_equal(jax.grad(loss)(x, w, explicit), np.array([0., 14., 36.], np.float32))
+    assert_equal(jax.jit(jax.grad(loss), static_argnums=2)(x, w, explicit),
+                 np.array([0., 14., 36.], np.float32))
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -204,7 +204,8 @@ def _unmentioned(spec: PartitionSpec, manual_axes) -> tuple:
 
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
   linear = [ad.is_undefined_primal(a) for a in args]
-  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  with spmd.transposing_at_boundary():
+    transposed = ad.transpose_jaxpr(jaxpr, linear)
   sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
   out_divisors = [math.prod(sizes[a] for a in _unmentioned(s, manual_axes)) for s in out_specs]
   in_psums = [_unmentioned(s, manual_axes) for s, lin in zip(in_specs, linear) if lin]

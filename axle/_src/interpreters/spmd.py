@@ -37,6 +37,26 @@ def bind_axes(sizes: dict):
     _trace_axes.reset(token)
 
 
+_boundary_transpose: contextvars.ContextVar = contextvars.ContextVar("axle_spmd_boundary_transpose",
+                                                                     default=False)
+
+
+@contextlib.contextmanager
+def transposing_at_boundary():
+  """Inside, a shard_map body is being transposed as a whole: cotangents of the inputs are
+  summed over their unmentioned mesh axes at the boundary, so ``pvary`` transposes to the
+  identity (a psum there would count each device's contribution again)."""
+  token = _boundary_transpose.set(True)
+  try:
+    yield
+  finally:
+    _boundary_transpose.reset(token)
+
+
+def at_boundary_transpose() -> bool:
+  return _boundary_transpose.get()
+
+
 def bound_axis_size(name):
   """The size of named axis ``name`` bound by an enclosing shard_map/pmap, or None."""
   return _trace_axes.get().get(name)

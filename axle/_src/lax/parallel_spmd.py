@@ -203,7 +203,14 @@ pvary_p.def_impl(lambda x, *, axes: x)
 mlir.register(pvary_p, lambda ctx, x, *, axes: x)
 batching.primitive_batchers[pvary_p] = lambda values, dims, *, axes: (
     pvary_p.bind(values[0], axes=axes), dims[0])
-ad.deflinear2(pvary_p, lambda ct, x, *, axes: [parallel.psum(ad.instantiate_zeros(ct), axes)])
+def _pvary_transpose(ct, x, *, axes):
+  ct = ad.instantiate_zeros(ct)
+  if spmd.at_boundary_transpose():
+    return [ct]
+  return [parallel.psum(ct, axes)]
+
+
+ad.deflinear2(pvary_p, _pvary_transpose)
 
 
 def pvary(x, axis_name):
