@@ -13,7 +13,8 @@ CHECKS = ["shard_map_infers_in_specs_of_traced_arguments",
           "remat_with_collectives_in_eager_shard_map", "partition_spec_unreduced_field",
           "unreduced_arrays", "sharded_types_of_traced_values",
           "explicit_axes_inside_jit_types_values", "axis_index_groups_in_pmap_and_shard_map",
-          "grad_through_explicit_pcast_in_shard_map"]
+          "grad_through_explicit_pcast_in_shard_map",
+          "varying_types_in_traced_shard_map_bodies"]
 
 
 @pytest.fixture(scope="module")

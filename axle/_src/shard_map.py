@@ -390,6 +390,10 @@ def _own_spec(x, mesh) -> PartitionSpec:
   return PartitionSpec()
 
 
+def _varying(aval: ShapedArray, vma) -> ShapedArray:
+  return ShardedAval(aval, None, vma) if vma else aval
+
+
 def _check_input_specs(leaves, specs, mesh) -> None:
   """With Explicit mesh axes, an array's own layout must be what in_specs says (JAX's error)."""
   explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t.name == "Explicit"}
@@ -428,6 +432,9 @@ def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, ch
       if not top:
         return tree_util.tree_unflatten(out_tree, shard_map_p.bind(*leaves, **params))
   local_avals = [local_aval(a, mesh, s) for a, s in zip(avals, specs)]
+  if check_vma:  # each block is typed with the manual axes its spec splits it over
+    local_avals = [_varying(a, {x for d in range(len(s)) for x in s.axes_of(d) if x in manual})
+                   for a, s in zip(local_avals, specs)]
   out_tree_box = []
 
   def flat_body(*xs):
@@ -437,7 +444,7 @@ def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, ch
     return out_leaves
 
   sizes = {a: s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a in manual}
-  with spmd.bind_axes(sizes):
+  with spmd.bind_axes(sizes), spmd.tracking_vma(manual if check_vma else ()):
     closed, _ = staging.trace_to_jaxpr(flat_body, local_avals)
   out_tree = out_tree_box[0]
   if out_specs_flat is None:

@@ -124,8 +124,10 @@ def _named_axes(params) -> tuple:
 def collective_vma(name: str, params, vma: frozenset) -> frozenset:
   """The axes a collective's result may vary over, given its operands'."""
   axes = frozenset(_named_axes(params))
-  if name in ("psum", "pmax", "pmin", "all_gather"):
+  if name in ("psum", "pmax", "pmin"):
     return vma - axes
+  if name == "all_gather":
+    return vma  # as JAX's all_gather: the result keeps its operand's variation
   if name == "pvary":
     return vma | frozenset(params["axes"])
   return vma | axes
@@ -137,17 +139,15 @@ def check_vma(fname, mesh, manual, out_spec: PartitionSpec, vma) -> None:
   bad = [a for a in mesh.axis_names if a in vma and a not in mentioned and a in manual]
   if not bad:
     return
-  unmentioned = [a for a in manual if a not in mentioned]
-  fmt = lambda axes: "{" + ", ".join(axes) + "}"
-  if set(bad) == set(unmentioned) and len(unmentioned) == len(manual):
-    where = (f"mesh axis '{bad[0]}'" if len(bad) == 1
-             else "mesh axes " + ", ".join(f"'{a}'" for a in bad))
-    detail = (f"implies that the corresponding output value is replicated across {where}, but "
-              "could not infer replication over any axes")
-  else:
+  unmentioned = [a for a in mesh.axis_names if a not in mentioned]
+  in_order = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)
+  if len(unmentioned) > 1:
     detail = (f"implies that the corresponding output value is only varying across mesh axes "
-              f"{fmt(sorted(mentioned))} and not {fmt(bad)}, but it was inferred to be possibly "
-              f"varying over {fmt(bad)}")
+              f"{{{in_order(mentioned)}}} and not {{{in_order(bad)}}}, but it was inferred to "
+              f"be possibly varying over {{{in_order(vma)}}}")
+  else:
+    detail = (f"implies that the corresponding output value is replicated across mesh axis "
+              f"'{unmentioned[0]}', but could not infer replication over any axes")
   raise ValueError(
       f"shard_map applied to the function '{fname}' was given out_specs which require "
       "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "

@@ -37,6 +37,25 @@ def bind_axes(sizes: dict):
     _trace_axes.reset(token)
 
 
+_vma_axes: contextvars.ContextVar = contextvars.ContextVar("axle_spmd_vma_axes", default=())
+
+
+@contextlib.contextmanager
+def tracking_vma(manual_axes):
+  """Inside, a shard_map body with ``check_vma`` is being traced: values are typed with the
+  manual axes they may vary over (``f32[3]{V:i}``)."""
+  token = _vma_axes.set(tuple(manual_axes))
+  try:
+    yield
+  finally:
+    _vma_axes.reset(token)
+
+
+def vma_axes() -> tuple:
+  """The manual axes whose variation is being typed (empty outside a checked shard_map body)."""
+  return _vma_axes.get()
+
+
 _boundary_transpose: contextvars.ContextVar = contextvars.ContextVar("axle_spmd_boundary_transpose",
                                                                      default=False)
 

@@ -16,6 +16,7 @@ from axle._src.interpreters import batching
 from axle._src.core import ShapedArray
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import spmd
+from axle._src.interpreters import staging
 from axle._src.lax import elementwise
 from axle._src.lax import parallel
 from axle._src.lax import structural
@@ -211,6 +212,29 @@ def _pvary_transpose(ct, x, *, axes):
 
 
 ad.deflinear2(pvary_p, _pvary_transpose)
+
+
+def _vma_of(aval) -> frozenset:
+  return getattr(aval, "vma", frozenset())
+
+
+def _match_vma(args, avals):
+  vmas = [_vma_of(a) for a in avals]
+  union = frozenset().union(*vmas)
+  if not union or all(v == union for v in vmas):
+    return None
+  order = spmd.vma_axes()
+  out = []
+  for x, a, v in zip(args, avals, vmas):
+    missing = union - v
+    if missing and a.ndim >= 0:
+      axes = tuple(n for n in order if n in missing) + tuple(sorted(missing - set(order)))
+      x = pvary_p.bind(x, axes=axes)
+    out.append(x)
+  return out
+
+
+staging.match_vma_hook = _match_vma
 
 
 def pvary(x, axis_name):

@@ -739,6 +739,13 @@ def sharded_result_types(primitive, avals, params, out):
       spec = _explicit_spec(mesh, spec, a.ndim)
       typed.append(_typed(a, mesh, [_spec_entry(spec.axes_of(d)) for d in range(a.ndim)]))
     return typed
+  if name == "axis_index":
+    if params["axis_name"] in spmd.vma_axes():
+      return ShardedAval(out, None, {params["axis_name"]})
+    return out
+  if (name == "pvary" or (_COLLECTIVE_VMA.get(name) == "add" and spmd.vma_axes())
+      or any(getattr(a, "vma", None) for a in avals)):
+    return _varying_types(primitive, avals, params, out)
   mesh = None
   for a in avals:
     if type(a) is ShardedAval and a.sharding is not None and not a.sharding.mesh.empty:
@@ -760,5 +767,36 @@ def sharded_result_types(primitive, avals, params, out):
   return typed if primitive.multiple_results else typed[0]
 
 
+_COLLECTIVE_VMA = {"psum": "drop", "pmax": "drop", "pmin": "drop",
+                   "pvary": "add", "ppermute": "add", "all_to_all": "add", "reduce_scatter": "add"}
+
+
+def _varying_types(primitive, avals, params, out):
+  """Inside a shard_map body: each result varies over the manual axes its operands vary over
+  (``f32[3]{V:i}``); collectives over an axis make the result invariant along it (psum, pmax,
+  pmin) or varying (pvary, ppermute, all_to_all, psum_scatter); all_gather keeps its
+  operand's variation (as JAX's). Calls of jaxprs
+  keep the types their inner jaxprs give."""
+  name = primitive.name
+  if name in _keep_types:
+    return out
+  vma = frozenset().union(*[getattr(a, "vma", frozenset()) for a in avals])
+  kind = _COLLECTIVE_VMA.get(name)
+  if kind is not None:
+    names = params.get("axes", params.get("axis_name", ()))
+    names = frozenset(n for n in (names if isinstance(names, (tuple, list)) else (names,))
+                      if isinstance(n, str))
+    vma = vma - names if kind == "drop" else vma | names
+  outs = list(out) if primitive.multiple_results else [out]
+  typed = [ShardedAval(ShapedArray(o.shape, o.dtype, o.weak_type), None, vma) if vma
+           else ShapedArray(o.shape, o.dtype, o.weak_type) for o in outs]
+  return typed if primitive.multiple_results else typed[0]
+
+
+_keep_types = frozenset({"jit", "remat2", "custom_jvp_call", "custom_vjp_call", "cond", "while",
+                         "scan", "shard_map"})
+
+
 staging.sharded_types_hook = sharded_result_types
-staging.sharded_type_primitives.update({"sharding_constraint", "shard_map"})
+staging.sharded_type_primitives.update({"sharding_constraint", "shard_map", "axis_index",
+                                        "pvary", "ppermute", "all_to_all", "reduce_scatter"})
