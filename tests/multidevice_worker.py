@@ -364,7 +364,7 @@ def lowered_and_compiled_text_over_a_mesh():
   try:
     compiled(jax.device_put(np.zeros((4, 4), np.float32), NamedSharding(mesh, P("X", "Y"))))
   except TypeError as e:
-    assert "f32[8,4]" in str(e) and "f32[4,4]" in str(e), e
+    assert "f32[8@X,4@Y]" in str(e) and "f32[4@X,4@Y]" in str(e), e
   else:
     raise AssertionError("a wrong shape did not raise")
   # One device: the single-device module, as before.

@@ -320,7 +320,9 @@ def _trace_split(fun, split: "_Split", in_avals, args, kwargs, static_argnums, t
 
 def _trace(fun, args, kwargs, static_argnums, static_argnames, traced_for):
   split = _split_args(args, kwargs, static_argnums, static_argnames)
-  in_avals = [_leaf_aval(x) for x in split.leaves]
+  # arguments laid out over a mesh are traced with their sharded types, as jit traces them
+  in_avals = [x._typeof() if type(x) is not Array and hasattr(x, "_typeof") else _leaf_aval(x)
+              for x in split.leaves]
   closed, out_tree = _trace_split(fun, split, in_avals, args, kwargs, static_argnums, traced_for)
   return split, closed, out_tree
 
@@ -715,6 +717,8 @@ class Compiled:
     for i, (leaf, aval) in enumerate(zip(leaves, expected)):
       got = _leaf_aval(leaf)
       if got.shape != aval.shape or got.dtype != aval.dtype:
+        if type(leaf) is not Array and hasattr(leaf, "_typeof"):
+          got = leaf._typeof()  # with its sharding, as the compiled side shows it
         raise TypeError(
             "Argument types differ from the types for which this computation was compiled. "
             f"The mismatches are:\nArgument {i} compiled with {aval.str_short()} and called "

@@ -55,7 +55,9 @@ class ShapedArray:
     return size
 
   def __eq__(self, other):
-    return self is other or (type(other) is ShapedArray and self._hash == other._hash
+    # A subclass that adds a sharding to the type (sharding in types) compares by shape,
+    # dtype and weak type too: the layout is not part of what must match.
+    return self is other or (isinstance(other, ShapedArray) and self._hash == other._hash
                              and self.shape == other.shape and self.dtype == other.dtype
                              and self.weak_type == other.weak_type)
 

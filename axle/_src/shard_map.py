@@ -32,7 +32,8 @@ from axle._src.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from axle._src import shard_map_eager
 from axle._src.sharded_array import (ShardedArray, make_array_from_process_local_data,
                                      sharded_buffer_for)
-from axle._src.sharding import Mesh, NamedSharding, PartitionSpec, IndivisibleError, get_mesh
+from axle._src.sharding import (Mesh, NamedSharding, PartitionSpec, IndivisibleError, ShardedAval,
+                                get_mesh)
 from axle._src.xla import client
 
 shard_map_p = core.Primitive("shard_map")
@@ -84,6 +85,19 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_v
 
 
 lowering.register(shard_map_p, _lowering)
+
+
+def _shown_params(params) -> dict:
+  """The parameters as JAX prints them: the mesh's abstract form, the manual axes as
+  ``newly_manual_axes``."""
+  shown = {k: v for k, v in params.items() if k not in ("mesh", "manual_axes")}
+  mesh = params["mesh"]
+  shown["mesh"] = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+  shown["newly_manual_axes"] = frozenset(params["manual_axes"])
+  return shown
+
+
+ir.pp_param_rules[shard_map_p] = _shown_params
 
 
 def _impl(*values, **params):
@@ -190,7 +204,8 @@ def _unmentioned(spec: PartitionSpec, manual_axes) -> tuple:
 
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
   linear = [ad.is_undefined_primal(a) for a in args]
-  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  with spmd.transposing_at_boundary():
+    transposed = ad.transpose_jaxpr(jaxpr, linear)
   sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
   out_divisors = [math.prod(sizes[a] for a in _unmentioned(s, manual_axes)) for s in out_specs]
   in_psums = [_unmentioned(s, manual_axes) for s, lin in zip(in_specs, linear) if lin]
@@ -346,8 +361,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
     if in_specs is not None:
       specs = _broadcast_specs(in_specs, in_tree, "input")
     else:  # as laid out: each argument's own spec over this mesh
-      specs = [x._sharding.spec if isinstance(x, ShardedArray) and x._sharding.mesh == the_mesh
-               else PartitionSpec() for x in leaves]
+      specs = [_own_spec(x, the_mesh) for x in leaves]
     manual = tuple(a for a in the_mesh.axis_names if not axis_names or a in axis_names)
     if in_specs is not None:
       _check_input_specs(leaves, specs, the_mesh)
@@ -359,6 +373,25 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
                            check_vma, "shmap_body", cache_key=mapped)
 
   return mapped
+
+
+def _own_spec(x, mesh) -> PartitionSpec:
+  """How ``x`` is laid out over ``mesh`` (what shard_map infers when in_specs is omitted): an
+  Array's own sharding, or a traced value's sharded type (``jax.typeof(x).sharding``)."""
+  if isinstance(x, ShardedArray):
+    return x._sharding.spec if x._sharding.mesh == mesh else PartitionSpec()
+  if isinstance(x, core.Tracer):
+    aval = core.get_aval(x)
+    sharding = getattr(aval, "sharding", None)
+    if (isinstance(aval, ShardedAval) and sharding is not None
+        and tuple(sharding.mesh.axis_names) == tuple(mesh.axis_names)
+        and tuple(sharding.mesh.axis_sizes) == tuple(mesh.axis_sizes)):
+      return sharding.spec
+  return PartitionSpec()
+
+
+def _varying(aval: ShapedArray, vma) -> ShapedArray:
+  return ShardedAval(aval, None, vma) if vma else aval
 
 
 def _check_input_specs(leaves, specs, mesh) -> None:
@@ -399,6 +432,9 @@ def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, ch
       if not top:
         return tree_util.tree_unflatten(out_tree, shard_map_p.bind(*leaves, **params))
   local_avals = [local_aval(a, mesh, s) for a, s in zip(avals, specs)]
+  if check_vma:  # each block is typed with the manual axes its spec splits it over
+    local_avals = [_varying(a, {x for d in range(len(s)) for x in s.axes_of(d) if x in manual})
+                   for a, s in zip(local_avals, specs)]
   out_tree_box = []
 
   def flat_body(*xs):
@@ -408,13 +444,15 @@ def _bind_shard_map(f, args, leaves, in_tree, specs, out_specs, mesh, manual, ch
     return out_leaves
 
   sizes = {a: s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a in manual}
-  with spmd.bind_axes(sizes):
+  with spmd.bind_axes(sizes), spmd.tracking_vma(manual if check_vma else ()):
     closed, _ = staging.trace_to_jaxpr(flat_body, local_avals)
   out_tree = out_tree_box[0]
   if out_specs_flat is None:
     out_flat_specs = _broadcast_specs(out_specs, out_tree, "output")
   else:
     out_flat_specs = out_specs_flat(out_tree)
+  if check_vma and shard_map_eager.psum_with_groups(closed.jaxpr):
+    raise shard_map_eager.psum_groups_error()
   if check_vma:
     in_vmas = [{a for d in range(len(s)) for a in s.axes_of(d) if a in manual} for s in specs]
     for spec, vma in zip(out_flat_specs, shard_map_eager.infer_vma(closed.jaxpr, in_vmas)):

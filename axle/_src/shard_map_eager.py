@@ -56,6 +56,7 @@ class ShardTrace(core.Trace):
     self.manual_axes = tuple(manual_axes)
     self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
     self.count = mesh.size
+    self.check_vma = True
 
   def pieces(self, x) -> list:
     if isinstance(x, ShardTracer) and x._trace is self:
@@ -67,6 +68,9 @@ class ShardTrace(core.Trace):
     vma = frozenset().union(*[x.vma for x in args
                               if isinstance(x, ShardTracer) and x._trace is self])
     rule = _collectives.get(primitive.name)
+    if (primitive.name == "psum" and params.get("axis_index_groups") is not None
+        and self.check_vma and _names_in(params, self.manual_axes)):
+      raise psum_groups_error()
     if rule is not None and _names_in(params, self.manual_axes):
       with core.set_current_trace(self.parent):
         outs = rule(self, [self.pieces(x) for x in args], **params)
@@ -77,7 +81,9 @@ class ShardTrace(core.Trace):
     if not mine:
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
-    if primitive.name == "jit":  # run the jaxpr here, so collectives inside it see the mesh
+    if primitive.name in ("jit", "remat2"):
+      # run the jaxpr here, so collectives inside it see the mesh (remat changes nothing
+      # outside differentiation)
       closed = params["jaxpr"]
       return ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     if primitive.name == "pvary":
@@ -92,6 +98,23 @@ class ShardTrace(core.Trace):
     return ShardTracer(self, results, vma)
 
 
+def psum_groups_error() -> NotImplementedError:
+  """JAX's shard_map (with check_vma) does not support psum/pmean with axis_index_groups."""
+  return NotImplementedError(
+      "psum (and pmean) with axis_index_groups is not supported inside shard_map with "
+      "check_vma=True; pass check_vma=False (as pmap does) to use axis_index_groups")
+
+
+def psum_with_groups(jaxpr) -> bool:
+  """Whether ``jaxpr`` (or a jaxpr inside it) has a psum with axis_index_groups."""
+  for eqn in jaxpr.eqns:
+    if eqn.primitive.name == "psum" and eqn.params.get("axis_index_groups") is not None:
+      return True
+    if any(psum_with_groups(sub) for sub in ir._subjaxprs_of_params(eqn.params)):
+      return True
+  return False
+
+
 def _named_axes(params) -> tuple:
   names = params.get("axes", params.get("axis_name", ()))
   names = names if isinstance(names, (tuple, list)) else (names,)
@@ -101,8 +124,10 @@ def _named_axes(params) -> tuple:
 def collective_vma(name: str, params, vma: frozenset) -> frozenset:
   """The axes a collective's result may vary over, given its operands'."""
   axes = frozenset(_named_axes(params))
-  if name in ("psum", "pmax", "pmin", "all_gather"):
+  if name in ("psum", "pmax", "pmin"):
     return vma - axes
+  if name == "all_gather":
+    return vma  # as JAX's all_gather: the result keeps its operand's variation
   if name == "pvary":
     return vma | frozenset(params["axes"])
   return vma | axes
@@ -114,17 +139,15 @@ def check_vma(fname, mesh, manual, out_spec: PartitionSpec, vma) -> None:
   bad = [a for a in mesh.axis_names if a in vma and a not in mentioned and a in manual]
   if not bad:
     return
-  unmentioned = [a for a in manual if a not in mentioned]
-  fmt = lambda axes: "{" + ", ".join(axes) + "}"
-  if set(bad) == set(unmentioned) and len(unmentioned) == len(manual):
-    where = (f"mesh axis '{bad[0]}'" if len(bad) == 1
-             else "mesh axes " + ", ".join(f"'{a}'" for a in bad))
-    detail = (f"implies that the corresponding output value is replicated across {where}, but "
-              "could not infer replication over any axes")
-  else:
+  unmentioned = [a for a in mesh.axis_names if a not in mentioned]
+  in_order = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)
+  if len(unmentioned) > 1:
     detail = (f"implies that the corresponding output value is only varying across mesh axes "
-              f"{fmt(sorted(mentioned))} and not {fmt(bad)}, but it was inferred to be possibly "
-              f"varying over {fmt(bad)}")
+              f"{{{in_order(mentioned)}}} and not {{{in_order(bad)}}}, but it was inferred to "
+              f"be possibly varying over {{{in_order(vma)}}}")
+  else:
+    detail = (f"implies that the corresponding output value is replicated across mesh axis "
+              f"'{unmentioned[0]}', but could not infer replication over any axes")
   raise ValueError(
       f"shard_map applied to the function '{fname}' was given out_specs which require "
       "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
@@ -157,10 +180,11 @@ def _names_in(params, manual) -> bool:
   return bool(named) and all(n in manual for n in named)
 
 
-def _groups(trace, names) -> np.ndarray:
+def _groups(trace, names, axis_index_groups=None) -> list:
   names = names if isinstance(names, (tuple, list)) else (names,)
   names = [n for n in names if not isinstance(n, (int, np.integer))]
-  return spmd.replica_groups(trace.mesh, names)
+  rows = spmd.replica_groups(trace.mesh, names, axis_index_groups)
+  return [[int(g) for g in row if g >= 0] for row in rows]
 
 
 def _host(x):
@@ -184,7 +208,7 @@ def _reducer(np_fn):
       values = [_host(v) for v in column]
       dtype = values[0].dtype
       result = [None] * trace.count
-      for group in _groups(trace, axes):
+      for group in _groups(trace, axes, axis_index_groups):
         total = np_fn(np.stack([values[g] for g in group]), axis=0).astype(dtype)
         if positional:
           total = np_fn(total, axis=positional).astype(dtype)
@@ -203,7 +227,7 @@ def _all_gather(trace, columns, *, all_gather_dimension, axis_index_groups, axis
                 axis_size, tiled):
   values = [_host(v) for v in columns[0]]
   result = [None] * trace.count
-  for group in _groups(trace, axis_name):
+  for group in _groups(trace, axis_name, axis_index_groups):
     parts = [values[g] for g in group]
     gathered = (np.concatenate(parts, axis=all_gather_dimension) if tiled
                 else np.stack(parts, axis=all_gather_dimension))
@@ -216,7 +240,7 @@ def _reduce_scatter(trace, columns, *, scatter_dimension, axis_index_groups, axi
                     axis_size, tiled):
   values = [_host(v) for v in columns[0]]
   result = [None] * trace.count
-  for group in _groups(trace, axis_name):
+  for group in _groups(trace, axis_name, axis_index_groups):
     total = np.stack([values[g] for g in group]).sum(0, dtype=values[0].dtype)
     blocks = np.split(total, len(group), axis=scatter_dimension)
     for position, g in enumerate(group):
@@ -246,7 +270,7 @@ def _all_to_all(trace, columns, *, axis_name, split_axis, concat_axis, axis_inde
                 axis_size):
   values = [_host(v) for v in columns[0]]
   result = [None] * trace.count
-  for group in _groups(trace, axis_name):
+  for group in _groups(trace, axis_name, axis_index_groups):
     chunks = [np.split(values[g], len(group), axis=split_axis) for g in group]
     for k, g in enumerate(group):
       result[g] = np.concatenate([chunks[j][k] for j in range(len(group))], axis=concat_axis)
@@ -269,6 +293,7 @@ _single_output = {"all_gather", "reduce_scatter", "ppermute", "axis_index", "all
 def run_eager(f, leaves, in_tree, specs, mesh, manual, out_specs_fn, check: bool = True):
   """Runs ``f`` eagerly over ``mesh``: returns the assembled outputs (a pytree)."""
   trace = ShardTrace(core.current_trace(), mesh, manual)
+  trace.check_vma = check
   in_tracers = []
   for leaf, spec in zip(leaves, specs):
     value = np.asarray(leaf._host_value() if isinstance(leaf, Array) else leaf)

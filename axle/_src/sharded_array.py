@@ -90,6 +90,11 @@ class ShardedArray(Array):
     if value is None:
       if self._sharded_buffer is None:
         raise client.deleted_error(self._aval)
+      if self._sharding.spec.unreduced:
+        raise NotImplementedError(
+            f"The value of an array with unreduced sharding {self._sharding} cannot be fetched: "
+            "each device holds a partial sum. Reduce it first, e.g. "
+            "`jax.reshard(x, P(...))` without `unreduced`.")
       aval = self._aval
       shard_aval = ShapedArray(self._sharding.shard_shape(aval.shape), aval.dtype)
       value = np.empty(aval.shape, aval.dtype)
@@ -143,6 +148,17 @@ class ShardedArray(Array):
   def __reduce__(self):
     return (_reconstruct, (np.asarray(self._host_value()), self.aval.weak_type))
 
+  def __repr__(self):
+    if self._sharding.spec.unreduced:  # no value to show, only what it is
+      dtype = f"dtype={self._aval.dtype.name}" + (", weak_type=True" if self._aval.weak_type else "")
+      return f"Array(shape={self._aval.shape}, {dtype}, sharding={self._sharding})"
+    return super().__repr__()
+
+  def __str__(self):
+    if self._sharding.spec.unreduced:
+      return repr(self)
+    return super().__str__()
+
   # -- layout -------------------------------------------------------------------
   @property
   def sharding(self):
@@ -184,7 +200,8 @@ class ShardedArray(Array):
     for dim in range(len(self._aval.shape)):
       axes = tuple(a for a in sharding.spec.axes_of(dim) if a in explicit)
       parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
-    return ShardedAval(self._aval, NamedSharding(mesh, PartitionSpec(*parts)))
+    return ShardedAval(self._aval, NamedSharding(mesh, PartitionSpec(
+        *parts, unreduced=sharding.spec.unreduced, reduced=sharding.spec.reduced)))
 
   @property
   def global_shards(self) -> list:
@@ -200,14 +217,16 @@ def hlo_sharding_of(sharding: NamedSharding, ndim: int):
   tiling = sharding.tiling(ndim)
   if tiling is None:
     return client.hlo_sharding(None)
-  dims, order, replicate_last = tiling
-  return client.hlo_sharding(dims, order, replicate_last)
+  dims, order, subgroups = tiling
+  return client.hlo_sharding(dims, order, subgroups)
 
 
 def put_sharded(value, sharding: NamedSharding) -> ShardedArray:
   """``value`` (an Array, NumPy array or scalar) laid out as ``sharding``."""
   if isinstance(value, ShardedArray) and value._sharding == sharding:
     return value
+  if sharding.spec.unreduced or (isinstance(value, ShardedArray) and value._sharding.spec.unreduced):
+    return reshard_program_hook(value, sharding)
   if isinstance(value, Array):
     host = np.asarray(value._host_value())
     weak = value.aval.weak_type
@@ -287,6 +306,7 @@ def _unshard(x):
 _device_put_sharded.handles = _handles
 _device_put_sharded.unshard = _unshard
 constraint_hook = None  # with_sharding_constraint for traced values (set by spmd_jit)
+reshard_program_hook = None  # a layout change run as a program over the mesh (set by spmd_jit)
 devices_module.put_sharded_hook = _device_put_sharded
 
 

@@ -36,6 +36,18 @@ class _Unconstrained:
     return "UNCONSTRAINED"
 
 
+def _axis_set(axes, what: str) -> frozenset:
+  axes = frozenset({axes} if isinstance(axes, str) else axes)
+  if None in axes:
+    raise ValueError(f"{what} cannot contain None. All elements in {what} should refer to the "
+                     "mesh axes.")
+  return axes
+
+
+def _make_spec(partitions, unreduced, reduced):
+  return PartitionSpec(*partitions, unreduced=unreduced, reduced=reduced)
+
+
 class PartitionSpec(tuple):
   """How each dimension of an array is split over mesh axes: ``P('x', None)`` splits dimension
   0 over axis ``'x'`` and keeps dimension 1 whole; ``P(('x', 'y'))`` splits over both."""
@@ -46,23 +58,60 @@ class PartitionSpec(tuple):
       if not (p is None or isinstance(p, (str, tuple, list)) or p is cls.UNCONSTRAINED):
         raise TypeError(f"PartitionSpec entries must be a mesh axis name, a tuple of names or "
                         f"None; got {p!r}")
-    return super().__new__(cls, tuple(tuple(p) if isinstance(p, list) else p for p in partitions))
+    partitions = tuple(tuple(p) if isinstance(p, list) else p for p in partitions)
+    unreduced, reduced = _axis_set(unreduced, "unreduced"), _axis_set(reduced, "reduced")
+    if unreduced & reduced:
+      raise ValueError("`unreduced` and `reduced` argument to PartitionSpec cannot overlap. "
+                       f"Got unreduced: {set(unreduced)} and reduced: {set(reduced)}")
+    for part in partitions:
+      for axis in part if isinstance(part, tuple) else (part,):
+        for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+          if axis in axes:
+            raise ValueError(f"partitions cannot overlap with {name} axes passed to "
+                             f"PartitionSpec. Got partitions: {partitions} and {name} axes: "
+                             f"{set(axes)}")
+    spec = super().__new__(cls, partitions)
+    spec.unreduced = unreduced
+    spec.reduced = reduced
+    return spec
+
+  @property
+  def partitions(self) -> tuple:
+    """The per-dimension entries (without the unreduced/reduced axes)."""
+    return tuple(self)
 
   def __repr__(self):
-    return "P(" + "".join(repr(p) + ", " for p in self)[:-2] + ("," if len(self) == 1 else "") + ")" \
-        if self else "P()"
+    parts = "".join(repr(p) + ", " for p in self)[:-2] + ("," if len(self) == 1 else "")
+    extra = ", ".join(([f"unreduced={set(self.unreduced)!r}"] if self.unreduced else [])
+                      + ([f"reduced={set(self.reduced)!r}"] if self.reduced else []))
+    if not extra:
+      return f"P({parts})"
+    parts = "" if not parts else f"{parts} " if parts.endswith(",") else f"{parts}, "
+    return f"P({parts}{extra})"
 
   def __reduce__(self):
-    return (PartitionSpec, tuple(self))
+    return (_make_spec, (tuple(self), self.unreduced, self.reduced))
 
   def __eq__(self, other):
-    if isinstance(other, PartitionSpec) or isinstance(other, tuple):
-      a, b = _strip(tuple(self)), _strip(tuple(other))
-      return a == b
+    if isinstance(other, PartitionSpec):
+      return (_strip(tuple(self)) == _strip(tuple(other)) and self.unreduced == other.unreduced
+              and self.reduced == other.reduced)
+    if isinstance(other, tuple):
+      return not self.unreduced and not self.reduced and _strip(tuple(self)) == _strip(other)
     return NotImplemented
 
+  def __ne__(self, other):
+    result = self.__eq__(other)
+    return result if result is NotImplemented else not result
+
   def __hash__(self):
-    return hash(_strip(tuple(self)))
+    return hash((_strip(tuple(self)), self.unreduced, self.reduced))
+
+  def update(self, partitions=None, unreduced=None, reduced=None) -> "PartitionSpec":
+    """This spec with the given fields replaced."""
+    return PartitionSpec(*(tuple(self) if partitions is None else partitions),
+                         unreduced=self.unreduced if unreduced is None else unreduced,
+                         reduced=self.reduced if reduced is None else reduced)
 
   def axes_of(self, dim: int) -> tuple:
     """The mesh axes dimension ``dim`` is split over (outermost first)."""
@@ -315,6 +364,10 @@ class NamedSharding:
                            f"to at most one positional dimension, but {spec} has duplicate "
                            f"entries for `{axis}`")
         used.append(axis)
+    for axis in sorted(spec.unreduced | spec.reduced):
+      if axis not in names:
+        raise ValueError(f"Resource axis: {axis} of {spec} is not found in mesh: "
+                         f"{tuple(mesh.axis_names)}.")
     self.mesh = mesh
     self.spec = spec
     self._memory_kind = memory_kind
@@ -341,7 +394,7 @@ class NamedSharding:
 
   @property
   def is_fully_replicated(self) -> bool:
-    return all(not self.spec.axes_of(d) or all(self.mesh.shape[a] == 1 for a in self.spec.axes_of(d))
+    return not self.spec.unreduced and all(not self.spec.axes_of(d) or all(self.mesh.shape[a] == 1 for a in self.spec.axes_of(d))
                for d in range(len(self.spec)))
 
   def with_spec(self, spec) -> "NamedSharding":
@@ -382,6 +435,10 @@ class NamedSharding:
 
 
 def tiling_for(mesh, spec: PartitionSpec, ndim: int):
+  """(tile dims, logical device order, kinds of the trailing subgroup dims) of ``spec`` over
+  ``mesh`` for rank ``ndim``: the subgroup kinds are ``("unreduced",)`` (one more tile dim over
+  the unreduced axes) and/or ``("replicated",)`` (over the unused axes), in XLA's order.
+  None when fully replicated."""
   names = list(mesh.axis_names)
   sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
   order, tile_dims = [], []
@@ -389,14 +446,21 @@ def tiling_for(mesh, spec: PartitionSpec, ndim: int):
     axes = spec.axes_of(dim)
     order.extend(names.index(a) for a in axes)
     tile_dims.append(math.prod(sizes[a] for a in axes))
+  kinds = []
+  unreduced = [i for i, n in enumerate(names) if n in spec.unreduced]
+  if unreduced:
+    order.extend(unreduced)
+    tile_dims.append(math.prod(mesh.axis_sizes[i] for i in unreduced))
+    kinds.append("unreduced")
   unused = [i for i in range(len(names)) if i not in order]
   replicated = math.prod(mesh.axis_sizes[i] for i in unused)
   if math.prod(tile_dims) == 1:
     return None
   logical = np.arange(mesh.size).reshape(mesh.axis_sizes).transpose(order + unused).reshape(-1)
   if replicated > 1:
-    return tuple(tile_dims) + (replicated,), tuple(int(i) for i in logical), True
-  return tuple(tile_dims), tuple(int(i) for i in logical), False
+    tile_dims.append(replicated)
+    kinds.append("replicated")
+  return tuple(tile_dims), tuple(int(i) for i in logical), tuple(kinds)
 
 
 class IndivisibleError(ValueError):
@@ -454,13 +518,19 @@ def replica_ids(mesh, spec: PartitionSpec) -> list:
   return out
 
 
-def sdy_sharding_text(spec: PartitionSpec, ndim: int, mesh_symbol: str = "@mesh") -> str:
-  """``<@mesh, [{"x"}, {}]>`` (Shardy's per-dimension axes)."""
+def sdy_sharding_text(spec: PartitionSpec, ndim: int, mesh_symbol: str = "@mesh",
+                      mesh=None) -> str:
+  """``<@mesh, [{"x"}, {}]>`` (Shardy's per-dimension axes; ``, unreduced={"y"}`` after them,
+  in ``mesh``'s axis order)."""
   dims = []
   for d in range(ndim):
     axes = spec.axes_of(d)
     dims.append("{" + ", ".join(f'"{a}"' for a in axes) + "}")
-  return f"<{mesh_symbol}, [{', '.join(dims)}]>"
+  extra = ""
+  if spec.unreduced:
+    names = list(mesh.axis_names) if mesh is not None else sorted(spec.unreduced)
+    extra = ", unreduced={" + ", ".join(f'"{a}"' for a in names if a in spec.unreduced) + "}"
+  return f"<{mesh_symbol}, [{', '.join(dims)}]{extra}>"
 
 
 def sdy_mesh_text(mesh) -> str:
@@ -491,7 +561,9 @@ class ShardedAval(ShapedArray):
     self.sharding = sharding
     self.vma = frozenset(vma)
 
-  def __str__(self):
+  def str_short(self, short_dtypes: bool = True) -> str:
+    """``f32[8@X,4@Y]`` (each dimension's Explicit mesh axes), ``{U:Y}`` for unreduced axes and
+    ``{V:i}`` for the axes a value inside shard_map may vary over."""
     dims = []
     for i, d in enumerate(self.shape):
       text = str(d)
@@ -502,11 +574,23 @@ class ShardedAval(ShapedArray):
         if explicit:
           text += "@" + (explicit[0] if len(explicit) == 1 else "(" + ",".join(explicit) + ")")
       dims.append(text)
-    text = ("~" if self.weak_type else "") + f"{self.dtype.name}[{','.join(dims)}]"
+    name = super().str_short(short_dtypes).split("[")[0]
+    text = f"{name}[{','.join(dims)}]"
+    unreduced = self.sharding.spec.unreduced if self.sharding is not None else ()
+    if unreduced:
+      names = [a for a in self.sharding.mesh.axis_names if a in unreduced]
+      text += "{U:" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")") + "}"
     if self.vma:
       names = sorted(self.vma)
       text += "{V:" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")") + "}"
     return text
+
+  def __str__(self):
+    return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+  def __repr__(self):
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
   @property
   def manual_axis_type(self):

@@ -37,6 +37,45 @@ def bind_axes(sizes: dict):
     _trace_axes.reset(token)
 
 
+_vma_axes: contextvars.ContextVar = contextvars.ContextVar("axle_spmd_vma_axes", default=())
+
+
+@contextlib.contextmanager
+def tracking_vma(manual_axes):
+  """Inside, a shard_map body with ``check_vma`` is being traced: values are typed with the
+  manual axes they may vary over (``f32[3]{V:i}``)."""
+  token = _vma_axes.set(tuple(manual_axes))
+  try:
+    yield
+  finally:
+    _vma_axes.reset(token)
+
+
+def vma_axes() -> tuple:
+  """The manual axes whose variation is being typed (empty outside a checked shard_map body)."""
+  return _vma_axes.get()
+
+
+_boundary_transpose: contextvars.ContextVar = contextvars.ContextVar("axle_spmd_boundary_transpose",
+                                                                     default=False)
+
+
+@contextlib.contextmanager
+def transposing_at_boundary():
+  """Inside, a shard_map body is being transposed as a whole: cotangents of the inputs are
+  summed over their unmentioned mesh axes at the boundary, so ``pvary`` transposes to the
+  identity (a psum there would count each device's contribution again)."""
+  token = _boundary_transpose.set(True)
+  try:
+    yield
+  finally:
+    _boundary_transpose.reset(token)
+
+
+def at_boundary_transpose() -> bool:
+  return _boundary_transpose.get()
+
+
 def bound_axis_size(name):
   """The size of named axis ``name`` bound by an enclosing shard_map/pmap, or None."""
   return _trace_axes.get().get(name)
@@ -51,15 +90,22 @@ def lowering_mesh():
   return _lowering_mesh.get()
 
 
-def replica_groups(mesh, axes: Sequence[str]) -> np.ndarray:
+def replica_groups(mesh, axes: Sequence[str], axis_index_groups=None) -> np.ndarray:
   """The groups of logical devices that a collective over mesh axes ``axes`` combines: one row
-  per combination of the other axes, each row ordered along ``axes`` (in the order given)."""
+  per combination of the other axes, each row ordered along ``axes`` (in the order given).
+  With ``axis_index_groups`` (groups of indices along ``axes``), each row splits into those
+  groups; rows of unequal length are padded with -1 (as StableHLO's replica_groups are)."""
   names = list(mesh.axis_names)
   sizes = list(mesh.axis_sizes)
   chosen = [names.index(a) for a in axes]
   others = [i for i in range(len(names)) if i not in chosen]
   ids = np.arange(math.prod(sizes)).reshape(sizes).transpose(others + chosen)
-  return ids.reshape(-1, math.prod(sizes[i] for i in chosen))
+  rows = ids.reshape(-1, math.prod(sizes[i] for i in chosen))
+  if axis_index_groups is None:
+    return rows
+  width = max(len(g) for g in axis_index_groups)
+  return np.array([[int(row[i]) for i in g] + [-1] * (width - len(g))
+                   for row in rows for g in axis_index_groups], dtype=np.int64)
 
 
 def axis_stride(mesh, axis: str) -> int:
@@ -88,7 +134,13 @@ def dims_text(ndim: int, axes_of) -> str:
 
 
 def sharding_text(spec, ndim: int) -> str:
-  return f"<@mesh, {dims_text(ndim, spec.axes_of)}>"
+  unreduced = getattr(spec, "unreduced", ())
+  if not unreduced:
+    return f"<@mesh, {dims_text(ndim, spec.axes_of)}>"
+  mesh = module_mesh()
+  names = [a for a in mesh.axis_names if a in unreduced] if mesh is not None else sorted(unreduced)
+  axes = ", ".join(f'"{a}"' for a in names)
+  return f"<@mesh, {dims_text(ndim, spec.axes_of)}, unreduced={{{axes}}}>"
 
 
 def mesh_declaration(mesh) -> str:
@@ -174,7 +226,14 @@ def lower_spmd_module(closed: ClosedJaxpr, name: str, mesh, in_specs, out_specs,
             for v in lowering.jaxpr_subcomp(ctx, closed.jaxpr, closed.consts, args)]
   finally:
     _current_module_mesh.reset(token)
-  aliases = aliases or {}
+  token = _current_module_mesh.set(mesh)  # the attributes name the mesh's axes too
+  try:
+    return _module_text(module, function, mesh, args, outs, in_specs, out_specs, aliases or {})
+  finally:
+    _current_module_mesh.reset(token)
+
+
+def _module_text(module, function, mesh, args, outs, in_specs, out_specs, aliases) -> str:
 
   def arg_text(i, a):
     attrs = []

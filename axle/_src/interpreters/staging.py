@@ -111,6 +111,21 @@ def user_source_info():
   return source_info_util.current(2)
 
 
+# Set by xla/spmd_jit: (primitive, operand avals, params, result aval(s)) -> the result aval(s)
+# with the mesh axes sharding-in-types gives them; called when an operand's aval is not a plain
+# ShapedArray, and always for the primitives named in sharded_type_primitives.
+sharded_types_hook = lambda primitive, avals, params, out: out
+sharded_type_primitives: set = set()
+# Set by lax/parallel_spmd: (operands, their avals) -> the operands with pvary applied to those
+# that vary over fewer manual axes than the others (None when they all agree).
+match_vma_hook = lambda args, avals: None
+# Primitives whose operands keep their own variation (collectives, calls of jaxprs).
+_no_pvary = frozenset({
+    "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all", "pvary",
+    "shard_map", "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin", "cond",
+    "while", "scan", "sharding_constraint", "debug_callback", "pure_callback", "io_callback"})
+
+
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
   __slots__ = ("aval", "jaxpr_var")
@@ -214,7 +229,24 @@ class StagingTrace(core.Trace):
                       f"problematic value is of type {type(bad)} and was passed to "
                       f"{primitive.name} at position {position}.") from None
     avals = [a.aval for a in atoms]
+    if len(avals) > 1 and primitive.name not in _no_pvary:
+      for a in avals:
+        if a.__class__ is not ShapedArray:
+          # operands varying over different manual axes: the others are pvary'd first, as JAX
+          changed = match_vma_hook(args, avals)
+          if changed is not None:
+            args = changed
+            atoms = [self.to_atom(x) for x in args]
+            avals = [a.aval for a in atoms]
+          break
     out_aval = eval_interpreter.abstract_eval(primitive, avals, params)  # memoised per signature
+    if primitive.name in sharded_type_primitives:
+      out_aval = sharded_types_hook(primitive, avals, params, out_aval)
+    else:
+      for a in avals:
+        if a.__class__ is not ShapedArray:  # a type with a sharding (sharding in types)
+          out_aval = sharded_types_hook(primitive, avals, params, out_aval)
+          break
     source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]

@@ -8,6 +8,8 @@ enclosing trace. Outside any such trace an axis name is unbound (JAX's NameError
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from axle._src import core
@@ -48,6 +50,43 @@ def _positional(axes) -> tuple:
   return tuple(int(a) for a in axes if isinstance(a, (int, np.integer)))
 
 
+def _canonical_groups(axis_index_groups, axis_name, what: str, equal_sizes: bool = False):
+  """``axis_index_groups`` as a tuple of tuples of ints (hashable jaxpr params), checked to
+  partition the axis indices exactly (and, where the collective needs it, into groups of
+  one size)."""
+  if axis_index_groups is None:
+    return None
+  try:
+    groups = tuple(tuple(operator.index(i) for i in group) for group in axis_index_groups)
+  except TypeError:
+    raise TypeError(f"{what}: axis_index_groups must be a sequence of sequences of axis "
+                    f"indices, got {axis_index_groups!r}") from None
+  if not groups or any(not g for g in groups):
+    raise ValueError(f"{what}: axis_index_groups must be non-empty groups, got {groups}")
+  if equal_sizes and len({len(g) for g in groups}) != 1:
+    raise ValueError(f"{what}: axis_index_groups must all be the same size, got {groups}")
+  bound = [spmd.bound_axis_size(name) for name in _as_tuple(axis_name)
+           if not isinstance(name, (int, np.integer))]
+  flat = sorted(i for g in groups for i in g)
+  if bound and all(b is not None for b in bound):
+    size = int(np.prod(bound))
+    if flat != list(range(size)):
+      raise ValueError(f"{what}: axis_index_groups must partition the indices 0..{size - 1} of "
+                       f"axis {axis_name!r} (each exactly once), got {groups}")
+  elif len(set(flat)) != len(flat):
+    raise ValueError(f"{what}: axis_index_groups repeat an index: {groups}")
+  return groups
+
+
+def _vmap_groups_error(axis_index_groups, axis_data, names, message: str):
+  if axis_index_groups is not None and axis_data.name in names:
+    raise NotImplementedError(message)
+
+
+_VMAP_GROUPS = ("axis_index_groups not supported in vmap collectives. Please open a feature "
+                "request!")
+
+
 def _no_lowering(name):
   def rule(ctx, *args, **params):
     raise NotImplementedError(f"{name} over a named axis can only run inside vmap (or pmap) "
@@ -81,6 +120,7 @@ def _reducer(name: str, reduce_fn_name: str, np_reduce):
 
   def batcher(axis_data, values, dims, *, axes, axis_index_groups):
     named = _named(axes)
+    _vmap_groups_error(axis_index_groups, axis_data, named, _VMAP_GROUPS)
     outs, out_dims = [], []
     for v, d in zip(values, dims):
       positional = tuple(a if d is None or a < d else a + 1 for a in _positional(axes))
@@ -164,21 +204,24 @@ def psum(x, axis_name, *, axis_index_groups=None):
   """Sums ``x`` (a pytree) over the named axis ``axis_name`` (or a tuple of names): every
   member of the axis gets the total."""
   leaves, tree = tree_util.tree_flatten(x)
-  outs = psum_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=axis_index_groups)
+  groups = _canonical_groups(axis_index_groups, axis_name, "psum")
+  outs = psum_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=groups)
   return tree_util.tree_unflatten(tree, outs)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
   """The maximum of ``x`` over the named axis ``axis_name``."""
   leaves, tree = tree_util.tree_flatten(x)
-  outs = pmax_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=axis_index_groups)
+  groups = _canonical_groups(axis_index_groups, axis_name, "pmax")
+  outs = pmax_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=groups)
   return tree_util.tree_unflatten(tree, outs)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
   """The minimum of ``x`` over the named axis ``axis_name``."""
   leaves, tree = tree_util.tree_flatten(x)
-  outs = pmin_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=axis_index_groups)
+  groups = _canonical_groups(axis_index_groups, axis_name, "pmin")
+  outs = pmin_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=groups)
   return tree_util.tree_unflatten(tree, outs)
 
 
@@ -193,11 +236,16 @@ def axis_size(axis_name) -> int:
 def pmean(x, axis_name, *, axis_index_groups=None):
   """The mean of ``x`` over the named axis ``axis_name``."""
   bound = [spmd.bound_axis_size(name) for name in _as_tuple(axis_name)]
-  if axis_index_groups is None and all(b is not None for b in bound):
+  groups = _canonical_groups(axis_index_groups, axis_name, "pmean")
+  if groups is not None:
+    # JAX divides by the size of the first group (psum of a constant with groups), also
+    # for groups of unequal sizes
+    size = len(groups[0])
+  elif all(b is not None for b in bound):
     size = int(np.prod(bound))  # inside shard_map/pmap: the mesh axis sizes
   else:
-    size = psum(1, axis_name, axis_index_groups=axis_index_groups)
-  summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    size = psum(1, axis_name)
+  summed = psum(x, axis_name, axis_index_groups=groups)
   return tree_util.tree_map(
       lambda s: elementwise.div(s, np.array(size, core.get_aval(s).dtype)), summed)
 
@@ -248,6 +296,8 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_index_groups, axi
 def _all_gather_batcher(axis_data, values, dims, *, all_gather_dimension, axis_index_groups,
                         axis_name, axis_size, tiled):
   (x,), (d,) = values, dims
+  _vmap_groups_error(axis_index_groups, axis_data, _as_tuple(axis_name),
+                     "axis_index_groups not supported in vmap")
   params = dict(all_gather_dimension=all_gather_dimension, axis_index_groups=axis_index_groups,
                 axis_name=axis_name, axis_size=axis_size, tiled=tiled)
   if axis_data.name not in _as_tuple(axis_name):
@@ -285,12 +335,13 @@ ad.deflinear2(all_gather_p, _all_gather_transpose)
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
   """Gathers ``x`` from every member of the named axis, stacked along a new axis ``axis`` (or
   concatenated along ``axis`` with ``tiled=True``)."""
-  size = axis_size(axis_name)
+  groups = _canonical_groups(axis_index_groups, axis_name, "all_gather", equal_sizes=True)
+  size = axis_size(axis_name) if groups is None else len(groups[0])
 
   def gather(leaf):
     ndim = core.get_aval(leaf).ndim
     dim = axis % (ndim + (0 if tiled else 1)) if ndim or not tiled else 0
-    return all_gather_p.bind(leaf, all_gather_dimension=dim, axis_index_groups=axis_index_groups,
+    return all_gather_p.bind(leaf, all_gather_dimension=dim, axis_index_groups=groups,
                              axis_name=_as_tuple(axis_name), axis_size=size, tiled=tiled)
   return tree_util.tree_map(gather, x)
 
@@ -320,6 +371,8 @@ def _reduce_scatter_abstract_eval(x, *, scatter_dimension, axis_index_groups, ax
 def _reduce_scatter_batcher(axis_data, values, dims, *, scatter_dimension, axis_index_groups,
                             axis_name, axis_size, tiled):
   (x,), (d,) = values, dims
+  _vmap_groups_error(axis_index_groups, axis_data, _as_tuple(axis_name),
+                     "axis_index_groups not supported in vmap")
   if axis_data.name not in _as_tuple(axis_name):
     raise NotImplementedError("psum_scatter over an axis of an enclosing vmap")
   x = batching.bdim_at_front(x, d, axis_data.size)
@@ -355,10 +408,11 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
                  tiled: bool = False):
   """Sums ``x`` over the named axis and scatters the result: member ``i`` gets the ``i``-th
   block along ``scatter_dimension``."""
-  size = axis_size(axis_name)
+  groups = _canonical_groups(axis_index_groups, axis_name, "psum_scatter", equal_sizes=True)
+  size = axis_size(axis_name) if groups is None else len(groups[0])
   return tree_util.tree_map(
       lambda leaf: reduce_scatter_p.bind(leaf, scatter_dimension=scatter_dimension,
-                                         axis_index_groups=axis_index_groups,
+                                         axis_index_groups=groups,
                                          axis_name=_as_tuple(axis_name), axis_size=size,
                                          tiled=tiled), x)
 
@@ -431,6 +485,8 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
 def _all_to_all_batcher(axis_data, values, dims, *, axis_name, split_axis, concat_axis,
                         axis_index_groups, tiled, axis_size):
   (x,), (d,) = values, dims
+  _vmap_groups_error(axis_index_groups, axis_data, _as_tuple(axis_name),
+                     "Please open a feature request!")
   if axis_data.name not in _as_tuple(axis_name):
     raise NotImplementedError("all_to_all over an axis of an enclosing vmap")
   n = axis_data.size
@@ -468,17 +524,18 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
   """Splits ``x`` along ``split_axis`` into one block per member of the named axis, sends
   block ``k`` to member ``k``, and concatenates the received blocks along ``concat_axis``
   (without ``tiled``, the split axis must equal the axis size and is replaced by a new axis)."""
-  size = axis_size(axis_name)
+  groups = _canonical_groups(axis_index_groups, axis_name, "all_to_all", equal_sizes=True)
+  size = axis_size(axis_name) if groups is None else len(groups[0])
 
   def one(leaf):
     if tiled:
       return all_to_all_p.bind(leaf, axis_name=_as_tuple(axis_name), split_axis=split_axis,
-                               concat_axis=concat_axis, axis_index_groups=axis_index_groups,
+                               concat_axis=concat_axis, axis_index_groups=groups,
                                tiled=True, axis_size=size)
     expanded = structural.expand_dims(leaf, (concat_axis,))
     split = split_axis + (1 if split_axis >= concat_axis else 0)
     out = all_to_all_p.bind(expanded, axis_name=_as_tuple(axis_name), split_axis=split,
-                            concat_axis=concat_axis, axis_index_groups=axis_index_groups,
+                            concat_axis=concat_axis, axis_index_groups=groups,
                             tiled=False, axis_size=size)
     return structural.squeeze(out, (split,))
   return tree_util.tree_map(one, x)

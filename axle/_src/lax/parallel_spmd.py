@@ -16,6 +16,7 @@ from axle._src.interpreters import batching
 from axle._src.core import ShapedArray
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import spmd
+from axle._src.interpreters import staging
 from axle._src.lax import elementwise
 from axle._src.lax import parallel
 from axle._src.lax import structural
@@ -35,14 +36,9 @@ def _mesh_axes(names) -> tuple:
   return current[0], tuple(names)
 
 
-def _groups_attr(mesh, axes) -> str:
-  groups = spmd.replica_groups(mesh, axes)
+def _groups_attr(mesh, axes, axis_index_groups=None) -> str:
+  groups = spmd.replica_groups(mesh, axes, axis_index_groups)
   return mlir.dense_elements(groups)
-
-
-def _check_groups(axis_index_groups):
-  if axis_index_groups is not None:
-    raise NotImplementedError("axis_index_groups is not supported in shard_map/pmap")
 
 
 # ---------------------------------------------------------------------------
@@ -58,7 +54,6 @@ def _reducer_rule(primitive, previous):
     named = parallel._named(axes)
     if not named:
       return previous(ctx, *args, axes=axes, axis_index_groups=axis_index_groups)
-    _check_groups(axis_index_groups)
     mesh, names = _mesh_axes(named)
     positional = parallel._positional(axes)
     if positional:
@@ -76,7 +71,7 @@ def _reducer_rule(primitive, previous):
 
       reduction = mlir.region(ctx, [scalar, scalar], body)
       attrs = (f"{{channel_handle = {spmd.channel_attribute(ctx)}, replica_groups = "
-               f"{_groups_attr(mesh, names)}, use_global_device_ids}}")
+               f"{_groups_attr(mesh, names, axis_index_groups)}, use_global_device_ids}}")
       results.append(mlir.op(ctx, "stablehlo.all_reduce", [x], x.aval, attrs, [reduction]))
     return results
 
@@ -109,7 +104,6 @@ mlir.register(parallel.axis_index_p, _axis_index_rule)
 
 def _all_gather_rule(ctx, x, *, all_gather_dimension, axis_index_groups, axis_name, axis_size,
                      tiled):
-  _check_groups(axis_index_groups)
   mesh, names = _mesh_axes(axis_name)
   x = mlir.materialize(ctx, x)
   if not tiled:
@@ -118,7 +112,7 @@ def _all_gather_rule(ctx, x, *, all_gather_dimension, axis_index_groups, axis_na
     kept = [d for d in range(len(shape)) if d != all_gather_dimension]
     x = mlir.broadcast_in_dim(ctx, x, ShapedArray(tuple(shape), x.aval.dtype), kept)
   attrs = (f"{{all_gather_dim = {all_gather_dimension} : i64, channel_handle = "
-           f"{spmd.channel_attribute(ctx)}, replica_groups = {_groups_attr(mesh, names)}, "
+           f"{spmd.channel_attribute(ctx)}, replica_groups = {_groups_attr(mesh, names, axis_index_groups)}, "
            "use_global_device_ids}")
   return mlir.op(ctx, "stablehlo.all_gather", [x], ctx.avals_out[0], attrs)
 
@@ -128,7 +122,6 @@ mlir.register(parallel.all_gather_p, _all_gather_rule)
 
 def _reduce_scatter_rule(ctx, x, *, scatter_dimension, axis_index_groups, axis_name, axis_size,
                          tiled):
-  _check_groups(axis_index_groups)
   mesh, names = _mesh_axes(axis_name)
   x = mlir.materialize(ctx, x)
   scalar = mlir.scalar_aval(x.aval.dtype)
@@ -138,7 +131,7 @@ def _reduce_scatter_rule(ctx, x, *, scatter_dimension, axis_index_groups, axis_n
   shape[scatter_dimension] //= axis_size
   scattered = ShapedArray(tuple(shape), x.aval.dtype)
   attrs = (f"{{channel_handle = {spmd.channel_attribute(ctx)}, replica_groups = "
-           f"{_groups_attr(mesh, names)}, scatter_dimension = {scatter_dimension} : i64, "
+           f"{_groups_attr(mesh, names, axis_index_groups)}, scatter_dimension = {scatter_dimension} : i64, "
            "use_global_device_ids}")
   out = mlir.op(ctx, "stablehlo.reduce_scatter", [x], scattered, attrs, [reduction])
   if scattered.shape != ctx.avals_out[0].shape:
@@ -151,11 +144,10 @@ mlir.register(parallel.reduce_scatter_p, _reduce_scatter_rule)
 
 def _all_to_all_rule(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled,
                      axis_size):
-  _check_groups(axis_index_groups)
   mesh, names = _mesh_axes(axis_name)
   x = mlir.materialize(ctx, x)
   attrs = (f"{{channel_handle = {spmd.channel_attribute(ctx)}, concat_dimension = "
-           f"{concat_axis} : i64, replica_groups = {_groups_attr(mesh, names)}, split_count = "
+           f"{concat_axis} : i64, replica_groups = {_groups_attr(mesh, names, axis_index_groups)}, split_count = "
            f"{axis_size} : i64, split_dimension = {split_axis} : i64}}")
   return mlir.op(ctx, "stablehlo.all_to_all", [x], ctx.avals_out[0], attrs)
 
@@ -212,7 +204,37 @@ pvary_p.def_impl(lambda x, *, axes: x)
 mlir.register(pvary_p, lambda ctx, x, *, axes: x)
 batching.primitive_batchers[pvary_p] = lambda values, dims, *, axes: (
     pvary_p.bind(values[0], axes=axes), dims[0])
-ad.deflinear2(pvary_p, lambda ct, x, *, axes: [parallel.psum(ad.instantiate_zeros(ct), axes)])
+def _pvary_transpose(ct, x, *, axes):
+  ct = ad.instantiate_zeros(ct)
+  if spmd.at_boundary_transpose():
+    return [ct]
+  return [parallel.psum(ct, axes)]
+
+
+ad.deflinear2(pvary_p, _pvary_transpose)
+
+
+def _vma_of(aval) -> frozenset:
+  return getattr(aval, "vma", frozenset())
+
+
+def _match_vma(args, avals):
+  vmas = [_vma_of(a) for a in avals]
+  union = frozenset().union(*vmas)
+  if not union or all(v == union for v in vmas):
+    return None
+  order = spmd.vma_axes()
+  out = []
+  for x, a, v in zip(args, avals, vmas):
+    missing = union - v
+    if missing and a.ndim >= 0:
+      axes = tuple(n for n in order if n in missing) + tuple(sorted(missing - set(order)))
+      x = pvary_p.bind(x, axes=axes)
+    out.append(x)
+  return out
+
+
+staging.match_vma_hook = _match_vma
 
 
 def pvary(x, axis_name):

@@ -519,9 +519,10 @@ class _Aval:
 
 
 def hlo_sharding(tile_dims: Sequence[int] | None, device_order: Sequence[int] | None = None,
-                 replicate_last: bool = False):
+                 subgroups: Sequence[str] = ()):
   """An XLA HloSharding: replicated when ``tile_dims`` is None, else tiled ``tile_dims`` over
-  logical devices ``device_order`` (the last tile dim replicated when ``replicate_last``)."""
+  logical devices ``device_order``, the last ``len(subgroups)`` tile dims being subgroups of
+  those kinds (``"unreduced"``, ``"replicated"``)."""
   xc = _xc()
   if tile_dims is None:
     return xc.HloSharding.replicate()
@@ -530,7 +531,12 @@ def hlo_sharding(tile_dims: Sequence[int] | None, device_order: Sequence[int] | 
   proto.tile_assignment_dimensions = [int(d) for d in tile_dims]
   count = int(np.prod(tile_dims))
   proto.tile_assignment_devices = list(device_order) if device_order is not None else list(range(count))
-  proto.replicate_on_last_tile_dim = replicate_last
+  if tuple(subgroups) == ("replicated",):
+    proto.replicate_on_last_tile_dim = True
+  elif subgroups:
+    kinds = {"unreduced": xc.OpSharding.Type.UNREDUCED,
+             "replicated": xc.OpSharding.Type.REPLICATED}
+    proto.last_tile_dims = [kinds[k] for k in subgroups]
   return xc.HloSharding.from_proto(proto)
 
 
@@ -539,12 +545,18 @@ def hlo_sharding_from_proto(proto):
 
 
 def hlo_tiling(sharding) -> tuple | None:
-  """(tile dims, logical device order, last dim replicated) of an HloSharding; None when
-  replicated."""
+  """(tile dims, logical device order, kinds of the trailing subgroup tile dims) of an
+  HloSharding (as ``hlo_sharding`` takes them); None when replicated."""
   if sharding.is_replicated() or sharding.is_maximal():
     return None
+  if sharding.replicate_on_last_tile_dim():
+    subgroups = ("replicated",)
+  else:
+    names = {_xc().OpSharding.Type.UNREDUCED: "unreduced",
+             _xc().OpSharding.Type.REPLICATED: "replicated"}
+    subgroups = tuple(names.get(t, str(t)) for t in sharding.subgroup_types())
   return (tuple(sharding.tile_assignment_dimensions()), tuple(sharding.tile_assignment_devices()),
-          bool(sharding.replicate_on_last_tile_dim()))
+          subgroups)
 
 
 _multi_shardings: dict = {}

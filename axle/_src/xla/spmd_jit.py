@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import math
 from typing import Sequence
 
 import numpy as np
@@ -23,10 +24,12 @@ from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
 from axle._src.interpreters import spmd
+from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr, Jaxpr
 from axle._src import sharded_array as sharded_array_module
 from axle._src.sharded_array import ShardedArray, hlo_sharding_of, sharded_buffer_for
-from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh,
+from axle._src.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, ShardedAval,
+                                get_abstract_mesh,
                                 get_mesh, tiling_for, use_abstract_mesh, with_axis_types)
 from axle._src.xla import client
 
@@ -100,6 +103,35 @@ def with_sharding_constraint(x, shardings):
 
 def put_hook(x, sharding):
   return sharded_array_module.put_sharded(x, sharding)
+
+
+_reshard_calls: dict = {}
+
+
+def reshard_program(x, sharding: NamedSharding):
+  """``x`` laid out as ``sharding`` by a program over its mesh (how arrays move into and out of
+  unreduced layouts: XLA pads the partial values with zeros, or sums them)."""
+  mesh = sharding.mesh
+  if isinstance(x, ShardedArray) and x._sharding.mesh != mesh and x._sharding.mesh.size > 1:
+    if x._sharding.spec.unreduced:
+      raise NotImplementedError(
+          f"reshard: an unreduced array over {x._sharding.mesh} can only be resharded over the "
+          f"same mesh, not {mesh}; reduce it first with jax.reshard(x, P(...)) over its own mesh")
+    x = sharded_array_module.put_sharded(x, NamedSharding(mesh, PartitionSpec()))
+  aval = core.get_aval(x)
+  aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+  key = (aval, sharding)
+  call = _reshard_calls.get(key)
+  if call is None:
+    var = ir.Var(aval)
+    closed = ClosedJaxpr(Jaxpr([], [var], [var], []), [])
+    call = _reshard_calls[key] = SpmdJitCall(closed, "reshard", mesh, out_shardings=[sharding])
+  if not (isinstance(x, ShardedArray) and x._sharding.mesh == mesh):
+    x = sharded_array_module.put_sharded(x, NamedSharding(mesh, PartitionSpec()))
+  return call.run([x])[0]
+
+
+sharded_array_module.reshard_program_hook = reshard_program
 
 
 def reshard(x, out_shardings):
@@ -234,22 +266,27 @@ def named_from_hlo(mesh, hlo, ndim: int) -> NamedSharding | None:
   if tiling is None:
     return NamedSharding(mesh, PartitionSpec())
   names = list(mesh.axis_names)
-  for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+  # each mesh axis: unused (-1), unreduced (-2, when XLA's sharding has such a subgroup) or
+  # splitting a dimension
+  first = -2 if "unreduced" in tiling[2] else -1
+  for choice in itertools.product(range(first, ndim), repeat=len(names)):
     per_dim = [[names[i] for i, d in enumerate(choice) if d == dim] for dim in range(ndim)]
+    unreduced = frozenset(names[i] for i, d in enumerate(choice) if d == -2)
     for orders in itertools.product(*[list(itertools.permutations(p)) for p in per_dim]):
       parts = [None if not o else (o[0] if len(o) == 1 else tuple(o)) for o in orders]
-      spec = PartitionSpec(*parts)
+      spec = PartitionSpec(*parts, unreduced=unreduced)
       if tiling_for(mesh, spec, ndim) == tiling:
         while parts and parts[-1] is None:
           parts.pop()
-        return NamedSharding(mesh, PartitionSpec(*parts))
+        return NamedSharding(mesh, PartitionSpec(*parts, unreduced=unreduced))
   return None
 
 
 class SpmdJitCall:
   """A jitted function's program over a mesh, compiled once per layout of its arguments."""
 
-  def __init__(self, closed: ClosedJaxpr, name: str, mesh, donated=()):
+  def __init__(self, closed: ClosedJaxpr, name: str, mesh, donated=(), out_shardings=None):
+    self.fixed_out_shardings = out_shardings  # NamedShardings (or None: XLA's choice) per result
     self.closed = closed
     self.name = name
     self.mesh = mesh
@@ -273,17 +310,18 @@ class SpmdJitCall:
     entry = self._variants.get(in_specs)
     if entry is None:
       aliases = lowering.donation_aliases(self.closed, self.donated) if self.donated else {}
-      out_specs = [None] * len(self.out_avals)
+      fixed = self.fixed_out_shardings or [None] * len(self.out_avals)
+      out_specs = [None if s is None else s.spec for s in fixed]
       text = spmd.lower_spmd_module(self.closed, f"jit_{self.name}", self.mesh, list(in_specs),
                                     out_specs, aliases)
       executable = client.compile_spmd(
           text, self.in_avals, self.out_avals, self.mesh.flat_devices,
-          propagate_to_outputs=[True] * len(self.out_avals),
+          propagate_to_outputs=[s is None for s in out_specs],
           propagate_to_parameters=[s is None for s in in_specs])
       in_shardings = [named_from_hlo(self.mesh, h, a.ndim)
                       for h, a in zip(executable.in_shardings, self.in_avals)]
-      out_shardings = [named_from_hlo(self.mesh, h, a.ndim)
-                       for h, a in zip(executable.out_shardings, self.out_avals)]
+      out_shardings = [given if given is not None else named_from_hlo(self.mesh, h, a.ndim)
+                       for given, h, a in zip(fixed, executable.out_shardings, self.out_avals)]
       if any(s is None for s in in_shardings + out_shardings):
         raise NotImplementedError("XLA chose a layout that axle cannot express as a "
                                   "NamedSharding over the mesh")
@@ -484,3 +522,281 @@ def _eager_sharded(primitive, args, params):
 
 
 eval_interpreter.sharded_hook = _eager_sharded
+
+
+# ---------------------------------------------------------------------------
+# Sharding in types under tracing: each staged operation's result type carries the Explicit
+# mesh axes it is split over (``jax.typeof(y)`` shows ``float32[4@X,4@Y]`` inside jit), by a
+# rule per primitive: elementwise operations keep their operands' layout, transpose permutes
+# it, reductions drop the reduced dimensions, dot_general keeps the batch and free dimensions,
+# broadcast_in_dim and reshape move it with the dimensions they keep. Operations without a rule,
+# and layouts a rule cannot follow (operands split differently, a contraction split on both
+# sides), give unsplit types: the values are unaffected, XLA decides the layout. (Eager
+# operations on Explicit axes raise JAX's errors for the ambiguous cases: check_explicit_sharding.)
+
+def _typed_mesh(mesh):
+  """The abstract mesh a type over ``mesh`` names: the current one inside auto_axes /
+  explicit_axes / use_abstract_mesh (same shape), else ``mesh``'s own."""
+  abstract = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+  current = get_abstract_mesh()
+  if not current.empty and current.shape_tuple == abstract.shape_tuple:
+    return current
+  return abstract
+
+
+def _explicit_spec(mesh, spec: PartitionSpec, ndim: int) -> PartitionSpec:
+  explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
+  parts = []
+  for d in range(ndim):
+    axes = tuple(a for a in spec.axes_of(d) if a in explicit)
+    parts.append(_spec_entry(axes))
+  return PartitionSpec(*parts, unreduced=spec.unreduced & explicit)
+
+
+def _typed(aval, mesh, parts, unreduced=frozenset()):
+  spec = PartitionSpec(*parts, unreduced=unreduced)
+  if not any(p is not None for p in parts) and not unreduced:
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+  return ShardedAval(ShapedArray(aval.shape, aval.dtype, aval.weak_type),
+                     NamedSharding(mesh, spec))
+
+
+def _parts_of(aval) -> list:
+  sharding = aval.sharding if isinstance(aval, ShardedAval) else None
+  spec = sharding.spec if sharding is not None else PartitionSpec()
+  return [_spec_entry(spec.axes_of(d)) for d in range(aval.ndim)]
+
+
+def _same_shape_rule(name, avals, out_avals):
+  shaped = [a for a in avals if a.ndim > 0]
+  if not shaped or any(o.shape != out_avals[0].shape for o in out_avals):
+    return None
+  shape = out_avals[0].shape
+  if any(a.ndim != len(shape) or any(d not in (n, 1) for d, n in zip(a.shape, shape))
+         for a in shaped):
+    return None
+  merged = [None] * len(shape)
+  for a in shaped:
+    for d, p in enumerate(_parts_of(a)):
+      if p is None or a.shape[d] != shape[d]:
+        continue
+      if merged[d] is not None and merged[d] != p:
+        return None
+      merged[d] = p
+  used = [axis for p in merged if p is not None for axis in (p if isinstance(p, tuple) else (p,))]
+  if len(used) != len(set(used)):
+    return None
+  return [merged] * len(out_avals)
+
+
+def _axes(entry) -> tuple:
+  return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+
+
+def _split_axes(axes, out_sizes, sizes):
+  """``axes`` (outermost first) handed out to the dimensions ``out_sizes`` a dimension splits
+  (or several merge) into, each taking axes while they divide it; None if they do not fit."""
+  axes = list(axes)
+  out = []
+  for size in out_sizes:
+    taken = []
+    while size > 1 and axes:
+      size, remainder = divmod(size, sizes[axes[0]])
+      if remainder:
+        return None
+      taken.append(axes.pop(0))
+    out.append(_spec_entry(tuple(taken)))
+  return None if axes else out
+
+
+def _reshape_parts(in_shape, out_shape, parts, sizes):
+  """The result's per-dimension axes of a reshape: dimensions of size 1 come and go; a split
+  dimension hands its axes to the dimensions it splits into, outermost first; merged
+  dimensions give theirs (in order) to the merged one. None when the layout cannot follow."""
+  if [d for d in in_shape if d != 1] == [d for d in out_shape if d != 1]:
+    kept = iter(p for d, p in zip(in_shape, parts) if d != 1)
+    return [None if d == 1 else next(kept) for d in out_shape]
+  out = []
+  i = j = 0
+  while i < len(in_shape) or j < len(out_shape):
+    i0, j0 = i, j
+    a = in_shape[i] if i < len(in_shape) else 1
+    b = out_shape[j] if j < len(out_shape) else 1
+    i, j = i + 1, j + 1
+    while a != b:
+      if a < b:
+        if i >= len(in_shape):
+          return None
+        a *= in_shape[i]
+        i += 1
+      else:
+        if j >= len(out_shape):
+          return None
+        b *= out_shape[j]
+        j += 1
+    group = parts[i0:i]
+    n_out = min(j, len(out_shape)) - j0
+    if not any(p is not None for p in group):
+      out.extend([None] * n_out)
+      continue
+    flat = [a for p in group for a in _axes(p)]
+    entries = list(group)
+    while entries and entries[-1] is None:
+      entries.pop()
+    if len(group) > 1 and (None in entries or (n_out > 1)):
+      return None  # merging after an unsplit dimension, or many dimensions into many
+    split = _split_axes(flat, out_shape[j0:j0 + n_out], sizes)
+    if split is None:
+      return None
+    out.extend(split)
+  return out if len(out) == len(out_shape) else None
+
+
+def _transpose_rule(avals, params, out_avals, mesh):
+  parts = _parts_of(avals[0])
+  return [[parts[p] for p in params["permutation"]]]
+
+
+def _reduce_rule(avals, params, out_avals, mesh):
+  axes = set(params["axes"])
+  return [[p for d, p in enumerate(_parts_of(avals[0])) if d not in axes]]
+
+
+def _squeeze_rule(avals, params, out_avals, mesh):
+  dims = {d % avals[0].ndim for d in params["dimensions"]}
+  return [[p for d, p in enumerate(_parts_of(avals[0])) if d not in dims]]
+
+
+def _broadcast_in_dim_rule(avals, params, out_avals, mesh):
+  parts = _parts_of(avals[0])
+  out = [None] * out_avals[0].ndim
+  for d, od in enumerate(params["broadcast_dimensions"]):
+    if avals[0].shape[d] == out_avals[0].shape[od]:
+      out[od] = parts[d]
+  return [out]
+
+
+def _reshape_rule(avals, params, out_avals, mesh):
+  sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+  return [_reshape_parts(avals[0].shape, out_avals[0].shape, _parts_of(avals[0]), sizes)]
+
+
+def _dot_general_rule(avals, params, out_avals, mesh):
+  given = params.get("out_sharding")
+  if given is not None:
+    spec = given.spec if isinstance(given, NamedSharding) else given
+    return [[_spec_entry(spec.axes_of(d)) for d in range(out_avals[0].ndim)]]
+  (lc, rc), (lb, rb) = params["dimension_numbers"]
+  lp, rp = _parts_of(avals[0]), _parts_of(avals[1])
+  batch = [lp[a] if lp[a] is not None else rp[b] for a, b in zip(lb, rb)]
+  lhs_free = [lp[d] for d in range(len(lp)) if d not in lc and d not in lb]
+  rhs_free = [rp[d] for d in range(len(rp)) if d not in rc and d not in rb]
+  out = batch + lhs_free + rhs_free
+  used = [a for p in out if p is not None for a in _axes(p)]
+  return None if len(used) != len(set(used)) else [out]
+
+
+def _keep_inner_types(avals, params, out_avals, mesh):
+  return None  # the results' types come from the inner jaxpr, traced with typed operands
+
+
+# primitive name -> rule(operand avals, params, result avals, mesh) -> per result, its
+# per-dimension mesh axes (None: leave the types unsplit). Primitives without an entry use the
+# elementwise rule (operands and results of one shape, up to size-1 broadcasting).
+sharding_rules: dict = {
+    "transpose": _transpose_rule, "squeeze": _squeeze_rule,
+    "broadcast_in_dim": _broadcast_in_dim_rule, "reshape": _reshape_rule,
+    "dot_general": _dot_general_rule,
+    **{name: _reduce_rule for name in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
+                                        "reduce_and", "reduce_or", "reduce_xor", "argmax",
+                                        "argmin")},
+    **{name: _keep_inner_types for name in ("jit", "remat2", "custom_jvp_call",
+                                             "custom_vjp_call", "cond", "while", "scan")},
+}
+
+
+def _rule_parts(primitive, avals, params, out_avals, mesh):
+  rule = sharding_rules.get(primitive.name)
+  if rule is not None:
+    return rule(avals, params, out_avals, mesh)
+  return _same_shape_rule(primitive.name, avals, out_avals)
+
+
+def sharded_result_types(primitive, avals, params, out):
+  """``out`` (the abstract eval's result avals) with the Explicit mesh axes the rule above
+  gives them, when an operand's type is split over a mesh (or the operation lays it out)."""
+  name = primitive.name
+  if name == "sharding_constraint":
+    sharding = params["sharding"]
+    mesh = _typed_mesh(sharding.mesh)
+    spec = _explicit_spec(mesh, sharding.spec, out.ndim)
+    return _typed(out, mesh, list(spec)[:out.ndim] + [None] * (out.ndim - len(spec)),
+                  spec.unreduced)
+  if name == "shard_map":
+    mesh = _typed_mesh(params["mesh"])
+    typed = []
+    for a, spec in zip(out, params["out_specs"]):
+      spec = _explicit_spec(mesh, spec, a.ndim)
+      typed.append(_typed(a, mesh, [_spec_entry(spec.axes_of(d)) for d in range(a.ndim)]))
+    return typed
+  if name == "axis_index":
+    if params["axis_name"] in spmd.vma_axes():
+      return ShardedAval(out, None, {params["axis_name"]})
+    return out
+  if (name == "pvary" or (_COLLECTIVE_VMA.get(name) == "add" and spmd.vma_axes())
+      or any(getattr(a, "vma", None) for a in avals)):
+    return _varying_types(primitive, avals, params, out)
+  mesh = None
+  for a in avals:
+    if type(a) is ShardedAval and a.sharding is not None and not a.sharding.mesh.empty:
+      mesh = a.sharding.mesh
+      break
+  if mesh is None:
+    return out
+  if any(type(a) is ShardedAval and a.sharding is not None and a.sharding.spec.unreduced
+         for a in avals):
+    return out  # unreduced values: XLA reduces them where needed (no typed rule here)
+  outs = list(out) if primitive.multiple_results else [out]
+  try:
+    parts = _rule_parts(primitive, avals, params, outs, mesh)
+  except (KeyError, IndexError, TypeError, ValueError):
+    return out  # parameters a rule does not expect: the types stay unsplit
+  if parts is None or any(p is None for p in parts):
+    return out
+  typed = [_typed(o, mesh, p) if len(p) == o.ndim else o for o, p in zip(outs, parts)]
+  return typed if primitive.multiple_results else typed[0]
+
+
+_COLLECTIVE_VMA = {"psum": "drop", "pmax": "drop", "pmin": "drop",
+                   "pvary": "add", "ppermute": "add", "all_to_all": "add", "reduce_scatter": "add"}
+
+
+def _varying_types(primitive, avals, params, out):
+  """Inside a shard_map body: each result varies over the manual axes its operands vary over
+  (``f32[3]{V:i}``); collectives over an axis make the result invariant along it (psum, pmax,
+  pmin) or varying (pvary, ppermute, all_to_all, psum_scatter); all_gather keeps its
+  operand's variation (as JAX's). Calls of jaxprs
+  keep the types their inner jaxprs give."""
+  name = primitive.name
+  if name in _keep_types:
+    return out
+  vma = frozenset().union(*[getattr(a, "vma", frozenset()) for a in avals])
+  kind = _COLLECTIVE_VMA.get(name)
+  if kind is not None:
+    names = params.get("axes", params.get("axis_name", ()))
+    names = frozenset(n for n in (names if isinstance(names, (tuple, list)) else (names,))
+                      if isinstance(n, str))
+    vma = vma - names if kind == "drop" else vma | names
+  outs = list(out) if primitive.multiple_results else [out]
+  typed = [ShardedAval(ShapedArray(o.shape, o.dtype, o.weak_type), None, vma) if vma
+           else ShapedArray(o.shape, o.dtype, o.weak_type) for o in outs]
+  return typed if primitive.multiple_results else typed[0]
+
+
+_keep_types = frozenset({"jit", "remat2", "custom_jvp_call", "custom_vjp_call", "cond", "while",
+                         "scan", "shard_map"})
+
+
+staging.sharded_types_hook = sharded_result_types
+staging.sharded_type_primitives.update({"sharding_constraint", "shard_map", "axis_index",
+                                        "pvary", "ppermute", "all_to_all", "reduce_scatter"})

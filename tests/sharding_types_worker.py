@@ -1,0 +1,304 @@
+"""Checks of sharding in types, unreduced arrays and shard_map under jit that need several CPU
+devices, run in a fresh process by test_sharding_types.py. Prints one line per check:
+``PASS name`` or ``FAIL name: error``."""
+import sys
+import time
+import traceback
+
+import numpy as np
+
+import axle as jax
+import axle.numpy as jnp
+from axle import lax
+
+jax.config.update("jax_num_cpu_devices", 8)
+
+from axle.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+
+CHECKS = []
+
+
+def check(fn):
+  CHECKS.append(fn)
+  return fn
+
+
+def assert_equal(got, want):
+  got = np.asarray(got)
+  want = np.asarray(want)
+  assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+  assert np.array_equal(got, want), (got, want)
+
+
+@check
+def shard_map_infers_in_specs_of_traced_arguments():
+  # jit(shard_map(f)) without in_specs: each argument's sharded type gives its spec, so the
+  # body sees per-device blocks (regression: the body saw global shapes and a dot of an
+  # all_gather'ed block failed with mismatched contracting dimensions).
+  mesh = jax.make_mesh((4,), ("batch",))
+  with jax.set_mesh(mesh):
+    w = jax.device_put(jnp.arange(32.).reshape(8, 4), P("batch"))
+    x = jax.device_put(jnp.ones((8, 8)), P("batch"))
+    shapes = []
+
+    @jax.shard_map(out_specs=P())
+    def loss(w_block, x_block):
+      shapes.append((w_block.shape, x_block.shape))
+      full_w = lax.all_gather(w_block, "batch", tiled=True)
+      return lax.pmean(jnp.sum(jnp.dot(x_block, full_w)), "batch")
+
+    want = (np.ones((8, 8)) @ np.arange(32.).reshape(8, 4)).sum() / 4
+    assert float(jax.jit(loss)(w, x)) == want
+    assert shapes[-1] == ((2, 4), (2, 8)), shapes
+    g = jax.jit(jax.grad(loss))(w, x)
+    assert_equal(g, np.full((8, 4), 2., np.float32))
+
+
+@check
+def remat_with_collectives_in_eager_shard_map():
+  mesh = jax.make_mesh((4,), ("batch",))
+  with jax.set_mesh(mesh):
+    w = jax.device_put(jnp.arange(32.).reshape(8, 4), P("batch"))
+
+    @jax.remat
+    def gather(block):
+      return lax.all_gather(block, "batch", tiled=True)
+
+    # (all_gather's result still varies over the axis, as in JAX: check_vma=False for P())
+    out = jax.shard_map(lambda b: gather(b).sum(0), out_specs=P(), check_vma=False)(w)
+    assert_equal(out, np.arange(32., dtype=np.float32).reshape(8, 4).sum(0))
+
+
+@check
+def partition_spec_unreduced_field():
+  p = P("X", None, unreduced={"Y"})
+  assert repr(p) == "P('X', None, unreduced={'Y'})", repr(p)
+  assert p.unreduced == frozenset({"Y"}) and p.reduced == frozenset() and p.partitions == ("X", None)
+  assert p != P("X", None) and p == P("X", unreduced={"Y"})
+  assert repr(P(unreduced={"Y"})) == "P(unreduced={'Y'})"
+  assert repr(P("X", unreduced={"Y"})) == "P('X', unreduced={'Y'})"
+  assert repr(P(None, reduced={"Y"})) == "P(None, reduced={'Y'})"
+  import pickle
+  assert pickle.loads(pickle.dumps(p)) == p
+  for bad in (lambda: P("X", unreduced={"X"}), lambda: P(unreduced={None}),
+              lambda: P(unreduced={"Y"}, reduced={"Y"})):
+    try:
+      bad()
+    except ValueError:
+      pass
+    else:
+      raise AssertionError("no error")
+
+
+@check
+def unreduced_arrays():
+  mesh = jax.make_mesh((4, 2), ("X", "Y"))
+  value = np.arange(32, dtype=np.float32).reshape(8, 4)
+  with jax.set_mesh(mesh):
+    x = jax.device_put(value, P("X", "Y"))
+    y = jax.device_put(x, P("X", None, unreduced={"Y"}))
+    assert str(y.sharding.spec) == "P('X', None, unreduced={'Y'})"
+    assert str(jax.typeof(y)) == "float32[8@X,4]{U:Y}", jax.typeof(y)
+    # each device along Y keeps its own block of columns; the others hold zeros
+    shards = y.addressable_shards
+    assert_equal(shards[0].data, np.array([[0, 1, 0, 0], [4, 5, 0, 0]], np.float32))
+    assert_equal(shards[1].data, np.array([[0, 0, 2, 3], [0, 0, 6, 7]], np.float32))
+    assert repr(y).startswith("Array(shape=(8, 4), dtype=float32, sharding=NamedSharding(")
+    try:
+      np.asarray(y)
+    except NotImplementedError as e:
+      assert "unreduced" in str(e)
+    else:
+      raise AssertionError("fetching an unreduced array did not raise")
+    # reshard sums the partial values
+    for spec in (P("X", None), P(), P("X", "Y")):
+      z = jax.reshard(y, spec)
+      assert z.sharding.spec == spec, z.sharding
+      assert_equal(z, value)
+    assert_equal(jax.jit(lambda a: jax.reshard(a, P()))(y), value)
+    # the lowered program carries Shardy's unreduced annotation
+    text = jax.jit(lambda a: jax.reshard(a, P("X", None))).lower(y).as_text()
+    assert 'unreduced={"Y"}' in text, text
+
+
+@check
+def sharded_types_of_traced_values():
+  # JAX 0.10.2's sharding-in-types rules (values from explicitly sharded inputs under jit)
+  mesh = jax.make_mesh((4, 2), ("X", "Y"))
+  with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(32.).reshape(8, 4), P("X", "Y"))
+    b = jax.device_put(np.arange(32.).reshape(4, 8), P("Y", None))
+    v = jax.device_put(np.arange(4.), P("Y"))
+    seen = {}
+
+    @jax.jit
+    def f(a, b, v):
+      values = {"sin": jnp.sin(a), "T": a.T, "sum0": a.sum(0), "sum1": a.sum(1), "a+v": a + v,
+                "a*2": a * 2, "split": a.reshape(4, 2, 4), "merge": a.reshape(32),
+                "dot": jnp.dot(a, b, out_sharding=P("X", None)),
+                "free": jnp.dot(jax.reshard(a, P("X", None)), b),
+                "broadcast": jnp.broadcast_to(v, (3, 4)), "expand": a[None],
+                "astype": a.astype(jnp.int32), "where": jnp.where(a > 0, a, 0.),
+                "max": jnp.max(a, axis=0)}
+      seen.update({k: str(jax.typeof(x)) for k, x in values.items()})
+      return a
+    f(a, b, v)
+    want = {"sin": "float32[8@X,4@Y]", "T": "float32[4@Y,8@X]", "sum0": "float32[4@Y]",
+            "sum1": "float32[8@X]", "a+v": "float32[8@X,4@Y]", "a*2": "float32[8@X,4@Y]",
+            "split": "float32[4@X,2,4@Y]", "merge": "float32[32@(X,Y)]",
+            "dot": "float32[8@X,8]", "free": "float32[8@X,8]", "broadcast": "float32[3,4@Y]",
+            "expand": "float32[1,8@X,4@Y]", "astype": "int32[8@X,4@Y]",
+            "where": "float32[8@X,4@Y]", "max": "float32[4@Y]"}
+    assert seen == want, {k: (seen.get(k), w) for k, w in want.items() if seen.get(k) != w}
+    text = str(jax.make_jaxpr(lambda x: jnp.sin(x).T)(a))
+    assert "a:f32[8@X,4@Y]" in text and "f32[4@Y,8@X] = transpose" in text, text
+
+
+@check
+def explicit_axes_inside_jit_types_values():
+  auto = jax.sharding.AxisType.Auto
+  mesh = jax.make_mesh((4, 2), ("X", "Y"), (auto, auto))
+  seen = []
+
+  @jax.sharding.explicit_axes
+  def g(y):
+    z = y * 2
+    seen.extend([repr(jax.typeof(y)), repr(jax.typeof(z))])
+    return z
+
+  with jax.set_mesh(mesh):
+    x = jax.device_put(np.arange(16.).reshape(4, 4), P("X", "Y"))
+    out = jax.jit(lambda a: g(jnp.sin(a), in_sharding=P("X", "Y")) + 1)(x)
+  assert seen == ["ShapedArray(float32[4@X,4@Y])"] * 2, seen
+  np.testing.assert_allclose(np.asarray(out), np.sin(np.arange(16.).reshape(4, 4)) * 2 + 1,
+                             rtol=1e-6)
+
+
+@check
+def axis_index_groups_in_pmap_and_shard_map():
+  # JAX 0.10.2: groups work in pmap (and shard_map with check_vma=False); psum/pmean with
+  # groups are NotImplementedError under shard_map's check_vma; vmap does not support them.
+  x = np.arange(8, dtype=np.float32)
+  groups = [[0, 1, 2, 3], [4, 5, 6, 7]]
+  pm = lambda fn: np.asarray(jax.pmap(fn, axis_name="i")(x)).astype(np.float64)
+  assert_equal(pm(lambda v: lax.psum(v, "i", axis_index_groups=groups)), np.repeat([6., 22.], 4))
+  assert_equal(pm(lambda v: lax.pmean(v, "i", axis_index_groups=groups)), np.repeat([1.5, 5.5], 4))
+  assert_equal(pm(lambda v: lax.pmax(v, "i", axis_index_groups=groups)), np.repeat([3., 7.], 4))
+  assert_equal(pm(lambda v: lax.all_gather(v, "i", axis_index_groups=groups)),
+               np.repeat(x.reshape(2, 1, 4), 4, axis=1).reshape(8, 4).astype(np.float64))
+  assert_equal(pm(lambda v: lax.psum_scatter(jnp.stack([v] * 4), "i", axis_index_groups=groups)),
+               np.repeat([6., 22.], 4))
+  # uneven groups (psum) and pmean's divisor (the first group's size, as JAX)
+  uneven = [[0, 1], [2, 3, 4, 5, 6, 7]]
+  assert_equal(pm(lambda v: lax.psum(v, "i", axis_index_groups=uneven)),
+               np.array([1., 1.] + [27.] * 6))
+  assert_equal(pm(lambda v: lax.pmean(v, "i", axis_index_groups=uneven)),
+               np.array([.5, .5] + [13.5] * 6))
+  assert_equal(pm(jax.grad(lambda v: lax.psum(v * v, "i", axis_index_groups=groups))),
+               8 * x.astype(np.float64))
+  mesh = jax.make_mesh((8,), ("i",))
+  xs = jax.device_put(x, NamedSharding(mesh, P("i")))
+  sm = lambda fn, **kw: jax.shard_map(fn, mesh=mesh, in_specs=P("i"), out_specs=P("i"), **kw)
+  for run in (lambda f: np.asarray(f(xs)).astype(np.float64),
+              lambda f: np.asarray(jax.jit(f)(xs)).astype(np.float64)):
+    assert_equal(run(sm(lambda v: lax.pmin(v, "i", axis_index_groups=groups))),
+                 np.repeat([0., 4.], 4))
+    assert_equal(run(sm(lambda v: lax.psum(v, "i", axis_index_groups=groups), check_vma=False)),
+                 np.repeat([6., 22.], 4))
+    try:
+      run(sm(lambda v: lax.psum(v, "i", axis_index_groups=groups)))
+    except NotImplementedError:
+      pass
+    else:
+      raise AssertionError("psum with groups under check_vma did not raise")
+  try:
+    jax.vmap(lambda v: lax.psum(v, "i", axis_index_groups=groups), axis_name="i")(x)
+  except NotImplementedError as e:
+    assert "vmap" in str(e)
+  else:
+    raise AssertionError("vmap psum with groups did not raise")
+  try:
+    pm(lambda v: lax.psum(v, "i", axis_index_groups=[[0, 1, 2, 3], [4, 5, 6]]))
+  except ValueError as e:
+    assert "partition" in str(e)
+  else:
+    raise AssertionError("groups that miss an index did not raise")
+
+
+@check
+def grad_through_explicit_pcast_in_shard_map():
+  # regression: pcast(..., to='varying') of an unsplit input counted each device's cotangent
+  # twice (pvary's psum and the boundary's); JAX gives [0, 14, 36]
+  mesh = jax.make_mesh((2,), ("i",))
+  w = jax.device_put(jnp.arange(1., 7.), NamedSharding(mesh, P("i")))
+  x = jnp.arange(3.)
+
+  def loss(x, w, explicit):
+    def body(x, w):
+      xv = lax.pcast(x, "i", to="varying") if explicit else x
+      return jnp.sum(xv * w * xv)[None]
+    return jax.shard_map(body, mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i"))(x, w).sum()
+
+  for explicit in (False, True):
+    assert_equal(jax.grad(loss)(x, w, explicit), np.array([0., 14., 36.], np.float32))
+    assert_equal(jax.jit(jax.grad(loss), static_argnums=2)(x, w, explicit),
+                 np.array([0., 14., 36.], np.float32))
+
+
+@check
+def varying_types_in_traced_shard_map_bodies():
+  # as JAX 0.10.2 prints them: blocks split over a manual axis are f32[3]{V:i}; an invariant
+  # operand meeting a varying one is pvary'd first; collectives change the variation
+  mesh = jax.make_mesh((2,), ("i",))
+  with jax.set_mesh(mesh):
+    @jax.shard_map(in_specs=(P("i"), P()), out_specs=P("i"))
+    def f(x, y):
+      return x * y
+
+    x = jax.device_put(jnp.arange(6.), P("i"))
+    y = jnp.arange(3.)
+    text = str(jax.make_jaxpr(f)(x, y))
+    for line in ("{ lambda ; a:f32[6@i] b:f32[3]. let", "c:f32[6@i] = shard_map[",
+                 "jaxpr={ lambda ; d:f32[3]{V:i} e:f32[3]. let",
+                 "f:f32[3]{V:i} = pvary[axes=('i',)] e", "g:f32[3]{V:i} = mul d f",
+                 "newly_manual_axes=frozenset({'i'})",
+                 "mesh=AbstractMesh('i': 2, axis_types=(Explicit,), device_kind=cpu, "
+                 "num_cores=None, platform=cpu)"):
+      assert line in text, (line, text)
+    seen = []
+
+    @jax.shard_map(in_specs=P("i"), out_specs=P("i"))
+    def g(x):
+      gathered = lax.all_gather(x, "i")
+      seen.extend(str(jax.typeof(v)) for v in (
+          x, gathered, lax.psum_scatter(gathered, "i"), lax.pmax(x, "i"), lax.axis_index("i"),
+          x * 2))
+      return x
+    jax.jit(g)(x)
+    assert seen == ["float32[3]{V:i}", "float32[2,3]{V:i}", "float32[3]{V:i}", "float32[3]",
+                    "int32[]{V:i}", "float32[3]{V:i}"], seen
+    # the values and gradients are unchanged by the inserted pvary (JAX's numbers)
+    loss = lambda x, y: jnp.sum(f(x, y) ** 2)
+    gx, gy = jax.jit(jax.grad(loss, (0, 1)))(x, y)
+    assert_equal(gx, np.array([0, 2, 16, 0, 8, 40], np.float32))
+    assert_equal(gy, np.array([0, 34, 116], np.float32))
+
+
+def main():
+  names = sys.argv[1:]
+  for fn in CHECKS:
+    if names and fn.__name__ not in names:
+      continue
+    start = time.perf_counter()
+    try:
+      fn()
+    except BaseException as e:  # report, keep going
+      detail = "".join(traceback.format_exception_only(type(e), e)).strip().replace("\n", " | ")
+      print(f"FAIL {fn.__name__}: {detail}", flush=True)
+      traceback.print_exc(file=sys.stderr)
+    else:
+      print(f"PASS {fn.__name__} {time.perf_counter() - start:.2f}s", flush=True)
+
+
+if __name__ == "__main__":
+  main()
