@@ -1,0 +1,48 @@
+"""One process of a 2-process job on 127.0.0.1 in which something goes wrong (run by
+test_multidevice.py): usage ``multiprocess_failure_worker.py RANK PORT SCENARIO``.
+
+Scenarios: ``peer_dies`` (process 1 exits after a first collective), ``peer_dies_early``
+(process 1 exits before any collective), ``coordinator_dies`` (process 0 exits after a first
+collective), ``never_joins`` (process 0 alone in a 2-process job). The surviving process
+prints ``RAISED <type>: <message>`` for the error it gets, then exits normally."""
+import os
+import sys
+import time
+
+import numpy as np
+
+import axle as jax
+from axle import lax
+from axle.sharding import Mesh, PartitionSpec as P
+
+rank, port, scenario = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+jax.config.update("jax_num_cpu_devices", 2)
+start = time.monotonic()
+try:
+  jax.distributed.initialize(f"127.0.0.1:{port}", 2, rank,
+                             initialization_timeout=2 if scenario == "never_joins" else 60,
+                             heartbeat_timeout_seconds=3, shutdown_timeout_seconds=5)
+except Exception as e:  # noqa: BLE001
+  print(f"RAISED {type(e).__name__}: {e}", flush=True)
+  print(f"SECONDS {time.monotonic() - start:.1f}", flush=True)
+  sys.exit(0)
+
+mesh = Mesh(np.array(jax.devices()), ("i",))
+total = jax.jit(jax.shard_map(lambda b: lax.psum(b, "i"), mesh=mesh, in_specs=P("i"),
+                              out_specs=P()))
+ones = jax.make_array_from_process_local_data(jax.NamedSharding(mesh, P("i")),
+                                              np.ones((2, 3), np.float32), (4, 3))
+victim = 0 if scenario == "coordinator_dies" else 1
+if scenario != "peer_dies_early":
+  assert np.asarray(total(ones)).tolist() == [[4.0] * 3]
+if rank == victim:
+  os._exit(0)
+start = time.monotonic()
+try:
+  for _ in range(3):
+    np.asarray(total(ones))
+except Exception as e:  # noqa: BLE001
+  print(f"RAISED {type(e).__name__}: {e}", flush=True)
+  print(f"SECONDS {time.monotonic() - start:.1f}", flush=True)
+else:
+  print("NO ERROR", flush=True)
