@@ -731,6 +731,15 @@ class Executable:
     return self.loaded.get_compiled_memory_stats()
 
 
+def _check_assignment(options: CompileOptions, devices_: tuple) -> None:
+  """XLA aborts or crashes on a device assignment with repeated devices or of another size
+  than replicas x partitions: refuse those first."""
+  if (options.num_replicas * options.num_partitions != len(devices_)
+      or len(set(devices_)) != len(devices_)):
+    raise ValueError(f"compile: {options.num_replicas} replicas x {options.num_partitions} "
+                     f"partitions need as many distinct devices, got {devices_}")
+
+
 def compile(mlir_text: str, out_avals, options: CompileOptions | None = None,
             devices_: Sequence | None = None, host_callbacks: Sequence | None = None) -> Executable:
   """Compiles a StableHLO module (MLIR text with a public ``@main``).
@@ -740,6 +749,7 @@ def compile(mlir_text: str, out_avals, options: CompileOptions | None = None,
   xc = _xc()
   options = options or CompileOptions()
   devices_ = tuple(devices_) if devices_ else (default_device(),)
+  _check_assignment(options, devices_)
   device_list = xc.DeviceList(devices_)
   try:
     if host_callbacks:
@@ -765,6 +775,7 @@ def deserialize(blob: bytes, out_avals, options: CompileOptions | None = None,
   xc = _xc()
   options = options or CompileOptions()
   devices_ = tuple(devices_) if devices_ else (default_device(),)
+  _check_assignment(options, devices_)
   loaded = get_client().deserialize_executable(blob, xc.DeviceList(devices_), options.to_xla(devices_))
   return Executable(loaded, out_avals, devices_)
 
@@ -878,18 +889,64 @@ def multi_device_sharding(devices_: Sequence, sharding):
   return result
 
 
+def shard_shape(global_shape: Sequence[int], sharding, num_devices: int) -> tuple | None:
+  """The shape of each device's piece of an array of ``global_shape`` laid out by HloSharding
+  ``sharding`` over ``num_devices`` devices (None for layouts with subgroups, not checked).
+  Raises when the layout does not fit: XLA aborts or crashes on such inputs."""
+  tiling = hlo_tiling(sharding)
+  if tiling is None:
+    return tuple(global_shape)
+  dims, _, replicate_last = tiling
+  if int(np.prod(dims)) != num_devices:
+    raise ValueError(f"the sharding {sharding} lays an array out over {int(np.prod(dims))} "
+                     f"devices, but {num_devices} devices were given")
+  data_dims = dims[:-1] if replicate_last else dims
+  if len(data_dims) != len(global_shape):
+    return None
+  for axis, (size, tiles) in enumerate(zip(global_shape, data_dims)):
+    if size % tiles:
+      raise ValueError(f"the sharding {sharding} splits dimension {axis} (of size {size}) of an "
+                       f"array of shape {tuple(global_shape)} into {tiles} pieces, which does "
+                       f"not divide it evenly")
+  return tuple(size // tiles for size, tiles in zip(global_shape, data_dims))
+
+
+def check_shards(pieces: Sequence, global_aval, devices_: Sequence, sharding, what: str,
+                 local) -> None:
+  """Checks the (shape, dtype) of each device's piece of a multi-device array before XLA sees
+  it (XLA segfaults on a multi-device input whose per-device buffer has another shape or
+  dtype); None marks a device of another process."""
+  expected = shard_shape(global_aval.shape, sharding, len(devices_))
+  dtype = np.dtype(global_aval.dtype)
+  for k, (device, piece) in enumerate(zip(devices_, pieces)):
+    if piece is None:
+      if device in local:
+        raise ValueError(f"{what}: no data for device {device!r} (piece {k}), a device of this "
+                         f"process")
+      continue
+    shape, piece_dtype = piece
+    if (expected is not None and tuple(shape) != expected) or np.dtype(piece_dtype) != dtype:
+      raise ValueError(
+          f"{what}: the piece for device {device!r} (piece {k}) has shape {tuple(shape)} and "
+          f"dtype {np.dtype(piece_dtype)}; an array of shape {tuple(global_aval.shape)} and "
+          f"dtype {dtype} laid out by {sharding} over {len(devices_)} devices needs pieces of "
+          f"shape {expected} and dtype {dtype}")
+
+
 def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sharding):
   """One multi-device buffer of ``global_aval`` from one host piece per device of ``devices_``
   (pieces copied during the call)."""
   xc = _xc()
   if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
     raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
+  local = set(local_devices())
+  check_shards([None if p is None else (np.shape(p), np.asarray(p).dtype) for p in pieces],
+               global_aval, devices_, sharding, "put_shards", local)
   # A broadcast view (zero strides) counts as contiguous to NumPy but not to XLA: copy it.
   pieces = [None if p is None else
             np.array(p, order="C") if 0 in np.asarray(p).strides else np.ascontiguousarray(p)
             for p in pieces]
   jaxlib_sharding = multi_device_sharding(devices_, sharding)
-  local = set(local_devices())
   if not all(d in local for d in devices_):  # several processes: this process's pieces only
     buffers = [xc.batched_device_put(_Aval(p.shape, p.dtype), sharding_for(d), [p], [d], True,
                                      False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
@@ -914,8 +971,10 @@ def assemble_buffers(buffers: Sequence, global_aval, devices_: Sequence, shardin
   """One multi-device buffer from single-device buffers, one per device of ``devices_`` (in
   that order)."""
   xc = _xc()
-  if [b.devices().pop() if hasattr(b, "devices") else None for b in buffers] != list(devices_):
+  if len(buffers) != len(devices_) or [buffer_devices(b)[0] for b in buffers] != list(devices_):
     raise ValueError("assemble_buffers: the buffers must lie on the devices, in their order")
+  check_shards([(tuple(b.aval.shape), np.dtype(b.aval.dtype)) for b in buffers], global_aval,
+               devices_, sharding, "assemble_buffers", set(devices_))
   return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype),
                       multi_device_sharding(devices_, sharding), list(buffers), committed=True,
                       _skip_checks=True)
