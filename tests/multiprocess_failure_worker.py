@@ -2,7 +2,8 @@
 test_multidevice.py): usage ``multiprocess_failure_worker.py RANK PORT SCENARIO``.
 
 Scenarios: ``peer_dies`` (process 1 exits after a first collective), ``peer_dies_early``
-(process 1 exits before any collective), ``coordinator_dies`` (process 0 exits after a first
+(process 1 exits before any collective), ``peer_dies_slowly`` (``peer_dies`` with JAX's
+default heartbeat timeout of 100 s), ``coordinator_dies`` (process 0 exits after a first
 collective), ``never_joins`` (process 0 alone in a 2-process job). The surviving process
 prints ``RAISED <type>: <message>`` for the error it gets, then exits normally."""
 import os
@@ -21,7 +22,8 @@ start = time.monotonic()
 try:
   jax.distributed.initialize(f"127.0.0.1:{port}", 2, rank,
                              initialization_timeout=2 if scenario == "never_joins" else 60,
-                             heartbeat_timeout_seconds=3, shutdown_timeout_seconds=5)
+                             heartbeat_timeout_seconds=100 if scenario == "peer_dies_slowly" else 3,
+                             shutdown_timeout_seconds=5)
 except Exception as e:  # noqa: BLE001
   print(f"RAISED {type(e).__name__}: {e}", flush=True)
   print(f"SECONDS {time.monotonic() - start:.1f}", flush=True)

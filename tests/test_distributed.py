@@ -68,6 +68,18 @@ def test_dead_peer_raises_in_the_survivor(scenario, victim):
   assert results[victim][0] == 0
 
 
+def test_dead_peer_with_the_default_heartbeat_timeout():
+  """With JAX's 100 s heartbeat timeout the survivor's collective fails first (the dead
+  peer's connection closes): it raises at once, naming the failed collective."""
+  results = _run("peer_dies_slowly")
+  message = _raised(results[0])
+  assert message.startswith("JaxRuntimeError: distributed: a collective of process 0 with "
+                            "another process of this 2-process job (coordinator 127.0.0.1:"), message
+  assert "Gloo" in message and "probably died" in message and "restart the whole job" in message
+  assert float(results[0][1].split("SECONDS ")[1].split()[0]) < 60
+  assert results[1][0] == 0
+
+
 def test_process_that_never_joins():
   (result,) = _run("never_joins", ranks=(0,)).values()
   message = _raised(result)

@@ -283,6 +283,7 @@ class _Job:
     self.heartbeat_timeout = heartbeat_timeout
     self.shutdown_timeout = shutdown_timeout
     self.failure: str | None = None
+    self.broken = False  # a collective failed because a peer went away
     self.connected = True
     self.stopping = threading.Event()
     self.watchdog = threading.Thread(target=self._watch, name="axle-distributed-heartbeat",
@@ -351,14 +352,25 @@ class _Job:
     """The error to raise for XLA's ``exc`` from a computation of this job: a collective
     fails at once when a peer's connection closes; the watchdog then names the peer."""
     import time
-    deadline = time.monotonic() + 2 * self.heartbeat_timeout + 2
+    lost_peer = "Gloo" in str(exc) or "onnection" in str(exc)
+    # Wait for the watchdog to name the peer when that takes a few seconds at most.
+    naming = 2 * self.heartbeat_timeout + 2
+    deadline = time.monotonic() + (0 if not lost_peer else naming if naming <= 10 else 0.5)
     while self.failure is None and time.monotonic() < deadline:
       time.sleep(0.05)
     if self.failure is not None:
       return JaxRuntimeError(f"{self.failure}\nXLA reported: {exc}")
-    return JaxRuntimeError(f"distributed: a computation of process {self.process_id} failed "
-                           f"({exc}); if it involves other processes, one of them may have "
-                           f"stopped (see their output).")
+    if lost_peer:
+      # XLA's shutdown barrier would now fail and end every process: leave without it.
+      self.broken = True
+      return JaxRuntimeError(
+          f"distributed: a collective of process {self.process_id} with another process of "
+          f"this {self.num_processes}-process job (coordinator {self.address}) failed: {exc}. "
+          f"That process probably died (its heartbeat stops counting after "
+          f"heartbeat_timeout_seconds={self.heartbeat_timeout} s). Computations that need it "
+          f"can never finish: end this process and restart the whole job.")
+    return JaxRuntimeError(f"distributed: a computation of process {self.process_id} failed: "
+                           f"{exc}")
 
   def _disconnect(self) -> None:
     if self.connected:
@@ -373,7 +385,7 @@ class _Job:
     stops the coordinator. XLA's own shutdown barrier ends every process when a peer has
     died, so a bounded barrier in the key-value store checks first that all are there."""
     import time
-    clean = self.failure is None
+    clean = self.failure is None and not self.broken
     if clean:
       try:
         self.client.key_value_set(f"axle/left/{self.process_id}", "1", allow_overwrite=True)
@@ -390,11 +402,13 @@ class _Job:
     self.watchdog.join(timeout=3 * self.heartbeat_timeout + 10)
     if self.failure is not None:
       clean = False  # the watchdog has disconnected (or is disconnecting) this process
-    elif not clean:
+    elif not clean:  # a failed collective, or a peer that neither came nor died
       # A peer neither reached the barrier nor stopped: XLA's own shutdown barrier would fail
       # and end every process. Leave without it (the coordinator then drops this process).
       self.connected = False
       _leak(self.client)
+      _leak(_state.get("client"))
+      _leak(_in_flight)
     else:
       self._disconnect()  # XLA's shutdown barrier: every process is known to be there
     if self.coordinator is not None:
