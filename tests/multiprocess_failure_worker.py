@@ -3,7 +3,8 @@ test_multidevice.py): usage ``multiprocess_failure_worker.py RANK PORT SCENARIO`
 
 Scenarios: ``peer_dies`` (process 1 exits after a first collective), ``peer_dies_early``
 (process 1 exits before any collective), ``peer_dies_slowly`` (``peer_dies`` with JAX's
-default heartbeat timeout of 100 s), ``coordinator_dies`` (process 0 exits after a first
+default heartbeat timeout of 100 s), ``peer_raises`` (process 1 ends with an uncaught
+error: it leaves through the exit-time shutdown), ``coordinator_dies`` (process 0 exits after a first
 collective), ``never_joins`` (process 0 alone in a 2-process job). The surviving process
 prints ``RAISED <type>: <message>`` for the error it gets, then exits normally."""
 import os
@@ -38,6 +39,8 @@ victim = 0 if scenario == "coordinator_dies" else 1
 if scenario != "peer_dies_early":
   assert np.asarray(total(ones)).tolist() == [[4.0] * 3]
 if rank == victim:
+  if scenario == "peer_raises":
+    raise SystemExit("process 1 stops with an error")
   os._exit(0)
 start = time.monotonic()
 try:

@@ -3,7 +3,7 @@
 normally (XLA's coordination runtime would abort it: shared/xla-multidevice/NOTES.md).
 
 Each case runs real processes on 127.0.0.1 (``tests/multiprocess_failure_worker.py``) with
-short timeouts; a hang fails through the subprocess timeout."""
+short timeouts, all cases at once; a hang fails through the subprocess timeout."""
 import os
 import socket
 import subprocess
@@ -28,17 +28,26 @@ def _free_port() -> int:
     return probe.getsockname()[1]
 
 
-def _run(scenario: str, ranks=(0, 1)) -> dict:
-  port = _free_port()
-  procs = {rank: subprocess.Popen([sys.executable, WORKER, str(rank), str(port), scenario],
-                                  env=_env(), cwd=ROOT, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-           for rank in ranks}
-  results = {}
+SCENARIOS = {"peer_dies": (0, 1), "coordinator_dies": (0, 1), "peer_dies_early": (0, 1),
+             "peer_raises": (0, 1), "peer_dies_slowly": (0, 1), "never_joins": (0,)}
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict:
+  """Every scenario's processes, all started at once (they mostly wait for timeouts):
+  {scenario: {rank: (exit status, stdout, stderr)}}."""
+  procs = {}
+  for scenario, ranks in SCENARIOS.items():
+    port = _free_port()
+    for rank in ranks:
+      procs[scenario, rank] = subprocess.Popen(
+          [sys.executable, WORKER, str(rank), str(port), scenario], env=_env(), cwd=ROOT,
+          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  results = {scenario: {} for scenario in SCENARIOS}
   try:
-    for rank, proc in procs.items():
-      out, err = proc.communicate(timeout=120)
-      results[rank] = (proc.returncode, out, err)
+    for (scenario, rank), proc in procs.items():
+      out, err = proc.communicate(timeout=180)
+      results[scenario][rank] = (proc.returncode, out, err)
   finally:
     for proc in procs.values():
       if proc.poll() is None:
@@ -56,10 +65,10 @@ def _raised(result) -> str:
 
 @pytest.mark.parametrize("scenario,victim", [("peer_dies", 1), ("coordinator_dies", 0),
                                              ("peer_dies_early", 1)])
-def test_dead_peer_raises_in_the_survivor(scenario, victim):
+def test_dead_peer_raises_in_the_survivor(outcomes, scenario, victim):
   """A process that dies (after a collective, before any, or the one that started the
   coordinator): the survivor's pending collective raises instead of aborting or hanging."""
-  results = _run(scenario)
+  results = outcomes[scenario]
   survivor = 1 - victim
   message = _raised(results[survivor])
   assert message.startswith(f"JaxRuntimeError: distributed: process {victim} of this "
@@ -68,10 +77,21 @@ def test_dead_peer_raises_in_the_survivor(scenario, victim):
   assert results[victim][0] == 0
 
 
-def test_dead_peer_with_the_default_heartbeat_timeout():
+def test_peer_that_exits_with_an_error(outcomes):
+  """A peer whose program fails leaves through the exit-time shutdown (a barrier, bounded by
+  shutdown_timeout_seconds) while the survivor waits in a collective: the survivor raises."""
+  results = outcomes["peer_raises"]
+  message = _raised(results[0])
+  assert message.startswith("JaxRuntimeError: distributed: process 1 of this 2-process job "
+                            "(coordinator 127.0.0.1:"), message
+  assert "it shut down (or exited) while this process still needed it" in message
+  assert results[1][0] == 1 and "process 1 stops with an error" in results[1][2]
+
+
+def test_dead_peer_with_the_default_heartbeat_timeout(outcomes):
   """With JAX's 100 s heartbeat timeout the survivor's collective fails first (the dead
   peer's connection closes): it raises at once, naming the failed collective."""
-  results = _run("peer_dies_slowly")
+  results = outcomes["peer_dies_slowly"]
   message = _raised(results[0])
   assert message.startswith("JaxRuntimeError: distributed: a collective of process 0 with "
                             "another process of this 2-process job (coordinator 127.0.0.1:"), message
@@ -80,8 +100,8 @@ def test_dead_peer_with_the_default_heartbeat_timeout():
   assert results[1][0] == 0
 
 
-def test_process_that_never_joins():
-  (result,) = _run("never_joins", ranks=(0,)).values()
+def test_process_that_never_joins(outcomes):
+  (result,) = outcomes["never_joins"].values()
   message = _raised(result)
   assert message.startswith("JaxRuntimeError: distributed.initialize: process 0 could not "
                             "join the 2-process job at 127.0.0.1:"), message

@@ -307,7 +307,6 @@ class _Job:
       try:
         client.key_value_set(f"axle/heartbeat/{me}", str(beat), allow_overwrite=True)
         beats = dict(client.key_value_dir_get("axle/heartbeat/"))
-        left = {key.rsplit("/", 1)[1] for key, _ in client.key_value_dir_get("axle/left/")}
       except Exception as exc:  # noqa: BLE001 - any failure to reach the coordinator
         if not self.stopping.is_set():
           self._fail(f"process {me} lost the coordinator at {self.address} ({exc})")
@@ -318,14 +317,20 @@ class _Job:
         value = beats.get(f"axle/heartbeat/{p}")
         if value != last_change[p][0]:
           last_change[p] = (value, now)
-        elif str(p) not in left and now - last_change[p][1] > self.heartbeat_timeout:
+        elif now - last_change[p][1] > self.heartbeat_timeout:
           silent.append(p)
       if silent:
+        try:
+          left = {key.rsplit("/", 1)[1] for key, _ in client.key_value_dir_get("axle/left/")}
+        except Exception:  # noqa: BLE001
+          left = set()
         names = ", ".join(map(str, silent))
         self._fail(f"process{'es' if len(silent) > 1 else ''} {names} of this "
                    f"{self.num_processes}-process job (coordinator {self.address}) sent no "
                    f"heartbeat for heartbeat_timeout_seconds={self.heartbeat_timeout} s: "
-                   f"{'they' if len(silent) > 1 else 'it'} died or hung")
+                   + ("it shut down (or exited) while this process still needed it"
+                      if len(silent) == 1 and str(silent[0]) in left else
+                      f"{'they' if len(silent) > 1 else 'it'} died or hung"))
         return
       self.stopping.wait(interval)
 
