@@ -165,8 +165,8 @@ import axle as jax
 rank, port = int(sys.argv[1]), int(sys.argv[2])
 jax.config.update("jax_num_cpu_devices", 2)
 jax.distributed.initialize(f"127.0.0.1:{port}", 2, rank, local_device_ids=rank + 5)
-print(jax.device_count(), jax.local_device_count(), jax.config.jax_cuda_visible_devices,
-      jax.config.jax_rocm_visible_devices, flush=True)
+print(jax.device_count(), jax.local_device_count(), jax.config.read("jax_cuda_visible_devices"),
+      jax.config.read("jax_rocm_visible_devices"), flush=True)
 jax.distributed.shutdown()
 """
 
