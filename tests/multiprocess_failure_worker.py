@@ -1,12 +1,14 @@
-"""One process of a 2-process job on 127.0.0.1 in which something goes wrong (run by
-test_multidevice.py): usage ``multiprocess_failure_worker.py RANK PORT SCENARIO``.
+"""One process of a job on 127.0.0.1 in which something goes wrong (run by
+test_distributed.py): usage ``multiprocess_failure_worker.py RANK PORT SCENARIO``.
 
-Scenarios: ``peer_dies`` (process 1 exits after a first collective), ``peer_dies_early``
-(process 1 exits before any collective), ``peer_dies_slowly`` (``peer_dies`` with JAX's
-default heartbeat timeout of 100 s), ``peer_raises`` (process 1 ends with an uncaught
-error: it leaves through the exit-time shutdown), ``coordinator_dies`` (process 0 exits after a first
-collective), ``never_joins`` (process 0 alone in a 2-process job). The surviving process
-prints ``RAISED <type>: <message>`` for the error it gets, then exits normally."""
+Scenarios (2 processes x 2 CPU devices unless said): ``peer_dies`` (process 1 exits after a
+first collective), ``peer_dies_early`` (process 1 exits before any collective),
+``peer_dies_slowly`` (``peer_dies`` with JAX's default heartbeat timeout of 100 s),
+``peer_raises`` (process 1 ends with an uncaught error: it leaves through the exit-time
+shutdown), ``coordinator_dies`` (process 0 exits after a first collective),
+``three_processes`` (3 processes x 1 device, process 2 exits after a first collective),
+``never_joins`` (process 0 alone in a 2-process job). Each surviving process prints
+``RAISED <type>: <message>`` for the error it gets, then exits normally."""
 import os
 import sys
 import time
@@ -18,10 +20,11 @@ from axle import lax
 from axle.sharding import Mesh, PartitionSpec as P
 
 rank, port, scenario = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-jax.config.update("jax_num_cpu_devices", 2)
+processes, local = (3, 1) if scenario == "three_processes" else (2, 2)
+jax.config.update("jax_num_cpu_devices", local)
 start = time.monotonic()
 try:
-  jax.distributed.initialize(f"127.0.0.1:{port}", 2, rank,
+  jax.distributed.initialize(f"127.0.0.1:{port}", processes, rank,
                              initialization_timeout=2 if scenario == "never_joins" else 60,
                              heartbeat_timeout_seconds=100 if scenario == "peer_dies_slowly" else 3,
                              shutdown_timeout_seconds=5)
@@ -34,10 +37,11 @@ mesh = Mesh(np.array(jax.devices()), ("i",))
 total = jax.jit(jax.shard_map(lambda b: lax.psum(b, "i"), mesh=mesh, in_specs=P("i"),
                               out_specs=P()))
 ones = jax.make_array_from_process_local_data(jax.NamedSharding(mesh, P("i")),
-                                              np.ones((2, 3), np.float32), (4, 3))
-victim = 0 if scenario == "coordinator_dies" else 1
+                                              np.ones((local, 3), np.float32),
+                                              (processes * local, 3))
+victim = {"coordinator_dies": 0, "three_processes": 2}.get(scenario, 1)
 if scenario != "peer_dies_early":
-  assert np.asarray(total(ones)).tolist() == [[4.0] * 3]
+  assert np.asarray(total(ones)).tolist() == [[processes * local] * 3]
 if rank == victim:
   if scenario == "peer_raises":
     raise SystemExit("process 1 stops with an error")

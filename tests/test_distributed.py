@@ -29,7 +29,8 @@ def _free_port() -> int:
 
 
 SCENARIOS = {"peer_dies": (0, 1), "coordinator_dies": (0, 1), "peer_dies_early": (0, 1),
-             "peer_raises": (0, 1), "peer_dies_slowly": (0, 1), "never_joins": (0,)}
+             "peer_raises": (0, 1), "peer_dies_slowly": (0, 1), "three_processes": (0, 1, 2),
+             "never_joins": (0,)}
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +76,17 @@ def test_dead_peer_raises_in_the_survivor(outcomes, scenario, victim):
                             f"2-process job (coordinator 127.0.0.1:"), message
   assert "heartbeat_timeout_seconds=3 s" in message and "restart the whole job" in message
   assert results[victim][0] == 0
+
+
+def test_dead_peer_in_a_three_process_job(outcomes):
+  """One device per process (XLA runs the launch inline): both survivors raise, naming the
+  dead process, and leave the job without aborting each other."""
+  results = outcomes["three_processes"]
+  for survivor in (0, 1):
+    message = _raised(results[survivor])
+    assert message.startswith("JaxRuntimeError: distributed: process 2 of this 3-process job "
+                              "(coordinator 127.0.0.1:"), message
+  assert results[2][0] == 0
 
 
 def test_peer_that_exits_with_an_error(outcomes):

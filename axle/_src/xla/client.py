@@ -1088,6 +1088,9 @@ class SpmdExecutable:
     try:
       outs = self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
     except _xc().XlaRuntimeError as exc:
+      job = _state.get("distributed")
+      if job is not None:  # with one device per process the launch runs (and fails) inline
+        raise job.explain(exc) from None
       raise XlaError(str(exc)) from None
     _bound_in_flight(outs)
     return outs
