@@ -26,7 +26,7 @@ start = time.monotonic()
 try:
   jax.distributed.initialize(f"127.0.0.1:{port}", processes, rank,
                              initialization_timeout=2 if scenario == "never_joins" else 60,
-                             heartbeat_timeout_seconds=100 if scenario == "peer_dies_slowly" else 3,
+                             heartbeat_timeout_seconds=100 if scenario == "peer_dies_slowly" else 4,
                              shutdown_timeout_seconds=5)
 except Exception as e:  # noqa: BLE001
   print(f"RAISED {type(e).__name__}: {e}", flush=True)

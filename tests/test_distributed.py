@@ -74,7 +74,7 @@ def test_dead_peer_raises_in_the_survivor(outcomes, scenario, victim):
   message = _raised(results[survivor])
   assert message.startswith(f"JaxRuntimeError: distributed: process {victim} of this "
                             f"2-process job (coordinator 127.0.0.1:"), message
-  assert "heartbeat_timeout_seconds=3 s" in message and "restart the whole job" in message
+  assert "heartbeat_timeout_seconds=4 s" in message and "restart the whole job" in message
   assert results[victim][0] == 0
 
 

@@ -177,7 +177,9 @@ def default_device():
 #   device buffer then raises instead of waiting forever for a collective that cannot end.
 
 # The coordinator process (needs only jaxlib): serves until process 0 writes "stop"; when
-# process 0 vanishes instead, it serves long enough for the others to notice and disconnect.
+# process 0 ends without it (it died, or its job failed), it serves on while other processes
+# are still connected (Linux: their TCP connections to its port; a client still connected
+# when the service goes away is ended by XLA), at most long enough for them to notice.
 _COORDINATOR_PROGRAM = r"""
 import os, sys, time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -188,8 +190,35 @@ address, processes, heartbeat, shutdown = sys.argv[1], *map(int, sys.argv[2:5])
 service = _jax.get_distributed_runtime_service(address, processes, heartbeat_timeout=heartbeat,
                                                shutdown_timeout=shutdown, recoverable=True)
 print("ready", flush=True)
+
+
+def connected():
+  port = "%04X" % int(address.rsplit(":", 1)[1])
+  count = 0
+  for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+      with open(table) as lines:
+        next(lines)
+        for line in lines:
+          fields = line.split()
+          count += fields[1].endswith(":" + port) and fields[3] == "01"
+    except (OSError, StopIteration):
+      return None
+  return count
+
+
 if sys.stdin.readline().strip() != "stop":
-  time.sleep(2 * heartbeat + 5)
+  deadline = time.monotonic() + 2 * heartbeat + 5
+  quiet_since = None
+  while time.monotonic() < deadline:
+    count = connected()
+    if count == 0:
+      quiet_since = quiet_since or time.monotonic()
+      if time.monotonic() - quiet_since > 1:
+        break
+    else:
+      quiet_since = None
+    time.sleep(0.2)
 service.shutdown()
 """
 
