@@ -176,7 +176,7 @@ class Array:
     """Waits until the array's value has been computed; returns the array. An error raised
     while computing it surfaces here."""
     if self._buffer is not None:
-      self._buffer.block_until_ready()
+      client.wait_for(self._buffer)
     elif self._value is None:
       raise client.deleted_error(self._aval)
     return self

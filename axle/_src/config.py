@@ -51,6 +51,8 @@ class Config:
       "jax_compilation_cache_max_size": (int, "JAX_COMPILATION_CACHE_MAX_SIZE", 1 << 30),
       "jax_num_cpu_devices": (int, "JAX_NUM_CPU_DEVICES", -1),
       "jax_use_shardy_partitioner": (bool, "JAX_USE_SHARDY_PARTITIONER", True),
+      "jax_cuda_visible_devices": (str, "JAX_CUDA_VISIBLE_DEVICES", "all"),
+      "jax_rocm_visible_devices": (str, "JAX_ROCM_VISIBLE_DEVICES", "all"),
       "axle_retrace_warning_threshold": (int, "AXLE_RETRACE_WARNING_THRESHOLD", 8),
   }
 

@@ -129,7 +129,7 @@ class ShardedArray(Array):
 
   def block_until_ready(self):
     if self._sharded_buffer is not None:
-      self._sharded_buffer.block_until_ready()
+      client.wait_for(self._sharded_buffer)
     elif self._value is None:
       raise client.deleted_error(self._aval)
     return self

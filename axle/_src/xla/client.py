@@ -20,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from axle._src.config import config
+from axle._src.errors import JaxRuntimeError
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -87,11 +88,11 @@ def _make_client(xc):
   distributed = _state.get("distributed")
   if distributed is not None:
     from jaxlib import _jax
-    collectives = _jax.make_gloo_tcp_collectives(distributed_client=distributed["client"],
+    collectives = _jax.make_gloo_tcp_collectives(distributed_client=distributed.client,
                                                  hostname="127.0.0.1")
-    return xc.make_cpu_client(distributed_client=distributed["client"],
-                              node_id=distributed["process_id"],
-                              num_nodes=distributed["num_processes"], collectives=collectives,
+    return xc.make_cpu_client(distributed_client=distributed.client,
+                              node_id=distributed.process_id,
+                              num_nodes=distributed.num_processes, collectives=collectives,
                               num_devices=count or 1)
   if count and count > 1 and "PJRT_NPROC" not in os.environ:
     # XLA:CPU runs one helper per device on a dispatch pool of PJRT_NPROC threads; with fewer
@@ -146,12 +147,12 @@ def local_devices() -> tuple:
 
 def process_index() -> int:
   distributed = _state.get("distributed")
-  return distributed["process_id"] if distributed else 0
+  return distributed.process_id if distributed else 0
 
 
 def process_count() -> int:
   distributed = _state.get("distributed")
-  return distributed["num_processes"] if distributed else 1
+  return distributed.num_processes if distributed else 1
 
 
 def default_device():
@@ -160,76 +161,410 @@ def default_device():
 
 # ---------------------------------------------------------------------------
 # Several processes: XLA's distributed runtime (coordination service + gloo collectives)
+#
+# XLA's coordination runtime ends the whole process (LOG(FATAL) or std::terminate) when a peer
+# or the coordinator goes away, when connect() times out, and segfaults when its service is
+# started on a busy port (shared/xla-multidevice/NOTES.md). axle keeps XLA off those paths:
+# - the coordination service runs in a small process of its own, started by process 0, in
+#   "recoverable" mode (a dead task is not broadcast to the others as a fatal error), so
+#   neither a dead peer nor a dead process 0 takes the survivors' coordinator away;
+# - the port is bind-tested, and the coordinator reached with a bounded connect, before XLA
+#   sees them;
+# - the client gets a Python missed-heartbeat callback: when connect() fails, the callback
+#   raises in the calling thread (XLA's default callback aborts the process);
+# - a watchdog thread publishes this process's heartbeat in the coordinator's key-value store
+#   and notices a peer whose heartbeat stops for heartbeat_timeout seconds; every wait on a
+#   device buffer then raises instead of waiting forever for a collective that cannot end.
+
+# The coordinator process (needs only jaxlib): serves until process 0 writes "stop"; when
+# process 0 ends without it (it died, or its job failed), it serves on while other processes
+# are still connected (Linux: their TCP connections to its port; a client still connected
+# when the service goes away is ended by XLA), at most long enough for them to notice.
+_COORDINATOR_PROGRAM = r"""
+import os, sys, time
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+from jaxlib import utils
+utils.absl_set_min_log_level(2)
+from jaxlib import _jax
+address, processes, heartbeat, shutdown = sys.argv[1], *map(int, sys.argv[2:5])
+service = _jax.get_distributed_runtime_service(address, processes, heartbeat_timeout=heartbeat,
+                                               shutdown_timeout=shutdown, recoverable=True)
+print("ready", flush=True)
+
+
+def connected():
+  port = "%04X" % int(address.rsplit(":", 1)[1])
+  count = 0
+  for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+      with open(table) as lines:
+        next(lines)
+        for line in lines:
+          fields = line.split()
+          count += fields[1].endswith(":" + port) and fields[3] == "01"
+    except (OSError, StopIteration):
+      return None
+  return count
+
+
+if sys.stdin.readline().strip() != "stop":
+  deadline = time.monotonic() + 2 * heartbeat + 5
+  quiet_since = None
+  while time.monotonic() < deadline:
+    count = connected()
+    if count == 0:
+      quiet_since = quiet_since or time.monotonic()
+      if time.monotonic() - quiet_since > 1:
+        break
+    else:
+      quiet_since = None
+    time.sleep(0.2)
+service.shutdown()
+"""
+
+
+def _split_address(address: str, argument: str) -> tuple[str, int]:
+  host, _, port_text = str(address).rpartition(":")
+  if not host or not port_text.isdigit():
+    raise ValueError(f"{argument} must be 'host:port', got {address!r}")
+  return host.strip("[]"), int(port_text)
+
 
 def _wait_for_port(host: str, port: int, timeout: float) -> bool:
   import socket
   import time
   deadline = time.monotonic() + timeout
-  while time.monotonic() < deadline:
+  while True:
     try:
       with socket.create_connection((host, port), timeout=1.0):
         return True
     except OSError:
+      if time.monotonic() >= deadline:
+        return False
       time.sleep(0.1)
-  return False
+
+
+def _check_port_free(host: str, port: int, bind_address: str) -> None:
+  """Raises when something already listens on the coordinator's port (XLA's service would
+  segfault there)."""
+  import socket
+  try:
+    family, kind, proto, _, sockaddr = socket.getaddrinfo(host or None, port,
+                                                          type=socket.SOCK_STREAM)[0]
+  except OSError as exc:
+    raise ValueError(f"distributed.initialize: cannot resolve the coordinator address "
+                     f"{bind_address!r}: {exc}") from None
+  probe = socket.socket(family, kind, proto)
+  try:
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    probe.bind(sockaddr)
+  except OSError as exc:
+    raise JaxRuntimeError(
+        f"distributed.initialize: process 0 cannot start the coordination service on "
+        f"{bind_address}: {exc.strerror} (is the port in use, e.g. by another job or a "
+        f"previous run still exiting?). Pick a free port for coordinator_address on every "
+        f"process.") from None
+  finally:
+    probe.close()
+
+
+def _start_coordinator(bind_address: str, num_processes: int, heartbeat_timeout: int,
+                       shutdown_timeout: int, timeout: float):
+  import select
+  import subprocess
+  import sys
+  import jaxlib
+  env = dict(os.environ)
+  site = os.path.dirname(os.path.dirname(os.path.abspath(jaxlib.__file__)))
+  env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
+  process = subprocess.Popen(
+      [sys.executable, "-c", _COORDINATOR_PROGRAM, bind_address, str(num_processes),
+       str(heartbeat_timeout), str(shutdown_timeout)],
+      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+      start_new_session=True)
+  ready, _, _ = select.select([process.stdout], [], [], max(timeout, 10))
+  if not ready or process.stdout.readline().strip() != b"ready":
+    process.kill()
+    process.wait()
+    raise JaxRuntimeError(
+        f"distributed.initialize: the coordination service could not start on {bind_address} "
+        f"(its process ended with status {process.returncode}). Check that the port is free "
+        f"and the address is one of this machine's.")
+  return process
+
+
+def _missed_heartbeat(*status) -> None:
+  """Given to XLA's client instead of its default callback (which aborts the process): XLA
+  cannot pass it the status, so calling it raises, which in connect() surfaces as a Python
+  exception in the calling thread."""
+
+
+class _Job:
+  """This process's membership of a distributed job."""
+
+  def __init__(self, client, coordinator, address: str, process_id: int, num_processes: int,
+               heartbeat_timeout: int, shutdown_timeout: int):
+    self.client = client
+    self.coordinator = coordinator
+    self.address = address
+    self.process_id = process_id
+    self.num_processes = num_processes
+    self.heartbeat_timeout = heartbeat_timeout
+    self.shutdown_timeout = shutdown_timeout
+    self.failure: str | None = None
+    self.broken = False  # a collective failed because a peer went away
+    self.connected = True
+    self.stopping = threading.Event()
+    self.watchdog = threading.Thread(target=self._watch, name="axle-distributed-heartbeat",
+                                     daemon=True)
+    self.watchdog.start()
+
+  def raise_if_failed(self) -> None:
+    if self.failure is not None:
+      raise JaxRuntimeError(self.failure)
+
+  def _watch(self) -> None:
+    import time
+    me, client = self.process_id, self.client
+    others = [p for p in range(self.num_processes) if p != me]
+    now = time.monotonic()
+    last_change = {p: (None, now) for p in others}
+    interval = min(0.5, self.heartbeat_timeout / 4)
+    beat = 0
+    while not self.stopping.is_set():
+      beat += 1
+      try:
+        client.key_value_set(f"axle/heartbeat/{me}", str(beat), allow_overwrite=True)
+        beats = dict(client.key_value_dir_get("axle/heartbeat/"))
+      except Exception as exc:  # noqa: BLE001 - any failure to reach the coordinator
+        if not self.stopping.is_set():
+          self._fail(f"process {me} lost the coordinator at {self.address} ({exc})")
+        return
+      now = time.monotonic()
+      silent = []
+      for p in others:
+        value = beats.get(f"axle/heartbeat/{p}")
+        if value != last_change[p][0]:
+          last_change[p] = (value, now)
+        elif now - last_change[p][1] > self.heartbeat_timeout:
+          silent.append(p)
+      if silent:
+        try:
+          left = {key.rsplit("/", 1)[1] for key, _ in client.key_value_dir_get("axle/left/")}
+        except Exception:  # noqa: BLE001
+          left = set()
+        names = ", ".join(map(str, silent))
+        self._fail(f"process{'es' if len(silent) > 1 else ''} {names} of this "
+                   f"{self.num_processes}-process job (coordinator {self.address}) sent no "
+                   f"heartbeat for heartbeat_timeout_seconds={self.heartbeat_timeout} s: "
+                   + ("it shut down (or exited) while this process still needed it"
+                      if len(silent) == 1 and str(silent[0]) in left else
+                      f"{'they' if len(silent) > 1 else 'it'} died or hung"))
+        return
+      self.stopping.wait(interval)
+
+  def _fail(self, what: str) -> None:
+    self.failure = (
+        f"distributed: {what}. Computations that need the missing process can never finish, "
+        f"so process {self.process_id} cannot go on: end it and restart the whole job (the "
+        f"missing process's own output says why it stopped).")
+    # XLA's client and the buffers of hung collectives must never be destroyed: their
+    # destructors would wait for those collectives. This process is done anyway.
+    _leak(_state.get("client"))
+    _leak(_in_flight)
+    # Disconnect, so that the coordinator going away later cannot end this process; but only
+    # once the coordinator itself has declared the peer dead (get_live_nodes returns then):
+    # a shutdown barrier that a dead peer fails is broadcast to every process as fatal.
+    try:
+      self.client.get_live_nodes(list(range(self.num_processes)))
+    except Exception:  # noqa: BLE001 - the coordinator is gone: nothing to disconnect from
+      self.connected = False
+      _leak(self.client)
+    self._disconnect()
+
+  def explain(self, exc: BaseException) -> JaxRuntimeError:
+    """The error to raise for XLA's ``exc`` from a computation of this job: a collective
+    fails at once when a peer's connection closes; the watchdog then names the peer."""
+    import time
+    lost_peer = "Gloo" in str(exc) or "onnection" in str(exc)
+    # Wait for the watchdog to name the peer when that takes a few seconds at most.
+    naming = 2 * self.heartbeat_timeout + 2
+    deadline = time.monotonic() + (0 if not lost_peer else naming if naming <= 10 else 0.5)
+    while self.failure is None and time.monotonic() < deadline:
+      time.sleep(0.05)
+    if self.failure is not None:
+      return JaxRuntimeError(f"{self.failure}\nXLA reported: {exc}")
+    if lost_peer:
+      # XLA's shutdown barrier would now fail and end every process: leave without it.
+      self.broken = True
+      return JaxRuntimeError(
+          f"distributed: a collective of process {self.process_id} with another process of "
+          f"this {self.num_processes}-process job (coordinator {self.address}) failed: {exc}. "
+          f"That process probably died (its heartbeat stops counting after "
+          f"heartbeat_timeout_seconds={self.heartbeat_timeout} s). Computations that need it "
+          f"can never finish: end this process and restart the whole job.")
+    return JaxRuntimeError(f"distributed: a computation of process {self.process_id} failed: "
+                           f"{exc}")
+
+  def _disconnect(self) -> None:
+    if self.connected:
+      self.connected = False
+      try:
+        self.client.shutdown()
+      except Exception:  # noqa: BLE001 - leaving a broken job: nothing more to do
+        pass
+
+  def leave(self) -> None:
+    """JAX's shutdown: a barrier with the other processes, then disconnect; process 0 then
+    stops the coordinator. XLA's own shutdown barrier ends every process when a peer has
+    died, so a bounded barrier in the key-value store checks first that all are there."""
+    import time
+    clean = self.failure is None and not self.broken
+    if clean:
+      try:
+        self.client.key_value_set(f"axle/left/{self.process_id}", "1", allow_overwrite=True)
+        deadline = time.monotonic() + self.shutdown_timeout
+        while self.failure is None and time.monotonic() < deadline:
+          if len(self.client.key_value_dir_get("axle/left/")) >= self.num_processes:
+            break
+          time.sleep(0.02)
+        else:
+          clean = False
+      except Exception:  # noqa: BLE001
+        clean = False
+    self.stopping.set()
+    self.watchdog.join(timeout=3 * self.heartbeat_timeout + 10)
+    if self.failure is not None:
+      clean = False  # the watchdog has disconnected (or is disconnecting) this process
+    elif not clean:  # a failed collective, or a peer that neither came nor died
+      # A peer neither reached the barrier nor stopped: XLA's own shutdown barrier would fail
+      # and end every process. Leave without it (the coordinator then drops this process).
+      self.connected = False
+      _leak(self.client)
+      _leak(_state.get("client"))
+      _leak(_in_flight)
+    else:
+      self._disconnect()  # XLA's shutdown barrier: every process is known to be there
+    if self.coordinator is not None:
+      try:
+        if clean:
+          self.coordinator.stdin.write(b"stop\n")
+        self.coordinator.stdin.close()  # without "stop" it waits for the others to notice
+        if clean:
+          self.coordinator.wait(timeout=10)
+      except Exception:  # noqa: BLE001
+        pass
+
+
+_leaked: list = []
+
+
+def _leak(obj) -> None:
+  """Keeps ``obj`` alive through interpreter shutdown (its destructor never runs)."""
+  if obj is not None:
+    import ctypes
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+    _leaked.append(obj)
 
 
 def initialize_distributed(coordinator_address: str, num_processes: int, process_id: int,
                            initialization_timeout: int = 300, heartbeat_timeout: int = 100,
-                           shutdown_timeout: int = 300) -> None:
-  """Joins the distributed job (JAX's recipe: process 0 runs the coordination service; every
-  process connects, then its CPU client sees every process's devices). Misuses that would
-  abort the process inside XLA are caught first and raised as RuntimeError."""
+                           shutdown_timeout: int = 300,
+                           coordinator_bind_address: str | None = None) -> None:
+  """Joins the distributed job (JAX's recipe: process 0 starts the coordination service;
+  every process connects, then its CPU client sees every process's devices). What would end
+  the process inside XLA raises JaxRuntimeError instead (see above)."""
   import atexit
-  import socket
   if "distributed" in _state:
     raise RuntimeError("distributed.initialize should only be called once.")
   if backend_started():
     raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
                        "computations are executed.")
-  if not 0 <= process_id < num_processes:
-    raise ValueError(f"process_id={process_id} must be in [0, num_processes={num_processes})")
-  host, _, port_text = coordinator_address.rpartition(":")
-  if not host or not port_text.isdigit():
-    raise ValueError(f"coordinator_address must be 'host:port', got {coordinator_address!r}")
-  port = int(port_text)
+  host, port = _split_address(coordinator_address, "coordinator_address")
+  bind_address = coordinator_bind_address or coordinator_address
+  bind_host, bind_port = _split_address(bind_address, "coordinator_bind_address")
+  for name, value in (("initialization_timeout", initialization_timeout),
+                      ("heartbeat_timeout_seconds", heartbeat_timeout),
+                      ("shutdown_timeout_seconds", shutdown_timeout)):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+      raise ValueError(f"distributed.initialize: {name} must be a positive whole number of "
+                       f"seconds, got {value!r}")
   _xc()
   from jaxlib import _jax
-  service = None
+  coordinator = None
   if process_id == 0:
-    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    _check_port_free(bind_host, bind_port, bind_address)
+    coordinator = _start_coordinator(bind_address, num_processes, heartbeat_timeout,
+                                     shutdown_timeout, initialization_timeout)
+  try:
+    if not _wait_for_port(host, port, initialization_timeout):
+      raise JaxRuntimeError(
+          f"distributed.initialize: process {process_id} found no coordinator listening at "
+          f"{coordinator_address} within initialization_timeout={initialization_timeout} s. "
+          f"Start process 0 (it runs the coordinator) with the same coordinator_address, or "
+          f"raise initialization_timeout.")
+    client = _jax.get_distributed_runtime_client(
+        coordinator_address, process_id, init_timeout=initialization_timeout,
+        heartbeat_timeout=heartbeat_timeout, shutdown_timeout=shutdown_timeout,
+        missed_heartbeat_callback=_missed_heartbeat, shutdown_on_destruction=False,
+        use_compression=True)
     try:
-      probe.bind((host, port))  # a service on a busy port segfaults: check first
-    except OSError as exc:
-      raise RuntimeError(f"distributed.initialize: cannot start the coordination service on "
-                         f"{coordinator_address}: {exc.strerror} (is the port in use?)") from None
-    finally:
-      probe.close()
-    service = _jax.get_distributed_runtime_service(
-        coordinator_address, num_processes, heartbeat_timeout=heartbeat_timeout,
-        shutdown_timeout=shutdown_timeout)
-  elif not _wait_for_port(host, port, initialization_timeout):
-    # connect() with no coordinator aborts the process after twice the timeout: fail here.
-    raise RuntimeError(f"distributed.initialize: no coordinator answered at "
-                       f"{coordinator_address} within {initialization_timeout} s")
-  client = _jax.get_distributed_runtime_client(
-      coordinator_address, process_id, init_timeout=initialization_timeout,
-      heartbeat_timeout=heartbeat_timeout, shutdown_timeout=shutdown_timeout,
-      use_compression=True)
-  client.connect()
-  _state["distributed"] = {"client": client, "service": service, "process_id": process_id,
-                           "num_processes": num_processes}
+      client.connect()
+    except Exception:  # noqa: BLE001 - XLA's error is the callback's cast failure
+      _leak(client)  # its destructor would log XLA's shutdown-in-error-state complaint
+      raise JaxRuntimeError(
+          f"distributed.initialize: process {process_id} could not join the "
+          f"{num_processes}-process job at {coordinator_address} within "
+          f"initialization_timeout={initialization_timeout} s: not every process connected "
+          f"(one never started, crashed, or was given another coordinator_address, "
+          f"num_processes or process_id). Start all {num_processes} processes with the same "
+          f"coordinator_address and num_processes and distinct process_ids, or raise "
+          f"initialization_timeout.") from None
+  except BaseException:
+    if coordinator is not None:
+      coordinator.kill()
+      coordinator.wait()
+    raise
+  _state["distributed"] = _Job(client, coordinator, coordinator_address, process_id,
+                               num_processes, heartbeat_timeout, shutdown_timeout)
   atexit.register(shutdown_distributed)
 
 
 def shutdown_distributed() -> None:
   """Leaves the distributed job (a barrier with the other processes); safe to call twice."""
-  distributed = _state.pop("distributed", None)
-  if distributed is None:
+  job = _state.pop("distributed", None)
+  if job is not None:
+    job.leave()
+
+
+def raise_if_job_failed() -> None:
+  """Raises the distributed job's failure (a peer that died), if any."""
+  job = _state.get("distributed")
+  if job is not None:
+    job.raise_if_failed()
+
+
+def _wait_ready(buffers: Sequence) -> None:
+  """Waits for ``buffers``; in a distributed job, polls so that a dead peer (whose collectives
+  never finish) raises instead of waiting forever."""
+  job = _state.get("distributed")
+  if job is not None:
+    import time
+    delay = 0.0002
+    while True:
+      job.raise_if_failed()
+      if all(b.is_deleted() or b.is_ready() for b in buffers):
+        break
+      time.sleep(delay)
+      delay = min(2 * delay, 0.02)
+    try:
+      _xc().batched_block_until_ready(list(buffers))
+    except Exception as exc:  # noqa: BLE001
+      if any(b.is_deleted() for b in buffers):
+        raise
+      raise job.explain(exc) from None
     return
-  distributed["client"].shutdown()
-  if distributed["service"] is not None:
-    distributed["service"].shutdown()
+  _xc().batched_block_until_ready(list(buffers))
 
 
 def distributed_initialized() -> bool:
@@ -332,6 +667,8 @@ def deleted_error(aval) -> RuntimeError:
 def to_host(buffer, aval) -> np.ndarray:
   """The buffer's value as a read-only NumPy array (zero-copy on the CPU where possible);
   waits for the computation producing it."""
+  if "distributed" in _state and not buffer.is_deleted():
+    _wait_ready([buffer])
   try:
     view = np.asarray(memoryview(buffer))
   except (BufferError, TypeError, ValueError):
@@ -363,9 +700,16 @@ def _read_by_bitcast(buffer, aval) -> np.ndarray:
   return np.asarray(memoryview(out)).reshape(aval.shape).view(aval.dtype)
 
 
+def wait_for(buffer) -> None:
+  """``buffer.block_until_ready()``; in a distributed job a dead peer raises instead."""
+  if "distributed" in _state and not buffer.is_deleted():
+    _wait_ready([buffer])
+  buffer.block_until_ready()
+
+
 def block_until_ready(buffers: Sequence) -> None:
   if buffers:
-    _xc().batched_block_until_ready(list(buffers))
+    _wait_ready(buffers)
 
 
 # ---------------------------------------------------------------------------
@@ -435,6 +779,15 @@ class Executable:
     return self.loaded.get_compiled_memory_stats()
 
 
+def _check_assignment(options: CompileOptions, devices_: tuple) -> None:
+  """XLA aborts or crashes on a device assignment with repeated devices or of another size
+  than replicas x partitions: refuse those first."""
+  if (options.num_replicas * options.num_partitions != len(devices_)
+      or len(set(devices_)) != len(devices_)):
+    raise ValueError(f"compile: {options.num_replicas} replicas x {options.num_partitions} "
+                     f"partitions need as many distinct devices, got {devices_}")
+
+
 def compile(mlir_text: str, out_avals, options: CompileOptions | None = None,
             devices_: Sequence | None = None, host_callbacks: Sequence | None = None) -> Executable:
   """Compiles a StableHLO module (MLIR text with a public ``@main``).
@@ -444,6 +797,7 @@ def compile(mlir_text: str, out_avals, options: CompileOptions | None = None,
   xc = _xc()
   options = options or CompileOptions()
   devices_ = tuple(devices_) if devices_ else (default_device(),)
+  _check_assignment(options, devices_)
   device_list = xc.DeviceList(devices_)
   try:
     if host_callbacks:
@@ -469,6 +823,7 @@ def deserialize(blob: bytes, out_avals, options: CompileOptions | None = None,
   xc = _xc()
   options = options or CompileOptions()
   devices_ = tuple(devices_) if devices_ else (default_device(),)
+  _check_assignment(options, devices_)
   loaded = get_client().deserialize_executable(blob, xc.DeviceList(devices_), options.to_xla(devices_))
   return Executable(loaded, out_avals, devices_)
 
@@ -594,18 +949,64 @@ def multi_device_sharding(devices_: Sequence, sharding):
   return result
 
 
+def shard_shape(global_shape: Sequence[int], sharding, num_devices: int) -> tuple | None:
+  """The shape of each device's piece of an array of ``global_shape`` laid out by HloSharding
+  ``sharding`` over ``num_devices`` devices (None for layouts with subgroups, not checked).
+  Raises when the layout does not fit: XLA aborts or crashes on such inputs."""
+  tiling = hlo_tiling(sharding)
+  if tiling is None:
+    return tuple(global_shape)
+  dims, _, replicate_last = tiling
+  if int(np.prod(dims)) != num_devices:
+    raise ValueError(f"the sharding {sharding} lays an array out over {int(np.prod(dims))} "
+                     f"devices, but {num_devices} devices were given")
+  data_dims = dims[:-1] if replicate_last else dims
+  if len(data_dims) != len(global_shape):
+    return None
+  for axis, (size, tiles) in enumerate(zip(global_shape, data_dims)):
+    if size % tiles:
+      raise ValueError(f"the sharding {sharding} splits dimension {axis} (of size {size}) of an "
+                       f"array of shape {tuple(global_shape)} into {tiles} pieces, which does "
+                       f"not divide it evenly")
+  return tuple(size // tiles for size, tiles in zip(global_shape, data_dims))
+
+
+def check_shards(pieces: Sequence, global_aval, devices_: Sequence, sharding, what: str,
+                 local) -> None:
+  """Checks the (shape, dtype) of each device's piece of a multi-device array before XLA sees
+  it (XLA segfaults on a multi-device input whose per-device buffer has another shape or
+  dtype); None marks a device of another process."""
+  expected = shard_shape(global_aval.shape, sharding, len(devices_))
+  dtype = np.dtype(global_aval.dtype)
+  for k, (device, piece) in enumerate(zip(devices_, pieces)):
+    if piece is None:
+      if device in local:
+        raise ValueError(f"{what}: no data for device {device!r} (piece {k}), a device of this "
+                         f"process")
+      continue
+    shape, piece_dtype = piece
+    if (expected is not None and tuple(shape) != expected) or np.dtype(piece_dtype) != dtype:
+      raise ValueError(
+          f"{what}: the piece for device {device!r} (piece {k}) has shape {tuple(shape)} and "
+          f"dtype {np.dtype(piece_dtype)}; an array of shape {tuple(global_aval.shape)} and "
+          f"dtype {dtype} laid out by {sharding} over {len(devices_)} devices needs pieces of "
+          f"shape {expected} and dtype {dtype}")
+
+
 def put_shards(pieces: Sequence[np.ndarray], global_aval, devices_: Sequence, sharding):
   """One multi-device buffer of ``global_aval`` from one host piece per device of ``devices_``
   (pieces copied during the call)."""
   xc = _xc()
   if len(pieces) != len(devices_) or len(set(devices_)) != len(devices_):
     raise ValueError(f"put_shards: {len(pieces)} pieces for {len(devices_)} distinct devices")
+  local = set(local_devices())
+  check_shards([None if p is None else (np.shape(p), np.asarray(p).dtype) for p in pieces],
+               global_aval, devices_, sharding, "put_shards", local)
   # A broadcast view (zero strides) counts as contiguous to NumPy but not to XLA: copy it.
   pieces = [None if p is None else
             np.array(p, order="C") if 0 in np.asarray(p).strides else np.ascontiguousarray(p)
             for p in pieces]
   jaxlib_sharding = multi_device_sharding(devices_, sharding)
-  local = set(local_devices())
   if not all(d in local for d in devices_):  # several processes: this process's pieces only
     buffers = [xc.batched_device_put(_Aval(p.shape, p.dtype), sharding_for(d), [p], [d], True,
                                      False, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
@@ -630,8 +1031,10 @@ def assemble_buffers(buffers: Sequence, global_aval, devices_: Sequence, shardin
   """One multi-device buffer from single-device buffers, one per device of ``devices_`` (in
   that order)."""
   xc = _xc()
-  if [b.devices().pop() if hasattr(b, "devices") else None for b in buffers] != list(devices_):
+  if len(buffers) != len(devices_) or [buffer_devices(b)[0] for b in buffers] != list(devices_):
     raise ValueError("assemble_buffers: the buffers must lie on the devices, in their order")
+  check_shards([(tuple(b.aval.shape), np.dtype(b.aval.dtype)) for b in buffers], global_aval,
+               devices_, sharding, "assemble_buffers", set(devices_))
   return xc.ArrayImpl(_Aval(global_aval.shape, global_aval.dtype),
                       multi_device_sharding(devices_, sharding), list(buffers), committed=True,
                       _skip_checks=True)
@@ -707,6 +1110,8 @@ class SpmdExecutable:
         for a, s in zip(self.out_avals, self.out_shardings)]
 
   def execute(self, buffers: list) -> list:
+    if "distributed" in _state:
+      raise_if_job_failed()
     if len(buffers) != len(self.in_avals):
       raise ValueError(f"SPMD executable expects {len(self.in_avals)} arguments, got {len(buffers)}")
     for i, (buffer, aval, sharding) in enumerate(zip(buffers, self.in_avals,
@@ -724,6 +1129,9 @@ class SpmdExecutable:
     try:
       outs = self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
     except _xc().XlaRuntimeError as exc:
+      job = _state.get("distributed")
+      if job is not None:  # with one device per process the launch runs (and fails) inline
+        raise job.explain(exc) from None
       raise XlaError(str(exc)) from None
     _bound_in_flight(outs)
     return outs
@@ -754,7 +1162,7 @@ def _bound_in_flight(outs) -> None:
     oldest = _in_flight.pop(0)
     live = [o for o in oldest if not o.is_deleted()]
     if live:
-      _xc().batched_block_until_ready(live)
+      _wait_ready(live)
 
 
 def compile_spmd(mlir_text: str, in_avals, out_avals, devices_: Sequence, *,
