@@ -189,7 +189,8 @@ def sharding_objects():
 
 @check
 def spmd_jit():
-  mesh = jax.make_mesh((2, 4), ("x", "y"))
+  # Auto axes: XLA picks the layouts (on Explicit axes `a @ b` below is ambiguous and raises)
+  mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
   rng = np.random.default_rng(0)
   a = rng.standard_normal((8, 16)).astype(np.float32)
   b = rng.standard_normal((16, 12)).astype(np.float32)

@@ -284,6 +284,67 @@ def varying_types_in_traced_shard_map_bodies():
     assert_equal(gy, np.array([0, 34, 116], np.float32))
 
 
+@check
+def sharding_type_errors_under_jit():
+  # JAX 0.10.2 raises ShardingTypeError while tracing, with these messages (recorded from it)
+  explicit = (jax.sharding.AxisType.Explicit,) * 2
+  mesh = jax.make_mesh((2, 4), ("X", "Y"), axis_types=explicit)
+  with jax.set_mesh(mesh):
+    x = jax.device_put(np.arange(32.).reshape(8, 4), P("X", None))
+    y = jax.device_put(np.arange(32.).reshape(8, 4), P(None, "X"))
+    z = jax.device_put(np.arange(32.).reshape(4, 8), P("X", None))
+    w = jax.device_put(np.arange(32.).reshape(8, 4), P("Y", None))
+    mesh_repr = ("AbstractMesh('X': 2, 'Y': 4, axis_types=(Explicit, Explicit), "
+                 "device_kind=cpu, num_cores=None, platform=cpu)")
+    cases = [
+        (lambda: jax.jit(lambda a, b: a + b)(x, y),
+         "add operation with inputs: f32[8@X,4], f32[8,4@X] produces an illegally sharded "
+         "result: f32[8@X,4@X]"),
+        (lambda: x + y, "add operation with inputs: f32[8@X,4], f32[8,4@X] produces an "
+         "illegally sharded result: f32[8@X,4@X]"),
+        (lambda: jax.jit(lambda a, b: a + b)(x, w),
+         "add got incompatible shardings for broadcasting: ('X', None), ('Y', None)."),
+        (lambda: x + w,
+         "add got incompatible shardings for broadcasting: ('X', None), ('Y', None)."),
+        (lambda: jax.jit(lambda a, b: a @ b)(y, z),
+         "Contracting dimensions are sharded and it is ambiguous how the output should be "
+         "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+         "lhs_contracting_spec=('X',) and rhs_contracting_spec=('X',)"),
+        (lambda: jax.jit(lambda a: a.reshape(4, 8))(y),
+         "This reshape is not supported. Please specify the sharding of the output via the "
+         "`out_sharding` argument of jax.lax.reshape. Got operand type: float32[8,4@X], new "
+         "sizes: (4, 8)"),
+        (lambda: jax.jit(lambda a, b: jnp.where(a > 0, a, b))(x, y),
+         f"select cases must have the same shardings, got [NamedSharding(mesh={mesh_repr}, "
+         f"spec=P(None, 'X')), NamedSharding(mesh={mesh_repr}, spec=P('X', None))]."),
+        (lambda: jax.jit(lambda a, b: jnp.concatenate([a, b], 1))(x, y),
+         f"All operands should have the same sharding. Got shardings NamedSharding(mesh="
+         f"{mesh_repr}, spec=P('X', None)), NamedSharding(mesh={mesh_repr}, spec=P(None, 'X'))"),
+        (lambda: jax.jit(jax.grad(lambda a, b: (a * b).sum()))(x, y),
+         "mul operation with inputs: f32[8@X,4], f32[8,4@X] produces an illegally sharded "
+         "result: f32[8@X,4@X]"),
+    ]
+    for run, message in cases:
+      try:
+        run()
+      except Exception as e:
+        assert type(e).__name__ == "ShardingTypeError", (type(e), e)
+        assert str(e) == message, (str(e), message)
+      else:
+        raise AssertionError(f"no ShardingTypeError; expected {message!r}")
+    # out_sharding= resolves the ambiguous cases, as in JAX
+    got = jax.jit(lambda a, b: jnp.matmul(a, b, out_sharding=P("X", None)))(y, z)
+    assert str(jax.typeof(got)) == "float32[8@X,8]", jax.typeof(got)
+    assert_equal(got, (np.arange(32.).reshape(8, 4) @ np.arange(32.).reshape(4, 8)).astype(np.float32))
+    got = jax.jit(lambda a: lax.reshape(a, (4, 8), out_sharding=P("X", None)))(y)
+    assert str(jax.typeof(got)) == "float32[4@X,8]", jax.typeof(got)
+    assert_equal(got, np.arange(32, dtype=np.float32).reshape(4, 8))
+    # operations JAX accepts keep working
+    assert str(jax.typeof(jax.jit(lambda a, b: a + b)(y, jnp.arange(4.)))) == "float32[8,4@X]"
+    assert str(jax.typeof(jax.jit(lambda a, b: jnp.concatenate([a, b], 0))(x, x))) == \
+        "float32[16@X,4]"
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -14,7 +14,7 @@ CHECKS = ["shard_map_infers_in_specs_of_traced_arguments",
           "unreduced_arrays", "sharded_types_of_traced_values",
           "explicit_axes_inside_jit_types_values", "axis_index_groups_in_pmap_and_shard_map",
           "grad_through_explicit_pcast_in_shard_map",
-          "varying_types_in_traced_shard_map_bodies"]
+          "varying_types_in_traced_shard_map_bodies", "sharding_type_errors_under_jit"]
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise_convert
 from axle._src.lax import structural
+from axle._src.xla import spmd_jit
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision", "DotAlgorithmPreset",
            "DotDimensionNumbers", "PrecisionLike", "dot_general_p"]
@@ -512,8 +513,11 @@ def _dot_transpose_operand(ct, other, operand_aval, operand_dims, other_dims, *,
   order = np.argsort(np.asarray(y_contract, dtype=np.int64), kind="stable")
   x_contract_sorted = [int(x_contract[i]) for i in order]
   out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_sorted))
-  out = dot_general_p.bind(ct, other, dimension_numbers=dims, precision=precision,
-                           preferred_element_type=preferred_element_type, out_sharding=None)
+  # The cotangent takes the operand's layout (JAX passes it as out_sharding), so a contraction
+  # over dimensions split on both sides is not ambiguous here.
+  with spmd_jit.out_sharding_given():
+    out = dot_general_p.bind(ct, other, dimension_numbers=dims, precision=precision,
+                             preferred_element_type=preferred_element_type, out_sharding=None)
   if out_axes != tuple(range(len(out_axes))):
     out = structural.transpose(out, out_axes)
   if core.get_aval(out).dtype != operand_aval.dtype:

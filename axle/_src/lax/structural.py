@@ -38,6 +38,7 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.lax import elementwise
+from axle._src.xla import spmd_jit
 from axle._src.lax import elementwise_convert
 from axle._src.lax import utils
 
@@ -359,8 +360,12 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
 
   ``dimensions``, if given, is a permutation of ``operand``'s dimensions applied before the
   reshape (XLA's Reshape with a transpose). The total size must not change; sizes are static.
+  ``out_sharding`` lays the result out over the mesh (needed where a split dimension's layout
+  cannot follow the reshape).
   """
-  _check_no_sharding("reshape", out_sharding)
+  if out_sharding is not None:
+    with spmd_jit.out_sharding_given():
+      return spmd_jit.reshard(reshape(operand, new_sizes, dimensions), out_sharding)
   new_sizes = _canonicalize_shape(new_sizes)
   operand_shape = _shape(operand)
   if dimensions is None:

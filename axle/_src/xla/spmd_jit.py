@@ -457,7 +457,8 @@ def check_explicit_sharding(primitive, args, params, mesh) -> None:
       if len(choices) > 1:
         raise ShardingTypeError(
             f"{name} got incompatible shardings for broadcasting: "
-            + ", ".join(_short_type(a, dims) for (_, a), dims in zip(shaped, dims_of)))
+            + ", ".join(repr(tuple(_spec_entry(axes) for axes in dims)) for dims in dims_of)
+            + ".")
       result.append(next(iter(choices)) if choices else ())
     used = [axis for axes in result for axis in axes]
     if len(used) != len(set(used)):
@@ -696,6 +697,11 @@ def _dot_general_rule(avals, params, out_avals, mesh):
   return None if len(used) != len(set(used)) else [out]
 
 
+def _concatenate_rule(avals, params, out_avals, mesh):
+  split = [_parts_of(a) for a in avals if any(p is not None for p in _parts_of(a))]
+  return [split[0] if split else _parts_of(avals[0])]
+
+
 def _keep_inner_types(avals, params, out_avals, mesh):
   return None  # the results' types come from the inner jaxpr, traced with typed operands
 
@@ -706,7 +712,7 @@ def _keep_inner_types(avals, params, out_avals, mesh):
 sharding_rules: dict = {
     "transpose": _transpose_rule, "squeeze": _squeeze_rule,
     "broadcast_in_dim": _broadcast_in_dim_rule, "reshape": _reshape_rule,
-    "dot_general": _dot_general_rule,
+    "dot_general": _dot_general_rule, "concatenate": _concatenate_rule,
     **{name: _reduce_rule for name in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
                                         "reduce_and", "reduce_or", "reduce_xor", "argmax",
                                         "argmin")},
@@ -757,6 +763,7 @@ def sharded_result_types(primitive, avals, params, out):
          for a in avals):
     return out  # unreduced values: XLA reduces them where needed (no typed rule here)
   outs = list(out) if primitive.multiple_results else [out]
+  _check_typed_operation(name, avals, params, outs)
   try:
     parts = _rule_parts(primitive, avals, params, outs, mesh)
   except (KeyError, IndexError, TypeError, ValueError):
@@ -765,6 +772,84 @@ def sharded_result_types(primitive, avals, params, out):
     return out
   typed = [_typed(o, mesh, p) if len(p) == o.ndim else o for o, p in zip(outs, parts)]
   return typed if primitive.multiple_results else typed[0]
+
+
+def _type_with_axes(aval, parts) -> str:
+  """``float32[8,4@X]``: the type as ``jax.typeof`` prints it."""
+  dims = [str(n) + ("" if p is None else "@" + (p if isinstance(p, str) else
+                                               "(" + ",".join(p) + ")"))
+          for n, p in zip(aval.shape, parts)]
+  return aval.dtype.name + "[" + ",".join(dims) + "]"
+
+
+def _sharding_repr(aval) -> str:
+  sharding = aval.sharding if isinstance(aval, ShardedAval) else None
+  if sharding is None:
+    return repr(PartitionSpec(*([None] * aval.ndim)))
+  return repr(NamedSharding(sharding.mesh, PartitionSpec(*_parts_of(aval))))
+
+
+def _check_typed_operation(name, avals, params, outs) -> None:
+  """JAX's sharding-in-types errors for a traced operation over Explicit mesh axes (the types
+  carry only those): operands split differently along one dimension, one mesh axis used for
+  two dimensions, a contraction split on both sides, a reshape whose layout cannot follow, a
+  concatenation or select of differently split operands. ``out_sharding=`` resolves the
+  contraction and reshape cases."""
+  if name in _ELEMENTWISE_BINARY and name != "select_n" and len(outs) == 1:
+    shape = outs[0].shape
+    shaped = [a for a in avals if a.ndim > 0]
+    if len(shaped) < 2 or any(a.ndim != len(shape) for a in shaped):
+      return
+    parts_of = [_parts_of(a) for a in shaped]
+    result = []
+    for d in range(len(shape)):
+      choices = {parts[d] for a, parts in zip(shaped, parts_of)
+                 if parts[d] is not None and a.shape[d] == shape[d]}
+      if len(choices) > 1:
+        raise ShardingTypeError(
+            f"{name} got incompatible shardings for broadcasting: "
+            + ", ".join(repr(tuple(parts)) for parts in parts_of) + ".")
+      result.append(next(iter(choices)) if choices else None)
+    used = [axis for p in result for axis in _axes(p)]
+    if len(used) != len(set(used)):
+      inputs = ", ".join(_type_with_axes(a, parts).replace("float", "f", 1)
+                         for a, parts in zip(shaped, parts_of))
+      raise ShardingTypeError(
+          f"{name} operation with inputs: {inputs} produces an illegally sharded result: "
+          f"{_type_with_axes(outs[0], result).replace('float', 'f', 1)}")
+  elif name == "select_n":
+    # (JAX also rejects an unsplit case beside a split one; axle's broadcasts of scalars are
+    # not typed as JAX's are, so only two differently split cases raise here.)
+    cases = [a for a in avals[1:] if a.ndim > 0]
+    if len({tuple(_parts_of(a)) for a in cases if any(p is not None for p in _parts_of(a))}) > 1:
+      raise ShardingTypeError(
+          "select cases must have the same shardings, got ["
+          + ", ".join(_sharding_repr(a) for a in cases) + "].")
+  elif name == "concatenate":
+    if len({tuple(_parts_of(a)) for a in avals if any(p is not None for p in _parts_of(a))}) > 1:
+      raise ShardingTypeError(
+          "All operands should have the same sharding. Got shardings "
+          + ", ".join(_sharding_repr(a) for a in avals))
+  elif (name == "dot_general" and params.get("out_sharding") is None and len(avals) == 2
+        and not _out_sharding_given.get()):
+    (lhs_contract, rhs_contract), _ = params["dimension_numbers"]
+    lhs_spec = tuple(_parts_of(avals[0])[d] for d in lhs_contract)
+    rhs_spec = tuple(_parts_of(avals[1])[d] for d in rhs_contract)
+    if any(e is not None for e in lhs_spec) and any(e is not None for e in rhs_spec):
+      raise ShardingTypeError(
+          "Contracting dimensions are sharded and it is ambiguous how the output should be "
+          "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+          f"lhs_contracting_spec={lhs_spec} and rhs_contracting_spec={rhs_spec}")
+  elif name == "reshape" and not _out_sharding_given.get() and params.get("dimensions") is None:
+    parts = _parts_of(avals[0])
+    if any(p is not None for p in parts):
+      mesh = avals[0].sharding.mesh
+      sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+      if _reshape_parts(avals[0].shape, outs[0].shape, parts, sizes) is None:
+        raise ShardingTypeError(
+            "This reshape is not supported. Please specify the sharding of the output via the "
+            "`out_sharding` argument of jax.lax.reshape. Got operand type: "
+            f"{_type_with_axes(avals[0], parts)}, new sizes: {tuple(outs[0].shape)}")
 
 
 _COLLECTIVE_VMA = {"psum": "drop", "pmax": "drop", "pmin": "drop",
