@@ -332,6 +332,17 @@ def sharding_type_errors_under_jit():
         assert str(e) == message, (str(e), message)
       else:
         raise AssertionError(f"no ShardingTypeError; expected {message!r}")
+    # a traced argument whose type is not split as in_specs says (JAX's ValueError)
+    body = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P("X"), out_specs=P("X"))
+    try:
+      jax.jit(body)(jnp.arange(8.))
+    except ValueError as e:
+      assert "in_specs passed to shard_map: P('X',) does not match the specs of the input: " \
+          "P(None,) for arg: float32[8]" in str(e), e
+    else:
+      raise AssertionError("no in_specs error for a traced unsplit argument")
+    assert_equal(jax.jit(body)(jax.device_put(np.arange(8.), P("X"))),
+                 np.arange(8., dtype=np.float32) * 2)
     # out_sharding= resolves the ambiguous cases, as in JAX
     got = jax.jit(lambda a, b: jnp.matmul(a, b, out_sharding=P("X", None)))(y, z)
     assert str(jax.typeof(got)) == "float32[8@X,8]", jax.typeof(got)

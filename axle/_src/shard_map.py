@@ -400,12 +400,16 @@ def _check_input_specs(leaves, specs, mesh) -> None:
   if not explicit:
     return
   for leaf, spec in zip(leaves, specs):
-    if isinstance(leaf, core.Tracer) or not any(
+    if (isinstance(leaf, core.Tracer) and type(leaf) is not staging.StagingTracer) or not any(
         a in explicit for d in range(len(spec)) for a in spec.axes_of(d)):
-      continue
+      continue  # (differentiation and batching tracers do not carry sharded types)
     aval = core.get_aval(leaf)
     if isinstance(leaf, ShardedArray) and leaf._sharding.mesh == mesh:
       have = leaf._sharding.spec
+    elif isinstance(leaf, core.Tracer):  # a value traced by jit: its sharded type
+      have = _own_spec(leaf, mesh)
+      if have == PartitionSpec():
+        have = PartitionSpec(*([None] * aval.ndim))
     else:
       have = PartitionSpec(*([None] * aval.ndim))
     if have != spec:
