@@ -356,6 +356,48 @@ def sharding_type_errors_under_jit():
         "float32[16@X,4]"
 
 
+@check
+def psum_invariant_and_its_transpose_in_shard_map():
+  # JAX 0.10.2's jaxprs: psum inside a check_vma body is psum_invariant (an invariant operand is
+  # first marked varying with pvary); its transpose is pvary, pvary's is psum_invariant, and a
+  # varying residual leaves the known body split along its first dimension.
+  auto = (jax.sharding.AxisType.Auto,)
+  mesh = jax.make_mesh((4,), ("i",), axis_types=auto)
+  f = jax.shard_map(lambda x, w: lax.psum(jnp.sin(x) * w, "i"), mesh=mesh,
+                    in_specs=(P("i"), P()), out_specs=P())
+  x, w = jnp.arange(8.), jnp.float32(2.)
+  text = str(jax.make_jaxpr(f)(x, w))
+  assert "g:f32[]{V:i} = pvary[axes=('i',)] e" in text, text
+  assert "i:f32[2] = psum_invariant[axes=('i',)] h" in text, text
+  loss = lambda x, w: f(x, w).sum()
+  text = str(jax.make_jaxpr(jax.grad(loss, (0, 1)))(x, w))
+  assert "c:f32[8] d:f32[4] e:f32[8] f:f32[2] = shard_map[" in text, text
+  assert "n:f32[1]{V:i} = broadcast_in_dim k" in text, text
+  assert "w:f32[2]{V:i} = pvary[axes=('i',)] r" in text, text
+  assert "ba:f32[] = psum_invariant[axes=('i',)] y" in text, text
+  gx, gw = jax.jit(jax.grad(loss, (0, 1)))(x, w)
+  xs = np.arange(8., dtype=np.float32)
+  np.testing.assert_allclose(np.asarray(gx), 2 * np.cos(xs), rtol=1e-6)
+  np.testing.assert_allclose(float(gw), np.sin(xs).sum(), rtol=1e-5)
+  # pmean and a psum of an invariant value (pvary first), and their gradients
+  mesh2 = jax.make_mesh((2, 2), ("a", "b"), axis_types=auto * 2)
+  g = jax.shard_map(lambda x, w: lax.psum(x, "a") + lax.psum(w, ("a", "b")) + lax.pmean(x, "a"),
+                    mesh=mesh2, in_specs=(P("a", "b"), P()), out_specs=P(None, "b"))
+  x2 = jnp.arange(16.).reshape(4, 4)
+  gx, gw = jax.grad(lambda x, w: g(x, w).sum(), (0, 1))(x2, w)
+  assert_equal(gx, np.full((4, 4), 1.5, np.float32))  # each of 2 output rows: 1 + 1/2
+  assert float(gw) == 32.0, gw  # 8 outputs, each summing w over 4 devices
+  # a helper traced inside one shard_map body is not reused with another's types
+  h = jax.shard_map(lambda x: jnp.where(x > 3, x, 2 * x).sum(keepdims=True), mesh=mesh2,
+                    in_specs=P(("a", "b")), out_specs=P(("a", "b")))
+  assert_equal(jax.grad(lambda x: h(x).sum())(jnp.arange(8.)),
+               np.array([2, 2, 2, 2, 1, 1, 1, 1], np.float32))
+  k = jax.shard_map(lambda x: jnp.where(x > 3, x, 2 * x).sum(keepdims=True), mesh=mesh,
+                    in_specs=P("i"), out_specs=P("i"))
+  assert_equal(jax.jit(jax.grad(lambda x: k(x).sum()))(jnp.arange(8.)),
+               np.array([2, 2, 2, 2, 1, 1, 1, 1], np.float32))
+
+
 def main():
   names = sys.argv[1:]
   for fn in CHECKS:

@@ -14,7 +14,8 @@ CHECKS = ["shard_map_infers_in_specs_of_traced_arguments",
           "unreduced_arrays", "sharded_types_of_traced_values",
           "explicit_axes_inside_jit_types_values", "axis_index_groups_in_pmap_and_shard_map",
           "grad_through_explicit_pcast_in_shard_map",
-          "varying_types_in_traced_shard_map_bodies", "sharding_type_errors_under_jit"]
+          "varying_types_in_traced_shard_map_bodies", "sharding_type_errors_under_jit",
+          "psum_invariant_and_its_transpose_in_shard_map"]
 
 
 @pytest.fixture(scope="module")

@@ -438,12 +438,16 @@ class JitFunction:
       raise self._bad_argument_error(split, args, kwargs) from None
     in_avals = tuple(in_avals)
     trace_state = config.trace_state
-    key = (split.in_tree, in_avals, split.statics, len(args), trace_state)
+    # Arguments laid out over a mesh are traced with their sharded types (jax.typeof), and
+    # values inside shard_map bodies carry the axes they vary over: both key the trace
+    # (avals compare equal without them).
+    typed = tuple(x._typeof() if type(x) is not Array and hasattr(x, "_typeof") else aval
+                  for x, aval in zip(split.leaves, in_avals))
+    layouts = tuple((getattr(t, "sharding", None), getattr(t, "vma", None)) for t in typed
+                    if type(t) is not ShapedArray)
+    key = (split.in_tree, in_avals, split.statics, len(args), trace_state, layouts)
     entry = self._cache.get(key)
     if entry is None:
-      # Arguments laid out over a mesh are traced with their sharded types (jax.typeof)
-      typed = tuple(x._typeof() if type(x) is not Array and hasattr(x, "_typeof") else aval
-                    for x, aval in zip(split.leaves, in_avals))
       closed, out_tree = _trace_split(self.fun, split, typed, args, kwargs,
                                       self.static_argnums, "jit")
       closed, hoisted = _hoist_tracer_consts(closed)

@@ -204,15 +204,26 @@ def _unmentioned(spec: PartitionSpec, manual_axes) -> tuple:
 
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
   linear = [ad.is_undefined_primal(a) for a in args]
-  with spmd.transposing_at_boundary():
-    transposed = ad.transpose_jaxpr(jaxpr, linear)
   sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
-  out_divisors = [math.prod(sizes[a] for a in _unmentioned(s, manual_axes)) for s in out_specs]
-  in_psums = [_unmentioned(s, manual_axes) for s, lin in zip(in_specs, linear) if lin]
-  n_nonlinear = sum(1 for lin in linear if not lin)
+  if check_vma:
+    # Typed bodies (JAX's way): psum_invariant transposes to pvary and pvary to
+    # psum_invariant, so each cotangent is summed where its primal was broadcast and nothing
+    # changes at the boundary.
+    transposed = ad.transpose_jaxpr(jaxpr, linear)
+    out_divisors = [1] * len(out_specs)
+    in_psums = [() for lin in linear if lin]
+  else:
+    # Untyped bodies: the transpose of psum is psum, so an output replicated over unmentioned
+    # axes takes 1/n of its cotangent on each device, and inputs replicated over unmentioned
+    # axes sum their cotangents at the boundary.
+    with spmd.transposing_at_boundary():
+      transposed = ad.transpose_jaxpr(jaxpr, linear)
+    out_divisors = [math.prod(sizes[a] for a in _unmentioned(s, manual_axes)) for s in out_specs]
+    in_psums = [_unmentioned(s, manual_axes) for s, lin in zip(in_specs, linear) if lin]
+  n_cts = len(out_specs)
 
   def body(*xs):
-    nonlinear, cts_local = xs[:n_nonlinear], xs[n_nonlinear:]
+    cts_local, nonlinear = xs[:n_cts], xs[n_cts:]
     cts_local = [c if d == 1 or dtypes.issubdtype(core.get_aval(c).dtype, np.integer)
                  else spmd_divide(c, d) for c, d in zip(cts_local, out_divisors)]
     outs = _eval(transposed, [*nonlinear, *cts_local])
@@ -224,12 +235,17 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_
   nonlinear_local = [local_aval(core.get_aval(a), mesh, s)
                      for a, s in zip(nonlinear_args, nonlinear_specs)]
   ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
-  with spmd.bind_axes(sizes):
-    body_closed, _ = staging.trace_to_jaxpr(body, [*nonlinear_local, *ct_avals])
+  if check_vma:
+    nonlinear_local = [_varying(a, _spec_axes(s, manual_axes))
+                       for a, s in zip(nonlinear_local, nonlinear_specs)]
+    ct_avals = [_varying(c, getattr(a, "vma", frozenset()))
+                for c, a in zip(ct_avals, jaxpr.out_avals)]
+  with spmd.bind_axes(sizes), spmd.tracking_vma(manual_axes if check_vma else ()):
+    body_closed, _ = staging.trace_to_jaxpr(body, [*ct_avals, *nonlinear_local])
   cts = [ad.instantiate_zeros(ct) for ct in cts]
   linear_specs = [s for s, lin in zip(in_specs, linear) if lin]
-  outs = iter(shard_map_p.bind(*nonlinear_args, *cts, jaxpr=body_closed, mesh=mesh,
-                               in_specs=(*nonlinear_specs, *out_specs),
+  outs = iter(shard_map_p.bind(*cts, *nonlinear_args, jaxpr=body_closed, mesh=mesh,
+                               in_specs=(*out_specs, *nonlinear_specs),
                                out_specs=tuple(linear_specs), manual_axes=manual_axes,
                                check_vma=check_vma))
   return [next(outs) if lin else None for lin in linear]
@@ -245,41 +261,57 @@ spmd_divide: Callable = None
 
 def _partial_eval(trace, args, params):
   """Splits a shard_map with known and unknown operands into a known shard_map (run now) and
-  an unknown one (staged for transposition). Residuals keep one piece per device: they leave
-  the known body with a new leading axis split over all manual axes, and the unknown body
-  takes that axis off again."""
+  an unknown one (staged for transposition). Residuals keep one piece per device: with
+  check_vma (as JAX), a residual varying over manual axes leaves split over them along its
+  first dimension (a scalar first gains a dimension of size 1) and an invariant one leaves
+  replicated; without, every residual leaves with a new leading axis split over all manual
+  axes, and the unknown body takes that axis off again."""
   jaxpr, mesh, manual = params["jaxpr"], params["mesh"], params["manual_axes"]
   in_specs, out_specs = params["in_specs"], params["out_specs"]
+  check_vma = params["check_vma"]
   unknowns = [trace.is_unknown(x) for x in args]
   known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
   n_known_out = len(known.out_avals) - num_res
-  res_spec = PartitionSpec(tuple(manual) if len(manual) > 1 else manual[0])
   sizes = {a: s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a in manual}
+  res_local = known.out_avals[n_known_out:]
+
+  def res_layout(aval):
+    """(spec, whether a leading dimension is added) of a residual of type ``aval``."""
+    vma = getattr(aval, "vma", frozenset()) if check_vma else frozenset(manual)
+    if not vma:
+      return PartitionSpec(), False
+    axes = tuple(a for a in manual if a in vma)
+    return PartitionSpec(axes if len(axes) > 1 else axes[0]), not check_vma or aval.ndim == 0
+
+  layouts = [res_layout(a) for a in res_local]
+  res_specs = tuple(spec for spec, _ in layouts)
 
   def known_body(*xs):
     outs = ir.eval_jaxpr(known.jaxpr, known.consts, *xs)
-    return list(outs[:n_known_out]) + [_expand(r, 0) for r in outs[n_known_out:]]
+    return [_expand(r, 0) if expand else r for r, (_, expand)
+            in zip(outs[n_known_out:], layouts)] + list(outs[:n_known_out])
 
   def unknown_body(*xs):
-    residuals = [_squeeze(r, 0) for r in xs[:num_res]]
+    residuals = [_squeeze(r, 0) if expand else r for r, (_, expand) in zip(xs[:num_res], layouts)]
     return ir.eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *xs[num_res:])
 
-  with spmd.bind_axes(sizes):
+  with spmd.bind_axes(sizes), spmd.tracking_vma(manual if check_vma else ()):
     known_closed, _ = staging.trace_to_jaxpr(known_body, known.in_avals)
-    res_avals = [ShapedArray((1, *a.shape), a.dtype, a.weak_type)
-                 for a in known.out_avals[n_known_out:]]
+    res_avals = [_varying(ShapedArray((1, *a.shape) if expand else a.shape, a.dtype, a.weak_type),
+                          getattr(a, "vma", frozenset()) if check_vma else ())
+                 for a, (_, expand) in zip(res_local, layouts)]
     unknown_closed, _ = staging.trace_to_jaxpr(
         unknown_body, [*res_avals, *unknown.in_avals[num_res:]])
   known_in = tuple(s for s, u in zip(in_specs, unknowns) if not u)
-  known_out = tuple(s for s, u in zip(out_specs, out_unknowns) if not u) + (res_spec,) * num_res
+  known_out = res_specs + tuple(s for s, u in zip(out_specs, out_unknowns) if not u)
   known_args = [x for x, u in zip(args, unknowns) if not u]
   with core.set_current_trace(trace.parent):
     known_outs = shard_map_p.bind(*known_args, **{**params, "jaxpr": known_closed,
                                                   "in_specs": known_in, "out_specs": known_out})
-  residuals = known_outs[n_known_out:]
-  known_outs = iter(known_outs[:n_known_out])
+  residuals = known_outs[:num_res]
+  known_outs = iter(known_outs[num_res:])
   unknown_args = [x for x, u in zip(args, unknowns) if u]
-  unknown_in = (res_spec,) * num_res + tuple(s for s, u in zip(in_specs, unknowns) if u)
+  unknown_in = res_specs + tuple(s for s, u in zip(in_specs, unknowns) if u)
   unknown_out = tuple(s for s, u in zip(out_specs, out_unknowns) if u)
   unknown_outs = iter(trace.stage(shard_map_p, [*residuals, *unknown_args],
                                   {**params, "jaxpr": unknown_closed, "in_specs": unknown_in,
@@ -391,7 +423,14 @@ def _own_spec(x, mesh) -> PartitionSpec:
 
 
 def _varying(aval: ShapedArray, vma) -> ShapedArray:
-  return ShardedAval(aval, None, vma) if vma else aval
+  if isinstance(aval, ShardedAval):
+    aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+  return ShardedAval(aval, None, frozenset(vma)) if vma else aval
+
+
+def _spec_axes(spec: PartitionSpec, manual_axes) -> set:
+  """The manual axes ``spec`` splits a value over (those it varies over in the body)."""
+  return {a for d in range(len(spec)) for a in spec.axes_of(d) if a in manual_axes}
 
 
 def _check_input_specs(leaves, specs, mesh) -> None:

@@ -124,7 +124,7 @@ def _named_axes(params) -> tuple:
 def collective_vma(name: str, params, vma: frozenset) -> frozenset:
   """The axes a collective's result may vary over, given its operands'."""
   axes = frozenset(_named_axes(params))
-  if name in ("psum", "pmax", "pmin"):
+  if name in ("psum", "psum_invariant", "pmax", "pmin"):
     return vma - axes
   if name == "all_gather":
     return vma  # as JAX's all_gather: the result keeps its operand's variation
@@ -279,6 +279,8 @@ def _all_to_all(trace, columns, *, axis_name, split_axis, concat_axis, axis_inde
 
 _collectives = {
     "psum": _reducer(_psum),
+    "psum_invariant": lambda trace, columns, *, axes: _reducer(_psum)(
+        trace, columns, axes=axes, axis_index_groups=None),
     "pmax": _reducer(np.max),
     "pmin": _reducer(np.min),
     "all_gather": _all_gather,

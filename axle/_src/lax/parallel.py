@@ -205,8 +205,18 @@ def psum(x, axis_name, *, axis_index_groups=None):
   member of the axis gets the total."""
   leaves, tree = tree_util.tree_flatten(x)
   groups = _canonical_groups(axis_index_groups, axis_name, "psum")
-  outs = psum_p.bind(*leaves, axes=_as_tuple(axis_name), axis_index_groups=groups)
+  axes = _as_tuple(axis_name)
+  manual = spmd.vma_axes()
+  if (manual and groups is None and axes and all(a in manual for a in axes)
+      and all(isinstance(leaf, core.Tracer) for leaf in leaves)):
+    # inside a shard_map body with check_vma: JAX's psum_invariant (its transpose is pvary)
+    return tree_util.tree_unflatten(tree, psum_invariant_hook(leaves, axes))
+  outs = psum_p.bind(*leaves, axes=axes, axis_index_groups=groups)
   return tree_util.tree_unflatten(tree, outs)
+
+
+# Filled in by parallel_spmd (psum_invariant and pvary live there, with the mesh collectives).
+psum_invariant_hook = None
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):

@@ -208,10 +208,53 @@ def _pvary_transpose(ct, x, *, axes):
   ct = ad.instantiate_zeros(ct)
   if spmd.at_boundary_transpose():
     return [ct]
+  if spmd.vma_axes() or getattr(core.get_aval(ct), "vma", None):
+    return psum_invariant_p.bind(ct, axes=axes)
   return [parallel.psum(ct, axes)]
 
 
 ad.deflinear2(pvary_p, _pvary_transpose)
+
+
+# ---------------------------------------------------------------------------
+# psum_invariant: psum inside a shard_map body with check_vma (JAX's name). Its operands vary
+# over the summed axes (psum first marks an invariant operand varying with pvary) and its
+# results are invariant over them, so its transpose is pvary and pvary's is psum_invariant: a
+# cotangent is summed exactly where the primal was broadcast.
+
+psum_invariant_p = core.Primitive("psum_invariant")
+psum_invariant_p.multiple_results = True
+psum_invariant_p.def_abstract_eval(lambda *avals, axes: list(avals))
+
+
+def _psum_invariant_impl(*values, axes):
+  raise _unbound(axes[0])
+
+
+psum_invariant_p.def_impl(_psum_invariant_impl)
+_psum_rule = mlir.lowering_rules[parallel.psum_p]
+mlir.register(psum_invariant_p, lambda ctx, *args, axes: _psum_rule(
+    ctx, *args, axes=axes, axis_index_groups=None))
+batching.primitive_batchers[psum_invariant_p] = lambda values, dims, *, axes: (
+    psum_invariant_p.bind(*values, axes=axes), list(dims))
+
+
+def _psum_invariant_transpose(cts, *args, axes):
+  return [pvary_p.bind(ad.instantiate_zeros(ct), axes=axes) for ct in cts]
+
+
+ad.deflinear2(psum_invariant_p, _psum_invariant_transpose)
+
+
+def _psum_invariant(leaves, axes):
+  out = []
+  for leaf in leaves:
+    missing = tuple(a for a in axes if a not in _vma_of(core.get_aval(leaf)))
+    out.append(pvary_p.bind(leaf, axes=missing) if missing else leaf)
+  return psum_invariant_p.bind(*out, axes=axes)
+
+
+parallel.psum_invariant_hook = _psum_invariant
 
 
 def _vma_of(aval) -> frozenset:

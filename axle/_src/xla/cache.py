@@ -220,8 +220,8 @@ def _take_mark(path: str) -> bool:
     if pid > 0 and pid != os.getpid() and _pid_alive(pid):
       return False  # another process is trying it right now: compile instead
     if pid != os.getpid():
-      logger.warning("axle: deleting compilation cache entry %s: a process that loaded it did not "
-                     "finish its first run (it crashed or was killed)", path)
+      logger.info("axle: deleting compilation cache entry %s: a process that loaded it did not "
+                  "finish its first run (it crashed or was killed)", path)
       _remove(path)
       _remove(mark)
       return False

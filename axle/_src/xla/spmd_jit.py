@@ -852,7 +852,7 @@ def _check_typed_operation(name, avals, params, outs) -> None:
             f"{_type_with_axes(avals[0], parts)}, new sizes: {tuple(outs[0].shape)}")
 
 
-_COLLECTIVE_VMA = {"psum": "drop", "pmax": "drop", "pmin": "drop",
+_COLLECTIVE_VMA = {"psum": "drop", "psum_invariant": "drop", "pmax": "drop", "pmin": "drop",
                    "pvary": "add", "ppermute": "add", "all_to_all": "add", "reduce_scatter": "add"}
 
 
