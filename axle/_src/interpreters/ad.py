@@ -73,6 +73,9 @@ class Zero:
 # ``broadcast_zeros(aval)``: zeros of ``aval`` built with lax's broadcast_in_dim, so that they are
 # staged when tracing; registered by lax.structural (JAX's ``aval_zeros_likers`` pattern).
 broadcast_zeros = None
+# ``full_like(x, fill_value)``: lax.full_like, registered by lax.structural (for the seed
+# cotangent of a traced output, which is then a tracer as in JAX).
+full_like = None
 
 
 def zeros_like_aval(aval: ShapedArray):
