@@ -85,7 +85,7 @@ def test_rule_is_lowered_once_per_signature_and_cached():
   assert value.inline and str(value.output_treedef) == "PyTreeDef([*])"
   assert [str(t) for t in value.flat_output_types] == ["tensor<f32>"]
   # A new module has a new cache.
-  jax.jit(f).lower(2.0, 10.0)
+  jax.jit(lambda x, y: f(x, y))(2.0, 10.0)
   assert len(calls) == 4 and calls[2][2] == {}
 
 
