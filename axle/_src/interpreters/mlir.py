@@ -319,7 +319,9 @@ def _lower_rule_to_function(module_ctx: ModuleContext, ctx: lowering.RuleContext
   ir, func = bindings.ir, bindings.func
   text_module = ctx.module
   symbol = text_module.fresh_symbol(prim.name)
-  with module_ctx.context, ir.Location.unknown():
+  prefix = text_module.location_prefix  # set when the text carries locations (debug_info)
+  with module_ctx.context, (ir.Location.unknown() if prefix is None
+                            else ir.Location.name(f"{prefix}/{prim.name}")):
     in_types = [_aval_to_ir_type(module_ctx, a) for a in ctx.avals_in]
     out_types = [_aval_to_ir_type(module_ctx, a) for a in ctx.avals_out]
     body_ops_before = len(list(module_ctx.module.body.operations))
@@ -341,8 +343,9 @@ def _lower_rule_to_function(module_ctx: ModuleContext, ctx: lowering.RuleContext
     # into the text module, in order.
     new_ops = list(module_ctx.module.body.operations)[body_ops_before:]
     for operation in new_ops:
-      text_module.functions.append(
-          "  " + operation.operation.get_asm(print_generic_op_form=True).replace("\n", "\n  "))
+      text = operation.operation.get_asm(print_generic_op_form=True,
+                                         enable_debug_info=prefix is not None)
+      text_module.functions.append("  " + text.replace("\n", "\n  "))
   return LoweringCacheValue(func=function, flat_output_types=out_types,
                             output_treedef=tree_util.tree_structure(list(flat)), const_args=(),
                             const_arg_avals=(), inline=inline)
