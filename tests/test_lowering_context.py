@@ -154,3 +154,74 @@ def test_grad_seed_under_jit_is_traced():
 
 def test_bindings_do_not_import_jax():
   assert "jax" not in sys.modules
+
+
+def _bind_line(fun):
+  import inspect
+  lines, start = inspect.getsourcelines(fun)
+  return start + next(i for i, text in enumerate(lines) if ".bind(" in text)
+
+
+def test_missing_lowering_rule_error_is_caused_by_the_users_stack():
+  import traceback
+  prim = core.Primitive("no_lowering_rule")
+  prim.def_impl(lambda x: x)
+  prim.def_abstract_eval(lambda x: x)
+
+  def user_function(x):
+    return prim.bind(x)
+
+  with pytest.raises(NotImplementedError) as info:
+    jax.jit(user_function)(1.0)
+  message = "MLIR translation rule for primitive 'no_lowering_rule' not found for platform cpu"
+  assert str(info.value) == message
+  source = info.value.__cause__
+  assert type(source).__name__ == "JaxStackTraceBeforeTransformation"
+  assert str(source) == (
+      f"NotImplementedError: {message}\n\nThe preceding stack trace is the source of the JAX "
+      "operation that, once transformed by JAX, triggered the following exception.\n\n"
+      "--------------------")
+  text = "".join(traceback.format_exception(info.value))
+  # The source traceback names the user's line (without column markers), then the error.
+  assert (f'  File "{__file__}", line {_bind_line(user_function)}, in user_function\n'
+          "    return prim.bind(x)\n"
+          f"{type(source).__module__}.JaxStackTraceBeforeTransformation: NotImplementedError: "
+          f"{message}\n") in text
+  assert "The above exception was the direct cause of the following exception:" in text
+
+
+def test_error_inside_a_rule_and_missing_transpose_are_chained_the_same_way():
+  prim = core.Primitive("failing_rule")
+  prim.def_impl(lambda x: x)
+  prim.def_abstract_eval(lambda x: x)
+
+  def rule(ctx, x):
+    raise ValueError("this rule cannot lower")
+
+  mlir.register_lowering(prim, rule)
+
+  def user_function(x):
+    return prim.bind(x)
+
+  with pytest.raises(ValueError, match="this rule cannot lower") as info:
+    jax.jit(user_function)(1.0)
+  assert info.value.__cause__.__traceback__.tb_lineno == _bind_line(user_function)
+
+  from axle.interpreters import ad
+  linear = core.Primitive("linear_without_transpose")
+  linear.def_impl(lambda x: x)
+  linear.def_abstract_eval(lambda x: x)
+  ad.primitive_jvps[linear] = lambda primals, tangents: (linear.bind(*primals),
+                                                          linear.bind(*tangents))
+
+  def uses_linear(x):
+    return linear.bind(x)
+
+  with pytest.raises(NotImplementedError, match="Transpose rule .* for "
+                     "'linear_without_transpose' not implemented") as info:
+    jax.grad(uses_linear)(1.0)
+  source = info.value.__cause__
+  assert type(source).__name__ == "JaxStackTraceBeforeTransformation"
+  # The linear equation was staged by the JVP rule (its innermost user frame).
+  assert source.__traceback__.tb_frame.f_code.co_name == "<lambda>"
+  assert type(source.__cause__) is KeyError  # JAX's: the failed lookup of the rule

@@ -527,17 +527,17 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     if prefix is not None:
       function.loc = _eqn_location(prefix, eqn)
     rule = lowering_rules.get(eqn.primitive)
-    if rule is None:
-      raise NotImplementedError(
-          f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for platform "
-          "cpu")
     operands = [read(a) for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
     rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)
     try:
+      if rule is None:
+        raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive.name}' "
+                                  "not found for platform cpu")
       out = rule(rule_ctx, *operands, **eqn.params)
     except Exception as e:
-      source_info_util.note_origin(e, eqn.source_info, eqn.primitive.name)
+      # As JAX: the error's cause shows the user code that staged the equation.
+      source_info_util.attach_source_traceback(e, eqn.source_info)
       raise
     if not eqn.primitive.multiple_results:
       out = [out]
