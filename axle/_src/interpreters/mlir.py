@@ -30,7 +30,7 @@ from axle._src import dtypes
 from axle._src import tree_util
 from axle._src.config import config
 from axle._src.interpreters import lowering
-from axle._src.ir import ClosedJaxpr
+from axle._src.interpreters import staging
 from axle._src.sharding import AbstractMesh
 from axle._src.xla import client
 
@@ -396,7 +396,7 @@ def _lower_fun_in_mlir_rule(fun, multiple_results, ctx: LoweringRuleContext, ope
   text_ctx = ctx._axle_text_ctx
   avals_in = [a.strip_weak_type() if hasattr(a, "strip_weak_type") else a for a in ctx.avals_in]
   with core.set_current_trace(core.eval_trace):
-    closed, _ = lowering.staging.trace_to_jaxpr(lambda *xs: fun(*xs, **params), avals_in)
+    closed, _ = staging.trace_to_jaxpr(lambda *xs: fun(*xs, **params), avals_in)
   symbol = lowering.lower_private_function(text_ctx.module, closed,
                                            getattr(fun, "__name__", "lower_fun"))
   result_types = [_aval_to_ir_type(ctx.module_context, a) for a in closed.out_avals]
@@ -407,5 +407,4 @@ def _lower_fun_in_mlir_rule(fun, multiple_results, ctx: LoweringRuleContext, ope
 
 
 __all__ = ["LoweringRuleContext", "ModuleContext", "register_lowering", "lower_fun",
-           "aval_to_ir_type", "aval_to_ir_types", "dtype_to_ir_type", "ir_constant",
-           "ClosedJaxpr"]
+           "aval_to_ir_type", "aval_to_ir_types", "dtype_to_ir_type", "ir_constant"]
