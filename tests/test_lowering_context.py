@@ -225,3 +225,12 @@ def test_error_inside_a_rule_and_missing_transpose_are_chained_the_same_way():
   # The linear equation was staged by the JVP rule (its innermost user frame).
   assert source.__traceback__.tb_frame.f_code.co_name == "<lambda>"
   assert type(source.__cause__) is KeyError  # JAX's: the failed lookup of the rule
+
+
+def test_conversion_of_a_literal_tracer_is_folded():
+  # JAX 0.10.2: grad under make_jaxpr transposes the conversions on the literal seed.
+  f = lambda x: jax.lax.convert_element_type(x, jnp.float16).astype(jnp.float32)
+  text = str(jax.make_jaxpr(jax.grad(f))(1.0))
+  assert text.endswith("in (1.0:f32[],) }")
+  assert str(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(x * jnp.ones_like(x))))(1.0)).endswith(
+      "    d:f32[] = mul 1.0:f32[] 1.0:f32[]\n  in (d,) }")
