@@ -373,10 +373,15 @@ def test_errors_from_staged_equations_name_the_user_line():
   with pytest.raises(ValueError, match="not functionalized") as info:
     axle.jit(f)(1.0)
   line = _line_of(f, "checkify.check(")
-  # The second note is traceback filtering's, as in JAX.
-  assert info.value.__notes__ == [
-      f"The failing operation, check, was staged at {__file__}:{line}:4 ({f.__qualname__}).",
-      traceback_util.FILTERING_NOTE]
+  # As in JAX, the lowering error is caused by a JaxStackTraceBeforeTransformation whose
+  # traceback is the user's line; the note is traceback filtering's.
+  assert info.value.__notes__ == [traceback_util.FILTERING_NOTE]
+  source = info.value.__cause__
+  assert type(source).__name__ == "JaxStackTraceBeforeTransformation"
+  assert str(source).startswith("ValueError: ")
+  frame = source.__traceback__
+  assert (frame.tb_frame.f_code.co_filename, frame.tb_lineno, frame.tb_frame.f_code.co_name) == (
+      __file__, line, "f")
 
 
 def test_more_checkpoint_policies_and_static_argnames(capsys):

@@ -27,7 +27,7 @@ LAYERS = [
                    "sharding_impls"]),
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",
                    "interpreters.batching", "interpreters.ad", "interpreters.partial_eval",
-                   "interpreters.mlir", "interpreters.hlo", "interpreters.spmd", "interpreters",
+                   "interpreters.mlir", "interpreters.spmd", "interpreters",
                    "xla.cache", "xla.spmd_jit", "xla.execution", "xla"]),
     ("L4", False, ["api", "vmap", "differentiation", "custom_derivatives", "checkpoint",
                    "shard_map_eager", "shard_map", "multihost_utils", "distributed"]),

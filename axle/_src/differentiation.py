@@ -355,8 +355,11 @@ def _vjp_of_args(fun, full_args, kwargs, dyn, has_aux):
   return out, pullback, None
 
 
-def _one_like(aval: ShapedArray):
-  """The seed cotangent 1 of a scalar output, weakly typed when the output is (as JAX's)."""
+def _one_like(value, aval: ShapedArray):
+  """The seed cotangent 1 of a scalar output, weakly typed when the output is (as JAX's); of
+  the current trace when the output is traced."""
+  if isinstance(value, core.Tracer):
+    return ad.full_like(value, 1)
   if aval.weak_type:
     return complex(1) if dtypes.issubdtype(aval.dtype, np.complexfloating) else 1.0
   return np.ones((), aval.dtype)
@@ -387,7 +390,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     aval = core.get_aval(value_leaves[0])
     _check_output(aval, holomorphic, "grad")
     grads = pullback(tree_util.tree_unflatten(tree_util.tree_structure(value),
-                                              [_one_like(aval)]))
+                                              [_one_like(value_leaves[0], aval)]))
     grads = grads[0] if single else tuple(grads)
     if has_aux:
       return (value, aux), grads

@@ -40,6 +40,7 @@ JAX_INTERNAL_MODULES = {
     "jax._src.lib.mlir": "axle._src.lib.mlir",
     "jax._src.lib.mlir.dialects": "axle._src.lib.mlir.dialects",
     "jax._src.lib.mlir.dialects.hlo": "axle._src.lib.mlir.dialects.hlo",
+    "jax._src.lib.mlir.ir": "axle._src.lib.mlir.ir",
     "jax._src.linear_util": "axle._src.linear_util",
     "jax._src.numpy": "axle._src.numpy",
     "jax._src.random": "axle._src.random",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import types
 
 # Frames in files under this directory are axle's own; the user's frame is the first other one.
 _AXLE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -170,3 +171,67 @@ def note_origin(exc: BaseException, info, primitive_name: str) -> None:
     exc._axle_origin_noted = True
   except (AttributeError, TypeError):
     pass
+
+
+class JaxStackTraceBeforeTransformation(Exception):
+  """The cause attached to an exception raised while transforming or lowering an equation: its
+  traceback is the user code that staged the equation (JAX's exception of the same name)."""
+
+
+_SOURCE_MESSAGE = ("The preceding stack trace is the source of the JAX operation that, once "
+                   "transformed by JAX, triggered the following exception.\n\n"
+                   "--------------------")
+
+
+class _Marker(Exception):
+  pass
+
+
+def source_traceback(info: SourceInfo):
+  """A one-entry traceback at ``info``'s file, line and function (for printing only: its frame
+  runs no user code, and it has no instruction, so no column markers are printed)."""
+  line = info.line
+  if not line or line < 1:
+    return None
+  code = compile("\n" * (line - 1) + "raise _marker", info.file_name, "exec")
+  code = code.replace(co_name=info.code.co_name)
+  try:
+    exec(code, {"__name__": "__axle_source__", "_marker": _Marker()})
+  except _Marker as marker:
+    tb = marker.__traceback__
+    while tb.tb_next is not None:
+      tb = tb.tb_next
+    return types.TracebackType(None, tb.tb_frame, -1, line)
+  return None
+
+
+def _exception_text(exc: BaseException) -> str:
+  kind = type(exc)
+  name = kind.__qualname__
+  if kind.__module__ not in ("builtins", "__main__"):
+    name = f"{kind.__module__}.{name}"
+  message = str(exc)
+  return f"{name}: {message}" if message else name
+
+
+def attach_source_traceback(exc: BaseException, info) -> None:
+  """Makes ``exc`` (raised while transforming or lowering an equation staged at ``info``) the
+  effect of a ``JaxStackTraceBeforeTransformation`` whose traceback is the user's code there,
+  as JAX does; ``exc``'s own cause and context move to it. Once per exception."""
+  if info is None or isinstance(exc, JaxStackTraceBeforeTransformation):
+    return
+  if isinstance(exc.__cause__, JaxStackTraceBeforeTransformation):
+    return
+  try:
+    tb = source_traceback(info)
+  except Exception:  # an unreadable location: the exception stays as it is
+    return
+  if tb is None:
+    return
+  source = JaxStackTraceBeforeTransformation(f"{_exception_text(exc)}\n\n{_SOURCE_MESSAGE}")
+  source = source.with_traceback(tb)
+  source.__cause__ = exc.__cause__
+  source.__context__ = exc.__context__
+  source.__suppress_context__ = exc.__suppress_context__
+  exc.__context__ = None
+  exc.__cause__ = source

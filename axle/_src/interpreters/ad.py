@@ -27,6 +27,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
+from axle._src import source_info as source_info_util
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_interpreter
@@ -73,6 +74,9 @@ class Zero:
 # ``broadcast_zeros(aval)``: zeros of ``aval`` built with lax's broadcast_in_dim, so that they are
 # staged when tracing; registered by lax.structural (JAX's ``aval_zeros_likers`` pattern).
 broadcast_zeros = None
+# ``full_like(x, fill_value)``: lax.full_like, registered by lax.structural (for the seed
+# cotangent of a traced output, which is then a tracer as in JAX).
+full_like = None
 
 
 def zeros_like_aval(aval: ShapedArray):
@@ -348,6 +352,14 @@ def is_undefined_primal(x) -> bool:
   return type(x) is UndefinedPrimal
 
 
+def _transpose_rule(primitive):
+  try:
+    return primitive_transposes[primitive]
+  except KeyError as err:
+    raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                              f"'{primitive.name}' not implemented") from err
+
+
 def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
                   cotangents_out: Sequence[Any]) -> list:
   """Transposes ``jaxpr`` with respect to its inputs given as ``UndefinedPrimal``.
@@ -397,14 +409,14 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     if all(ct is None for ct in cts_out):
       continue
     cts_out = [Zero(tangent_aval(v.aval)) if ct is None else ct for v, ct in zip(eqn.outvars, cts_out)]
-    rule = primitive_transposes.get(eqn.primitive)
-    if rule is None:
-      raise NotImplementedError(
-          f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive.name}' "
-          "not implemented")
     operands = [read(a) if is_known(a) else UndefinedPrimal(a.aval) for a in eqn.invars]
     ct = cts_out if eqn.primitive.multiple_results else cts_out[0]
-    cts_in = rule(ct, *operands, **eqn.params)
+    try:
+      cts_in = _transpose_rule(eqn.primitive)(ct, *operands, **eqn.params)
+    except Exception as e:
+      # As JAX: the error's cause shows the user code that staged the equation.
+      source_info_util.attach_source_traceback(e, eqn.source_info)
+      raise
     for atom, operand, ct_in in zip(eqn.invars, operands, cts_in):
       if type(operand) is UndefinedPrimal:
         write(atom, ct_in)

@@ -156,8 +156,11 @@ class _Function:
 class ModuleContext:
   """One module being built: its private functions and the sub-jaxprs already lowered."""
 
-  def __init__(self, name: str = "main"):
+  def __init__(self, name: str = "main", num_devices: int = 1):
     self.name = _symbol_name(name)
+    self.num_devices = num_devices
+    self.entry_avals: tuple = ()  # the entry function's argument then result avals
+    self.mlir_context = None  # the MLIR state of registered rules (interpreters.mlir), if any
     self.functions: list[str] = []
     self.symbols: set[str] = {"main"}
     self.lowered_jaxprs: dict = {}  # id(Jaxpr) -> (symbol, jaxpr kept alive)
@@ -524,17 +527,17 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     if prefix is not None:
       function.loc = _eqn_location(prefix, eqn)
     rule = lowering_rules.get(eqn.primitive)
-    if rule is None:
-      raise NotImplementedError(
-          f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for platform "
-          "cpu")
     operands = [read(a) for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
     rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)
     try:
+      if rule is None:
+        raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive.name}' "
+                                  "not found for platform cpu")
       out = rule(rule_ctx, *operands, **eqn.params)
     except Exception as e:
-      source_info_util.note_origin(e, eqn.source_info, eqn.primitive.name)
+      # As JAX: the error's cause shows the user code that staged the equation.
+      source_info_util.attach_source_traceback(e, eqn.source_info)
       raise
     if not eqn.primitive.multiple_results:
       out = [out]
@@ -589,6 +592,15 @@ def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], nam
   else:
     symbol = entry[0]
   return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol}"})
+
+
+def lower_private_function(module: ModuleContext, closed: ClosedJaxpr, name: str) -> str:
+  """Lowers ``closed`` to a new private function of ``module``; returns its symbol."""
+  symbol = module.fresh_symbol(name)
+  slot = len(module.functions)
+  module.functions.append("")
+  module.functions[slot] = _function_text(module, symbol, closed, private=True)
+  return symbol
 
 
 def _function_text(module: ModuleContext, symbol: str, closed: ClosedJaxpr, private: bool,
@@ -689,8 +701,9 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "main",
   see ``donation_aliases``). The Python functions the program calls back (``debug.print``,
   ``pure_callback``) are appended to ``host_callbacks``; a module that has any must be compiled
   with them."""
-  module = ModuleContext(name)
+  module = ModuleContext(name, num_devices=num_replicas * num_partitions)
   module.location_prefix = location_prefix
+  module.entry_avals = (*closed.in_avals, *closed.out_avals)
   arg_attributes = {position: f"{{tf.aliasing_output = {index} : i32}}"
                     for position, index in (aliases or {}).items()}
   main = _function_text(module, "main", closed, private=False, arg_attributes=arg_attributes)

@@ -215,7 +215,8 @@ def lower_spmd_module(closed: ClosedJaxpr, name: str, mesh, in_specs, out_specs,
                       aliases: dict | None = None) -> str:
   """The module text of an SPMD program over ``mesh``: ``in_specs``/``out_specs`` give each
   argument's and result's PartitionSpec (None: left to XLA's propagation)."""
-  module = lowering.ModuleContext(name)
+  module = lowering.ModuleContext(name, num_devices=mesh.size if mesh is not None else 1)
+  module.entry_avals = (*closed.in_avals, *closed.out_avals)
   token = _current_module_mesh.set(mesh)
   try:
     function = lowering._Function(module)

@@ -119,6 +119,9 @@ sharded_type_primitives: set = set()
 # Set by lax/parallel_spmd: (operands, their avals) -> the operands with pvary applied to those
 # that vary over fewer manual axes than the others (None when they all agree).
 match_vma_hook = lambda args, avals: None
+# primitive -> rule(trace, args, params): the result without staging an equation (a forwarded
+# operand, a literal) or None to stage one; set by the primitive's lax block.
+forwarding_rules: dict = {}
 # Primitives whose operands keep their own variation (collectives, calls of jaxprs).
 _no_pvary = frozenset({
     "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all", "pvary",
@@ -217,7 +220,17 @@ class StagingTrace(core.Trace):
       self.constvals.append(value)
     return var
 
+  def literal_tracer(self, value, aval: ShapedArray) -> StagingTracer:
+    """A tracer of this trace standing for the scalar constant ``value`` (a literal wherever
+    it is used, as JAX's tracers of known scalars)."""
+    return self.tracer_type(self, aval, Literal(value, aval))
+
   def process_primitive(self, primitive, args, params):
+    forward = forwarding_rules.get(primitive)
+    if forward is not None:
+      out = forward(self, args, params)
+      if out is not None:
+        return out
     try:
       atoms = [self.to_atom(x) for x in args]
     except TypeError:

@@ -21,6 +21,7 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import staging
 from axle._src.lax import utils
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable
@@ -179,6 +180,23 @@ def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type, shardi
 ad.primitive_jvps[convert_element_type_p] = _convert_element_type_jvp
 ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
 batching.defvectorized(convert_element_type_p)
+
+
+def _convert_element_type_fold(trace, args, params):
+  # Staging the conversion of a literal of the trace folds it into a new literal (JAX's
+  # constant folding of convert_element_type), e.g. the seed cotangent of grad under jit.
+  (operand,) = args
+  if (params["sharding"] is not None or getattr(operand, "_trace", None) is not trace
+      or type(getattr(operand, "jaxpr_var", None)) is not ir.Literal):
+    return None
+  literal = operand.jaxpr_var
+  new_dtype = params["new_dtype"]
+  value = convert_value(np.asarray(literal.val, literal.aval.dtype), new_dtype)
+  return trace.literal_tracer(np.asarray(value, new_dtype)[()],
+                              ShapedArray((), new_dtype, params["weak_type"]))
+
+
+staging.forwarding_rules[convert_element_type_p] = _convert_element_type_fold
 
 
 def _fold_scalar(operand, old_dtype, new_dtype, weak_type):

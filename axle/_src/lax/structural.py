@@ -37,6 +37,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.interpreters import staging
 from axle._src.lax import elementwise
 from axle._src.xla import spmd_jit
 from axle._src.lax import elementwise_convert
@@ -229,6 +230,28 @@ def _broadcast_in_dim_batcher(values, dims, *, shape, broadcast_dimensions, shar
 
 
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batcher
+
+
+def _broadcast_in_dim_forward(trace, args, params):
+  # Staging a broadcast that changes nothing forwards its operand, and a scalar constant
+  # operand becomes a literal of the trace (as JAX: full_like of a tracer stages no equation).
+  (operand,) = args
+  shape = params["shape"]
+  if params["broadcast_dimensions"] != tuple(range(len(shape))) or params["sharding"] is not None:
+    return None
+  if isinstance(operand, Tracer):
+    if operand._trace is trace and operand.aval.shape == shape:
+      return operand
+    return None
+  if shape:
+    return None
+  atom = trace.to_atom(operand)
+  if type(atom) is not ir.Literal:
+    return None
+  return trace.literal_tracer(atom.val, atom.aval)
+
+
+staging.forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forward
 
 
 def _broadcast_in_dim_pp_params(params: dict) -> dict:
@@ -1472,7 +1495,15 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     fill_dtype = dtypes.canonicalize_dtype(x.dtype)
   else:
     fill_dtype = _aval(x).dtype
-  return full(fill_shape, _fill_scalar(fill_value, fill_dtype, weak_type))
+  fill = _fill_scalar(fill_value, fill_dtype, weak_type)
+  if shape is None and isinstance(x, Tracer):
+    # Like a tracer: the fill is bound to the current trace even when no broadcast is needed,
+    # so that under jit it is a tracer (a literal of the jaxpr), as in JAX.
+    return broadcast_in_dim_p.bind(fill, shape=fill_shape, broadcast_dimensions=(), sharding=None)
+  return full(fill_shape, fill)
+
+
+ad.full_like = full_like
 
 
 def zeros_like_array(x):

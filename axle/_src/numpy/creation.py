@@ -198,6 +198,10 @@ def empty_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
   """An array like ``a`` filled with ``fill_value`` (``jnp.full_like``)."""
+  if isinstance(a, Tracer) and shape is None and np.ndim(fill_value) == 0:
+    if dtype is not None:
+      dtypes.check_user_dtype_supported(dtype, "full_like")
+    return with_out_sharding(lax_structural.full_like(a, fill_value, dtype), out_sharding)
   aval = core.get_aval(a) if not hasattr(a, "shape") or not hasattr(a, "dtype") else None
   a_shape = aval.shape if aval else tuple(a.shape)
   a_dtype = aval.dtype if aval else dtypes.canonicalize_dtype(a.dtype)

@@ -845,19 +845,37 @@ def pretty_mlir(text: str, debug_info: bool = False) -> str:
     return text
 
 
-def _mlir_context():
-  """An MLIR context with the StableHLO and CHLO dialects registered."""
+def _mlir_context(context_class=None):
+  """An MLIR context (of ``context_class``, a subclass of jaxlib's ``ir.Context``, if given)
+  with the StableHLO and CHLO dialects registered."""
   from jaxlib.mlir import ir
   from jaxlib.mlir._mlir_libs import _jax_mlir_ext
   from jaxlib.mlir.dialects import chlo, stablehlo
   registry = ir.DialectRegistry()
   _jax_mlir_ext.register_dialects(registry)
-  context = ir.Context()
+  context = (context_class or ir.Context)()
   context.append_dialect_registry(registry)
   context.load_all_available_dialects()
   stablehlo.register_dialect(context)
   chlo.register_dialect(context)
   return context
+
+
+def mlir_bindings():
+  """jaxlib's MLIR Python bindings, for lowering rules written against JAX's
+  (``jax._src.lib.mlir``): a namespace with ``ir``, ``func``, ``stablehlo`` (JAX's ``hlo``),
+  ``chlo``, ``jax_mlir_ext`` and ``new_context(context_class=None)``. Imported on first use
+  (about half a second), so programs without such rules never pay for it."""
+  bindings = _state.get("mlir")
+  if bindings is None:
+    import types
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import chlo, func, stablehlo
+    bindings = types.SimpleNamespace(ir=ir, func=func, stablehlo=stablehlo, chlo=chlo,
+                                     jax_mlir_ext=_jax_mlir_ext, new_context=_mlir_context)
+    _state["mlir"] = bindings
+  return bindings
 # ---------------------------------------------------------------------------
 # Several devices: multi-device shardings, arrays and SPMD executables
 # (shared/xla-multidevice/NOTES.md lists the calls, and the misuses that abort the process;
