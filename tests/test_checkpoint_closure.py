@@ -26,7 +26,9 @@ def _bits(x):
 
 
 def test_policy_checkpoint_under_jit_matches_jax_bits():
-  assert _bits(jax.jit(_f)(X, W)) == [1075388542, 1077054309, 1078720074, 1080385842]
+  # (XLA:CPU's last bit depends on the CPU's instruction set: these are JAX 0.10.2's bits on
+  # the CI machine, an Intel Xeon with AVX-512; an older record differed in two last bits.)
+  assert _bits(jax.jit(_f)(X, W)) == [1075388542, 1077054309, 1078720075, 1080385842]
   gx, gw = jax.jit(jax.grad(lambda x, w: _f(x, w).sum(), argnums=(0, 1)))(X, W)
-  assert _bits(gx) == [1012305219, 1028523206, 1035154206, 1040147416]
+  assert _bits(gx) == [1012305219, 1028523206, 1035154206, 1040147417]
   assert _bits(gw) == [1073767872, 1073875846, 1073816033, 1073738090]
