@@ -351,31 +351,31 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 class _CacheEntry:
   """One traced signature: the jaxpr, the output tree, hoisted outer tracers, and (once called
   at top level) the compiled executable."""
-  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "single_output")
+  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "builder")
 
   def __init__(self, closed, out_tree, hoisted):
     self.closed = closed
     self.out_tree = out_tree
     self.hoisted = hoisted
     self.compiled = None
-    self.single_output = out_tree.num_leaves == 1 and tree_util.treedef_is_leaf(out_tree)
+    self.builder = None
 
 
 _caches_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _shared_caches(fun, options) -> tuple:
-  """The (trace cache, fast-path cache, trace counter) of ``fun`` jitted with ``options``."""
+  """The (trace cache, call plans, trace counter) of ``fun`` jitted with ``options``."""
   try:
     per_function = _caches_by_function.setdefault(fun, {})
   except TypeError:  # not weakly referenceable: a cache of its own
-    return {}, {}, cache_misses.TraceCounter()
+    return {}, [], cache_misses.TraceCounter()
   try:
     shared = per_function.get(options)
   except TypeError:  # unhashable options
-    return {}, {}, cache_misses.TraceCounter()
+    return {}, [], cache_misses.TraceCounter()
   if shared is None:
-    shared = per_function[options] = ({}, {}, cache_misses.TraceCounter())
+    shared = per_function[options] = ({}, [], cache_misses.TraceCounter())
   return shared
 
 
@@ -414,14 +414,13 @@ class JitFunction:
     self.name = staging._function_name(fun)
     # jit(f) twice shares one cache, as in JAX: the traces are keyed by the function and the
     # jit options, not by the wrapper object.
-    # _cache: signature -> entry; _fast_cache: (trace flags, *avals) -> entry, for calls with
-    # Array arguments only. Retraces are reported for functions the user jitted, when called
+    # _cache: signature -> entry; _plans: the call plans of recent signatures (positional
+    # calls at top level, see _make_plan). Retraces are reported for functions the user jitted, when called
     # outside any trace (a function jitted inside library code, or called inside an outer
     # trace, is traced again whenever its caller is: the caller's report says why).
-    self._cache, self._fast_cache, self._traces = _shared_caches(
+    self._cache, self._plans, self._traces = _shared_caches(
         fun, (self.static_argnums, self.static_argnames, self.donate_argnums,
               self.donate_argnames, keep_unused, inline))
-    self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums)
     self._report_retraces = True
     functools.update_wrapper(self, fun, updated=())
 
@@ -487,33 +486,17 @@ class JitFunction:
     try:
       if core._context.trace is not core.eval_trace:
         return self._call_traced(args, kwargs)
-      if self._simple and not kwargs:
-        # The short path: every argument an Array whose signature has been seen.
-        key = [config.trace_state]
-        plain = True
-        for a in args:
-          if type(a) is not Array:
-            plain = False
-            break
-          key.append(a._aval)
-        else:
-          entry = self._fast_cache.get(tuple(key))
-          if entry is not None:
-            outs = entry.compiled.run_arrays(args)
-            return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
-        if not plain:
-          # Containers of Arrays (a dict of parameters): one flatten, one lookup keyed by the
-          # tree structure and the leaves' avals.
-          leaves, in_tree = tree_util.tree_flatten(args)
-          key = [config.trace_state, in_tree]
-          for leaf in leaves:
-            if type(leaf) is not Array:
-              break
-            key.append(leaf._aval)
-          else:
-            entry = self._fast_cache.get(tuple(key))
-            if entry is not None:
-              return tree_util.tree_unflatten(entry.out_tree, entry.compiled.run_arrays(leaves))
+      if not kwargs:
+        # The call plans of the signatures seen last: each checks its signature and runs, or
+        # answers MISMATCH having done nothing.
+        plans = self._plans
+        for plan in plans:
+          out = plan(args)
+          if out is not _MISMATCH:
+            if plan is not plans[0]:
+              plans.remove(plan)
+              plans.insert(0, plan)
+            return out
       if config.jax_disable_jit:
         return self.fun(*args, **kwargs)
       args, kwargs, split, entry = self._entry(args, kwargs)
@@ -522,21 +505,31 @@ class JitFunction:
         compiled = entry.compiled = execution.CompiledCall(
             entry.closed, self.name, self._donated_leaves(args, kwargs, split), self.keep_unused)
       checks = eval_interpreter.special_checks
-      if self._simple and not kwargs and not checks.enabled \
-          and all(type(leaf) is Array for leaf in split.leaves):
-        if all(type(a) is Array for a in args) and split.in_tree == _plain_args_tree(len(args)):
-          self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
-        else:
-          self._fast_cache[(config.trace_state, tree_util.tree_structure(args),
-                            *(leaf._aval for leaf in split.leaves))] = entry
       outs = compiled.run(split.leaves)
       if checks.enabled:
         self._check_special_outputs(outs, args, kwargs)
+      elif not kwargs:
+        self._add_plan(args, split, entry)
       return tree_util.tree_unflatten(entry.out_tree, outs)
     except Exception as exc:  # the traceback the user reads: their frames, not axle's
       if traceback_util.filtering_enabled():
         traceback_util.filter_exception(exc)
       raise
+
+  def _add_plan(self, args, split, entry) -> None:
+    """Remembers a call plan for the signature of a call just made (positional arguments
+    only): later calls with the same tree structure, leaf types and avals, static values and
+    trace flags run through it without flattening or tracing machinery."""
+    builder = entry.builder
+    if builder is None:
+      builder = entry.builder = tree_util.treedef_builder(entry.out_tree)
+    runner = execution.signature_runner(entry.compiled, split.leaves, builder)
+    if runner is None:
+      return
+    plan = _make_plan(len(args), split, runner, config.trace_state)
+    plans = self._plans
+    plans.insert(0, plan)
+    del plans[_MAX_PLANS:]
 
   def _check_special_outputs(self, outs, args, kwargs):
     """With jax_debug_nans/infs: when an output is NaN/inf, runs the function again op by op
@@ -578,7 +571,7 @@ class JitFunction:
     """Forgets every traced and compiled signature of this function (and of every ``jit`` of
     the same function with the same options, which share one cache)."""
     self._cache.clear()
-    self._fast_cache.clear()
+    self._plans.clear()
 
   def _cache_size(self) -> int:
     return len(self._cache)
@@ -592,9 +585,49 @@ class JitFunction:
     return f"<PjitFunction of {self.fun!r}>"
 
 
-@functools.lru_cache(maxsize=64)
-def _plain_args_tree(nargs: int):
-  return tree_util.tree_structure((tuple(range(nargs)), {}))
+# Call plans kept per jitted function (most recently used first).
+_MAX_PLANS = 8
+_MISMATCH = execution.MISMATCH
+
+
+def _make_plan(nargs: int, split: _Split, runner, trace_state):
+  """``args -> outputs or _MISMATCH`` for calls with ``nargs`` positional arguments whose
+  static ones equal this call's, whose dynamic ones have this call's tree structure (checked
+  by generated code, see ``tree_util.treedef_leaf_getter``) and whose leaves match ``runner``'s
+  signature, under the same trace flags."""
+  dynamic_tree = tree_util.treedef_children(split.in_tree)[0]
+  getter = tree_util.treedef_leaf_getter(dynamic_tree, check_leaves=False)
+  statics = tuple((i, type(s.value), s.value) for i, s in split.statics)
+  positions = tuple(split.dynamic_positions)
+  the_config = config
+
+  if not statics:
+    def plan(args):
+      if len(args) != nargs or (the_config.trace_state is not trace_state
+                                and the_config.trace_state != trace_state):
+        return _MISMATCH
+      leaves = getter(args)
+      if leaves is None:
+        return _MISMATCH
+      return runner(leaves)
+    return plan
+
+  def plan_with_statics(args):
+    if len(args) != nargs or (the_config.trace_state is not trace_state
+                              and the_config.trace_state != trace_state):
+      return _MISMATCH
+    for i, kind, value in statics:
+      arg = args[i]
+      try:
+        if type(arg) is not kind or (arg is not value and not arg == value):
+          return _MISMATCH
+      except Exception:
+        return _MISMATCH
+    leaves = getter(tuple([args[i] for i in positions]))
+    if leaves is None:
+      return _MISMATCH
+    return runner(leaves)
+  return plan_with_statics
 
 
 def _out_structs(avals, out_tree):
@@ -753,9 +786,9 @@ def clear_caches() -> None:
   jitted functions and the executables used for eager operations. The persistent (on-disk)
   compilation cache is left alone."""
   for per_function in list(_caches_by_function.values()):
-    for cache, fast_cache, _ in list(per_function.values()):
+    for cache, plans, _ in list(per_function.values()):
       cache.clear()
-      fast_cache.clear()
+      plans.clear()
   execution.clear_caches()
 
 

@@ -254,6 +254,83 @@ def _array_runner(call: CompiledCall):
   return run
 
 
+# Returned by a signature runner whose signature the leaves do not have.
+MISMATCH = object()
+
+# Leaf types a signature runner accepts besides Array: transferred on each call.
+_HOST_LEAF_TYPES = (np.ndarray,)
+
+
+def signature_runner(call, leaves, build):
+  """``leaves -> build(outputs)`` for calls of ``call`` (a CompiledCall) whose flat arguments
+  have the types and avals of ``leaves`` (a call just made), as one generated function: it
+  checks each leaf's type and aval against this one signature, hands XLA every buffer in one
+  execute, wraps the outputs and builds the output tree. Returns ``MISMATCH`` (having done
+  nothing) for leaves of another signature, and the runner is None where this signature
+  has no such shortcut (sharded or unusual leaves, a program not yet confirmed)."""
+  if type(call) is not CompiledCall or call.unconfirmed:
+    return None
+  namespace = {"Array": Array, "MISMATCH": MISMATCH, "leaf_buffer": leaf_buffer,
+               "new": object.__new__, "build": build, "executable": call.executable,
+               "execute": call.executable.loaded.execute_sharded,
+               "handlers": call.executable._handlers,
+               "execute_with_callbacks": execute_with_callbacks}
+  checks, array_avals, array_names, fetch = [], [], [], []
+  kept = range(len(leaves)) if call.kept is None else call.kept
+  kept_set = set(kept)
+  for i, (leaf, aval) in enumerate(zip(leaves, call.in_avals)):
+    t = type(leaf)
+    name = f"l{i}"
+    if t is Array:
+      if leaf._aval != aval:
+        return None
+      checks.append(f"if type({name}) is not Array: return MISMATCH")
+      array_avals.append(aval)
+      array_names.append(name)
+      if i in kept_set:
+        fetch.append(f"b{i} = {name}._buffer\n  if b{i} is None: b{i} = {name}._device_buffer()")
+    elif t in core.python_scalar_types or isinstance(leaf, np.generic) or t in _HOST_LEAF_TYPES:
+      namespace[f"T{i}"] = t
+      namespace[f"A{i}"] = aval
+      if t is np.ndarray:
+        namespace[f"S{i}"] = leaf.shape
+        namespace[f"D{i}"] = leaf.dtype
+        checks.append(f"if type({name}) is not T{i} or {name}.shape != S{i} or "
+                      f"{name}.dtype != D{i}: return MISMATCH")
+      else:
+        checks.append(f"if type({name}) is not T{i}: return MISMATCH")
+      if i in kept_set:
+        fetch.append(f"b{i} = leaf_buffer({name}, A{i})")
+    else:
+      return None
+  namespace["AVALS"] = tuple(array_avals)
+  lines = [f"({''.join(f'l{i}, ' for i in range(len(leaves)))}) = leaves"] if leaves else []
+  lines += checks
+  if array_names:
+    lines.append(f"if ({''.join(n + '._aval, ' for n in array_names)}) != AVALS: return MISMATCH")
+  lines += fetch
+  namespace["CONSTS"] = list(call.const_buffers)
+  buffers = "CONSTS + " if call.const_buffers else ""
+  buffers += "[" + ", ".join(f"b{i}" for i in kept) + "]"
+  if call.has_callbacks:
+    lines.append(f"outs = execute_with_callbacks(executable, {buffers})")
+  else:
+    lines.append(f"outs = execute({buffers}).consume_with_handlers(handlers)")
+  for position in call.donated:
+    if type(leaves[position]) is Array:
+      lines.append(f"l{position}._value = None\n  l{position}._buffer = None")
+  results = []
+  for j, aval in enumerate(call.out_avals):
+    namespace[f"O{j}"] = aval
+    lines.append(f"r{j} = new(Array)\n  r{j}._value = None\n  r{j}._aval = O{j}\n"
+                 f"  r{j}._buffer = outs[{j}]")
+    results.append(f"r{j}")
+  lines.append(f"return build([{', '.join(results)}])")
+  source = "def run(leaves):\n" + "".join(f"  {line}\n" for line in lines)
+  exec(compile(source, f"<jit {call.name} call>", "exec"), namespace)
+  return namespace["run"]
+
+
 def prune_unused(closed: ClosedJaxpr, donated_leaves=(), keep_unused: bool = False):
   """The program XLA is given for a jitted call, as JAX's ``keep_unused=False`` makes it:
   equations whose results are unused removed, then the arguments nothing uses. Returns that
