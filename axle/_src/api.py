@@ -146,12 +146,26 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
   return [next(outs) if lin else None for lin in linear]
 
 
+# jaxpr -> {(axis size, mapped inputs, trace flags): (batched jaxpr, out dims)}: ``vmap`` of a
+# jitted function called again batches its jaxpr once, and the batched jaxpr (the same object)
+# finds its compiled program in ``execution.call_for``'s cache.
+_batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
   args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, [0 if d is not None else None
-                                                         for d in dims], False)
-  return jit_p.bind(*args, jaxpr=batched, name=name), out_dims
+  in_dims = tuple(0 if d is not None else None for d in dims)
+  key = (size, in_dims, config.trace_state)
+  try:
+    per_jaxpr = _batched_jaxprs.setdefault(jaxpr, {})
+  except TypeError:
+    per_jaxpr = {}
+  cached = per_jaxpr.get(key)
+  if cached is None:
+    cached = per_jaxpr[key] = batching.batch_jaxpr(jaxpr, size, list(in_dims), False)
+  batched, out_dims = cached
+  return jit_p.bind(*args, jaxpr=batched, name=name), list(out_dims)
 
 
 ad.primitive_jvps[jit_p] = _jit_jvp

@@ -582,7 +582,9 @@ def _unflatten(node, leaves, pos: int):
   raise ValueError(f"{t} is no longer a registered pytree node type; cannot unflatten.")
 
 
-_USED_ONCE = object()
+# A structure unflattened this many times is compiled (see tree_unflatten): fewer uses do not
+# repay the compile (the fresh treedefs of one grad or vmap call are used two or three times).
+_COMPILE_AFTER_USES = 8
 _NOT_COMPILABLE = object()
 _MAX_COMPILED_DEPTH = 60  # the parser rejects deeper nesting of brackets
 _MAX_COMPILED_NODES = 5000
@@ -736,7 +738,9 @@ def treedef_builder(treedef: PyTreeDef) -> Callable[[Sequence[Any]], Any]:
   node = treedef._node
   if node is None:
     return lambda leaves: leaves[0]
-  builder = _compile_builder(node)
+  builder = treedef._builder
+  if builder is None or type(builder) is int:
+    builder = treedef._builder = _compile_builder(node)
   if builder is _NOT_COMPILABLE:
     return lambda leaves: tree_unflatten(treedef, leaves)
   return builder
@@ -1049,11 +1053,16 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
       raise ValueError(f"Too many leaves for PyTreeDef; expected {n}.")
     raise ValueError(f"Too few leaves for PyTreeDef; expected {n}, got {len(leaves)}")
   builder = treedef._builder
-  if builder is None:  # first use: interpret, and remember that it was used
-    treedef._builder = _USED_ONCE
-  elif builder is _USED_ONCE:  # second use: this structure is reused (a jit out_tree), compile it
-    treedef._builder = builder = _compile_builder(treedef._node)
-  if builder is not None and builder is not _USED_ONCE and builder is not _NOT_COMPILABLE:
+  if builder is None:  # first use: interpret, and count the uses
+    treedef._builder = 1
+  elif type(builder) is int:
+    if builder < _COMPILE_AFTER_USES:
+      treedef._builder = builder + 1
+    else:  # this structure is reused again and again: compile it
+      treedef._builder = builder = _compile_builder(treedef._node)
+      if builder is not _NOT_COMPILABLE:
+        return builder(leaves)
+  elif builder is not _NOT_COMPILABLE:
     return builder(leaves)
   node = treedef._node
   if node is None:
