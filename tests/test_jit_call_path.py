@@ -300,3 +300,23 @@ def test_grad_and_vmap_of_jitted_function_called_again():
   first = np.asarray(per_row(w, rows))
   for _ in range(3):
     np.testing.assert_array_equal(per_row(w, rows), first)
+
+
+def test_donated_python_scalars_and_numpy_arrays_can_be_passed_again():
+  # a donated scalar must not consume a buffer shared with later calls
+  f = jax.jit(lambda x: x * 2, donate_argnums=0)
+  assert [float(f(2.0)) for _ in range(3)] == [4.0, 4.0, 4.0]
+  host = np.ones(3, np.float32)
+  for _ in range(3):
+    np.testing.assert_array_equal(f(host), np.full(3, 2.0, np.float32))
+  np.testing.assert_array_equal(host, np.ones(3, np.float32))  # the caller's array is untouched
+  h = jax.jit(lambda x: x + 1.0)
+  assert float(h(2.0)) == 3.0
+
+
+def test_non_contiguous_numpy_arguments():
+  f = jax.jit(lambda x: x * 2.0)
+  base = np.arange(16.0, dtype=np.float32)
+  for step in (2, 2, 4, 4):
+    np.testing.assert_array_equal(f(base[::step][:4]), base[::step][:4] * 2)
+  np.testing.assert_array_equal(f(base.reshape(4, 4).T[0]), base.reshape(4, 4).T[0] * 2)

@@ -198,10 +198,14 @@ class CompiledCall:
     buffers = list(self.const_buffers)
     append = buffers.append
     kept = self.kept
-    for leaf, aval in zip(leaves if kept is None else [leaves[i] for i in kept], self.run_avals):
+    donated = self.donated
+    for position, aval in zip(range(len(leaves)) if kept is None else kept, self.run_avals):
+      leaf = leaves[position]
       # Inline the common case (an Array already on the device) of leaf_buffer.
       if type(leaf) is Array and leaf._buffer is not None:
         append(leaf._buffer)
+      elif donated and position in donated:
+        append(fresh_leaf_buffer(leaf, aval))
       else:
         append(leaf_buffer(leaf, aval))
     if self.has_callbacks:
@@ -271,6 +275,7 @@ def signature_runner(call, leaves, build):
   if type(call) is not CompiledCall or call.unconfirmed:
     return None
   namespace = {"Array": Array, "MISMATCH": MISMATCH, "leaf_buffer": leaf_buffer,
+               "fresh_leaf_buffer": fresh_leaf_buffer,
                "new": object.__new__, "build": build, "executable": call.executable,
                "execute": call.executable.loaded.execute_sharded,
                "handlers": call.executable._handlers,
@@ -300,7 +305,13 @@ def signature_runner(call, leaves, build):
       else:
         checks.append(f"if type({name}) is not T{i}: return MISMATCH")
       if i in kept_set:
-        fetch.append(f"b{i} = leaf_buffer({name}, A{i})")
+        if i in call.donated:
+          fetch.append(f"b{i} = fresh_leaf_buffer({name}, A{i})")
+        elif t is np.ndarray and leaf.dtype == aval.dtype:
+          namespace[f"P{i}"] = client.host_putter(aval)
+          fetch.append(f"b{i} = P{i}({name})")
+        else:
+          fetch.append(f"b{i} = leaf_buffer({name}, A{i})")
     else:
       return None
   namespace["AVALS"] = tuple(array_avals)
@@ -431,6 +442,14 @@ def leaf_buffer(leaf, aval: ShapedArray):
   if value.dtype != aval.dtype:
     return client.put(value.astype(aval.dtype), aval)  # a fresh copy: may be aliased
   return client.put(value, aval, owned=False)
+
+
+def fresh_leaf_buffer(leaf, aval: ShapedArray):
+  """``leaf_buffer`` for a donated leaf: a Python scalar gets a buffer of its own, not the
+  shared cached one (which the program consumes)."""
+  if type(leaf) in core.python_scalar_types:
+    return client.put(dtypes.scalar_to_array(leaf, aval.dtype), aval)
+  return leaf_buffer(leaf, aval)
 
 
 # ---------------------------------------------------------------------------
