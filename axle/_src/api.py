@@ -508,8 +508,11 @@ class JitFunction:
           out = plan(args)
           if out is not _MISMATCH:
             if plan is not plans[0]:
-              plans.remove(plan)
-              plans.insert(0, plan)
+              try:
+                plans.remove(plan)
+                plans.insert(0, plan)
+              except ValueError:  # another thread moved it
+                pass
             return out
       if config.jax_disable_jit:
         return self.fun(*args, **kwargs)

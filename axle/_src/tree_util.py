@@ -705,7 +705,7 @@ def _compile_getter(node, check_leaves: bool):
   body = "".join(f"    {line}\n" for line in lines)
   source = (f"def get(x):\n  try:\n{body}  except Exception:\n    return None\n"
             f"  return [{', '.join(leaf_vars)}]\n")
-  exec(compile(source, "<pytree leaf getter>", "exec"), namespace)
+  exec(compile(source, f"{__file__}:<pytree leaf getter>", "exec"), namespace)
   return namespace["get"]
 
 

@@ -338,7 +338,8 @@ def signature_runner(call, leaves, build):
     results.append(f"r{j}")
   lines.append(f"return build([{', '.join(results)}])")
   source = "def run(leaves):\n" + "".join(f"  {line}\n" for line in lines)
-  exec(compile(source, f"<jit {call.name} call>", "exec"), namespace)
+  # named after this file, so that filtered tracebacks hide the generated frame as axle's own
+  exec(compile(source, f"{__file__}:<jit {call.name} call>", "exec"), namespace)
   return namespace["run"]
 
 
