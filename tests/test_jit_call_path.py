@@ -320,3 +320,28 @@ def test_non_contiguous_numpy_arguments():
   for step in (2, 2, 4, 4):
     np.testing.assert_array_equal(f(base[::step][:4]), base[::step][:4] * 2)
   np.testing.assert_array_equal(f(base.reshape(4, 4).T[0]), base.reshape(4, 4).T[0] * 2)
+
+
+def test_keyword_calls_take_plans_and_stay_correct():
+  def fun(x, y=1.0, *, scale, mode="add"):
+    return x * scale + y if mode == "add" else x * scale - y
+  f = jax.jit(fun, static_argnames="mode")
+  x, y = jnp.ones(3), jnp.full(3, 2.0)
+  for _ in range(3):
+    np.testing.assert_array_equal(f(x, y, scale=3.0), np.full(3, 5.0, np.float32))
+    np.testing.assert_array_equal(f(x, scale=3.0, y=y), np.full(3, 5.0, np.float32))
+    np.testing.assert_array_equal(f(y=y, x=x, scale=2.0, mode="sub"), np.zeros(3, np.float32))
+    np.testing.assert_array_equal(f(x, y, scale=2.0, mode="add"), np.full(3, 4.0, np.float32))
+    np.testing.assert_array_equal(f(x, scale=2.0), np.full(3, 3.0, np.float32))
+  assert len(f._plans) <= 8
+  assert _traces(f) <= 4
+  with pytest.raises(TypeError):
+    f(x, y, scale=2.0, other=1.0)
+
+
+def test_keyword_static_argnums_by_name():
+  f = jax.jit(lambda x, n: x * n, static_argnums=1)
+  x = jnp.ones(2)
+  for n in (2, 3, 2):
+    np.testing.assert_array_equal(f(x, n=n), np.full(2, float(n), np.float32))
+  assert _traces(f) == 2

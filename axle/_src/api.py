@@ -500,12 +500,12 @@ class JitFunction:
     try:
       if core._context.trace is not core.eval_trace:
         return self._call_traced(args, kwargs)
-      if not kwargs:
-        # The call plans of the signatures seen last: each checks its signature and runs, or
-        # answers MISMATCH having done nothing.
-        plans = self._plans
+      # The call plans of the signatures seen last: each checks its signature and runs, or
+      # answers MISMATCH having done nothing.
+      plans = self._plans
+      if plans:
         for plan in plans:
-          out = plan(args)
+          out = plan(args, kwargs)
           if out is not _MISMATCH:
             if plan is not plans[0]:
               try:
@@ -516,6 +516,7 @@ class JitFunction:
             return out
       if config.jax_disable_jit:
         return self.fun(*args, **kwargs)
+      call_args, call_kwargs = args, kwargs  # (keyword arguments may move into args below)
       args, kwargs, split, entry = self._entry(args, kwargs)
       compiled = entry.compiled
       if compiled is None:  # the first call of this signature at top level
@@ -525,28 +526,53 @@ class JitFunction:
       outs = compiled.run(split.leaves)
       if checks.enabled:
         self._check_special_outputs(outs, args, kwargs)
-      elif not kwargs:
-        self._add_plan(args, split, entry)
+      else:
+        self._add_plan(call_args, call_kwargs, split, entry)
       return tree_util.tree_unflatten(entry.out_tree, outs)
     except Exception as exc:  # the traceback the user reads: their frames, not axle's
       if traceback_util.filtering_enabled():
         traceback_util.filter_exception(exc)
       raise
 
-  def _add_plan(self, args, split, entry) -> None:
-    """Remembers a call plan for the signature of a call just made (positional arguments
-    only): later calls with the same tree structure, leaf types and avals, static values and
-    trace flags run through it without flattening or tracing machinery."""
+  def _add_plan(self, args, kwargs, split, entry) -> None:
+    """Remembers a call plan for the signature of a call just made (``args``, ``kwargs`` as
+    the caller passed them): later calls with the same tree structure, leaf types and avals,
+    static values, keyword names and trace flags run through it without flattening or
+    tracing machinery."""
     builder = entry.builder
     if builder is None:
       builder = entry.builder = tree_util.treedef_builder(entry.out_tree)
     runner = execution.signature_runner(entry.compiled, split.leaves, builder)
     if runner is None:
       return
-    plan = _make_plan(len(args), split, runner, config.trace_state)
+    if kwargs:
+      plan = self._keyword_plan(args, kwargs, split, runner)
+      if plan is None:
+        return
+    else:
+      plan = _make_plan(len(args), split, runner, config.trace_state)
     plans = self._plans
     plans.insert(0, plan)
     del plans[_MAX_PLANS:]
+
+  def _keyword_plan(self, args, kwargs, split, runner):
+    """The plan of a call with keyword arguments: where each argument of the resolved call
+    (keywords moved into positions as ``_resolve_kwargs`` moves them) comes from."""
+    sources = [_Source(("args", i)) for i in range(len(args))]
+    named = {name: _Source(("kwargs", name)) for name in kwargs}
+    resolved_args, resolved_kwargs = _resolve_kwargs(self.fun, tuple(sources), named,
+                                                     self.static_argnames)
+    tagged = _split_args(resolved_args, resolved_kwargs, self.static_argnums,
+                         self.static_argnames)
+    if any(type(s.value) is not _Source for _, s in tagged.statics):
+      return None
+    # what the plan reads: each dynamic positional argument, then each dynamic keyword
+    positional = tuple(resolved_args[i].origin for i in tagged.dynamic_positions)
+    keywords = tuple(name for name in resolved_kwargs if name not in self.static_argnames)
+    statics = tuple((s.value.origin, type(value.value), value.value)
+                    for (_, s), (_, value) in zip(tagged.statics, split.statics))
+    return _make_keyword_plan(len(args), tuple(kwargs), positional, keywords, statics, split,
+                              runner, config.trace_state)
 
   def _check_special_outputs(self, outs, args, kwargs):
     """With jax_debug_nans/infs: when an output is NaN/inf, runs the function again op by op
@@ -607,11 +633,26 @@ _MAX_PLANS = 8
 _MISMATCH = execution.MISMATCH
 
 
+class _Source:
+  """Stands for an argument while working out where a keyword call's arguments go."""
+  __slots__ = ("origin",)
+
+  def __init__(self, origin):
+    self.origin = origin
+
+
+def _static_matches(arg, kind, value) -> bool:
+  try:
+    return type(arg) is kind and (arg is value or bool(arg == value))
+  except Exception:
+    return False
+
+
 def _make_plan(nargs: int, split: _Split, runner, trace_state):
-  """``args -> outputs or _MISMATCH`` for calls with ``nargs`` positional arguments whose
-  static ones equal this call's, whose dynamic ones have this call's tree structure (checked
-  by generated code, see ``tree_util.treedef_leaf_getter``) and whose leaves match ``runner``'s
-  signature, under the same trace flags."""
+  """``(args, kwargs) -> outputs or _MISMATCH`` for calls with ``nargs`` positional arguments
+  and no keywords whose static ones equal this call's, whose dynamic ones have this call's
+  tree structure (checked by generated code, see ``tree_util.treedef_leaf_getter``) and whose
+  leaves match ``runner``'s signature, under the same trace flags."""
   dynamic_tree = tree_util.treedef_children(split.in_tree)[0]
   getter = tree_util.treedef_leaf_getter(dynamic_tree, check_leaves=False)
   statics = tuple((i, type(s.value), s.value) for i, s in split.statics)
@@ -619,9 +660,9 @@ def _make_plan(nargs: int, split: _Split, runner, trace_state):
   the_config = config
 
   if not statics:
-    def plan(args):
-      if len(args) != nargs or (the_config.trace_state is not trace_state
-                                and the_config.trace_state != trace_state):
+    def plan(args, kwargs):
+      if len(args) != nargs or kwargs or (the_config.trace_state is not trace_state
+                                          and the_config.trace_state != trace_state):
         return _MISMATCH
       leaves = getter(args)
       if leaves is None:
@@ -629,22 +670,45 @@ def _make_plan(nargs: int, split: _Split, runner, trace_state):
       return runner(leaves)
     return plan
 
-  def plan_with_statics(args):
-    if len(args) != nargs or (the_config.trace_state is not trace_state
-                              and the_config.trace_state != trace_state):
+  def plan_with_statics(args, kwargs):
+    if len(args) != nargs or kwargs or (the_config.trace_state is not trace_state
+                                        and the_config.trace_state != trace_state):
       return _MISMATCH
     for i, kind, value in statics:
-      arg = args[i]
-      try:
-        if type(arg) is not kind or (arg is not value and not arg == value):
-          return _MISMATCH
-      except Exception:
+      if not _static_matches(args[i], kind, value):
         return _MISMATCH
     leaves = getter(tuple([args[i] for i in positions]))
     if leaves is None:
       return _MISMATCH
     return runner(leaves)
   return plan_with_statics
+
+
+def _make_keyword_plan(nargs: int, names: tuple, positional: tuple, keywords: tuple,
+                       statics: tuple, split: _Split, runner, trace_state):
+  """``_make_plan`` for calls with keyword arguments ``names`` (in any order): the dynamic
+  arguments are gathered from where ``positional``/``keywords`` say, the static ones checked
+  where ``statics`` say, then the whole dynamic tree goes through one generated getter."""
+  getter = tree_util.treedef_leaf_getter(split.in_tree, check_leaves=False)
+  name_set = frozenset(names)
+  the_config = config
+
+  def keyword_plan(args, kwargs):
+    if len(args) != nargs or len(kwargs) != len(names) or (
+        the_config.trace_state is not trace_state and the_config.trace_state != trace_state):
+      return _MISMATCH
+    if kwargs.keys() != name_set:
+      return _MISMATCH
+    for (where, key), kind, value in statics:
+      if not _static_matches(args[key] if where == "args" else kwargs[key], kind, value):
+        return _MISMATCH
+    dynamic_args = tuple([args[key] if where == "args" else kwargs[key]
+                          for where, key in positional])
+    leaves = getter((dynamic_args, {name: kwargs[name] for name in keywords}))
+    if leaves is None:
+      return _MISMATCH
+    return runner(leaves)
+  return keyword_plan
 
 
 def _out_structs(avals, out_tree):
