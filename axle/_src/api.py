@@ -365,7 +365,7 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 class _CacheEntry:
   """One traced signature: the jaxpr, the output tree, hoisted outer tracers, and (once called
   at top level) the compiled executable."""
-  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "builder")
+  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "builder", "plans")
 
   def __init__(self, closed, out_tree, hoisted):
     self.closed = closed
@@ -373,6 +373,7 @@ class _CacheEntry:
     self.hoisted = hoisted
     self.compiled = None
     self.builder = None
+    self.plans = None  # call form -> plan (see JitFunction._add_plan)
 
 
 _caches_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -539,21 +540,31 @@ class JitFunction:
     the caller passed them): later calls with the same tree structure, leaf types and avals,
     static values, keyword names and trace flags run through it without flattening or
     tracing machinery."""
+    # A signature's plans are kept with it: one that drops out of the recent few and comes
+    # back is not generated again.
+    form = (len(args), tuple(sorted(kwargs)),
+            tuple([(type(x), x.dtype) if type(x) is np.ndarray else type(x) for x in split.leaves]))
+    if entry.plans is None:
+      entry.plans = {}
+    plan = entry.plans.get(form, _MISMATCH)
+    if plan is _MISMATCH:
+      plan = entry.plans[form] = self._new_plan(args, kwargs, split, entry)
+    if plan is None:
+      return
+    plans = self._plans
+    plans.insert(0, plan)
+    del plans[_MAX_PLANS:]
+
+  def _new_plan(self, args, kwargs, split, entry):
     builder = entry.builder
     if builder is None:
       builder = entry.builder = tree_util.treedef_builder(entry.out_tree)
     runner = execution.signature_runner(entry.compiled, split.leaves, builder)
     if runner is None:
-      return
+      return None
     if kwargs:
-      plan = self._keyword_plan(args, kwargs, split, runner)
-      if plan is None:
-        return
-    else:
-      plan = _make_plan(len(args), split, runner, config.trace_state)
-    plans = self._plans
-    plans.insert(0, plan)
-    del plans[_MAX_PLANS:]
+      return self._keyword_plan(args, kwargs, split, runner)
+    return _make_plan(len(args), split, runner, config.trace_state)
 
   def _keyword_plan(self, args, kwargs, split, runner):
     """The plan of a call with keyword arguments: where each argument of the resolved call
