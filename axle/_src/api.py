@@ -429,8 +429,8 @@ class JitFunction:
     self.name = staging._function_name(fun)
     # jit(f) twice shares one cache, as in JAX: the traces are keyed by the function and the
     # jit options, not by the wrapper object.
-    # _cache: signature -> entry; _plans: the call plans of recent signatures (positional
-    # calls at top level, see _make_plan). Retraces are reported for functions the user jitted, when called
+    # _cache: signature -> entry; _plans: the call plans of recent signatures (calls at top
+    # level, see _add_plan). Retraces are reported for functions the user jitted, when called
     # outside any trace (a function jitted inside library code, or called inside an outer
     # trace, is traced again whenever its caller is: the caller's report says why).
     self._cache, self._plans, self._traces = _shared_caches(
@@ -575,7 +575,8 @@ class JitFunction:
                                                      self.static_argnames)
     tagged = _split_args(resolved_args, resolved_kwargs, self.static_argnums,
                          self.static_argnames)
-    if any(type(s.value) is not _Source for _, s in tagged.statics):
+    if len(tagged.statics) != len(split.statics) or any(
+        type(s.value) is not _Source for _, s in tagged.statics):
       return None
     # what the plan reads: each dynamic positional argument, then each dynamic keyword
     positional = tuple(resolved_args[i].origin for i in tagged.dynamic_positions)

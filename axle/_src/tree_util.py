@@ -709,7 +709,8 @@ def _compile_getter(node, check_leaves: bool):
   return namespace["get"]
 
 
-def treedef_leaf_getter(treedef: PyTreeDef, check_leaves: bool = True) -> Callable[[Any], list | None]:
+def treedef_leaf_getter(treedef: PyTreeDef,
+                        check_leaves: bool = True) -> Callable[[Any], list | None]:
   """A function ``tree -> leaves`` specialised to ``treedef``: for a tree with exactly this
   structure it returns the same list as ``tree_flatten(tree)[0]``, for any other tree ``None``
   (the caller then flattens it the general way, which also reports any error).
