@@ -131,7 +131,7 @@ def effects_barrier() -> None:
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed_ref",
-               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed", "_spmd_calls",
+               "in_avals", "name", "has_callbacks", "unconfirmed", "_spmd_calls",
                "kept", "run_avals")
 
   def __new__(cls, closed: ClosedJaxpr, name: str = "main", donated_leaves=(),
@@ -155,23 +155,12 @@ class CompiledCall:
     self.has_callbacks = bool(host_callbacks)
     self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
-    self.run_arrays = self.run if self.donated or self.has_callbacks else _array_runner(self)
     self._spmd_calls = {}
     # Weak: the jit cache entry holds the jaxpr; this call must not keep it alive.
     self.closed_ref = weakref.ref(closed)
     # Loaded from the on-disk cache and not yet run in this process: the first run waits for
     # its results, then clears the entry's loading mark (see cache.py).
     self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
-    if self.unconfirmed:
-      self.run_arrays = self._confirming(self.run_arrays)
-
-  def _confirming(self, runner):
-    def first_run(arrays):
-      outs = runner(arrays)
-      self._confirm(outs)
-      self.run_arrays = runner
-      return outs
-    return first_run
 
   def _confirm(self, outs) -> None:
     client.block_until_ready([o._buffer for o in outs])
@@ -235,27 +224,6 @@ def _device_arrays(buffers, avals) -> list:
     array._buffer = buffer
     results.append(array)
   return results
-
-
-def _array_runner(call: CompiledCall):
-  """``call.run`` specialised for the jit short path (every leaf an Array, nothing donated):
-  the same steps with everything looked up once."""
-  execute = call.executable.loaded.execute_sharded
-  handlers = call.executable._handlers
-  consts = call.const_buffers
-  out_avals = call.out_avals
-  kept = call.kept
-
-  def run(arrays):
-    if kept is not None:
-      arrays = [arrays[i] for i in kept]
-    buffers = list(consts)
-    for array in arrays:
-      buffer = array._buffer
-      buffers.append(buffer if buffer is not None else array._device_buffer())
-    return _device_arrays(execute(buffers).consume_with_handlers(handlers), out_avals)
-
-  return run
 
 
 # Returned by a signature runner whose signature the leaves do not have.
