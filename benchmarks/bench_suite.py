@@ -3,7 +3,7 @@ throughput, for axle and (with ``--jax-python`` or ``$JAX_PYTHON``) JAX, in alte
 worker processes.
 
     python benchmarks/bench_suite.py [--jax-python PYTHON] [--rounds 3] [--quick]
-                                     [--only NAME_SUBSTRING]
+                                     [--only NAME_SUBSTRING] [--timer wall|cpu]
 
 Prints two tables. The workload table: the median time of each workload per library,
 axle/JAX (below 1: axle is faster), the target where the performance issue sets one, rates
@@ -97,6 +97,12 @@ def w_calls(jax, jnp, lax, results, checks):
     results[f"jit call, dict of {n} arrays in and out"] = _timeit(
         lambda: jax.block_until_ready(scale(params)))
   checks["calls"] = float(sum(np.asarray(v).sum() for v in scale(params).values()))
+  host4 = np.arange(4.0, dtype=np.float32)
+  results["jit call, a NumPy f32[4] argument"] = _timeit(
+      lambda: add_one(host4).block_until_ready())
+  results["jit call, a Python float argument"] = _timeit(lambda: add_one(2.0).block_until_ready())
+  times = jax.jit(lambda x, n: x * n, static_argnums=1)
+  results["jit call, a static int argument"] = _timeit(lambda: times(x4, 3).block_until_ready())
   loss = jax.jit(lambda w, x: jnp.sum(jnp.tanh(w * x)))
   w16 = jnp.linspace(0.0, 1.0, 16)
   grad = jax.grad(loss)
@@ -459,17 +465,24 @@ def main():
                       help="one round, timing loops a fifth as long (a rough look)")
   parser.add_argument("--only", default=None,
                       help="run workloads whose name contains this ('ops': the per-op table)")
+  parser.add_argument("--timer", choices=("wall", "cpu"), default="wall",
+                      help="wall clock (default), or the workers' CPU time (steadier on a "
+                           "shared machine, blind to waiting)")
   parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
   args = parser.parse_args()
   if args.worker:
     print(json.dumps(worker(args.worker, args.only)))
     return
+  print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; timer: {args.timer}")
   rounds = args.rounds if args.rounds is not None else (1 if args.quick else 3)
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   env = dict(os.environ, JAX_ENABLE_COMPILATION_CACHE="false", TF_CPP_MIN_LOG_LEVEL="1",
              PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
   if args.quick:
     env["AXLE_BENCH_TIME_SCALE"] = "0.2"
+  if args.timer == "cpu":
+    env["AXLE_BENCH_TIMER"] = "cpu"
+    bench_jit._CLOCK = time.process_time  # NumPy's figures, measured here
   libraries = ("axle", "jax") if args.jax_python else ("axle",)
   samples = {library: {} for library in libraries}
   op_samples = {library: {} for library in libraries}
@@ -516,6 +529,7 @@ def main():
         line += f" {_fmt(numpy_figs[name]):>10s}"
       print(line)
 
+  print(f"load average {os.getloadavg()[0]:.2f} at the end")
   table("workload", samples, numpy_results, TARGETS)
   if op_samples["axle"]:
     print()

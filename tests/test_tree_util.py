@@ -19,6 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 import axle.tree as tree
 import axle.tree_util as tu
+from axle._src import tree_util as _tree_util_src
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "data", "tree_util_reference.json")) as f:
@@ -157,7 +158,7 @@ def test_flatten_unflatten_round_trip(t):
 def test_reused_treedef_unflattens_the_same(t):
   # A treedef unflattened repeatedly (a jit out_tree) switches to a compiled builder.
   leaves, treedef = tu.tree_flatten(t)
-  for _ in range(3):
+  for _ in range(_tree_util_src._COMPILE_AFTER_USES):
     assert _same(tu.tree_unflatten(treedef, leaves), t)
     assert _same(tu.tree_unflatten(treedef, tuple(leaves)), t)
 

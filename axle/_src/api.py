@@ -146,12 +146,26 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
   return [next(outs) if lin else None for lin in linear]
 
 
+# jaxpr -> {(axis size, mapped inputs, trace flags): (batched jaxpr, out dims)}: ``vmap`` of a
+# jitted function called again batches its jaxpr once, and the batched jaxpr (the same object)
+# finds its compiled program in ``execution.call_for``'s cache.
+_batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
   args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, [0 if d is not None else None
-                                                         for d in dims], False)
-  return jit_p.bind(*args, jaxpr=batched, name=name), out_dims
+  in_dims = tuple(0 if d is not None else None for d in dims)
+  key = (size, in_dims, config.trace_state)
+  try:
+    per_jaxpr = _batched_jaxprs.setdefault(jaxpr, {})
+  except TypeError:
+    per_jaxpr = {}
+  cached = per_jaxpr.get(key)
+  if cached is None:
+    cached = per_jaxpr[key] = batching.batch_jaxpr(jaxpr, size, list(in_dims), False)
+  batched, out_dims = cached
+  return jit_p.bind(*args, jaxpr=batched, name=name), list(out_dims)
 
 
 ad.primitive_jvps[jit_p] = _jit_jvp
@@ -351,31 +365,32 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 class _CacheEntry:
   """One traced signature: the jaxpr, the output tree, hoisted outer tracers, and (once called
   at top level) the compiled executable."""
-  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "single_output")
+  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "builder", "plans")
 
   def __init__(self, closed, out_tree, hoisted):
     self.closed = closed
     self.out_tree = out_tree
     self.hoisted = hoisted
     self.compiled = None
-    self.single_output = out_tree.num_leaves == 1 and tree_util.treedef_is_leaf(out_tree)
+    self.builder = None
+    self.plans = None  # call form -> plan (see JitFunction._add_plan)
 
 
 _caches_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _shared_caches(fun, options) -> tuple:
-  """The (trace cache, fast-path cache, trace counter) of ``fun`` jitted with ``options``."""
+  """The (trace cache, call plans, trace counter) of ``fun`` jitted with ``options``."""
   try:
     per_function = _caches_by_function.setdefault(fun, {})
   except TypeError:  # not weakly referenceable: a cache of its own
-    return {}, {}, cache_misses.TraceCounter()
+    return {}, [], cache_misses.TraceCounter()
   try:
     shared = per_function.get(options)
   except TypeError:  # unhashable options
-    return {}, {}, cache_misses.TraceCounter()
+    return {}, [], cache_misses.TraceCounter()
   if shared is None:
-    shared = per_function[options] = ({}, {}, cache_misses.TraceCounter())
+    shared = per_function[options] = ({}, [], cache_misses.TraceCounter())
   return shared
 
 
@@ -414,14 +429,13 @@ class JitFunction:
     self.name = staging._function_name(fun)
     # jit(f) twice shares one cache, as in JAX: the traces are keyed by the function and the
     # jit options, not by the wrapper object.
-    # _cache: signature -> entry; _fast_cache: (trace flags, *avals) -> entry, for calls with
-    # Array arguments only. Retraces are reported for functions the user jitted, when called
+    # _cache: signature -> entry; _plans: the call plans of recent signatures (calls at top
+    # level, see _add_plan). Retraces are reported for functions the user jitted, when called
     # outside any trace (a function jitted inside library code, or called inside an outer
     # trace, is traced again whenever its caller is: the caller's report says why).
-    self._cache, self._fast_cache, self._traces = _shared_caches(
+    self._cache, self._plans, self._traces = _shared_caches(
         fun, (self.static_argnums, self.static_argnames, self.donate_argnums,
               self.donate_argnames, keep_unused, inline))
-    self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums)
     self._report_retraces = True
     functools.update_wrapper(self, fun, updated=())
 
@@ -491,56 +505,90 @@ class JitFunction:
     try:
       if core._context.trace is not core.eval_trace:
         return self._call_traced(args, kwargs)
-      if self._simple and not kwargs:
-        # The short path: every argument an Array whose signature has been seen.
-        key = [config.trace_state]
-        plain = True
-        for a in args:
-          if type(a) is not Array:
-            plain = False
-            break
-          key.append(a._aval)
-        else:
-          entry = self._fast_cache.get(tuple(key))
-          if entry is not None:
-            outs = entry.compiled.run_arrays(args)
-            return outs[0] if entry.single_output else tree_util.tree_unflatten(entry.out_tree, outs)
-        if not plain:
-          # Containers of Arrays (a dict of parameters): one flatten, one lookup keyed by the
-          # tree structure and the leaves' avals.
-          leaves, in_tree = tree_util.tree_flatten(args)
-          key = [config.trace_state, in_tree]
-          for leaf in leaves:
-            if type(leaf) is not Array:
-              break
-            key.append(leaf._aval)
-          else:
-            entry = self._fast_cache.get(tuple(key))
-            if entry is not None:
-              return tree_util.tree_unflatten(entry.out_tree, entry.compiled.run_arrays(leaves))
+      # The call plans of the signatures seen last: each checks its signature and runs, or
+      # answers MISMATCH having done nothing.
+      plans = self._plans
+      if plans:
+        for plan in plans:
+          out = plan(args, kwargs)
+          if out is not _MISMATCH:
+            if plan is not plans[0]:
+              try:
+                plans.remove(plan)
+                plans.insert(0, plan)
+              except ValueError:  # another thread moved it
+                pass
+            return out
       if config.jax_disable_jit:
         return self.fun(*args, **kwargs)
+      call_args, call_kwargs = args, kwargs  # (keyword arguments may move into args below)
       args, kwargs, split, entry = self._entry(args, kwargs)
       compiled = entry.compiled
       if compiled is None:  # the first call of this signature at top level
         compiled = entry.compiled = execution.CompiledCall(
             entry.closed, self.name, self._donated_leaves(args, kwargs, split), self.keep_unused)
       checks = eval_interpreter.special_checks
-      if self._simple and not kwargs and not checks.enabled \
-          and all(type(leaf) is Array for leaf in split.leaves):
-        if all(type(a) is Array for a in args) and split.in_tree == _plain_args_tree(len(args)):
-          self._fast_cache[(config.trace_state, *(a._aval for a in args))] = entry
-        else:
-          self._fast_cache[(config.trace_state, tree_util.tree_structure(args),
-                            *(leaf._aval for leaf in split.leaves))] = entry
       outs = compiled.run(split.leaves)
       if checks.enabled:
         self._check_special_outputs(outs, args, kwargs)
+      else:
+        self._add_plan(call_args, call_kwargs, split, entry)
       return tree_util.tree_unflatten(entry.out_tree, outs)
     except Exception as exc:  # the traceback the user reads: their frames, not axle's
       if traceback_util.filtering_enabled():
         traceback_util.filter_exception(exc)
       raise
+
+  def _add_plan(self, args, kwargs, split, entry) -> None:
+    """Remembers a call plan for the signature of a call just made (``args``, ``kwargs`` as
+    the caller passed them): later calls with the same tree structure, leaf types and avals,
+    static values, keyword names and trace flags run through it without flattening or
+    tracing machinery."""
+    # A signature's plans are kept with it: one that drops out of the recent few and comes
+    # back is not generated again.
+    form = (len(args), tuple(sorted(kwargs)),
+            tuple([(type(x), x.dtype) if type(x) is np.ndarray else type(x) for x in split.leaves]))
+    if entry.plans is None:
+      entry.plans = {}
+    plan = entry.plans.get(form, _MISMATCH)
+    if plan is _MISMATCH:
+      plan = entry.plans[form] = self._new_plan(args, kwargs, split, entry)
+    if plan is None:
+      return
+    plans = self._plans
+    plans.insert(0, plan)
+    del plans[_MAX_PLANS:]
+
+  def _new_plan(self, args, kwargs, split, entry):
+    builder = entry.builder
+    if builder is None:
+      builder = entry.builder = tree_util.treedef_builder(entry.out_tree)
+    runner = execution.signature_runner(entry.compiled, split.leaves, builder)
+    if runner is None:
+      return None
+    if kwargs:
+      return self._keyword_plan(args, kwargs, split, runner)
+    return _make_plan(len(args), split, runner, config.trace_state)
+
+  def _keyword_plan(self, args, kwargs, split, runner):
+    """The plan of a call with keyword arguments: where each argument of the resolved call
+    (keywords moved into positions as ``_resolve_kwargs`` moves them) comes from."""
+    sources = [_Source(("args", i)) for i in range(len(args))]
+    named = {name: _Source(("kwargs", name)) for name in kwargs}
+    resolved_args, resolved_kwargs = _resolve_kwargs(self.fun, tuple(sources), named,
+                                                     self.static_argnames)
+    tagged = _split_args(resolved_args, resolved_kwargs, self.static_argnums,
+                         self.static_argnames)
+    if len(tagged.statics) != len(split.statics) or any(
+        type(s.value) is not _Source for _, s in tagged.statics):
+      return None
+    # what the plan reads: each dynamic positional argument, then each dynamic keyword
+    positional = tuple(resolved_args[i].origin for i in tagged.dynamic_positions)
+    keywords = tuple(name for name in resolved_kwargs if name not in self.static_argnames)
+    statics = tuple((s.value.origin, type(value.value), value.value)
+                    for (_, s), (_, value) in zip(tagged.statics, split.statics))
+    return _make_keyword_plan(len(args), tuple(kwargs), positional, keywords, statics, split,
+                              runner, config.trace_state)
 
   def _check_special_outputs(self, outs, args, kwargs):
     """With jax_debug_nans/infs: when an output is NaN/inf, runs the function again op by op
@@ -582,7 +630,7 @@ class JitFunction:
     """Forgets every traced and compiled signature of this function (and of every ``jit`` of
     the same function with the same options, which share one cache)."""
     self._cache.clear()
-    self._fast_cache.clear()
+    self._plans.clear()
 
   def _cache_size(self) -> int:
     return len(self._cache)
@@ -596,9 +644,87 @@ class JitFunction:
     return f"<PjitFunction of {self.fun!r}>"
 
 
-@functools.lru_cache(maxsize=64)
-def _plain_args_tree(nargs: int):
-  return tree_util.tree_structure((tuple(range(nargs)), {}))
+# Call plans kept per jitted function (most recently used first).
+_MAX_PLANS = 8
+_MISMATCH = execution.MISMATCH
+
+
+class _Source:
+  """Stands for an argument while working out where a keyword call's arguments go."""
+  __slots__ = ("origin",)
+
+  def __init__(self, origin):
+    self.origin = origin
+
+
+def _static_matches(arg, kind, value) -> bool:
+  try:
+    return type(arg) is kind and (arg is value or bool(arg == value))
+  except Exception:
+    return False
+
+
+def _make_plan(nargs: int, split: _Split, runner, trace_state):
+  """``(args, kwargs) -> outputs or _MISMATCH`` for calls with ``nargs`` positional arguments
+  and no keywords whose static ones equal this call's, whose dynamic ones have this call's
+  tree structure (checked by generated code, see ``tree_util.treedef_leaf_getter``) and whose
+  leaves match ``runner``'s signature, under the same trace flags."""
+  dynamic_tree = tree_util.treedef_children(split.in_tree)[0]
+  getter = tree_util.treedef_leaf_getter(dynamic_tree, check_leaves=False)
+  statics = tuple((i, type(s.value), s.value) for i, s in split.statics)
+  positions = tuple(split.dynamic_positions)
+  the_config = config
+
+  if not statics:
+    def plan(args, kwargs):
+      if len(args) != nargs or kwargs or (the_config.trace_state is not trace_state
+                                          and the_config.trace_state != trace_state):
+        return _MISMATCH
+      leaves = getter(args)
+      if leaves is None:
+        return _MISMATCH
+      return runner(leaves)
+    return plan
+
+  def plan_with_statics(args, kwargs):
+    if len(args) != nargs or kwargs or (the_config.trace_state is not trace_state
+                                        and the_config.trace_state != trace_state):
+      return _MISMATCH
+    for i, kind, value in statics:
+      if not _static_matches(args[i], kind, value):
+        return _MISMATCH
+    leaves = getter(tuple([args[i] for i in positions]))
+    if leaves is None:
+      return _MISMATCH
+    return runner(leaves)
+  return plan_with_statics
+
+
+def _make_keyword_plan(nargs: int, names: tuple, positional: tuple, keywords: tuple,
+                       statics: tuple, split: _Split, runner, trace_state):
+  """``_make_plan`` for calls with keyword arguments ``names`` (in any order): the dynamic
+  arguments are gathered from where ``positional``/``keywords`` say, the static ones checked
+  where ``statics`` say, then the whole dynamic tree goes through one generated getter."""
+  getter = tree_util.treedef_leaf_getter(split.in_tree, check_leaves=False)
+  name_set = frozenset(names)
+  the_config = config
+
+  def keyword_plan(args, kwargs):
+    if len(args) != nargs or len(kwargs) != len(names) or (
+        the_config.trace_state is not trace_state and the_config.trace_state != trace_state):
+      return _MISMATCH
+    if kwargs.keys() != name_set:
+      return _MISMATCH
+    for (where, key), kind, value in statics:
+      if not _static_matches(args[key] if where == "args" else kwargs[key], kind, value):
+        return _MISMATCH
+    dynamic_args = tuple([args[key] if where == "args" else kwargs[key]
+                          for where, key in positional])
+    leaves = getter((dynamic_args, {name: kwargs[name] for name in keywords}))
+    if leaves is None:
+      return _MISMATCH
+    return runner(leaves)
+  return keyword_plan
 
 
 def _out_structs(avals, out_tree):
@@ -757,9 +883,9 @@ def clear_caches() -> None:
   jitted functions and the executables used for eager operations. The persistent (on-disk)
   compilation cache is left alone."""
   for per_function in list(_caches_by_function.values()):
-    for cache, fast_cache, _ in list(per_function.values()):
+    for cache, plans, _ in list(per_function.values()):
       cache.clear()
-      fast_cache.clear()
+      plans.clear()
   execution.clear_caches()
 
 

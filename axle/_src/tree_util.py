@@ -582,7 +582,9 @@ def _unflatten(node, leaves, pos: int):
   raise ValueError(f"{t} is no longer a registered pytree node type; cannot unflatten.")
 
 
-_USED_ONCE = object()
+# A structure unflattened this many times is compiled (see tree_unflatten): fewer uses do not
+# repay the compile (the fresh treedefs of one grad or vmap call are used two or three times).
+_COMPILE_AFTER_USES = 8
 _NOT_COMPILABLE = object()
 _MAX_COMPILED_DEPTH = 60  # the parser rejects deeper nesting of brackets
 _MAX_COMPILED_NODES = 5000
@@ -642,6 +644,107 @@ def _compile_builder(node):
     return eval(compile(source, "<pytree builder>", "eval"), namespace)
   except (RecursionError, SyntaxError, MemoryError):
     return _NOT_COMPILABLE
+
+
+def _compile_getter(node, check_leaves: bool):
+  """A function ``tree -> leaves`` specialised to ``node`` (see ``treedef_leaf_getter``): straight
+  generated code that checks each node's type, arity and metadata and reads the leaves out."""
+  namespace: dict = {"_kind_of": _kind_of_type}
+  lines: list = []
+  leaf_vars: list = []
+  counter = [0]
+
+  def constant(value, prefix):
+    name = f"{prefix}{len(namespace)}"
+    namespace[name] = value
+    return name
+
+  def fresh():
+    counter[0] += 1
+    return f"v{counter[0]}"
+
+  def unpack(var, count):
+    names = [fresh() for _ in range(count)]
+    if count:
+      lines.append(f"({''.join(n + ', ' for n in names)}) = {var}")
+    return names
+
+  def visit(node, var):
+    if node is None:
+      leaf_vars.append(var)
+      if check_leaves:
+        lines.append(f"if _kind_of(type({var})): return None")
+      return
+    t, data, children, _ = node
+    kind = _kind_of_type(t)
+    n = len(children)
+    if kind == _NONE:
+      lines.append(f"if {var} is not None: return None")
+      return
+    if kind == _TUPLE or kind == _LIST or kind == _NAMEDTUPLE:
+      lines.append(f"if type({var}) is not {constant(t, 't')} or len({var}) != {n}: return None")
+      names = unpack(var, n)
+    elif kind == _DICT:
+      lines.append(f"if type({var}) is not dict or len({var}) != {n}: return None")
+      names = [fresh() for _ in children]
+      for name, key in zip(names, data):
+        lines.append(f"{name} = {var}[{constant(key, 'k')}]")
+    else:
+      lines.append(f"if type({var}) is not {constant(t, 't')}: return None")
+      values, aux = fresh(), fresh()
+      lines.append(f"{values}, {aux} = {constant(_registry[t].flatten, 'f')}({var})")
+      expected = constant(data, "d")
+      lines.append(f"if {aux} is not {expected} and not ({aux} == {expected}): return None")
+      names = unpack(values, n)
+      if not n:
+        lines.append(f"if len(tuple({values})): return None")
+    for child, name in zip(children, names):
+      visit(child, name)
+
+  visit(node, "x")
+  body = "".join(f"    {line}\n" for line in lines)
+  source = (f"def get(x):\n  try:\n{body}  except Exception:\n    return None\n"
+            f"  return [{', '.join(leaf_vars)}]\n")
+  exec(compile(source, f"{__file__}:<pytree leaf getter>", "exec"), namespace)
+  return namespace["get"]
+
+
+def treedef_leaf_getter(treedef: PyTreeDef,
+                        check_leaves: bool = True) -> Callable[[Any], list | None]:
+  """A function ``tree -> leaves`` specialised to ``treedef``: for a tree with exactly this
+  structure it returns the same list as ``tree_flatten(tree)[0]``, for any other tree ``None``
+  (the caller then flattens it the general way, which also reports any error).
+
+  The function is generated code with no loop over the structure, several times faster than
+  ``tree_flatten`` for a structure seen again and again (a jitted function's arguments).
+  ``check_leaves=False`` skips the check that each leaf position holds a leaf, for callers that
+  check the leaves' types themselves.
+  """
+  node = treedef._node
+  try:
+    if node is None or _count_nodes(node) <= _MAX_COMPILED_NODES:
+      return _compile_getter(node, check_leaves)
+  except (RecursionError, SyntaxError, MemoryError):
+    pass
+
+  def get(tree):  # too large to generate: flatten and compare
+    leaves, other = tree_flatten(tree)
+    return leaves if other == treedef else None
+  return get
+
+
+def treedef_builder(treedef: PyTreeDef) -> Callable[[Sequence[Any]], Any]:
+  """A function ``leaves -> tree`` specialised to ``treedef`` (``tree_unflatten`` without its
+  argument checks: the caller passes exactly ``treedef.num_leaves`` leaves)."""
+  node = treedef._node
+  if node is None:
+    return lambda leaves: leaves[0]
+  builder = treedef._builder
+  if builder is None or type(builder) is int:
+    builder = treedef._builder = _compile_builder(node)
+  if builder is _NOT_COMPILABLE:
+    return lambda leaves: tree_unflatten(treedef, leaves)
+  return builder
 
 
 def _unflatten_children(children, leaves, pos):
@@ -951,11 +1054,16 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
       raise ValueError(f"Too many leaves for PyTreeDef; expected {n}.")
     raise ValueError(f"Too few leaves for PyTreeDef; expected {n}, got {len(leaves)}")
   builder = treedef._builder
-  if builder is None:  # first use: interpret, and remember that it was used
-    treedef._builder = _USED_ONCE
-  elif builder is _USED_ONCE:  # second use: this structure is reused (a jit out_tree), compile it
-    treedef._builder = builder = _compile_builder(treedef._node)
-  if builder is not None and builder is not _USED_ONCE and builder is not _NOT_COMPILABLE:
+  if builder is None:  # first use: interpret, and count the uses
+    treedef._builder = 1
+  elif type(builder) is int:
+    if builder < _COMPILE_AFTER_USES:
+      treedef._builder = builder + 1
+    else:  # this structure is reused again and again: compile it
+      treedef._builder = builder = _compile_builder(treedef._node)
+      if builder is not _NOT_COMPILABLE:
+        return builder(leaves)
+  elif builder is not _NOT_COMPILABLE:
     return builder(leaves)
   node = treedef._node
   if node is None:

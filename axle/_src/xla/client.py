@@ -605,25 +605,17 @@ def sharding_for(device):
   if sharding is None:
     xc = _xc()
 
+    replicated = xc.HloSharding.replicate()
+
     class _SingleDeviceSharding(xc.SingleDeviceSharding):
+      # Plain class attributes, not properties: jaxlib reads some of them on every transfer.
+      _device_assignment = (device,)
+      is_fully_replicated = True
+      num_devices = 1
+      memory_kind = None
+
       def _to_xla_hlo_sharding(self, ndim):
-        return _xc().HloSharding.replicate()
-
-      @property
-      def _device_assignment(self):
-        return (device,)
-
-      @property
-      def is_fully_replicated(self):
-        return True
-
-      @property
-      def num_devices(self):
-        return 1
-
-      @property
-      def memory_kind(self):
-        return None
+        return replicated
 
     sharding = _shardings[device] = _SingleDeviceSharding(device)
   return sharding
@@ -657,6 +649,21 @@ def put(value: np.ndarray, aval, device=None, owned: bool = True):
                else xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL)
   return xc.batched_device_put(aval, sharding_for(device), [value], [device], True, False,
                                semantics, enable_x64=True)
+
+
+def host_putter(aval, device=None):
+  """``value -> buffer`` for NumPy arrays of ``aval``'s shape and (canonical) dtype that the
+  caller may mutate later (copied during the call), with everything but the value bound."""
+  xc = _xc()
+  if device is None:
+    device = default_device()
+  sharding, devices_ = sharding_for(device), [device]
+  semantics = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+  device_put = xc.batched_device_put
+
+  def put_host(value):
+    return device_put(aval, sharding, [value], devices_, True, False, semantics, enable_x64=True)
+  return put_host
 
 
 def deleted_error(aval) -> RuntimeError:

@@ -131,7 +131,7 @@ def effects_barrier() -> None:
 class CompiledCall:
   """One traced signature of a jitted function, compiled: runs on flat argument leaves."""
   __slots__ = ("executable", "out_avals", "const_buffers", "donated", "text", "closed_ref",
-               "in_avals", "name", "run_arrays", "has_callbacks", "unconfirmed", "_spmd_calls",
+               "in_avals", "name", "has_callbacks", "unconfirmed", "_spmd_calls",
                "kept", "run_avals")
 
   def __new__(cls, closed: ClosedJaxpr, name: str = "main", donated_leaves=(),
@@ -155,23 +155,12 @@ class CompiledCall:
     self.has_callbacks = bool(host_callbacks)
     self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
-    self.run_arrays = self.run if self.donated or self.has_callbacks else _array_runner(self)
     self._spmd_calls = {}
     # Weak: the jit cache entry holds the jaxpr; this call must not keep it alive.
     self.closed_ref = weakref.ref(closed)
     # Loaded from the on-disk cache and not yet run in this process: the first run waits for
     # its results, then clears the entry's loading mark (see cache.py).
     self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
-    if self.unconfirmed:
-      self.run_arrays = self._confirming(self.run_arrays)
-
-  def _confirming(self, runner):
-    def first_run(arrays):
-      outs = runner(arrays)
-      self._confirm(outs)
-      self.run_arrays = runner
-      return outs
-    return first_run
 
   def _confirm(self, outs) -> None:
     client.block_until_ready([o._buffer for o in outs])
@@ -198,10 +187,14 @@ class CompiledCall:
     buffers = list(self.const_buffers)
     append = buffers.append
     kept = self.kept
-    for leaf, aval in zip(leaves if kept is None else [leaves[i] for i in kept], self.run_avals):
+    donated = self.donated
+    for position, aval in zip(range(len(leaves)) if kept is None else kept, self.run_avals):
+      leaf = leaves[position]
       # Inline the common case (an Array already on the device) of leaf_buffer.
       if type(leaf) is Array and leaf._buffer is not None:
         append(leaf._buffer)
+      elif donated and position in donated:
+        append(fresh_leaf_buffer(leaf, aval))
       else:
         append(leaf_buffer(leaf, aval))
     if self.has_callbacks:
@@ -233,25 +226,89 @@ def _device_arrays(buffers, avals) -> list:
   return results
 
 
-def _array_runner(call: CompiledCall):
-  """``call.run`` specialised for the jit short path (every leaf an Array, nothing donated):
-  the same steps with everything looked up once."""
-  execute = call.executable.loaded.execute_sharded
-  handlers = call.executable._handlers
-  consts = call.const_buffers
-  out_avals = call.out_avals
-  kept = call.kept
+# Returned by a signature runner whose signature the leaves do not have.
+MISMATCH = object()
 
-  def run(arrays):
-    if kept is not None:
-      arrays = [arrays[i] for i in kept]
-    buffers = list(consts)
-    for array in arrays:
-      buffer = array._buffer
-      buffers.append(buffer if buffer is not None else array._device_buffer())
-    return _device_arrays(execute(buffers).consume_with_handlers(handlers), out_avals)
+# Leaf types a signature runner accepts besides Array: transferred on each call.
+_HOST_LEAF_TYPES = (np.ndarray,)
 
-  return run
+
+def signature_runner(call, leaves, build):
+  """``leaves -> build(outputs)`` for calls of ``call`` (a CompiledCall) whose flat arguments
+  have the types and avals of ``leaves`` (a call just made), as one generated function: it
+  checks each leaf's type and aval against this one signature, hands XLA every buffer in one
+  execute, wraps the outputs and builds the output tree. Returns ``MISMATCH`` (having done
+  nothing) for leaves of another signature, and the runner is None where this signature
+  has no such shortcut (sharded or unusual leaves, a program not yet confirmed)."""
+  if type(call) is not CompiledCall or call.unconfirmed:
+    return None
+  namespace = {"Array": Array, "MISMATCH": MISMATCH, "leaf_buffer": leaf_buffer,
+               "fresh_leaf_buffer": fresh_leaf_buffer,
+               "new": object.__new__, "build": build, "executable": call.executable,
+               "execute": call.executable.loaded.execute_sharded,
+               "handlers": call.executable._handlers,
+               "execute_with_callbacks": execute_with_callbacks}
+  checks, array_avals, array_names, fetch = [], [], [], []
+  kept = range(len(leaves)) if call.kept is None else call.kept
+  kept_set = set(kept)
+  for i, (leaf, aval) in enumerate(zip(leaves, call.in_avals)):
+    t = type(leaf)
+    name = f"l{i}"
+    if t is Array:
+      if leaf._aval != aval:
+        return None
+      checks.append(f"if type({name}) is not Array: return MISMATCH")
+      array_avals.append(aval)
+      array_names.append(name)
+      if i in kept_set:
+        fetch.append(f"b{i} = {name}._buffer\n  if b{i} is None: b{i} = {name}._device_buffer()")
+    elif t in core.python_scalar_types or isinstance(leaf, np.generic) or t in _HOST_LEAF_TYPES:
+      namespace[f"T{i}"] = t
+      namespace[f"A{i}"] = aval
+      if t is np.ndarray:
+        namespace[f"S{i}"] = leaf.shape
+        namespace[f"D{i}"] = leaf.dtype
+        checks.append(f"if type({name}) is not T{i} or {name}.shape != S{i} or "
+                      f"{name}.dtype != D{i}: return MISMATCH")
+      else:
+        checks.append(f"if type({name}) is not T{i}: return MISMATCH")
+      if i in kept_set:
+        if i in call.donated:
+          fetch.append(f"b{i} = fresh_leaf_buffer({name}, A{i})")
+        elif t is np.ndarray and leaf.dtype == aval.dtype:
+          namespace[f"P{i}"] = client.host_putter(aval)
+          fetch.append(f"b{i} = P{i}({name})")
+        else:
+          fetch.append(f"b{i} = leaf_buffer({name}, A{i})")
+    else:
+      return None
+  namespace["AVALS"] = tuple(array_avals)
+  lines = [f"({''.join(f'l{i}, ' for i in range(len(leaves)))}) = leaves"] if leaves else []
+  lines += checks
+  if array_names:
+    lines.append(f"if ({''.join(n + '._aval, ' for n in array_names)}) != AVALS: return MISMATCH")
+  lines += fetch
+  namespace["CONSTS"] = list(call.const_buffers)
+  buffers = "CONSTS + " if call.const_buffers else ""
+  buffers += "[" + ", ".join(f"b{i}" for i in kept) + "]"
+  if call.has_callbacks:
+    lines.append(f"outs = execute_with_callbacks(executable, {buffers})")
+  else:
+    lines.append(f"outs = execute({buffers}).consume_with_handlers(handlers)")
+  for position in call.donated:
+    if type(leaves[position]) is Array:
+      lines.append(f"l{position}._value = None\n  l{position}._buffer = None")
+  results = []
+  for j, aval in enumerate(call.out_avals):
+    namespace[f"O{j}"] = aval
+    lines.append(f"r{j} = new(Array)\n  r{j}._value = None\n  r{j}._aval = O{j}\n"
+                 f"  r{j}._buffer = outs[{j}]")
+    results.append(f"r{j}")
+  lines.append(f"return build([{', '.join(results)}])")
+  source = "def run(leaves):\n" + "".join(f"  {line}\n" for line in lines)
+  # named after this file, so that filtered tracebacks hide the generated frame as axle's own
+  exec(compile(source, f"{__file__}:<jit {call.name} call>", "exec"), namespace)
+  return namespace["run"]
 
 
 def prune_unused(closed: ClosedJaxpr, donated_leaves=(), keep_unused: bool = False):
@@ -354,6 +411,14 @@ def leaf_buffer(leaf, aval: ShapedArray):
   if value.dtype != aval.dtype:
     return client.put(value.astype(aval.dtype), aval)  # a fresh copy: may be aliased
   return client.put(value, aval, owned=False)
+
+
+def fresh_leaf_buffer(leaf, aval: ShapedArray):
+  """``leaf_buffer`` for a donated leaf: a Python scalar gets a buffer of its own, not the
+  shared cached one (which the program consumes)."""
+  if type(leaf) in core.python_scalar_types:
+    return client.put(dtypes.scalar_to_array(leaf, aval.dtype), aval)
+  return leaf_buffer(leaf, aval)
 
 
 # ---------------------------------------------------------------------------

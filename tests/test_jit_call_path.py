@@ -1,0 +1,347 @@
+"""The jit call path: the per-signature call plans that run repeated calls without flattening
+or tracing machinery must give the same results, errors and side effects as the general path
+(donation, weak types, NumPy and scalar arguments, static arguments, changing structures)."""
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+
+import axle as jax
+import axle.numpy as jnp
+from axle._src import tree_util as tu
+from axle._src.config import config
+
+
+def _traces(f) -> int:
+  return f._cache_size()
+
+
+# ---------------------------------------------------------------------------
+# The generated tree helpers
+
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+@dataclasses.dataclass
+class Box:
+  value: object
+  label: str
+
+
+jax.tree_util.register_pytree_node(Box, lambda b: ((b.value,), b.label),
+                                   lambda label, children: Box(children[0], label))
+
+TREES = [
+    1.0, (1, 2), [1, {"b": 2, "a": (3, None)}], Pair(1, [2, 3]), Box(4, "x"), Box(4, "y"),
+    Box((4, 5), "x"), collections.OrderedDict(z=1, y=2), {}, (), [], None, {"a": 1},
+    {"a": 1, "b": 2}, {"a": 1, "c": 2}, [1, 2], ((1, 2),), {"a": (1,)},
+]
+
+
+@pytest.mark.parametrize("index", range(len(TREES)))
+def test_leaf_getter_agrees_with_flatten(index):
+  tree = TREES[index]
+  leaves, treedef = tu.tree_flatten(tree)
+  getter = tu.treedef_leaf_getter(treedef)
+  assert getter(tree) == leaves
+  for other in TREES:
+    other_leaves, other_treedef = tu.tree_flatten(other)
+    got = getter(other)
+    if other_treedef == treedef:
+      assert got == other_leaves
+    else:
+      assert got is None, (tree, other)
+
+
+def test_leaf_getter_checks_leaves_unless_told_not_to():
+  treedef = tu.tree_structure({"a": 1, "b": 2})
+  assert tu.treedef_leaf_getter(treedef)({"a": 1, "b": (2, 3)}) is None
+  assert tu.treedef_leaf_getter(treedef, check_leaves=False)({"a": 1, "b": (2, 3)}) == [1, (2, 3)]
+
+
+def test_leaf_getter_dict_insertion_order_does_not_matter():
+  treedef = tu.tree_structure({"a": 1, "b": 2})
+  assert tu.treedef_leaf_getter(treedef)({"b": 20, "a": 10}) == [10, 20]
+
+
+def test_builder_rebuilds_the_structure():
+  for tree in TREES:
+    leaves, treedef = tu.tree_flatten(tree)
+    rebuilt = tu.treedef_builder(treedef)(leaves)
+    assert tu.tree_structure(rebuilt) == treedef and tu.tree_leaves(rebuilt) == leaves
+
+
+# ---------------------------------------------------------------------------
+# Calls through the plans
+
+
+def test_repeated_calls_do_not_retrace_and_stay_correct():
+  f = jax.jit(lambda x: x + 1.0)
+  x = jnp.arange(4.0)
+  for i in range(5):
+    np.testing.assert_array_equal(f(x + i), np.arange(4.0) + i + 1.0)
+  assert _traces(f) == 1
+
+
+def test_dict_in_and_out():
+  scale = jax.jit(lambda d: {k: v * 2.0 for k, v in d.items()})
+  params = {f"p{i}": jnp.full((3,), float(i)) for i in range(20)}
+  for _ in range(3):
+    out = scale(params)
+    assert sorted(out) == sorted(params)
+    for k, v in params.items():
+      np.testing.assert_array_equal(out[k], np.asarray(v) * 2.0)
+  # the outputs fed back in (a training loop)
+  again = scale(out)
+  np.testing.assert_array_equal(again["p7"], np.full(3, 28.0, np.float32))
+  assert _traces(scale) == 1
+
+
+def test_changing_tree_structures():
+  f = jax.jit(lambda t: jax.tree_util.tree_map(lambda v: v * 10, t))
+  a, b = jnp.ones(2), jnp.full(2, 2.0)
+  cases = [{"a": a, "b": b}, {"a": a, "c": b}, [a, b], (a, b), {"a": a}, Pair(a, b),
+           Box(a, "x"), Box(a, "y"), {"a": a, "b": None}, {"b": b, "a": a}]
+  for _ in range(2):
+    for tree in cases:
+      out = f(tree)
+      assert tu.tree_structure(out) == tu.tree_structure(tree)
+      for got, want in zip(tu.tree_leaves(out), tu.tree_leaves(tree)):
+        np.testing.assert_array_equal(got, np.asarray(want) * 10)
+  # {"b": b, "a": a} is the same structure as {"a": a, "b": b}
+  assert _traces(f) == len(cases) - 1
+
+
+def test_outputs_of_every_shape_of_tree():
+  outputs = [None, (), {}, 5.0, (1.0, None), {"x": [1.0, 2.0]}]
+  for target in outputs:
+    f = jax.jit(lambda x, target=target: jax.tree_util.tree_map(lambda v: x * v, target))
+    x = jnp.float32(2.0)
+    for _ in range(2):
+      out = f(x)
+      assert tu.tree_structure(out) == tu.tree_structure(target)
+
+
+def test_donated_arguments_are_deleted_on_every_call():
+  f = jax.jit(lambda x, y: x * 2.0 + y, donate_argnums=0)
+  y = jnp.ones(8)
+  for i in range(3):
+    x = jnp.full(8, float(i))
+    out = f(x, y)
+    np.testing.assert_array_equal(out, np.full(8, 2.0 * i + 1.0, np.float32))
+    assert x.is_deleted()
+    assert not y.is_deleted()
+  with pytest.raises(RuntimeError, match="deleted"):
+    f(x, y)
+  assert _traces(f) == 1
+
+
+def test_weak_typed_arguments():
+  f = jax.jit(lambda x: x * 2)
+  out = f(3.0)
+  assert out.dtype == jnp.float32 and out.weak_type
+  for value in (4.0, 5.5, -1.0):
+    out = f(value)
+    assert float(out) == value * 2 and out.weak_type
+  strong = f(jnp.float32(3.0))  # a strong float32: another signature
+  assert not strong.weak_type and float(strong) == 6.0
+  assert f(2).dtype == jnp.int32 and f(2).weak_type and int(f(7)) == 14
+  assert _traces(f) == 3
+  weak_array = jnp.asarray(2.0) * 1.0  # weak 0-d Array
+  assert f(weak_array).weak_type == weak_array.weak_type
+
+
+def test_python_int_too_large_raises_on_every_call():
+  f = jax.jit(lambda x: x + 1)
+  assert int(f(3)) == 4
+  for _ in range(2):
+    with pytest.raises(OverflowError):
+      f(2 ** 40)
+
+
+def test_numpy_arguments_are_read_on_every_call():
+  f = jax.jit(lambda x: x * 2.0)
+  host = np.arange(4.0, dtype=np.float32)
+  np.testing.assert_array_equal(f(host), host * 2)
+  host[0] = 100.0  # mutated after the call: the next call sees the new value
+  np.testing.assert_array_equal(f(host), host * 2)
+  wide = np.arange(4.0)  # float64 -> float32
+  assert f(wide).dtype == jnp.float32
+  np.testing.assert_array_equal(f(wide), (wide * 2).astype(np.float32))
+  np.testing.assert_array_equal(f(np.arange(6.0, dtype=np.float32)), np.arange(6.0) * 2)
+  assert float(f(np.float32(1.5))) == 3.0
+  assert _traces(f) == 3  # f32[4] (f64[4] canonicalises to it), f32[6], a float32 scalar
+
+
+def test_mixed_array_numpy_and_scalar_leaves():
+  f = jax.jit(lambda d: d["a"] * d["b"] + d["c"])
+  for i in range(3):
+    tree = {"a": jnp.ones(3), "b": np.full(3, float(i), np.float32), "c": float(i)}
+    np.testing.assert_array_equal(f(tree), np.full(3, 2.0 * i, np.float32))
+  assert _traces(f) == 1
+
+
+def test_static_arguments():
+  f = jax.jit(lambda x, n: x * n, static_argnums=1)
+  x = jnp.ones(3)
+  for n in (2, 3, 2, 3, 4):
+    np.testing.assert_array_equal(f(x, n), np.full(3, float(n), np.float32))
+  assert _traces(f) == 3
+  # 2 and 2.0 are equal but of different types: another trace, as in JAX
+  assert f(x, 2.0).dtype == jnp.float32 and _traces(f) == 4
+  with pytest.raises(ValueError, match="Non-hashable static arguments"):
+    f(x, [1])
+
+
+def test_unused_arguments_are_still_checked():
+  f = jax.jit(lambda x, y: x * 2)
+  x = jnp.ones(2)
+  for _ in range(2):
+    np.testing.assert_array_equal(f(x, jnp.ones(3)), np.full(2, 2.0, np.float32))
+  with pytest.raises(TypeError, match="at path y"):
+    f(x, "not an array")
+
+
+def test_mismatched_leaf_error_names_the_argument_after_plans_exist():
+  g = jax.jit(lambda d: d["a"] * 2)
+  good = {"a": jnp.ones(2), "b": jnp.ones(2)}
+  g(good)
+  g(good)
+  with pytest.raises(TypeError, match=r"at path d\['b'\]"):
+    g({"a": jnp.ones(2), "b": "str"})
+  with pytest.raises(TypeError, match=r"at path d\['b'\]\[1\]"):
+    g({"a": jnp.ones(2), "b": (jnp.ones(2), object())})
+
+
+def test_keyword_arguments_still_work():
+  f = jax.jit(lambda x, y=1.0: x * y)
+  x = jnp.ones(2)
+  f(x, 2.0)
+  for _ in range(2):
+    np.testing.assert_array_equal(f(x, y=3.0), np.full(2, 3.0, np.float32))
+    np.testing.assert_array_equal(f(x=x, y=4.0), np.full(2, 4.0, np.float32))
+
+
+def test_many_signatures_keep_few_plans_and_stay_correct():
+  f = jax.jit(lambda x: x.sum())
+  arrays = [jnp.ones(n) for n in range(1, 21)]
+  for _ in range(2):
+    for n, a in enumerate(arrays, 1):
+      assert float(f(a)) == n
+  assert len(f._plans) <= 8
+  assert _traces(f) == 20
+
+
+def test_host_backed_and_deleted_arrays():
+  f = jax.jit(lambda x: x + 1.0)
+  x = jnp.asarray(np.arange(3.0, dtype=np.float32))
+  f(x)
+  y = jnp.asarray(np.arange(3.0, dtype=np.float32) * 2)
+  np.testing.assert_array_equal(f(y), np.arange(3.0) * 2 + 1)
+  y.delete()
+  with pytest.raises(RuntimeError, match="deleted"):
+    f(y)
+
+
+def test_disable_jit_bypasses_plans():
+  calls = []
+
+  def fun(x):
+    calls.append(1)
+    return x + 1.0
+  f = jax.jit(fun)
+  x = jnp.ones(2)
+  f(x)
+  f(x)
+  assert len(calls) == 1
+  with jax.disable_jit():
+    f(x)
+  assert len(calls) == 2
+  f(x)
+  assert len(calls) == 2
+
+
+def test_debug_nans_applies_to_planned_calls():
+  f = jax.jit(lambda x: jnp.log(x))
+  x = jnp.array([-1.0, 1.0])
+  f(x)
+  f(x)
+  config.update("jax_debug_nans", True)
+  try:
+    with pytest.raises(FloatingPointError):
+      f(x)
+  finally:
+    config.update("jax_debug_nans", False)
+  assert np.isnan(np.asarray(f(x))[0])
+
+
+def test_clear_cache_drops_plans():
+  f = jax.jit(lambda x: x * 3.0)
+  x = jnp.ones(2)
+  f(x)
+  f(x)
+  assert f._plans
+  f.clear_cache()
+  assert not f._plans
+  np.testing.assert_array_equal(f(x), np.full(2, 3.0, np.float32))
+
+
+def test_grad_and_vmap_of_jitted_function_called_again():
+  loss = jax.jit(lambda w, x: jnp.sum(jnp.tanh(w * x)))
+  w = jnp.linspace(0.0, 1.0, 16)
+  grad = jax.grad(loss)
+  first = np.asarray(grad(w, w))
+  for _ in range(3):
+    np.testing.assert_array_equal(grad(w, w), first)
+  per_row = jax.vmap(loss, in_axes=(None, 0))
+  rows = jnp.ones((8, 16))
+  first = np.asarray(per_row(w, rows))
+  for _ in range(3):
+    np.testing.assert_array_equal(per_row(w, rows), first)
+
+
+def test_donated_python_scalars_and_numpy_arrays_can_be_passed_again():
+  # a donated scalar must not consume a buffer shared with later calls
+  f = jax.jit(lambda x: x * 2, donate_argnums=0)
+  assert [float(f(2.0)) for _ in range(3)] == [4.0, 4.0, 4.0]
+  host = np.ones(3, np.float32)
+  for _ in range(3):
+    np.testing.assert_array_equal(f(host), np.full(3, 2.0, np.float32))
+  np.testing.assert_array_equal(host, np.ones(3, np.float32))  # the caller's array is untouched
+  h = jax.jit(lambda x: x + 1.0)
+  assert float(h(2.0)) == 3.0
+
+
+def test_non_contiguous_numpy_arguments():
+  f = jax.jit(lambda x: x * 2.0)
+  base = np.arange(16.0, dtype=np.float32)
+  for step in (2, 2, 4, 4):
+    np.testing.assert_array_equal(f(base[::step][:4]), base[::step][:4] * 2)
+  np.testing.assert_array_equal(f(base.reshape(4, 4).T[0]), base.reshape(4, 4).T[0] * 2)
+
+
+def test_keyword_calls_take_plans_and_stay_correct():
+  def fun(x, y=1.0, *, scale, mode="add"):
+    return x * scale + y if mode == "add" else x * scale - y
+  f = jax.jit(fun, static_argnames="mode")
+  x, y = jnp.ones(3), jnp.full(3, 2.0)
+  for _ in range(3):
+    np.testing.assert_array_equal(f(x, y, scale=3.0), np.full(3, 5.0, np.float32))
+    np.testing.assert_array_equal(f(x, scale=3.0, y=y), np.full(3, 5.0, np.float32))
+    np.testing.assert_array_equal(f(y=y, x=x, scale=2.0, mode="sub"), np.zeros(3, np.float32))
+    np.testing.assert_array_equal(f(x, y, scale=2.0, mode="add"), np.full(3, 4.0, np.float32))
+    np.testing.assert_array_equal(f(x, scale=2.0), np.full(3, 3.0, np.float32))
+  assert len(f._plans) <= 8
+  assert _traces(f) <= 4
+  with pytest.raises(TypeError):
+    f(x, y, scale=2.0, other=1.0)
+
+
+def test_keyword_static_argnums_by_name():
+  f = jax.jit(lambda x, n: x * n, static_argnums=1)
+  x = jnp.ones(2)
+  for n in (2, 3, 2):
+    np.testing.assert_array_equal(f(x, n=n), np.full(2, float(n), np.float32))
+  assert _traces(f) == 2
