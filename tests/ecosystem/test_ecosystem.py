@@ -33,9 +33,7 @@ CASES = {
     "einops_jit": (["einops"], 0.0, None),
     "equinox_train": (["equinox"], 1e-6, None),
     "flax_linen": (["flax"], 1e-6, None),
-    "flax_linen_scan": (["flax"], 1e-6,
-                        "flax.linen's scan reads `x.aval.sharding`, which axle's ShapedArray does not "
-                   "have yet (the aval.sharding work)"),
+    "flax_linen_scan": (["flax"], 1e-6, None),
     "flax_nnx": (["flax", "optax"], 1e-6,
                  "flax.nnx imports jax.experimental.hijax and jax._src.state.types.AbstractRef "
                  "(array refs / hi-types), which axle does not implement"),
