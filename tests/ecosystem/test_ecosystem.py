@@ -38,8 +38,7 @@ CASES = {
                  "flax.nnx imports jax.experimental.hijax and jax._src.state.types.AbstractRef "
                  "(array refs / hi-types), which axle does not implement"),
     "numpyro_nuts": (["numpyro", "multipledispatch", "tqdm"], 1e-6,
-                     "numpyro imports jax.scipy.optimize (minimize), which axle does not have; with "
-                     "that module stood in by hand NUTS runs, but its samples differ from JAX's"),
+                     "NUTS runs, but its samples differ from JAX's"),
     "blackjax_nuts": (["blackjax", "fastprogress", "jaxopt", "optax"], 1e-6, None),
     "diffrax_solve": (["diffrax", "lineax", "optimistix", "equinox"], 1e-6, None),
 }
