@@ -34,9 +34,7 @@ CASES = {
     "equinox_train": (["equinox"], 1e-6, None),
     "flax_linen": (["flax"], 1e-6, None),
     "flax_linen_scan": (["flax"], 1e-6, None),
-    "flax_nnx": (["flax", "optax"], 1e-6,
-                 "flax.nnx imports jax.experimental.hijax and jax._src.state.types.AbstractRef "
-                 "(array refs / hi-types), which axle does not implement"),
+    "flax_nnx": (["flax", "optax"], 1e-6, None),
     "numpyro_nuts": (["numpyro", "multipledispatch", "tqdm"], 1e-6,
                      "NUTS runs, but its samples drift from JAX's (last-bit differences in eager "
                      "float32 exp: XLA's CPU exp gives size-dependent bits, e.g. exp(0.3) in a "
