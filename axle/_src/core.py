@@ -67,6 +67,8 @@ class ShapedArray:
 
   def __new__(cls, shape=(), dtype=None, weak_type: bool = False, *, sharding=None,
               manual_axis_type=None, vma=None, memory_space=None):
+    if sharding is None and vma is None and manual_axis_type is None and memory_space is None:
+      return object.__new__(cls)
     if cls is ShapedArray:
       if manual_axis_type is not None and vma is None:
         vma = getattr(manual_axis_type, "varying", None)
