@@ -36,9 +36,10 @@ CASES = {
     "flax_linen_scan": (["flax"], 1e-6, None),
     "flax_nnx": (["flax", "optax"], 1e-6, None),
     "numpyro_nuts": (["numpyro", "multipledispatch", "tqdm"], 1e-6,
-                     "NUTS runs, but its samples drift from JAX's (last-bit differences in eager "
-                     "float32 exp: XLA's CPU exp gives size-dependent bits, e.g. exp(0.3) in a "
-                     "3-vector vs a scalar; axle returns one variant), amplified by 150 steps"),
+                     "NUTS runs, but its samples drift from JAX's: axle's eager float32 exp/log/... "
+                     "kernels round a float64 result, JAX's eager ops run XLA's CPU kernels (other "
+                     "last bits, depending on the array's size); running them on XLA makes this "
+                     "program bit-identical"),
     "blackjax_nuts": (["blackjax", "fastprogress", "jaxopt", "optax"], 1e-6, None),
     "diffrax_solve": (["diffrax", "lineax", "optimistix", "equinox"], 1e-6, None),
 }
