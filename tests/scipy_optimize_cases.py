@@ -16,6 +16,8 @@ B = jnp.array([1., -2., 0.5])
 
 CASES = [
     ("rosen_jit", "jax.jit(lambda x0: minimize(rosen, x0, method='BFGS'))(jnp.zeros(4))"),
+    ("rosen_2d_line_search_fails", "jax.jit(lambda x0: minimize(rosen, x0, method='BFGS'))"
+                                   "(jnp.zeros(2))"),
     ("rosen_maxiter", "jax.jit(lambda x0: minimize(rosen, x0, method='bfgs', "
                       "options=dict(maxiter=5)))(jnp.array([-1.2, 1.]))"),
     ("quadratic_args", "jax.jit(lambda x0: minimize(quadratic, x0, (A, B), method='BFGS'))"

@@ -3,7 +3,8 @@
 The algorithms are Nocedal & Wright's (Numerical Optimization, 2nd ed.): BFGS is Algorithm 6.1
 with the inverse-Hessian update (6.17); the line search is Algorithm 3.5 with the zoom of
 Algorithm 3.6, trial steps chosen by cubic, then quadratic interpolation, then bisection (as
-SciPy's ``scalar_search_wolfe2``). Everything is written with ``lax.while_loop`` and
+SciPy's ``scalar_search_wolfe2``, whose bookkeeping of the third point for the cubic -- the old
+``a_hi`` when the interval flips, else the old ``a_lo`` -- is followed too). Everything is written with ``lax.while_loop`` and
 ``jnp.where`` so that it traces under ``jit`` and ``vmap``. Constants (c1=1e-4, c2=0.9, at
 most 10 line-search steps per BFGS step, zoom interpolation margins 0.2/0.1, 30 zoom steps,
 the 1e-5/1e-10 interval floor, the 1e-8 smallest step in single precision) are JAX's.
@@ -130,8 +131,10 @@ def _zoom(phi_and_dphi, wolfe_one, wolfe_two, a_lo, phi_lo, dphi_lo, a_hi, phi_h
     state = _choose(hi_to_lo, state, dict(a_hi=state["a_lo"], phi_hi=state["phi_lo"],
                                           dphi_hi=state["dphi_lo"], a_rec=state["a_hi"],
                                           phi_rec=state["phi_hi"]))
-    state = _choose(lo_to_j, state, dict(a_lo=a_j, phi_lo=phi_j, dphi_lo=dphi_j,
-                                         a_rec=state["a_lo"], phi_rec=state["phi_lo"]))
+    # The previous point kept for the cubic: the old a_hi when a_hi moved to a_lo, else a_lo.
+    state = _choose(lo_to_j & (~hi_to_lo), state, dict(a_rec=state["a_lo"],
+                                                       phi_rec=state["phi_lo"]))
+    state = _choose(lo_to_j, state, dict(a_lo=a_j, phi_lo=phi_j, dphi_lo=dphi_j))
     state["j"] = state["j"] + 1
     state["failed"] = state["failed"] | (state["j"] >= 30)
     return state
@@ -250,7 +253,8 @@ def _minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_ma
     rho_k = jnp.reciprocal(jnp.real(_dot(y_k, s_k)))
     w = identity - rho_k * (s_k[:, None] * y_k[None, :])
     h_next = jnp.where(jnp.isfinite(rho_k),
-                       _dot(_dot(w, state["H_k"]), w.T) + rho_k * (s_k[:, None] * s_k[None, :]),
+                       jnp.einsum("ij,jk,lk", w, state["H_k"], w, precision="highest")
+                       + rho_k * s_k[:, None] * s_k[None, :],
                        state["H_k"])
     state.update(converged=jnp.linalg.norm(g_next, ord=norm) < gtol, k=state["k"] + 1,
                  x_k=x_next, f_k=search.f_k, g_k=g_next, H_k=h_next,
