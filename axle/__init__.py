@@ -117,3 +117,4 @@ from axle._src.version import __version_info__ as __version_info__
 # axle's own version; ``axle.version.__version__`` / ``__version_info__`` are the JAX API
 # version axle implements (0.10.2).
 from axle._src.version import axle_version as __version__
+from axle._src.state.types import Ref as Ref, freeze as freeze, new_ref as new_ref

@@ -46,7 +46,8 @@ LAYERS = [
 ]
 # Everything else is L7: ``axle._src`` packages on top of numpy, and the public namespaces.
 L7_SRC_PREFIXES = ["random", "nn", "scipy", "example_libraries", "test_util", "checkify",
-                   "flatten_util", "primitive_table", "typing", "lib", "jax_names", "sparse"]
+                   "flatten_util", "primitive_table", "typing", "lib", "jax_names", "sparse",
+                   "state", "hijax"]
 
 # Modules that may load modules by name at run time, and why.
 MODULE_FETCHES_ALLOWED = {

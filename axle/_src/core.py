@@ -27,11 +27,65 @@ def trivial_sharding(ndim: int):
   raise NotImplementedError("axle._src.sharding is not loaded")
 
 
+def sharded_aval(aval, sharding, vma):
+  """Filled in by ``sharding``: ``aval`` with a mesh sharding and/or varying manual axes."""
+  raise NotImplementedError("axle._src.sharding is not loaded")
+
+
+class MemorySpace:
+  """Where an array lives (JAX's ``core.MemorySpace``): ``Device``, ``Host`` or ``Any``."""
+  __slots__ = ("name",)
+
+  def __init__(self, name: str):
+    self.name = name
+
+  def __repr__(self):
+    return f"MemorySpace.{self.name}"
+
+  def __reduce__(self):
+    return (getattr, (MemorySpace, self.name))
+
+
+MemorySpace.Device = MemorySpace("Device")
+MemorySpace.Host = MemorySpace("Host")
+MemorySpace.Any = MemorySpace("Any")
+
+
+def _is_trivial_sharding(sharding) -> bool:
+  mesh = getattr(sharding, "mesh", None)
+  return mesh is None or not tuple(getattr(mesh, "axis_names", ()))
+
+
 class ShapedArray:
-  """The abstract value of an array: shape, dtype and weak type, no data."""
+  """The abstract value of an array: shape, dtype and weak type, no data.
+
+  Constructed as JAX's ``ShapedArray(shape, dtype, weak_type=False, *, sharding=None,
+  manual_axis_type=..., memory_space=MemorySpace.Device)``: a sharding over a mesh with axes,
+  or varying manual axes (``vma=`` or ``manual_axis_type=``), makes the type a sharded aval
+  (what ``jax.typeof`` shows); the trivial sharding (no mesh axes) is the default."""
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
-  def __init__(self, shape, dtype, weak_type: bool = False):
+  def __new__(cls, shape=(), dtype=None, weak_type: bool = False, *, sharding=None,
+              manual_axis_type=None, vma=None, memory_space=None):
+    if sharding is None and vma is None and manual_axis_type is None and memory_space is None:
+      return object.__new__(cls)
+    if cls is ShapedArray:
+      if manual_axis_type is not None and vma is None:
+        vma = getattr(manual_axis_type, "varying", None)
+      if (sharding is not None and not _is_trivial_sharding(sharding)) or vma:
+        aval = object.__new__(ShapedArray)
+        aval.__init__(shape, dtype, weak_type)
+        return sharded_aval(aval, None if sharding is None or _is_trivial_sharding(sharding)
+                            else sharding, frozenset(vma or ()))
+      if memory_space is not None and memory_space is not MemorySpace.Device:
+        raise NotImplementedError(f"ShapedArray: memory_space={memory_space!r}: axle keeps "
+                                  "every array in device memory (MemorySpace.Device)")
+    return object.__new__(cls)
+
+  def __init__(self, shape, dtype=None, weak_type: bool = False, *, sharding=None,
+               manual_axis_type=None, vma=None, memory_space=None):
+    if dtype is None:
+      raise TypeError("ShapedArray: missing the dtype argument (ShapedArray(shape, dtype))")
     self.shape = shape = tuple(shape)
     # Extended dtypes (PRNG key dtypes) are not NumPy dtypes and are kept as they are.
     self.dtype = dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
@@ -64,17 +118,35 @@ class ShapedArray:
   def __hash__(self):
     return self._hash
 
+  @property
+  def vma(self) -> frozenset:
+    """The manual mesh axes a value inside shard_map varies over (empty outside shard_map)."""
+    return frozenset()
+
+  @property
+  def manual_axis_type(self):
+    return _ManualAxisType(self.vma)
+
+  mat = manual_axis_type
+
+  @property
+  def memory_space(self) -> MemorySpace:
+    return MemorySpace.Device
+
+  def __getnewargs__(self):
+    return (self.shape, self.dtype, self.weak_type)
+
   def __getstate__(self):
     return (self.shape, self.dtype, self.weak_type)
 
   def __setstate__(self, state):
     self.__init__(*state)
 
-  def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
-    """A copy with some fields replaced."""
+  def update(self, shape=None, dtype=None, weak_type=None, **kwargs) -> "ShapedArray":
+    """A copy with some fields replaced (``sharding=``, ``vma=``, ``memory_space=`` too)."""
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
-                       self.weak_type if weak_type is None else weak_type)
+                       self.weak_type if weak_type is None else weak_type, **kwargs)
 
   def to_tangent_aval(self) -> "ShapedArray":
     """The abstract value of this value's tangents: itself if inexact, else float0."""
@@ -97,6 +169,30 @@ class ShapedArray:
   def __str__(self):
     # JAX: ``~float32[]`` for a weakly typed scalar (the ``~`` marks the weak type).
     return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+
+class _ManualAxisType:
+  """JAX's ``ManualAxisType``: the manual axes a value varies over (and is unreduced/reduced on)."""
+  __slots__ = ("varying", "unreduced", "reduced")
+
+  def __init__(self, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+    self.varying, self.unreduced, self.reduced = (frozenset(varying), frozenset(unreduced),
+                                                  frozenset(reduced))
+
+  @property
+  def empty(self) -> bool:
+    return not (self.varying or self.unreduced or self.reduced)
+
+  def __eq__(self, other):
+    return isinstance(other, _ManualAxisType) and (self.varying, self.unreduced, self.reduced) == (
+        other.varying, other.unreduced, other.reduced)
+
+  def __hash__(self):
+    return hash((self.varying, self.unreduced, self.reduced))
+
+  def __repr__(self):
+    return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+            f"reduced={self.reduced})")
 
 
 def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:

@@ -44,6 +44,8 @@ JAX_INTERNAL_MODULES = {
     "jax._src.linear_util": "axle._src.linear_util",
     "jax._src.numpy": "axle._src.numpy",
     "jax._src.random": "axle._src.random",
+    "jax._src.state": "axle._src.state",
+    "jax._src.state.types": "axle._src.state.types",  # AbstractRef (flax.nnx)
     "jax._src.traceback_util": "axle._src.traceback_util",
     "jax._src.tree_util": "axle._src.tree_util",
     "jax._src.typing": "axle._src.typing",

@@ -23,7 +23,28 @@ def _variable_name(primitive) -> str:
   return _RENAMED.get(primitive.name, primitive.name.replace("-", "_") + "_p")
 
 
+
+def _never_staged(name: str):
+  """JAX's ``call_p``/``closed_call_p``: axle inlines calls and never stages these, so no jaxpr
+  of axle's contains them. They exist so that libraries that key rule tables by them (numpyro's
+  provenance) import; binding one says so instead of guessing."""
+  primitive = core.Primitive.__new__(core.Primitive)
+  primitive.name = name
+  primitive.multiple_results = True
+  primitive.impl = primitive.abstract_eval = None
+  primitive.memoise_abstract_eval = primitive.impl_takes_arrays = False
+
+  def bind(*args, **params):
+    raise NotImplementedError(f"axle does not stage `{name}` (it inlines calls); call the "
+                              "function directly, or use jax.jit for a staged call")
+  primitive.bind = bind
+  return primitive
+
+
+call_p = _never_staged("call")
+closed_call_p = _never_staged("closed_call")
 primitives_by_variable_name = {_variable_name(p): p for p in core.all_primitives}
+primitives_by_variable_name.update(call_p=call_p, closed_call_p=closed_call_p)
 globals().update(primitives_by_variable_name)
 if "jit_p" not in globals() and "pjit_p" in primitives_by_variable_name:
   jit_p = primitives_by_variable_name["pjit_p"]

@@ -400,6 +400,15 @@ class NamedSharding:
   def with_spec(self, spec) -> "NamedSharding":
     return NamedSharding(self.mesh, spec, memory_kind=self._memory_kind)
 
+  def update(self, **kwargs) -> "NamedSharding":
+    """This sharding with ``mesh=``, ``spec=`` or ``memory_kind=`` replaced."""
+    unknown = set(kwargs) - {"mesh", "spec", "memory_kind"}
+    if unknown:
+      raise TypeError(f"NamedSharding.update: unexpected keyword(s) {sorted(unknown)}; "
+                      "expected mesh=, spec= or memory_kind=")
+    return NamedSharding(kwargs.get("mesh", self.mesh), kwargs.get("spec", self.spec),
+                         memory_kind=kwargs.get("memory_kind", self._memory_kind))
+
   def __repr__(self):
     if not isinstance(self.mesh, Mesh):
       return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
@@ -556,7 +565,12 @@ class ShardedAval(ShapedArray):
   may vary over (``float32[3]{V:i}``)."""
   __slots__ = ("sharding", "vma")
 
-  def __init__(self, aval, sharding=None, vma=frozenset()):
+  def __init__(self, aval, *args, **kwargs):
+    if not isinstance(aval, ShapedArray):
+      # Built by ``ShapedArray(shape, dtype, ..., sharding=...)``, whose ``__new__`` filled it in.
+      return
+    sharding = args[0] if args else kwargs.get("sharding")
+    vma = args[1] if len(args) > 1 else kwargs.get("vma", frozenset())
     super().__init__(aval.shape, aval.dtype, aval.weak_type)
     self.sharding = sharding
     self.vma = frozenset(vma)
@@ -592,14 +606,16 @@ class ShardedAval(ShapedArray):
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
-  @property
-  def manual_axis_type(self):
-    return _ManualAxisType(self.vma)
-
-
-class _ManualAxisType:
-  def __init__(self, varying):
-    self.varying = set(varying)
+  def update(self, shape=None, dtype=None, weak_type=None, **kwargs) -> ShapedArray:
+    """A copy with some fields replaced; ``sharding=``/``vma=`` keep this type's unless given."""
+    if not kwargs:
+      return super().update(shape, dtype, weak_type)
+    sharding = kwargs.pop("sharding", self.sharding)
+    vma = kwargs.pop("vma", self.vma)
+    return ShapedArray(self.shape if shape is None else shape,
+                       self.dtype if dtype is None else dtype,
+                       self.weak_type if weak_type is None else weak_type,
+                       sharding=sharding, vma=vma, **kwargs)
 
 
 def _trivial_sharding(ndim: int) -> NamedSharding:
@@ -607,3 +623,4 @@ def _trivial_sharding(ndim: int) -> NamedSharding:
 
 
 core.trivial_sharding = _trivial_sharding
+core.sharded_aval = ShardedAval

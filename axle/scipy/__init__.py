@@ -3,3 +3,4 @@ from axle.scipy import special as special
 from axle.scipy import linalg as linalg
 from axle.scipy import stats as stats
 from axle.scipy import fft as fft
+from axle.scipy import optimize as optimize

@@ -297,6 +297,27 @@ def _reduced_count(shape, axes) -> int:
   return count
 
 
+def _xla_cpu_float32_sum(x: np.ndarray, axis: int):
+  """The float32 sum over ``axis`` in XLA CPU's order, or None where that order is not known
+  here (NumPy's pairwise order is used then).
+
+  Measured against JAX 0.10.2 on CPU: a reduced dimension of up to 32 elements is summed left to
+  right; a longer one that is the innermost dimension (up to 4096 elements) is first cut into
+  windows of 32, padded with zeros evenly on both sides (the extra zero on the right), each
+  window summed left to right, and the window sums reduced the same way."""
+  n = x.shape[axis]
+  if n <= 32:
+    return np.add.accumulate(x, axis=axis, dtype=np.float32).take(-1, axis=axis)
+  if axis != x.ndim - 1 or n > 4096:
+    return None
+  windows = -(-n // 32)
+  pad = windows * 32 - n
+  padded = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(pad // 2, pad - pad // 2)])
+  sums = np.add.accumulate(padded.reshape(x.shape[:-1] + (windows, 32)), axis=-1,
+                           dtype=np.float32)[..., -1]
+  return _xla_cpu_float32_sum(sums, sums.ndim - 1)
+
+
 def _make_arith_impl(ufunc: np.ufunc, identity):
   def impl(operand, *, axes, **_):
     x = np.asarray(operand)
@@ -309,6 +330,11 @@ def _make_arith_impl(ufunc: np.ufunc, identity):
     with np.errstate(all="ignore"):
       if dtype in _narrow_floats:
         return ufunc.reduce(x.astype(np.float32), axis=axes).astype(dtype)
+      if ufunc is np.add and dtype == np.float32 and len(axes) == 1:
+        # JAX sums eagerly with XLA's CPU kernel; its order gives other bits than NumPy's.
+        ordered = _xla_cpu_float32_sum(x, axes[0])
+        if ordered is not None:
+          return np.asarray(ordered)
       if ufunc is np.add and dtype in _wide_accumulation and _reduced_count(x.shape, axes) > 128:
         # Long float32 sums: NumPy sums strided axes sequentially (error growing with the
         # length), XLA's tree-like reduction stays within a few ulps; accumulating in double

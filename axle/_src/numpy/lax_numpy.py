@@ -408,7 +408,9 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
 
   Computed as JAX computes it, in the result's precision: ``start * (1 - t) + stop * t`` with
   ``t = iota / div`` (XLA turns the division by the constant ``div`` into a multiplication by its
-  rounded reciprocal), then ``stop`` appended when ``endpoint``."""
+  rounded reciprocal ``c``), then ``stop`` appended when ``endpoint``. For real types XLA's CPU
+  code reassociates ``stop * (iota * c)`` into ``iota * (stop * c)`` and fuses that product with
+  the addition (one rounding: a fused multiply-add), which the eager path reproduces."""
   num = core.concrete_or_error(int, num, "The num argument of linspace must be static.")
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -430,7 +432,21 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
       t = t.reshape(shape)
       lo = np.expand_dims(start_value, axis)
       hi = np.expand_dims(stop_value, axis)
-      out = lo * (compute.type(1) - t) + hi * t
+      if compute == dtypes.bfloat16:
+        # XLA's CPU code runs bfloat16 operations in float32, rounding each result; the
+        # reciprocal c stays float32's.
+        iota = np.arange(div, dtype=compute).reshape(shape)
+        t = (iota.astype(np.float32) * (np.float32(1) / np.float32(div))).astype(compute)
+        out = lo * (compute.type(1) - t) + hi * t
+      elif compute.kind == "f":
+        # fma(iota, stop * c, start * (1 - iota * c)), the product and sum in a wider type.
+        c = compute.type(1) / compute.type(div)
+        iota = np.arange(div, dtype=compute).reshape(shape)
+        wide = np.float64 if compute.itemsize < 8 else np.longdouble
+        out = (iota.astype(wide) * (hi * c).astype(wide)
+               + (lo * (compute.type(1) - iota * c)).astype(wide)).astype(compute)
+      else:
+        out = lo * (compute.type(1) - t) + hi * t
       if endpoint:
         out = np.concatenate([out, hi], axis=axis)
     else:
