@@ -1,0 +1,85 @@
+"""Records the exact bytes real JAX's ``jax.jit(f)`` returns for a set of small functions
+(run under JAX 0.10.2).
+
+    $JAX_PYTHON tools/record_jit_bits_reference.py
+
+Writes tests/data/jit_bits_reference.json: for every case its source (defining ``f``), its inputs
+(dtype, shape and raw bytes, so the test needs no matching random generator) and, per output
+leaf, JAX's dtype, shape and raw bytes (key arrays through ``key_data``). tests/test_jit_bits.py
+runs the same source under axle's jit and compares the bytes exactly: these cases differed by an
+ulp or more before axle computed them in JAX's order of operations.
+"""
+import json
+import os
+import zlib
+
+import jax  # noqa: E402  (this script runs under real JAX, never under pytest)
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_PATH = os.path.join(HERE, "..", "tests", "data", "jit_bits_reference.json")
+
+# name -> (source defining f, input specs). A spec is "dtype[shape]" with an optional ":kind":
+# "pos" (positive), "unit" (in (0, 1)), "spd" (symmetric positive definite), "int:lo,hi".
+CASES = {
+    "log10_f32": ("def f(x):\n  return jnp.log10(x)", ["float32[3,4]:pos"]),
+    "log10_bf16": ("def f(x):\n  return jnp.log10(x)", ["bfloat16[7]:pos"]),
+    "log10_c64": ("def f(x):\n  return jnp.log10(x)", ["complex64[5]"]),
+    "log2_c64": ("def f(x):\n  return jnp.log2(x)", ["complex64[5]"]),
+}
+
+
+def make_input(spec, rng):
+  """The numpy array a spec describes (the same in the recorder and in the test)."""
+  head, _, kind = spec.partition(":")
+  dtype_name, shape_text = head.rstrip("]").split("[")
+  shape = tuple(int(d) for d in shape_text.split(",") if d)
+  dtype = np.dtype(jnp.dtype(dtype_name))
+  if kind.startswith("int"):
+    lo, hi = (int(v) for v in kind[4:].split(","))
+    return rng.integers(lo, hi, shape).astype(dtype)
+  x = rng.standard_normal(shape)
+  if dtype.kind == "c":
+    x = x + 1j * rng.standard_normal(shape)
+  if kind == "pos":
+    x = np.abs(x) + 0.1
+  elif kind == "unit":
+    x = rng.uniform(0.05, 0.95, shape)
+  elif kind == "spd":
+    x = x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])
+  return x.astype(dtype)
+
+
+def _leaf_record(leaf):
+  if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+    leaf = jax.random.key_data(leaf)
+  a = np.asarray(leaf)
+  return {"dtype": str(a.dtype), "shape": list(a.shape), "hex": a.tobytes().hex()}
+
+
+def record_case(name, source, specs):
+  rng = np.random.default_rng([0, zlib.crc32(name.encode())])
+  inputs = [make_input(s, rng) for s in specs]
+  scope = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
+  exec(source, scope)
+  out = jax.jit(scope["f"])(*inputs)
+  return {
+      "source": source,
+      "inputs": [{"dtype": str(a.dtype), "shape": list(a.shape), "hex": a.tobytes().hex()} for a in inputs],
+      "outputs": [_leaf_record(leaf) for leaf in jax.tree_util.tree_leaves(out)],
+  }
+
+
+def main():
+  jax.config.update("jax_platforms", "cpu")
+  records = {name: record_case(name, source, specs) for name, (source, specs) in CASES.items()}
+  with open(OUT_PATH, "w") as f:
+    json.dump({"jax_version": jax.__version__, "cases": records}, f, indent=1, sort_keys=True)
+    f.write("\n")
+  print(f"wrote {len(records)} cases to {os.path.normpath(OUT_PATH)}")
+
+
+if __name__ == "__main__":
+  main()
