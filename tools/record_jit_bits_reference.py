@@ -28,6 +28,18 @@ CASES = {
     "log10_bf16": ("def f(x):\n  return jnp.log10(x)", ["bfloat16[7]:pos"]),
     "log10_c64": ("def f(x):\n  return jnp.log10(x)", ["complex64[5]"]),
     "log2_c64": ("def f(x):\n  return jnp.log2(x)", ["complex64[5]"]),
+    "matrix_power_3": ("def f(x):\n  return jnp.linalg.matrix_power(x, 3)", ["float32[3,3]"]),
+    "matrix_power_7": ("def f(x):\n  return jnp.linalg.matrix_power(x, 7)", ["float32[4,4]"]),
+    "multi_dot": ("def f(x, y, z):\n  return jnp.linalg.multi_dot([x, y, z])",
+                  ["float32[3,4]", "float32[4,5]", "float32[5,2]"]),
+    "multi_dot_vectors": ("def f(x, y, z):\n  return jnp.linalg.multi_dot([x, y, z])",
+                          ["float32[6]", "float32[6,5]", "float32[5]"]),
+    "einsum_3ops": ("def f(x, y, z):\n  return jnp.einsum('ij,jk,k->i', x, y, z)",
+                    ["float32[3,4]", "float32[4,2]", "float32[2]"]),
+    "einsum_mixed_dtypes": ("def f(x, y):\n  return jnp.einsum('ij,jk->ik', x, y)",
+                            ["int8[3,4]:int:-5,5", "float32[4,2]"]),
+    "einsum_trace_sum": ("def f(x, y):\n  return jnp.einsum('ii,ij->j', x, y)",
+                         ["float32[5,5]", "float32[5,3]"]),
 }
 
 

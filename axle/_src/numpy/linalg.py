@@ -20,6 +20,7 @@ from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.contractions import dot_general
 from axle._src.numpy import lax_numpy
+from axle._src.numpy import products
 from axle._src.numpy import reductions
 from axle._src.numpy import shape_ops
 from axle._src.numpy import ufuncs
@@ -344,6 +345,8 @@ def matrix_power(a, n: int):
   if n < 0:
     a = inv(a)
     n = -n
+  if n == 3:  # JAX (like NumPy) multiplies a cube as (a @ a) @ a
+    return lax_numpy.matmul(lax_numpy.matmul(a, a), a)
   result = None
   power = a
   while n:
@@ -690,10 +693,17 @@ def multi_dot(arrays, *, precision=None):
   if arrays[0].ndim not in (1, 2) or arrays[-1].ndim not in (1, 2) or any(a.ndim != 2 for a in arrays[1:-1]):
     raise ValueError("multi_dot: the first and last arrays must be 1D or 2D and the others 2D, got "
                      f"shapes {[a.shape for a in arrays]}")
-  out = arrays[0]
-  for a in arrays[1:]:
-    out = lax_numpy.matmul(out, a, precision=precision)
-  return out
+  # Like JAX: one einsum over a chain of indices, so opt_einsum picks the cheapest order.
+  operands = []
+  for i, a in enumerate(arrays):
+    axes = [i, i + 1]
+    if i == 0 and a.ndim == 1:
+      axes = [1]
+    elif i == len(arrays) - 1 and a.ndim == 1:
+      axes = [i]
+    operands += [a, axes]
+  result_axes = ([0] if arrays[0].ndim == 2 else []) + ([len(arrays)] if arrays[-1].ndim == 2 else [])
+  return products.einsum(*operands, result_axes, precision=precision)
 
 
 def tensorinv(a, ind: int = 2):
