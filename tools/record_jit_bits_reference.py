@@ -41,6 +41,26 @@ CASES = {
                       ["float32[3,4]", "float32[3,4]"]),
     "pinv_jvp_tall": ("def f(x, t):\n  return jax.jvp(jnp.linalg.pinv, (x,), (t,))",
                       ["float32[5,3]", "float32[5,3]"]),
+    "attention": ("def f(q, k, v):\n  return jax.nn.dot_product_attention(q, k, v)",
+                  ["float32[1,4,2,8]", "float32[1,4,2,8]", "float32[1,4,2,8]"]),
+    "attention_grouped_causal": (
+        "def f(q, k, v):\n  return jax.nn.dot_product_attention(q, k, v, is_causal=True)",
+        ["float32[2,5,4,8]", "float32[2,5,2,8]", "float32[2,5,2,8]"]),
+    "attention_bias_scale": (
+        "def f(q, k, v, b):\n  return jax.nn.dot_product_attention(q, k, v, bias=b, scale=0.5)",
+        ["float32[1,4,2,8]", "float32[1,4,2,8]", "float32[1,4,2,8]", "float32[1,2,4,4]"]),
+    "attention_seqlen_window_residual": (
+        "def f(q, k, v):\n  return jax.nn.dot_product_attention(\n"
+        "      q, k, v, query_seq_lengths=jnp.array([3, 5], jnp.int32),\n"
+        "      key_value_seq_lengths=jnp.array([4, 2], jnp.int32), local_window_size=(1, 2),\n"
+        "      return_residual=True)",
+        ["float32[2,5,4,8]", "float32[2,6,2,8]", "float32[2,6,2,8]"]),
+    "attention_bf16": ("def f(q, k, v):\n  return jax.nn.dot_product_attention(q, k, v)",
+                       ["bfloat16[1,4,2,8]", "bfloat16[1,4,2,8]", "bfloat16[1,4,2,8]"]),
+    "arange_float_step": ("def f(x):\n  return x * jnp.arange(0.0, 2.0, 0.5) + jnp.arange(0, 1, 0.1)[:4]",
+                          ["float32[3,4]"]),
+    "arange_uint8_negative_start": ("def f(x):\n  return x + jnp.arange(-3, 3, 2, dtype=jnp.uint8)",
+                                    ["uint8[3]:int:0,9"]),
     "einsum_3ops": ("def f(x, y, z):\n  return jnp.einsum('ij,jk,k->i', x, y, z)",
                     ["float32[3,4]", "float32[4,2]", "float32[2]"]),
     "einsum_mixed_dtypes": ("def f(x, y):\n  return jnp.einsum('ij,jk->ik', x, y)",
