@@ -61,6 +61,11 @@ CASES = {
                           ["float32[3,4]"]),
     "arange_uint8_negative_start": ("def f(x):\n  return x + jnp.arange(-3, 3, 2, dtype=jnp.uint8)",
                                     ["uint8[3]:int:0,9"]),
+    "owens_t": ("def f(h, a):\n  return jax.scipy.special.owens_t(h, a)",
+                ["float32[7]", "float32[7]:pos"]),
+    "owens_t_grad": ("def f(h, a):\n  return jax.grad(lambda h, a: jax.scipy.special.owens_t(h, a).sum(),"
+                     " argnums=(0, 1))(h, a)", ["float32[7]", "float32[7]:pos"]),
+    "bernoulli": ("def f(x):\n  return jax.scipy.special.bernoulli(24) * x[0]", ["float32[3]"]),
     "einsum_3ops": ("def f(x, y, z):\n  return jnp.einsum('ij,jk,k->i', x, y, z)",
                     ["float32[3,4]", "float32[4,2]", "float32[2]"]),
     "einsum_mixed_dtypes": ("def f(x, y):\n  return jnp.einsum('ij,jk->ik', x, y)",

@@ -817,45 +817,47 @@ _OWENS_T_WEIGHTS = np.array([
     0.0016793031084546090])
 
 
-def _owens_t_value(h, a):
+def _owens_t_impl(h, a):
+  # JAX's order of operations, so that XLA computes the same bits.
   h = lax.abs(h)
   abs_a = lax.abs(a)
-  one = _c(h, 1)
   root_2 = _c(h, math.sqrt(2))
+  h_scaled = h / root_2
   small_a = abs_a <= 1
-  mod_a = jnp.where(small_a, abs_a, one / abs_a)
-  mod_h = jnp.where(small_a, h, abs_a * h)
-  r = jnp.expand_dims(mod_a * mod_a, -1) * _OWENS_T_POINTS.astype(h.dtype)
-  integrand = lax.exp(_c(h, -0.5) * jnp.expand_dims(mod_h * mod_h, -1) * (one + r)) / (one + r)
-  result = mod_a * jnp.sum(integrand * _OWENS_T_WEIGHTS.astype(h.dtype), axis=-1)
+  mod_a = jnp.where(small_a, abs_a, jnp.reciprocal(abs_a))
+  mod_h = jnp.where(abs_a <= 1, h, abs_a * h)
+  points = jnp.expand_dims(jnp.asarray(_OWENS_T_POINTS, dtype=h.dtype), tuple(range(h.ndim)))
+  weights = jnp.asarray(_OWENS_T_WEIGHTS, dtype=h.dtype)
+  r = jnp.square(mod_a)[..., None] * points
+  integrand = lax.exp(_c(h, -0.5) * jnp.square(mod_h)[..., None] * (_c(h, 1) + r)) / (_c(h, 1) + r)
+  result = mod_a * jnp.matmul(integrand, weights)
   result = jnp.where(mod_h == 0, lax.atan(mod_a) / _c(h, 2 * np.pi), result)
   result = jnp.where(mod_a == 1, _c(h, 0.125) * lax.erfc(lax.neg(mod_h) / root_2)
                      * lax.erfc(mod_h / root_2), result)
   # T(h, a) = (Phi(h) + Phi(a h))/2 - Phi(h) Phi(a h) - T(a h, 1/a) (upper tails via erfc)
-  h_scaled = h / root_2
-  erfc_h, erfc_ah = lax.erfc(h_scaled), lax.erfc(abs_a * h_scaled)
-  reciprocal = jnp.where(abs_a * h <= 0.67,
-                         _c(h, 0.25) - _c(h, 0.25) * lax.erf(h_scaled) * lax.erf(abs_a * h_scaled)
-                         - result,
-                         _c(h, 0.25) * (erfc_h + erfc_ah - erfc_h * erfc_ah) - result)
-  result = jnp.where(abs_a > 1, reciprocal, result)
+  erfc_h = lax.erfc(h_scaled)
+  erfc_ah = lax.erfc(abs_a * h_scaled)
+  large_a = abs_a > 1
+  near = abs_a * h <= _c(h, 0.67)
+  reciprocal = jnp.where(
+      near, _c(h, 0.25) - _c(h, 0.25) * lax.erf(h_scaled) * lax.erf(abs_a * h_scaled) - result,
+      _c(h, 0.25) * (erfc_h + erfc_ah - erfc_h * erfc_ah) - result)
+  result = jnp.where(large_a, reciprocal, result)
   result = lax.sign(a) * result
-  return jnp.where(jnp.logical_or(jnp.isnan(a), jnp.isnan(h)), _c(h, np.nan), result)
+  return jnp.where(jnp.logical_or(jnp.isnan(a), jnp.isnan(h)), jnp.full_like(result, np.nan),
+                   result)
 
 
-@custom_jvp
-def _owens_t(h, a):
-  return _owens_t_value(h, a)
+_owens_t = custom_jvp(_owens_t_impl)
 
 
 @_owens_t.defjvp
 def _owens_t_jvp(primals, tangents):
   (h, a), (h_dot, a_dot) = primals, tangents
-  h2, a2 = h * h, a * a
-  one = _c(h, 1)
-  d_h = (lax.neg(lax.exp(_c(h, -0.5) * h2)) * lax.erf(a * h / _c(h, math.sqrt(2)))
+  d_h = (lax.neg(lax.exp(_c(h, -0.5) * jnp.square(h))) * lax.erf(a * h / _c(h, math.sqrt(2)))
          / _c(h, 2 * math.sqrt(2 * math.pi)))
-  d_a = lax.exp(_c(h, -0.5) * (a2 + one) * h2) / (_c(h, 2 * np.pi) * (a2 + one))
+  d_a = (lax.exp(_c(h, -0.5) * (jnp.square(a) + _c(h, 1)) * jnp.square(h))
+         / (_c(h, 2 * np.pi) * (jnp.square(a) + _c(h, 1))))
   return _owens_t(h, a), d_h * h_dot + d_a * a_dot
 
 
