@@ -66,6 +66,11 @@ CASES = {
     "owens_t_grad": ("def f(h, a):\n  return jax.grad(lambda h, a: jax.scipy.special.owens_t(h, a).sum(),"
                      " argnums=(0, 1))(h, a)", ["float32[7]", "float32[7]:pos"]),
     "bernoulli": ("def f(x):\n  return jax.scipy.special.bernoulli(24) * x[0]", ["float32[3]"]),
+    "rfft_n_ortho": ("def f(x):\n  return jnp.fft.rfft(x, n=6, norm='ortho')", ["float32[8]"]),
+    "fft2_ortho": ("def f(x):\n  return jnp.fft.fft2(x, norm='ortho')", ["complex64[3,5]"]),
+    "irfft_ortho": ("def f(x):\n  return jnp.fft.irfft(x, norm='ortho')", ["complex64[5]"]),
+    "hfft_ortho": ("def f(x):\n  return jnp.fft.hfft(x, norm='ortho')", ["complex64[5]"]),
+    "ihfft_forward": ("def f(x):\n  return jnp.fft.ihfft(x, norm='forward')", ["float32[7]"]),
     "einsum_3ops": ("def f(x, y, z):\n  return jnp.einsum('ij,jk,k->i', x, y, z)",
                     ["float32[3,4]", "float32[4,2]", "float32[2]"]),
     "einsum_mixed_dtypes": ("def f(x, y):\n  return jnp.einsum('ij,jk->ik', x, y)",
