@@ -49,3 +49,13 @@ def test_jit_bits_match_jax(name):
         diff = np.max(np.abs(got.astype(np.complex128) - want.astype(np.complex128)))
       pytest.fail(f"{name}: jit output bytes differ from JAX's (largest difference {diff:.3g})\n"
                   f"axle: {got!r}\nJAX:  {want!r}")
+
+
+def test_compress_without_size_under_jit_raises_like_jax():
+  # JAX checks the condition's out-of-bounds entries with a traced ``any`` under jit, so even a
+  # NumPy condition raises TracerBoolConversionError there; eagerly it works.
+  fun = lambda x: jnp.compress(np.array([True, False, True]), x, axis=0)
+  x = np.arange(12, dtype=np.float32).reshape(3, 4)
+  np.testing.assert_array_equal(np.asarray(fun(x)), x[[0, 2]])
+  with pytest.raises(axle.errors.TracerBoolConversionError):
+    axle.jit(fun)(x)

@@ -71,6 +71,8 @@ CASES = {
     "irfft_ortho": ("def f(x):\n  return jnp.fft.irfft(x, norm='ortho')", ["complex64[5]"]),
     "hfft_ortho": ("def f(x):\n  return jnp.fft.hfft(x, norm='ortho')", ["complex64[5]"]),
     "ihfft_forward": ("def f(x):\n  return jnp.fft.ihfft(x, norm='forward')", ["float32[7]"]),
+    "compress_size": ("def f(x, y):\n  return jnp.compress(x > 0, y, size=3, fill_value=0.0)",
+                      ["float32[6]", "float32[6]"]),
     "einsum_3ops": ("def f(x, y, z):\n  return jnp.einsum('ij,jk,k->i', x, y, z)",
                     ["float32[3,4]", "float32[4,2]", "float32[2]"]),
     "einsum_mixed_dtypes": ("def f(x, y):\n  return jnp.einsum('ij,jk->ik', x, y)",
