@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src import lax
@@ -402,31 +403,74 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
 
 
 def _large_negative(dtype):
-  dtype_max = min(float(dtypes.finfo(dtype).max), float(np.finfo(np.float32).max))
-  return jnp.asarray(-0.7 * dtype_max, dtype=dtype)
+  return jnp.asarray(-0.7 * float(dtypes.finfo(dtype).max), dtype=dtype)
 
 
-def _attention_mask(T, S, B, mask, is_causal, q_seqlen, kv_seqlen, local_window_size):
-  """The combined boolean mask, broadcastable to (B, N, T, S), or None."""
-  combined = mask
-  def conj(m):
-    nonlocal combined
-    combined = m if combined is None else jnp.logical_and(combined, m)
-  query_pos = lax.broadcasted_iota(np.int32, (T, S), 0)
-  key_pos = lax.broadcasted_iota(np.int32, (T, S), 1)
+def _padding_mask_logits(T, S, q_seqlen, kv_seqlen):
+  q_mask = True
+  kv_mask = True
+  if q_seqlen is not None:
+    q_mask = jnp.arange(0, T, dtype=np.int32)[None, :, None] < q_seqlen[:, None, None]
+  if kv_seqlen is not None:
+    kv_mask = jnp.arange(0, S, dtype=np.int32)[None, None, :] < kv_seqlen[:, None, None]
+  return jnp.logical_and(q_mask, kv_mask)[:, None, :, :]
+
+
+def _window_mask(T, S, local_window_size):
+  query_pos = jnp.array(np.arange(T, dtype=np.int32))
+  key_pos = jnp.array(np.arange(S, dtype=np.int32))
+  left, right = local_window_size
+  left_mask = query_pos[..., None] <= key_pos[..., None, :] + left
+  right_mask = query_pos[..., None] >= key_pos[..., None, :] - right
+  return jnp.logical_and(right_mask, left_mask)[None, None, :, :]
+
+
+def _apply_attention_masks(logits, mask, is_causal, q_seqlen, kv_seqlen, local_window_size):
+  """``logits`` (B, N, T, S) with masked positions set to a large negative number, the masks
+  combined in JAX's order: explicit, causal, padding, local window."""
+  if mask is None and not is_causal and q_seqlen is None and kv_seqlen is None \
+      and local_window_size is None:
+    return logits
+  combined = jnp.ones_like(logits, dtype=np.bool_)
+  if mask is not None:
+    combined = jnp.logical_and(combined, mask)
+  T, S = logits.shape[2], logits.shape[3]
   if is_causal:
-    conj((query_pos >= key_pos)[None, None])
-  if local_window_size is not None:
-    left, right = local_window_size
-    conj(jnp.logical_and(query_pos >= key_pos - right, query_pos <= key_pos + left)[None, None])
+    combined = jnp.logical_and(combined, jnp.tril(jnp.ones((T, S), dtype=np.bool_))[None, None, :, :])
   if q_seqlen is not None or kv_seqlen is not None:
-    m = jnp.ones((B, T, S), dtype=bool)
-    if q_seqlen is not None:
-      m = jnp.logical_and(m, lax.broadcasted_iota(np.int32, (1, T, 1), 1) < q_seqlen[:, None, None])
-    if kv_seqlen is not None:
-      m = jnp.logical_and(m, lax.broadcasted_iota(np.int32, (1, 1, S), 2) < kv_seqlen[:, None, None])
-    conj(m[:, None])
-  return combined
+    combined = jnp.logical_and(combined, _padding_mask_logits(T, S, q_seqlen, kv_seqlen))
+  if local_window_size is not None:
+    combined = jnp.logical_and(combined, _window_mask(T, S, local_window_size))
+  return jnp.where(combined, logits, _large_negative(logits.dtype))
+
+
+def _attention_core(query, key, value, bias, mask, q_seqlen, kv_seqlen, *, is_causal, scale,
+                    local_window_size, return_residual):
+  """Attention of one query group: query (B, T, K, H), key/value (B, S, K, H)."""
+  logits_dtype = jnp.promote_types(query.dtype, np.float32)
+  # Half-precision inputs accumulate their logits in float32 through a dot algorithm, as in JAX.
+  if query.dtype == dtypes.bfloat16:
+    precision = lax.DotAlgorithmPreset.BF16_BF16_F32
+  elif query.dtype == np.float16:
+    precision = lax.DotAlgorithmPreset.F16_F16_F32
+  else:
+    precision = None
+  logits = jnp.einsum("BTNH,BSNH->BNTS", query, key, precision=precision,
+                      preferred_element_type=logits_dtype)
+  logits = logits * jnp.array(scale, dtype=logits.dtype)
+  if bias is not None:
+    logits = (logits + bias).astype(logits.dtype)
+  padded = _apply_attention_masks(logits, mask, is_causal, q_seqlen, kv_seqlen, local_window_size)
+  padded = padded.astype(np.float32)
+  probs = softmax(padded, axis=-1).astype(key.dtype)
+  encoded = jnp.einsum("BNTS,BSNH->BTNH", probs, value)
+  if q_seqlen is not None:
+    valid = jnp.arange(0, encoded.shape[1], dtype=np.int32)[None, :] < q_seqlen[:, None]
+    encoded = encoded * valid[:, :, None, None].astype(encoded.dtype)
+  if return_residual:
+    lse = logsumexp(padded, axis=-1)
+    return encoded, lax.stop_gradient(jnp.transpose(lse, (0, 2, 1)))
+  return encoded
 
 
 def _check_shape_and_dtype(t, shape, dtype, name: str) -> None:
@@ -490,32 +534,26 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
   T, N = q.shape[1], q.shape[2]
   G = N // K
 
-  logits_dtype = jnp.promote_types(q.dtype, np.float32)
-  # (B, T, K, G, H) x (B, S, K, H) -> (B, K, G, T, S): batch dims B, K; contract H
-  q5 = jnp.reshape(q, (B, T, K, G, H))
-  logits = lax.dot_general(q5, k, (((4,), (3,)), ((0, 2), (0, 2))),
-                           preferred_element_type=logits_dtype)   # (B, K, T, G, S)
-  logits = jnp.transpose(logits, (0, 1, 3, 2, 4))                 # (B, K, G, T, S)
-  logits = jnp.reshape(logits, (B, N, T, S))
-  logits = logits * jnp.asarray(scale, dtype=logits.dtype)
-  if bias is not None:
-    logits = (logits + bias).astype(logits.dtype)
-  combined = _attention_mask(T, S, B, mask, is_causal, query_seq_lengths, key_value_seq_lengths,
-                             local_window_size)
-  if combined is not None:
-    logits = jnp.where(combined, logits, _large_negative(logits.dtype))
-  logits = logits.astype(np.float32)
-  probs = softmax(logits, axis=-1).astype(k.dtype)               # (B, N, T, S)
-  probs5 = jnp.reshape(probs, (B, K, G, T, S))
-  # (B, K, G, T, S) x (B, S, K, H) -> (B, K, G, T, H)
-  encoded = lax.dot_general(probs5, v, (((4,), (1,)), ((0, 1), (0, 2))))
-  encoded = jnp.transpose(jnp.reshape(encoded, (B, N, T, H)), (0, 2, 1, 3))  # (B, T, N, H)
-  if query_seq_lengths is not None:
-    valid = lax.broadcasted_iota(np.int32, (1, T), 1) < query_seq_lengths[:, None]
-    encoded = encoded * valid[:, :, None, None].astype(encoded.dtype)
-  encoded = jnp.reshape(encoded, output_shape)
+  # As JAX: the query heads are grouped (B, T, K, G, H) and the attention of one group is
+  # vmapped over G, so the program (and XLA's summation order) is JAX's.
+  q = jnp.reshape(q, (B, T, K, G, H))
+
+  def grouped(t):
+    if t is None:
+      return None
+    tB, tN, tT, tS = t.shape
+    if tN == 1:
+      return jnp.broadcast_to(jnp.expand_dims(t, 2), (tB, tN, G, tT, tS))
+    return jnp.reshape(t, (tB, K, G, tT, tS))
+
+  bias, mask = grouped(bias), grouped(mask)
+  core = functools.partial(_attention_core, is_causal=is_causal, scale=scale,
+                           local_window_size=local_window_size, return_residual=return_residual)
+  out = api.vmap(core, in_axes=(3, None, None, 2, 2, None, None), out_axes=3)(
+      q, k, v, bias, mask, query_seq_lengths, key_value_seq_lengths)
   if return_residual:
-    lse = logsumexp(logits, axis=-1).astype(k.dtype)               # (B, N, T)
-    lse = lax.stop_gradient(jnp.transpose(lse, (0, 2, 1)))
-    return encoded, jnp.reshape(lse, residual_shape)
-  return encoded
+    encoded, lse = out
+    encoded = jnp.reshape(encoded, (B, T, N, H))
+    lse = jnp.reshape(lse, (B, T, N))
+    return jnp.reshape(encoded, output_shape), jnp.reshape(lse, residual_shape)
+  return jnp.reshape(jnp.reshape(out, (B, T, N, H)), output_shape)

@@ -238,8 +238,31 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
   start_value = np.asarray(start).item() if isinstance(start, Array) else start
   stop_value = np.asarray(stop).item() if isinstance(stop, Array) else stop
   step_value = np.asarray(step).item() if isinstance(step, Array) else step
-  return with_out_sharding(Array(np.arange(start_value, stop_value, step_value, dtype=dtype)),
-                           out_sharding)
+  if np.issubdtype(dtype, np.integer) and any(
+      isinstance(v, (float, complex, np.inexact)) and v != int(np.real(v))
+      for v in (start_value, stop_value, step_value) if v is not None):
+    # NumPy's own rule for fractional bounds with an integer dtype.
+    return with_out_sharding(Array(np.arange(start_value, stop_value, step_value, dtype=dtype)),
+                             out_sharding)
+  # As JAX: iota(size) * step + start, computed in the result dtype.
+  size = len(np.arange(np.real(start_value), np.real(stop_value),
+                       None if step_value is None else np.real(step_value)))
+  out = lax_structural.iota(dtype, size)
+  if step_value is not None:
+    out = lax_elementwise.mul(_arange_scalar(step_value, dtype), out)
+    out = lax_elementwise.add(_arange_scalar(start_value, dtype), out)
+  elif start_value != 0:
+    out = lax_elementwise.add(_arange_scalar(start_value, dtype), out)
+  return with_out_sharding(out, out_sharding)
+
+
+def _arange_scalar(value, dtype):
+  """``value`` as a scalar of ``dtype``, integers wrapping as C casts do (-3 -> 253 in uint8)."""
+  if np.issubdtype(dtype, np.integer) or dtype == np.bool_:
+    value = np.array(int(np.real(value))).astype(dtype)
+  else:
+    value = np.array(value).astype(dtype)
+  return lax_elementwise._convert_element_type(value, dtype, False)
 
 
 def eye(N, M=None, k: int = 0, dtype=None, *, device=None):

@@ -6,8 +6,6 @@ truncation), transformed by the ``fft`` primitive in groups of at most three axe
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from axle._src import core
@@ -15,6 +13,9 @@ from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.fourier import FftType, fft as lax_fft
+from axle._src.numpy import reductions
+from axle._src.numpy import shape_ops
+from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
 from axle._src.numpy.lax_numpy import moveaxis
@@ -22,27 +23,9 @@ from axle._src.numpy.lax_numpy import moveaxis
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
-_INVERSE = (FftType.IFFT, FftType.IRFFT)
-
-
 def _check_norm(norm):
   if norm is not None and norm not in ("backward", "ortho", "forward"):
     raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
-
-
-def _resize(x, axis: int, size: int):
-  """``x`` truncated or zero-padded along ``axis`` to ``size``."""
-  shape = core.get_aval(x).shape
-  n = shape[axis]
-  if n == size:
-    return x
-  if n > size:
-    limit = list(shape)
-    limit[axis] = size
-    return lax_structural.slice(x, (0,) * len(shape), tuple(limit))
-  config = [(0, 0, 0)] * len(shape)
-  config[axis] = (0, size - n, 0)
-  return lax_structural.pad(x, np.zeros((), core.get_aval(x).dtype), config)
 
 
 def _fft_nd_last(x, fft_type: FftType, lengths: tuple):
@@ -111,26 +94,34 @@ def _fft_core(func_name: str, fft_type: FftType, a, s, axes, norm):
       s = s[:-1] + (2 * (s[-1] - 1),)
       if s[-1] < 1:
         raise ValueError(f"Invalid number of FFT data points ({s[-1]}) specified.")
+  else:
+    # As JAX: given lengths crop the moved axes, then pad them (a pad op even of width 0).
+    sizes = list(shape)
+    for i, n in enumerate(s):
+      sizes[ndim - k + i] = n // 2 + 1 if fft_type == FftType.IRFFT and i == k - 1 else n
+    limit = tuple(min(a, b) for a, b in zip(shape, sizes))
+    if limit != tuple(shape):
+      moved = lax_structural.slice(moved, (0,) * ndim, limit)
+    moved = shape_ops.pad(moved, [(0, b - a) for a, b in zip(limit, sizes)])
   lengths = tuple(s)
-  for i, n in enumerate(lengths):
-    size = n // 2 + 1 if fft_type == FftType.IRFFT and i == k - 1 else n
-    moved = _resize(moved, ndim - k + i, size)
   out = _fft_nd_last(moved, fft_type, lengths)
-  out = _normalize(out, fft_type, lengths, norm)
+  out = _normalize(out, func_name, lengths, norm)
   return moveaxis(out, last, axes) if axes != last else out
 
 
-def _normalize(x, fft_type, lengths, norm):
+def _normalize(x, func_name, lengths, norm):
+  """``x`` scaled as JAX scales it: the product of the lengths as an array of ``x``'s dtype,
+  computed at run time (its square root is complex for complex results). Functions named
+  ``i...`` count as inverse transforms."""
   if norm is None or norm == "backward":
     return x
-  n = math.prod(lengths)
-  inverse = fft_type in _INVERSE
+  n = reductions.prod(asarray(np.array(lengths), dtype=core.get_aval(x).dtype))
+  inverse = func_name.startswith("i")
   if norm == "ortho":
-    factor = math.sqrt(n) if inverse else 1 / math.sqrt(n)
+    factor = ufuncs.sqrt(n) if inverse else ufuncs.divide(1, ufuncs.sqrt(n))
   else:  # "forward": the forward transform is scaled by 1/n, the inverse not at all
-    factor = n if inverse else 1 / n
-  dtype = core.get_aval(x).dtype
-  return lax_elementwise.mul(x, np.array(factor, dtype))
+    factor = n if inverse else ufuncs.divide(1, n)
+  return ufuncs.multiply(x, factor)
 
 
 def _swap_norm(norm):
@@ -163,16 +154,22 @@ def hfft(a, n=None, axis: int = -1, norm=None):
   (``jnp.fft.hfft``)."""
   _check_norm(norm)
   util.check_arraylike("jax.numpy.fft.hfft", a)
-  conj = lax_elementwise.conj(asarray(a)) if dtypes.issubdtype(asarray(a).dtype, np.complexfloating) else asarray(a)
-  return _fft_core("hfft", FftType.IRFFT, conj, None if n is None else (n,), (axis,), _swap_norm(norm))
+  a = asarray(a)
+  conj = ufuncs.conj(a)
+  nn = (a.shape[axis] - 1) * 2 if n is None else n
+  out = _fft_core("hfft", FftType.IRFFT, conj, None if n is None else (n,), (axis,), norm)
+  return ufuncs.multiply(out, nn)
 
 
 def ihfft(a, n=None, axis: int = -1, norm=None):
   """Inverse of ``hfft``: the first half of the Hermitian spectrum of a real signal
   (``jnp.fft.ihfft``)."""
   _check_norm(norm)
-  out = _fft_core("ihfft", FftType.RFFT, a, None if n is None else (n,), (axis,), _swap_norm(norm))
-  return lax_elementwise.conj(out)
+  util.check_arraylike("jax.numpy.fft.ihfft", a)
+  a = asarray(a)
+  nn = a.shape[axis] if n is None else n
+  out = _fft_core("ihfft", FftType.RFFT, a, None if n is None else (n,), (axis,), norm)
+  return ufuncs.multiply(ufuncs.conj(out), 1 / nn)
 
 
 def fftn(a, s=None, axes=None, norm=None):

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src.custom_derivatives import custom_jvp
@@ -18,8 +19,9 @@ from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
-from axle._src.lax.contractions import dot_general
+from axle._src.lax.contractions import Precision, dot_general
 from axle._src.numpy import lax_numpy
+from axle._src.numpy import products
 from axle._src.numpy import reductions
 from axle._src.numpy import shape_ops
 from axle._src.numpy import ufuncs
@@ -66,6 +68,9 @@ def _inexact(name: str, *args):
   util.check_arraylike(f"jnp.linalg.{name}", *args)
   out = util.promote_dtypes_inexact(*[asarray(a) for a in args])
   return out[0] if len(args) == 1 else out
+
+
+_HIGHEST = Precision.HIGHEST
 
 
 def _check_square(name: str, a, what: str = "Argument to"):
@@ -344,6 +349,8 @@ def matrix_power(a, n: int):
   if n < 0:
     a = inv(a)
     n = -n
+  if n == 3:  # JAX (like NumPy) multiplies a cube as (a @ a) @ a
+    return lax_numpy.matmul(lax_numpy.matmul(a, a), a)
   result = None
   power = a
   while n:
@@ -388,40 +395,59 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   m, n = a.shape[-2:]
   if m == 0 or n == 0:
     return lax_structural.full(a.shape[:-2] + (n, m), 0, a.dtype)
+  return _pinv(a, rtol, bool(hermitian))
+
+
+def _pinv_impl(a, rtol, hermitian):
+  # As JAX: the SVD of conj(a), whose factors give pinv(a) = Vh^T @ (U^T / s) without conjugates.
+  arr = ufuncs.conj(a)
   if rtol is None:
-    rtol = 10 * _default_rtol(a.shape, a.dtype)
-  return _pinv(a, rtol)
+    eps = np.finfo(dtypes.to_floating_dtype(arr.dtype)).eps
+    rtol = ufuncs.multiply(10. * max(arr.shape[-2:]), asarray(eps))
+  rtol = asarray(rtol)
+  u, s, vh = svd(arr, full_matrices=False, hermitian=hermitian)
+  rtol = lax_numpy.expand_dims(rtol[..., None], tuple(range(s.ndim - rtol.ndim - 1)))
+  cutoff = ufuncs.multiply(rtol, s[..., 0:1])
+  s = lax_numpy.where(ufuncs.greater(s, cutoff), s, np.inf).astype(u.dtype)
+  res = lax_numpy.matmul(lax_numpy.matrix_transpose(vh),
+                         ufuncs.divide(lax_numpy.matrix_transpose(u), s[..., None]),
+                         precision=_HIGHEST)
+  return lax_elementwise.convert_element_type(res, arr.dtype)
 
 
-def _pinv_impl(a, rtol):
-  u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  cutoff = ufuncs.multiply(reductions.max(s, axis=-1, keepdims=True), asarray(rtol)[..., None] if np.ndim(rtol) else rtol)
-  s_inv = lax_numpy.where(ufuncs.greater(s, cutoff), ufuncs.reciprocal(s), np.zeros((), s.dtype))
-  s_inv = lax_elementwise.convert_element_type(s_inv, a.dtype)
-  return lax_numpy.matmul(ufuncs.multiply(_H(vh), s_inv[..., None, :]), _H(u))
-
-
-def _pinv_jvp(rtol, primals, tangents):
-  # The derivative of the pseudo-inverse (Golub & Pereyra 1973), for inputs of constant rank.
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+  # The derivative of the pseudo-inverse (Golub & Pereyra 1973), for inputs of constant rank,
+  # associated as JAX does: the products through the smaller of m and n first.
   (a,), (a_dot,) = primals, tangents
-  p = _pinv(a, rtol)
+  p = _pinv(a, rtol, hermitian)
+  if hermitian:
+    a = _symmetrize(a)
+    a_dot = _symmetrize(a_dot)
   m, n = a.shape[-2:]
-  p_h, a_dot_h = _H(p), _H(a_dot)
-  eye_m = lax_elementwise.convert_element_type(_bool_identity(m), a.dtype)
-  eye_n = lax_elementwise.convert_element_type(_bool_identity(n), a.dtype)
-  p_dot = (-(p @ a_dot @ p)
-           + p @ p_h @ a_dot_h @ (eye_m - a @ p)
-           + (eye_n - p @ a) @ a_dot_h @ p_h @ p)
+
+  def mm(x, y):
+    return lax_numpy.matmul(x, y, precision=_HIGHEST)
+
+  if m >= n:
+    s = mm(mm(p, _H(p)), _H(a_dot))
+    t = mm(mm(_H(a_dot), _H(p)), p)
+    p_dot = mm(ufuncs.negative(mm(p, a_dot)), p) + s - mm(mm(s, a), p) + t - mm(mm(p, a), t)
+  else:
+    s = mm(p, mm(_H(p), _H(a_dot)))
+    t = mm(_H(a_dot), mm(_H(p), p))
+    p_dot = mm(ufuncs.negative(p), mm(a_dot, p)) + s - mm(s, mm(a, p)) + t - mm(p, mm(a, t))
   return p, p_dot
 
 
-def _bool_identity(n):
-  return lax_elementwise.eq(lax_structural.broadcasted_iota(np.int32, (n, n), 0),
-                  lax_structural.broadcasted_iota(np.int32, (n, n), 1))
+def _symmetrize(x):
+  return ufuncs.divide(ufuncs.add(x, _H(x)), 2)
 
 
 _pinv_impl.__name__ = "_pinv"
-_pinv = custom_jvp(_pinv_impl, nondiff_argnums=(1,))
+# A jit also when called eagerly: JAX computes an eager pinv as one compiled program.
+_pinv_jit = api.jit(_pinv_impl, static_argnames=("hermitian",))
+_pinv_jit._report_retraces = False  # library code: its retraces follow its callers'
+_pinv = custom_jvp(_pinv_jit, nondiff_argnums=(1, 2))
 _pinv.defjvp(_pinv_jvp)
 
 
@@ -690,10 +716,17 @@ def multi_dot(arrays, *, precision=None):
   if arrays[0].ndim not in (1, 2) or arrays[-1].ndim not in (1, 2) or any(a.ndim != 2 for a in arrays[1:-1]):
     raise ValueError("multi_dot: the first and last arrays must be 1D or 2D and the others 2D, got "
                      f"shapes {[a.shape for a in arrays]}")
-  out = arrays[0]
-  for a in arrays[1:]:
-    out = lax_numpy.matmul(out, a, precision=precision)
-  return out
+  # Like JAX: one einsum over a chain of indices, so opt_einsum picks the cheapest order.
+  operands = []
+  for i, a in enumerate(arrays):
+    axes = [i, i + 1]
+    if i == 0 and a.ndim == 1:
+      axes = [1]
+    elif i == len(arrays) - 1 and a.ndim == 1:
+      axes = [i]
+    operands += [a, axes]
+  result_axes = ([0] if arrays[0].ndim == 2 else []) + ([len(arrays)] if arrays[-1].ndim == 2 else [])
+  return products.einsum(*operands, result_axes, precision=precision)
 
 
 def tensorinv(a, ind: int = 2):

@@ -11,6 +11,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.lax import control_flow
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
@@ -48,13 +49,22 @@ def _trim_leading_zeros(p):
 
 def polyval(p, x, *, unroll: int = 16):
   """The polynomial with coefficients ``p`` evaluated at ``x`` by Horner's rule
-  (``jnp.polyval``)."""
+  (``jnp.polyval``): as in JAX, a ``scan`` over the coefficients from 0, ``unroll`` steps per
+  loop iteration."""
   p, x = _arr("polyval", p, x)
+  return _polyval(p, x, unroll=unroll)
+
+
+def _polyval_impl(p, x, *, unroll: int = 16):
   p, x = util.promote_dtypes(p, x)
-  y = lax_structural.full_like(x, 0, shape=util.broadcast_shapes(_shape(x), _shape(p)[1:]))
-  for i in range(_shape(p)[0]):
-    y = ufuncs.add(ufuncs.multiply(y, x), p[i])
+  y = lax_structural.full_like(x, 0, shape=util.broadcast_shapes(_shape(p)[1:], _shape(x)))
+  y, _ = control_flow.scan(lambda y, c: (ufuncs.add(ufuncs.multiply(y, x), c), None), y, p,
+                           unroll=unroll)
   return y
+
+
+_polyval_impl.__name__ = _polyval_impl.__qualname__ = "polyval"  # JAX's jit name
+_polyval = util.jit_when_tracing(_polyval_impl, static_argnames=("unroll",))
 
 
 @util.jit_when_tracing

@@ -10,6 +10,7 @@ import numpy as np
 
 from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.contractions import dot_general
 from axle._src.numpy import creation
@@ -84,48 +85,71 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   shapes = [_ShapeOnly(_shape(o)) for o in operands]
   _, contractions = opt_einsum.contract_path(subscripts, *shapes, einsum_call=True,
                                              use_blas=True, optimize=optimize)
-  operands = list(util.promote_dtypes(*operands)) if len(operands) > 1 else operands
-  if preferred_element_type is not None:
-    preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
-  result_dtype = preferred_element_type or _dtype(operands[0])
+  # Like JAX, the operands keep their own dtypes: every dot_general accumulates in the result
+  # type (``preferred_element_type``), which defaults to the operands' promoted type.
+  if preferred_element_type is None:
+    result_dtype, result_weak = dtypes.result_type(*operands, return_weak_type_flag=True)
+  else:
+    result_dtype, result_weak = dtypes.canonicalize_dtype(preferred_element_type), False
   for contraction in contractions:
-    indices, einstr = contraction[0], contraction[2]
+    indices, contracted, einstr = contraction[0], contraction[1], contraction[2]
     inputs, result_names = einstr.split("->")
     input_names = inputs.split(",")
+    contracted = sorted(contracted)
     ops = [operands.pop(i) for i in indices]
     if len(ops) == 1:
-      out_op = _einsum_unary(ops[0], input_names[0], result_names)
+      out_op = _einsum_unary(ops[0], input_names[0], result_names, contracted, result_dtype)
     elif len(ops) == 2:
       out_op = _einsum_binary(ops[0], input_names[0], ops[1], input_names[1], result_names,
-                              precision, preferred_element_type)
+                              contracted, precision, result_dtype)
     else:  # pragma: no cover - opt_einsum only emits unary and binary steps
       raise NotImplementedError("einsum contraction of more than two operands at once")
     operands.append(out_op)
-  result = operands[0]
-  if _dtype(result) != result_dtype:
-    result = lax_elementwise._convert_element_type(result, result_dtype, False)
-  return result
+  return lax_elementwise._convert_element_type(operands[0], result_dtype, result_weak)
 
 
-def _take_diagonals_and_sum(operand, names: str, keep: set):
-  """Collapses repeated names (diagonals) and sums out names not in ``keep``."""
-  names = list(names)
-  counts = collections.Counter(names)
-  for name, count in counts.items():
-    while names.count(name) > 1:
-      first = names.index(name)
-      second = names.index(name, first + 1)
-      operand = shape_ops.diagonal(operand, 0, first, second)
-      names = [n for i, n in enumerate(names) if i not in (first, second)] + [name]
-  sum_axes = tuple(i for i, n in enumerate(names) if n not in keep)
-  if sum_axes:
-    if _dtype(operand) == np.bool_:
-      operand = reductions.any(operand, axis=sum_axes)
+def _einsum_sum(operand, axes, result_dtype):
+  """Sums ``operand`` over ``axes`` (in the given order) in the einsum's result type."""
+  dtype = dtypes.result_type(_dtype(operand), result_dtype)
+  if _dtype(operand) != dtype:
+    operand = lax_elementwise._convert_element_type(operand, dtype, False)
+  if dtype == np.bool_:
+    return lax_reductions.reduce_or(operand, axes)
+  return lax_reductions.reduce_sum(operand, axes)
+
+
+def _einsum_sum_uniques(operand, names: str, uniques, result_dtype):
+  """Sums out the names that occur once in ``operand`` and nowhere else, in one reduction."""
+  if not uniques:
+    return operand, names
+  operand = _einsum_sum(operand, [names.index(n) for n in uniques], result_dtype)
+  return operand, "".join(n for n in names if n not in uniques)
+
+
+def _einsum_sum_repeats(operand, names: str, keep: str, result_dtype):
+  """Takes the diagonal of every repeated name by masking the operand with an identity
+  (``iota == iota``) and summing: over all its axes when the name is not kept, over all but the
+  last otherwise."""
+  for name, count in collections.Counter(names).items():
+    if count < 2:
+      continue
+    axes = [i for i, n in enumerate(names) if n == name]
+    shape = _shape(operand)
+    base = tuple(shape[a] for a in axes)
+    iotas = [lax_structural.broadcasted_iota(np.uint32, base, d) for d in range(len(base))]
+    eye = None
+    for first, second in zip(iotas[:-1], iotas[1:]):
+      eq = lax_elementwise.eq(first, second)
+      eye = eq if eye is None else lax_elementwise.bitwise_and(eye, eq)
+    eye = lax_structural.broadcast_in_dim(eye, shape, axes)
+    operand = lax_elementwise.select(eye, operand, lax_structural.full_like(operand, 0))
+    if name in keep:
+      operand = _einsum_sum(operand, axes[:-1], result_dtype)
+      names = names.replace(name, "", count - 1)
     else:
-      operand = reductions.sum(operand, axis=sum_axes, dtype=_dtype(operand),
-                               promote_integers=False)
-    names = [n for i, n in enumerate(names) if i not in sum_axes]
-  return operand, "".join(names)
+      operand = _einsum_sum(operand, axes, result_dtype)
+      names = names.replace(name, "")
+  return operand, names
 
 
 def _transpose_to(operand, names: str, result_names: str):
@@ -134,42 +158,58 @@ def _transpose_to(operand, names: str, result_names: str):
   return lax_structural.transpose(operand, tuple(names.index(n) for n in result_names))
 
 
-def _einsum_unary(operand, names, result_names):
-  operand, names = _take_diagonals_and_sum(operand, names, set(result_names))
+def _einsum_unary(operand, names, result_names, contracted, result_dtype):
+  counts = collections.Counter(names)
+  operand, names = _einsum_sum_uniques(operand, names, [n for n in contracted if counts[n] == 1],
+                                       result_dtype)
+  operand, names = _einsum_sum_repeats(operand, names, result_names, result_dtype)
   return _transpose_to(operand, names, result_names)
 
 
-def _einsum_binary(lhs, lhs_names, rhs, rhs_names, result_names, precision, preferred):
-  lhs, lhs_names = _take_diagonals_and_sum(lhs, lhs_names, set(rhs_names) | set(result_names))
-  rhs, rhs_names = _take_diagonals_and_sum(rhs, rhs_names, set(lhs_names) | set(result_names))
-  # Dimensions of size 1 shared with a larger one broadcast: squeeze them from their side.
-  for name in set(lhs_names) & set(rhs_names):
-    dl, dr = _shape(lhs)[lhs_names.index(name)], _shape(rhs)[rhs_names.index(name)]
-    if dl != dr and 1 in (dl, dr):
-      if dl == 1:
-        lhs = lax_structural.squeeze(lhs, (lhs_names.index(name),))
-        lhs_names = lhs_names.replace(name, "")
-      else:
-        rhs = lax_structural.squeeze(rhs, (rhs_names.index(name),))
-        rhs_names = rhs_names.replace(name, "")
-  batch = [n for n in lhs_names if n in rhs_names and n in result_names]
-  contract = [n for n in lhs_names if n in rhs_names and n not in result_names]
-  dimension_numbers = ((tuple(lhs_names.index(n) for n in contract),
-                        tuple(rhs_names.index(n) for n in contract)),
-                       (tuple(lhs_names.index(n) for n in batch),
-                        tuple(rhs_names.index(n) for n in batch)))
-  if _dtype(lhs) == np.bool_:
-    out = lax_elementwise._convert_element_type(dot_general(
-        lax_elementwise._convert_element_type(lhs, np.int32, False),
-        lax_elementwise._convert_element_type(rhs, np.int32, False), dimension_numbers, precision=precision),
-        np.bool_, False)
+def _squeeze_broadcast_ones(operand, names: str, other_shape, other_names: str):
+  """Drops the size-1 dimensions whose name the other operand has with a size other than 1."""
+  shape = _shape(operand)
+  squeeze = [i for i, n in enumerate(names)
+             if shape[i] == 1 and n in other_names and other_shape[other_names.index(n)] != 1]
+  if not squeeze:
+    return operand, names
+  return (lax_structural.squeeze(operand, squeeze),
+          "".join(n for i, n in enumerate(names) if i not in squeeze))
+
+
+def _einsum_binary(lhs, lhs_names, rhs, rhs_names, result_names, contracted, precision,
+                   result_dtype):
+  lhs, lhs_names = _squeeze_broadcast_ones(lhs, lhs_names, _shape(rhs), rhs_names)
+  rhs, rhs_names = _squeeze_broadcast_ones(rhs, rhs_names, _shape(lhs), lhs_names)
+  lhs_counts, rhs_counts = collections.Counter(lhs_names), collections.Counter(rhs_names)
+  lhs, lhs_names = _einsum_sum_uniques(
+      lhs, lhs_names, [n for n in contracted if lhs_counts[n] == 1 and rhs_counts[n] == 0],
+      result_dtype)
+  rhs, rhs_names = _einsum_sum_uniques(
+      rhs, rhs_names, [n for n in contracted if rhs_counts[n] == 1 and lhs_counts[n] == 0],
+      result_dtype)
+  lhs, lhs_names = _einsum_sum_repeats(lhs, lhs_names, result_names + rhs_names, result_dtype)
+  rhs, rhs_names = _einsum_sum_repeats(rhs, rhs_names, result_names + lhs_names, result_dtype)
+  contracted = [n for n in contracted if n in lhs_names or n in rhs_names]
+  batch = [n for n in result_names if n in lhs_names and n in rhs_names]
+  lhs_contract = tuple(lhs_names.index(n) for n in contracted)
+  rhs_contract = tuple(rhs_names.index(n) for n in contracted)
+  lhs_batch = tuple(lhs_names.index(n) for n in batch)
+  rhs_batch = tuple(rhs_names.index(n) for n in batch)
+  deleted = set(batch) | set(contracted)
+  lhs_rest = "".join(n for n in lhs_names if n not in deleted)
+  rhs_rest = "".join(n for n in rhs_names if n not in deleted)
+  # opt_einsum lists the operands right to left, so (rhs, lhs) is tried first: it is the order
+  # that most often needs no transpose of the result.
+  names = "".join(batch) + rhs_rest + lhs_rest
+  if names == result_names:
+    out = dot_general(rhs, lhs, ((rhs_contract, lhs_contract), (rhs_batch, lhs_batch)),
+                      precision=precision, preferred_element_type=result_dtype)
   else:
-    out = dot_general(lhs, rhs, dimension_numbers, precision=precision,
-                              preferred_element_type=preferred)
-  out_names = "".join(batch) + "".join(n for n in lhs_names if n not in batch and n not in
-                                       contract) + "".join(n for n in rhs_names if n not in batch
-                                                           and n not in contract)
-  return _transpose_to(out, out_names, result_names)
+    names = "".join(batch) + lhs_rest + rhs_rest
+    out = dot_general(lhs, rhs, ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)),
+                      precision=precision, preferred_element_type=result_dtype)
+  return _transpose_to(out, names, result_names)
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
-from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
@@ -267,17 +266,13 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   else:
     a = lax_numpy.moveaxis(a, axis, 0)
   n = _shape(a)[0]
-  extra = condition[n:]
-  if _shape(extra)[0]:
-    if not isinstance(extra, Tracer) and bool(np.any(np.asarray(extra))):
-      raise ValueError("condition contains entries that are out of bounds")
-  condition = condition[:n]
+  condition, extra = condition[:n], condition[n:]
   a = a[:_shape(condition)[0]]
   if size is None:
-    if isinstance(condition, Tracer):
-      raise errors.ConcretizationTypeError(
-          condition, "The error arose in jnp.compress(): the size argument must be specified "
-          "to use jnp.compress within JAX transformations.")
+    # As in JAX, the bounds check needs concrete values: under jit it is a traced boolean and
+    # raises TracerBoolConversionError, even for a NumPy condition (pass size= under jit).
+    if extra.any():
+      raise ValueError("condition contains entries that are out of bounds")
     result = a[np.asarray(condition)]
   else:
     result = _compress_with_size(a, condition, size, fill_value)

@@ -619,13 +619,24 @@ def ldexp(x1, x2, /):
 def log10(x, /):
   """Elementwise base-10 logarithm."""
   (x,) = util.promote_args_inexact("log10", x)
-  return lax_elementwise.div(lax_special.log(x), lax_special.log(_const(10, x)))
+  out = lax_special.log(x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    # JAX scales the real and imaginary parts separately by 1/ln(10).
+    re, im = lax_elementwise.real(out), lax_elementwise.imag(out)
+    scale = _const(1 / np.log(10), re)
+    return lax_elementwise.complex(lax_elementwise.mul(re, scale), lax_elementwise.mul(im, scale))
+  return lax_elementwise.mul(out, _const(1 / np.log(10), out))
 
 
 def log2(x, /):
   """Elementwise base-2 logarithm."""
   (x,) = util.promote_args_inexact("log2", x)
-  return lax_elementwise.div(lax_special.log(x), lax_special.log(_const(2, x)))
+  out = lax_special.log(x)
+  if np.issubdtype(np.dtype(x.dtype), np.complexfloating):
+    re, im = lax_elementwise.real(out), lax_elementwise.imag(out)
+    ln2 = lax_special.log(_const(2, re))
+    return lax_elementwise.complex(lax_elementwise.div(re, ln2), lax_elementwise.div(im, ln2))
+  return lax_elementwise.div(out, lax_special.log(_const(2, out)))
 
 
 def logaddexp(x1, x2, /):

@@ -712,6 +712,10 @@ def _gamma(key_data, a, shape, dtype, log_space=False):
     shape = _shape_of(a)
   else:
     _check_shape("gamma", shape, _shape_of(a))
+  return _gamma_jit(key_data, a, tuple(shape), np.dtype(dtype), log_space)
+
+
+def _gamma_impl(key_data, a, shape, dtype, log_space):
   a = _convert(a, dtype)
   if _shape_of(a) != tuple(shape):
     a = jnp.broadcast_to(a, shape)
@@ -741,6 +745,9 @@ def _gamma_samples_jvp(log_space, primals, tangents):
 _gamma_samples_impl.__name__ = "_gamma"
 _gamma_samples = custom_jvp(_gamma_samples_impl, nondiff_argnums=(0,))
 _gamma_samples.defjvp(_gamma_samples_jvp)
+# A jit with the shape parameter as an argument, as JAX's: XLA then sees alpha as an operand of
+# the sampler (it does not fold it into the loop's constants), which keeps the bits JAX's.
+_gamma_jit = _compiled(_gamma_impl, (2, 3, 4), "_gamma")
 
 
 def gamma(key, a, shape=None, dtype=None):

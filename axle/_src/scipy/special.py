@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import operator
-from fractions import Fraction
 
 import numpy as np
 
@@ -549,26 +548,23 @@ def polygamma(n, x):
 
 def bernoulli(n: int):
   """The Bernoulli numbers ``B_0 .. B_n`` (with ``B_1 = -1/2``) as a float array of length
-  ``n + 1`` (``scipy.special.bernoulli``); ``n`` must be a concrete non-negative integer."""
+  ``n + 1`` (``scipy.special.bernoulli``); ``n`` must be a concrete non-negative integer.
+
+  Computed as JAX does, in the default float type: ``B_0..B_2`` exactly, and the even
+  ``B_m`` (``m >= 4``; odd ones are 0) from ``B_m = -(m - 1) m / (4 pi**2) B_{m-2} zeta(m) /
+  zeta(m - 2)`` as a cumulative product, ``zeta(m)`` summed over ``k = 1..49``."""
   n = core.concrete_or_error(operator.index, n, "Argument n of bernoulli")
   if n < 0:
     raise ValueError("n must be a non-negative integer.")
-  return jnp.asarray(np.array([float(b) for b in _bernoulli_numbers(n)], dtype=np.float64),
-                     dtype=dtypes.default_float_dtype())
-
-
-def _bernoulli_numbers(n: int) -> list:
-  # Akiyama-Tanigawa, exact in rationals; B_1 = -1/2 as in SciPy.
-  table = [Fraction(0)] * (n + 1)
-  out = []
-  for m in range(n + 1):
-    table[m] = Fraction(1, m + 1)
-    for j in range(m, 0, -1):
-      table[j - 1] = j * (table[j - 1] - table[j])
-    out.append(table[0])
-  if n >= 1:
-    out[1] = Fraction(-1, 2)
-  return out
+  b3 = jnp.array([1, -1 / 2, 1 / 6])
+  if n < 3:
+    return b3[:n + 1]
+  bn = jnp.zeros(n + 1).at[:3].set(b3)
+  m = jnp.arange(4, n + 1, 2, dtype=bn.dtype)
+  q1 = (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+  k = jnp.arange(2, 50, dtype=bn.dtype)  # 2**-50 is below float32's epsilon
+  q2 = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+  return bn.at[4::2].set(q1 * (1 + q2))
 
 
 # ---------------------------------------------------------------------------
