@@ -483,3 +483,15 @@ for _start in range(0, len(MISTAKES), 30):
   SNIPPETS[f"mistakes_{_start:03d}"] = (
       MISTAKES_PRELUDE + f"EVERYDAY = {MISTAKES!r}\n"
       + _EVERYDAY_RUNNER.format(start=_start, stop=_start + 30))
+
+# --- vmap / grad machinery: jaxprs of the batching and partial-evaluation rules ----------
+SNIPPETS.update({
+    "vmap_broadcast_unbatched_operand": (
+        "out = jax.make_jaxpr(jax.vmap(lambda x, y: x * y, in_axes=(0, None)))"
+        "(jnp.ones((3, 4)), jnp.ones(4))"),
+    "vmap_broadcast_batched_scalar": (
+        "out = jax.make_jaxpr(jax.vmap(lambda x, y: x * y))(jnp.ones((3, 2, 4)), jnp.ones(3))"),
+    "vmap_broadcast_moved_axis": (
+        "out = jax.make_jaxpr(jax.vmap(lambda x, y: x + y, in_axes=(1, 0)))"
+        "(jnp.ones((4, 3)), jnp.ones((3, 4)))"),
+})

@@ -168,31 +168,24 @@ def matchaxis(x, src, dst, size: int):
   return moveaxis(x, src, dst)
 
 
-def _expand_front(x):
-  aval = core.get_aval(x)
-  return lax_reshape(x, (1, *aval.shape))
-
-
 def broadcast_batcher(primitive, values, dims, **params):
   """Batching of an n-ary elementwise primitive whose operands have equal ranks (rank-0
-  operands broadcast): batch axes aligned at the front; unbatched operands get a size-1 axis."""
-  shapes = {(core.get_aval(v).ndim, d) for v, d in zip(values, dims) if d is not None}
-  unbatched_scalars = all(core.get_aval(v).ndim == 0 for v, d in zip(values, dims) if d is None)
-  if len(shapes) == 1 and unbatched_scalars:
-    (_, d), = shapes
+  operands broadcast), as JAX's: when every operand of nonzero rank has the same shape and batch
+  axis, the primitive applies as is; otherwise batch axes move to the front, unbatched operands
+  get a size-1 leading axis and batched lower-rank operands trailing size-1 axes (each with
+  ``broadcast_in_dim``)."""
+  shape, dim = next((core.get_aval(v).shape, d) for v, d in zip(values, dims) if d is not None)
+  avals = [core.get_aval(v) for v in values]
+  if all(a.shape == shape and d == dim for a, d in zip(avals, dims) if a.ndim):
     out = primitive.bind(*values, **params)
-    return out, ([d] * len(out) if primitive.multiple_results else d)
-  rank = max(core.get_aval(v).ndim - (d is not None) for v, d in zip(values, dims))
-  new_values = []
-  for v, d in zip(values, dims):
+    return out, ([dim] * len(out) if primitive.multiple_results else dim)
+  new_values = [bdim_at_front(v, d, 1) if a.ndim else v for v, a, d in zip(values, avals, dims)]
+  rank = max(core.get_aval(v).ndim for v in new_values)
+  for i, (v, d) in enumerate(zip(new_values, dims)):
     aval = core.get_aval(v)
-    if d is None:
-      new_values.append(v if aval.ndim == 0 else _expand_front(v))
-      continue
-    v = moveaxis(v, d, 0)
-    if aval.ndim - 1 < rank:  # a batched scalar among higher-rank operands
-      v = lax_reshape(v, (aval.shape[d],) + (1,) * rank)
-    new_values.append(v)
+    if d is not None and aval.ndim != rank:
+      new_values[i] = lax_broadcast_in_dim(v, aval.shape + (1,) * (rank - aval.ndim),
+                                           tuple(range(aval.ndim)))
   out = primitive.bind(*new_values, **params)
   return out, ([0] * len(out) if primitive.multiple_results else 0)
 
