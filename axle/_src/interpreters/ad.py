@@ -358,9 +358,14 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
   known: dict = {}
   for var, value in zip(jaxpr.constvars, consts):
     known[var] = value
+  # An undefined input is transposed at the type its cotangent accumulates in (as JAX's
+  # accumulators); other linear variables at their own type.
+  undefined: dict = {}
   for var, value in zip(jaxpr.invars, args):
     if type(value) is not UndefinedPrimal:
       known[var] = value
+    else:
+      undefined[var] = value
 
   def read(atom):
     if type(atom) is ir.Literal:
@@ -402,7 +407,8 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
       raise NotImplementedError(
           f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive.name}' "
           "not implemented")
-    operands = [read(a) if is_known(a) else UndefinedPrimal(a.aval) for a in eqn.invars]
+    operands = [read(a) if is_known(a) else undefined.get(a) or UndefinedPrimal(a.aval)
+                for a in eqn.invars]
     ct = cts_out if eqn.primitive.multiple_results else cts_out[0]
     cts_in = rule(ct, *operands, **eqn.params)
     for atom, operand, ct_in in zip(eqn.invars, operands, cts_in):
@@ -538,23 +544,30 @@ def _used_vars(jaxpr: ir.Jaxpr) -> set:
   return used
 
 
-def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool]):
+def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool], linear_avals=None):
   """The transpose of ``closed`` with respect to its ``linear`` inputs, as a ClosedJaxpr taking
   ``(*non-linear inputs, *cotangents of the outputs)`` and returning the cotangents of the
-  linear inputs (zeros instantiated). Cotangents of float0 outputs are ignored."""
+  linear inputs (zeros instantiated). Cotangents of float0 outputs are ignored.
+  ``linear_avals`` (one per linear input) are the types the cotangents accumulate in, when they
+  differ from the inputs' (a loop's carry is transposed at its cotangent's type, as JAX)."""
   linear = tuple(bool(x) for x in linear)
-  return _memoized("transpose", closed, linear, lambda: _transpose_jaxpr(closed, linear))
+  linear_avals = None if linear_avals is None else tuple(linear_avals)
+  return _memoized("transpose", closed, (linear, linear_avals),
+                   lambda: _transpose_jaxpr(closed, linear, linear_avals))
 
 
-def _transpose_jaxpr(closed, linear):
+def _transpose_jaxpr(closed, linear, linear_avals):
   in_avals = list(closed.in_avals)
   nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
+  undefined_avals = (linear_avals if linear_avals is not None
+                     else [a for a, lin in zip(in_avals, linear) if lin])
   ct_avals = [tangent_aval(a) for a in closed.out_avals]
   k = len(nonlinear_avals)
 
   def transposed(*args):
     nonlinear, cts = iter(args[:k]), args[k:]
-    full_args = [UndefinedPrimal(a) if lin else next(nonlinear) for a, lin in zip(in_avals, linear)]
+    undefined = iter(undefined_avals)
+    full_args = [UndefinedPrimal(next(undefined)) if lin else next(nonlinear) for lin in linear]
     cts = [Zero(a) if a.dtype == float0 else ct for a, ct in zip(ct_avals, cts)]
     cts_in = backward_pass(closed.jaxpr, closed.consts, full_args, cts)
     return [instantiate_zeros(ct) for ct in cts_in]

@@ -126,6 +126,13 @@ _no_pvary = frozenset({
     "while", "scan", "sharding_constraint", "debug_callback", "pure_callback", "io_callback"})
 
 
+# primitive -> rule(operand avals, params) giving, per output, the position of the operand it
+# merely forwards (or None). Staging such an equation records nothing: the output is that
+# operand (JAX's ``partial_eval.forwarding_rules``: an identity convert_element_type or
+# broadcast_in_dim disappears from a jaxpr). Filled by the primitives' own modules.
+forwarding_rules: dict = {}
+
+
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
   __slots__ = ("aval", "jaxpr_var")
@@ -247,6 +254,12 @@ class StagingTrace(core.Trace):
         if a.__class__ is not ShapedArray:  # a type with a sharding (sharding in types)
           out_aval = sharded_types_hook(primitive, avals, params, out_aval)
           break
+    forward = forwarding_rules.get(primitive)
+    if forward is not None:
+      positions = forward(avals, params)
+      if not primitive.multiple_results and positions[0] is not None:
+        atom = atoms[positions[0]]
+        return self.tracer_type(self, atom.aval, atom)
     source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]

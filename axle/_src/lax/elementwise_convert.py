@@ -21,6 +21,7 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import staging
 from axle._src.lax import utils
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable
@@ -130,6 +131,9 @@ def _convert_element_type_impl(x, *, new_dtype, weak_type, sharding):
 convert_element_type_p = core.Primitive("convert_element_type")
 convert_element_type_p.def_abstract_eval(_convert_element_type_rule)
 convert_element_type_p.def_impl(_convert_element_type_impl)
+staging.forwarding_rules[convert_element_type_p] = lambda avals, params: [
+    0 if (avals[0].dtype == params["new_dtype"] and avals[0].weak_type == params["weak_type"]
+          and params["sharding"] is None) else None]
 # JAX prints no sharding: the binder's type implies it.
 ir.pp_param_rules[convert_element_type_p] = lambda params: {
     k: v for k, v in params.items() if k != "sharding"}

@@ -519,7 +519,12 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
   xs_lin = [ad.is_undefined_primal(x) for x in xs]
   # Carries are linear in a linear scan (a known carry is an instantiated zero tangent).
   lin = const_lin + [True] * ncarry + xs_lin
-  body_t = ad.transpose_jaxpr(jaxpr, lin)
+  # The carry is transposed at its cotangent's type (JAX's accumulators): a weak-typed carry
+  # whose body makes it strong transposes without a convert back.
+  linear_avals = ([x.aval for x in consts if ad.is_undefined_primal(x)]
+                  + [ad.tangent_aval(a) for a in jaxpr.out_avals[:ncarry]]
+                  + [a for a, l in zip(jaxpr.in_avals[nc + ncarry:], xs_lin) if l])
+  body_t = ad.transpose_jaxpr(jaxpr, lin, linear_avals)
   res_consts = [x for x, l in zip(consts, const_lin) if not l]
   res_xs = [x for x, l in zip(xs, xs_lin) if not l]
   in_avals = jaxpr.in_avals
