@@ -88,6 +88,22 @@ def instantiate_zeros(t):
   return zeros_like_aval(t.aval) if type(t) is Zero else t
 
 
+def instantiate_zeros_tangent(t):
+  """``instantiate_zeros`` for a tangent a rule hands to a linear computation: under
+  linearize the zeros are staged into the linear jaxpr (as JAX builds them in its tangent
+  trace), not computed with the primal values."""
+  if type(t) is not Zero:
+    return t
+  trace = core.current_trace()
+  if not isinstance(trace, LinearizeTrace):
+    return instantiate_zeros(t)
+  trace.stage_known = True
+  try:
+    return instantiate_zeros(t)
+  finally:
+    trace.stage_known = False
+
+
 def is_zero(t) -> bool:
   return type(t) is Zero
 
@@ -258,6 +274,7 @@ class LinearizeTrace(staging.StagingTrace):
   values right away on the parent trace. Known operands of staged operations become the
   jaxpr's constants (residuals)."""
   tracer_type = partial_eval.JaxprTracer
+  stage_known = False  # while true, operations on known values are staged too
 
   def is_unknown(self, x) -> bool:
     return isinstance(x, staging.StagingTracer) and x._trace is self
@@ -267,6 +284,8 @@ class LinearizeTrace(staging.StagingTrace):
       if isinstance(x, staging.StagingTracer) and x._trace is self:
         break
     else:
+      if self.stage_known:
+        return self.stage(primitive, args, params)
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
     rule = partial_eval_rules.get(primitive)
@@ -349,12 +368,14 @@ def is_undefined_primal(x) -> bool:
 
 
 def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
-                  cotangents_out: Sequence[Any]) -> list:
+                  cotangents_out: Sequence[Any], accumulators: Sequence[Any] | None = None) -> list:
   """Transposes ``jaxpr`` with respect to its inputs given as ``UndefinedPrimal``.
 
   ``args`` holds one entry per invar (an UndefinedPrimal or a value); ``cotangents_out``
   one per outvar (a value or Zero). Returns the cotangent (a value or Zero) of each
-  undefined input, in order. Equations whose operands are all known run forward first."""
+  undefined input, in order. Equations whose operands are all known run forward first.
+  ``accumulators`` (one per invar, None for none) are values the cotangents of those inputs
+  are added to as they arrive (a loop's running sum of cotangents, as JAX's accumulators)."""
   known: dict = {}
   for var, value in zip(jaxpr.constvars, consts):
     known[var] = value
@@ -394,6 +415,10 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     previous = cotangents.get(var)
     cotangents[var] = ct if previous is None else add_tangents(previous, ct)
 
+  if accumulators is not None:
+    for var, value in zip(jaxpr.invars, accumulators):
+      if value is not None and var in undefined:
+        cotangents[var] = value
   for var, ct in zip(jaxpr.outvars, cotangents_out):
     write(var, ct)
 

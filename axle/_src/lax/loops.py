@@ -443,7 +443,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, linear, unroll, num_
   consts, carry, xs = control_flow_common.split(primals, [nc, ncarry])
   consts_t, carry_t, xs_t = control_flow_common.split(tangents, [nc, ncarry])
   const_tangents = [t for t, n in zip(consts_t, const_nz) if n]
-  carry_tangents = [_tangent_or_zeros(None if type(t) is ad.Zero else t, core.get_aval(x))
+  carry_tangents = [ad.instantiate_zeros_tangent(ad.Zero(ad.tangent_aval(core.get_aval(x)))
+                                                 if type(t) is ad.Zero else t)
                     for t, x, n in zip(carry_t, carry, carry_nz) if n]
   xs_tangents = [t for t, n in zip(xs_t, xs_nz) if n]
   args = [*consts, *const_tangents, *carry, *carry_tangents, *xs, *xs_tangents]
@@ -524,7 +525,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
   linear_avals = ([x.aval for x in consts if ad.is_undefined_primal(x)]
                   + [ad.tangent_aval(a) for a in jaxpr.out_avals[:ncarry]]
                   + [a for a, l in zip(jaxpr.in_avals[nc + ncarry:], xs_lin) if l])
-  body_t = ad.transpose_jaxpr(jaxpr, lin, linear_avals)
   res_consts = [x for x, l in zip(consts, const_lin) if not l]
   res_xs = [x for x, l in zip(xs, xs_lin) if not l]
   in_avals = jaxpr.in_avals
@@ -539,11 +539,14 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
 
   def body(*vals):
     rc, acc, ct_c, ct_y, rx = control_flow_common.split(vals, [len(res_consts), n_lc, ncarry, len(ct_y_avals)])[:5]
-    nonlinear = rc + rx
-    cts_in = control_flow_common.eval_closed_eager_here(body_t, [*nonlinear, *ct_c, *ct_y])
-    ct_consts, ct_carry, ct_xs = control_flow_common.split(cts_in, [n_lc, ncarry])
-    new_acc = [ad.add_tangents(a, c) for a, c in zip(acc, ct_consts)]
-    return [*new_acc, *ct_carry, *ct_xs]
+    nonlinear, undefined, acc_iter = iter(rc + rx), iter(linear_avals), iter(acc)
+    full_args = [ad.UndefinedPrimal(next(undefined)) if l else next(nonlinear) for l in lin]
+    # The constants' cotangents are added to the running sums as they arrive (JAX's order).
+    seeds = [next(acc_iter) if l else None for l in const_lin] + [None] * (len(lin) - nc)
+    ct_out = [ad.Zero(a) if a.dtype == ad.float0 else c
+              for c, a in zip([*ct_c, *ct_y], ct_carry_avals + ct_y_avals)]
+    cts_in = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, full_args, ct_out, seeds)
+    return [ad.instantiate_zeros(c) for c in cts_in]
 
   body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
                  for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
