@@ -479,34 +479,42 @@ def _scan_partial_eval(trace, args, params):
   k_xs = [x for x, u in zip(xs, xs_uk) if not u]
   n_known_out = len(known.out_avals) - num_res
   n_known_carry = len(k_carry)
-  # Residuals that are known constants of the body stay constants; the others are stacked.
+  # As JAX: a residual that is a known constant of the body stays a constant, one that is a
+  # known scanned-over input is that input (neither is an output of the known scan); the others
+  # are stacked outputs. NumPy constants are not forwarded.
   fwd = control_flow_common.forwarding(known.jaxpr)[n_known_out:]
-  res_const = [f is not None and f < len(k_consts) for f in fwd]
-  known = control_flow_common.prune_outputs(known, [True] * n_known_out + [not c for c in res_const])
+  n_kc, n_kcarry = len(k_consts), len(k_carry)
+
+  def forwarded_value(f):
+    if f is None or n_kc <= f < n_kc + n_kcarry:
+      return None
+    value = k_consts[f] if f < n_kc else k_xs[f - n_kc - n_kcarry]
+    return None if isinstance(value, np.ndarray) else value
+
+  res_fwd = [forwarded_value(f) for f in fwd]
+  res_const = [v is not None and f < n_kc for v, f in zip(res_fwd, fwd)]
+  known = control_flow_common.prune_outputs(
+      known, [True] * n_known_out + [v is None for v in res_fwd])
   with core.set_current_trace(trace.parent):
     known_args = [*k_consts, *k_carry, *k_xs]
     known_outs = scan_p.bind(*known_args, **_scan_params(
         known, length, reverse, unroll, len(k_consts), n_known_carry, len(known_args),
         params["_split_transpose"]))
   stacked = iter(known_outs[n_known_out:])
-  residuals_const = [k_consts[f] for f, c in zip(fwd, res_const) if c]
-  residuals_stacked = [next(stacked) for c in res_const if not c]
+  res_values = [next(stacked) if v is None else v for v in res_fwd]
   # unknown takes (residuals, unknown consts, carry, xs): reorder to
-  # (const residuals, unknown consts, unknown carry, stacked residuals, unknown xs)
+  # (const residuals, unknown consts, unknown carry, unknown xs, scanned residuals)
   u_consts = [x for x, u in zip(consts, const_uk) if u]
   u_carry = [x for x, u in zip(carry, carry_uk) if u]
   u_xs = [x for x, u in zip(xs, xs_uk) if u]
-  res_positions = list(range(num_res))
-  const_res = [i for i, c in zip(res_positions, res_const) if c]
-  stacked_res = [i for i, c in zip(res_positions, res_const) if not c]
-  base = num_res
-  order = [*const_res, *range(base, base + len(u_consts)),
-           *range(base + len(u_consts), base + len(u_consts) + len(u_carry)), *stacked_res,
-           *range(base + len(u_consts) + len(u_carry), base + len(u_consts) + len(u_carry) + len(u_xs))]
-  unknown = _permute_invars(unknown, order)
-  staged_args = [*residuals_const, *u_consts, *u_carry, *residuals_stacked, *u_xs]
+  const_res = [i for i, c in enumerate(res_const) if c]
+  scanned_res = [i for i, c in enumerate(res_const) if not c]
+  n_u = len(u_consts) + len(u_carry) + len(u_xs)
+  unknown = _permute_invars(unknown, [*const_res, *range(num_res, num_res + n_u), *scanned_res])
+  staged_args = [*[res_values[i] for i in const_res], *u_consts, *u_carry, *u_xs,
+                 *[res_values[i] for i in scanned_res]]
   unknown_outs = trace.stage(scan_p, staged_args, _scan_params(
-      unknown, length, reverse, unroll, len(residuals_const) + len(u_consts), len(u_carry),
+      unknown, length, reverse, unroll, len(const_res) + len(u_consts), len(u_carry),
       len(staged_args), params["_split_transpose"]))
   known_iter, unknown_iter = iter(known_outs[:n_known_out]), iter(unknown_outs)
   return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
