@@ -454,7 +454,8 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 _jaxpr_transform_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _memoized(kind: str, closed: ir.ClosedJaxpr, key, build: Callable):
+def memoized(kind: str, closed: ir.ClosedJaxpr, key, build: Callable):
+  """``build()``, computed once per (``closed``, ``kind``, ``key``) while ``closed`` lives."""
   try:
     per_jaxpr = _jaxpr_transform_cache.setdefault(closed, {})
   except TypeError:
@@ -481,7 +482,7 @@ def jvp_jaxpr(closed: ir.ClosedJaxpr, nonzeros: Sequence[bool], instantiate=Fals
   nonzeros = tuple(bool(n) and tangent_aval(a).dtype != float0
                    for n, a in zip(nonzeros, closed.in_avals))
   instantiate = _flags(instantiate, len(closed.out_avals))
-  return _memoized("jvp", closed, (nonzeros, instantiate),
+  return memoized("jvp", closed, (nonzeros, instantiate),
                    lambda: _jvp_jaxpr(closed, nonzeros, instantiate))
 
 
@@ -524,7 +525,7 @@ def partial_eval_jaxpr(closed: ir.ClosedJaxpr, unknowns: Sequence[bool], instant
   outputs to be unknown."""
   unknowns = tuple(bool(u) for u in unknowns)
   instantiate = _flags(instantiate, len(closed.out_avals))
-  return _memoized("partial_eval", closed, (unknowns, instantiate),
+  return memoized("partial_eval", closed, (unknowns, instantiate),
                    lambda: _partial_eval_jaxpr(closed, unknowns, instantiate))
 
 
@@ -577,7 +578,7 @@ def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool], linear_avals
   differ from the inputs' (a loop's carry is transposed at its cotangent's type, as JAX)."""
   linear = tuple(bool(x) for x in linear)
   linear_avals = None if linear_avals is None else tuple(linear_avals)
-  return _memoized("transpose", closed, (linear, linear_avals),
+  return memoized("transpose", closed, (linear, linear_avals),
                    lambda: _transpose_jaxpr(closed, linear, linear_avals))
 
 

@@ -362,19 +362,43 @@ def _check_for_leaks(trace: StagingTrace) -> None:
   raise Exception(f"Leaked trace {trace!r}. Leaked tracer(s):\n\n" + "\n".join(parts))
 
 
+# primitive -> rule(used_outputs, eqn) -> (used_inputs, the equation without what is unused,
+# or None to drop it): dead-code elimination inside equations that carry jaxprs (JAX's
+# ``partial_eval.dce_rules``). Filled by the primitives' own modules.
+dce_rules: dict = {}
+
+
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
-  """Removes equations whose outputs are not needed (effect-free primitives only)."""
+  """Removes equations whose outputs are not needed (effect-free primitives only); equations
+  with a DCE rule (jit) also lose their unused outputs and inputs."""
   outvars = jaxpr.outvars if used_outputs is None else [
       v for v, used in zip(jaxpr.outvars, used_outputs) if used]
   live = {v for v in outvars if type(v) is not Literal}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if (any(v in live for v in eqn.outvars) or eqn.primitive.has_effects
-        or ir.eqn_effects(eqn.primitive, eqn.params)):
-      kept.append(eqn)
-      live.update(v for v in eqn.invars if type(v) is not Literal)
+    used = [v in live for v in eqn.outvars]
+    effects = eqn.primitive.has_effects or ir.eqn_effects(eqn.primitive, eqn.params)
+    if not (any(used) or effects):
+      continue
+    rule = dce_rules.get(eqn.primitive)
+    if rule is not None:
+      _, eqn = rule(used, eqn)
+      if eqn is None:
+        continue
+    kept.append(eqn)
+    live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
   return jaxpr.replace(eqns=kept, outvars=outvars)
+
+
+def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list]:
+  """``jaxpr`` computing only the outputs marked in ``used_outputs``, without the inputs that
+  are then unused; returns it and which inputs it kept (JAX's ``dce_jaxpr``)."""
+  jaxpr = dce_jaxpr(jaxpr, used_outputs)
+  used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
+  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+  kept = [v in used for v in jaxpr.invars]
+  return jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k]), kept
 
 
 def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:
