@@ -491,6 +491,19 @@ SNIPPETS.update({
         "(jnp.ones((3, 4)), jnp.ones(4))"),
     "vmap_broadcast_batched_scalar": (
         "out = jax.make_jaxpr(jax.vmap(lambda x, y: x * y))(jnp.ones((3, 2, 4)), jnp.ones(3))"),
+    "vmap_nested_jit_shared": (
+        "g = jax.jit(lambda a: jnp.sin(a) * 2.0)\n"
+        "out = jax.make_jaxpr(jax.vmap(lambda x: g(x) + g(x * 2.0)))(jnp.ones((3, 4)))"),
+    "vmap_jit_keeps_batch_axis": (
+        "g = jax.jit(lambda a, b: a * b)\n"
+        "out = jax.make_jaxpr(jax.vmap(g, in_axes=(1, None)))(jnp.ones((4, 3)), jnp.ones(4))"),
+    "grad_jit_forwarded_residuals": (
+        "h = jax.jit(lambda a, b: (jnp.sin(a) * b, a))\n"
+        "out = jax.make_jaxpr(jax.grad(lambda x, y: sum(v.sum() for v in h(x, y)), argnums=(0, 1)))"
+        "(jnp.ones(3), jnp.ones(3))"),
+    "grad_jit_unused_inner_residual": (
+        "out = jax.make_jaxpr(jax.grad(lambda x, y: jnp.floor_divide(x, y).sum(), argnums=(0, 1)))"
+        "(jnp.ones((3, 4)), jnp.ones(4))"),
     "vmap_broadcast_moved_axis": (
         "out = jax.make_jaxpr(jax.vmap(lambda x, y: x + y, in_axes=(1, 0)))"
         "(jnp.ones((4, 3)), jnp.ones((3, 4)))"),

@@ -182,10 +182,9 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
 
 
 def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
+  # As JAX: the operands keep their batch axes and the outputs' are wherever the body puts them.
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, [0 if d is not None else None
-                                                         for d in dims], False)
+  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims, False)
   return jit_p.bind(*args, jaxpr=batched, name=name), out_dims
 
 

@@ -9,6 +9,7 @@ Collectives (psum, all_gather, ...) over the trace's named axis use
 """
 from __future__ import annotations
 
+import weakref
 from typing import Sequence
 
 import numpy as np
@@ -226,17 +227,33 @@ def _batched_aval(aval: ShapedArray, dim, size: int) -> ShapedArray:
   return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
+_batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def batch_jaxpr(closed: ir.ClosedJaxpr, axis_size: int, in_dims: Sequence, out_dims_instantiate,
                 axis_name=None):
   """``closed`` batched over inputs mapped along ``in_dims`` (None: unmapped).
 
   Returns ``(batched_closed, out_dims)``. Outputs with ``out_dims_instantiate`` true (a bool or
   one per output) are returned batched along axis 0; the others wherever the rules put them
-  (None when unbatched)."""
+  (None when unbatched). Memoised per jaxpr, as JAX's: the same call batched twice is one
+  jaxpr (printed once, under ``let``)."""
   n_out = len(closed.out_avals)
   instantiate = ((out_dims_instantiate,) * n_out if isinstance(out_dims_instantiate, bool)
-                 else tuple(out_dims_instantiate))
+                 else tuple(bool(b) for b in out_dims_instantiate))
   in_dims = tuple(in_dims)
+  key = (axis_size, in_dims, instantiate, axis_name)
+  try:
+    per_jaxpr = _batched_jaxprs.setdefault(closed, {})
+  except TypeError:
+    return _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name)
+  if key not in per_jaxpr:
+    per_jaxpr[key] = _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name)
+  batched, out_dims = per_jaxpr[key]
+  return batched, list(out_dims)
+
+
+def _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name):
   avals = [_batched_aval(a, d, axis_size) for a, d in zip(closed.in_avals, in_dims)]
   out_dims: list = []
 
