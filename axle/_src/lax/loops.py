@@ -153,9 +153,16 @@ def _while_impl(*values, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   carry = [control_flow_common.as_array(v, a) for v, a in zip(carry, carry_avals)]
   for _ in range(EAGER_PYTHON_STEPS):
     pred, = control_flow_common.eval_closed_eager(cond_jaxpr, [*cond_consts, *carry])
-    if not bool(control_flow_common.host(pred)):
+    pred = control_flow_common.host(pred)
+    if not pred.any():
       return [control_flow_common.host(c) for c in carry]
-    carry = control_flow_common.eval_closed_eager(body_jaxpr, [*body_consts, *carry])
+    new = control_flow_common.eval_closed_eager(body_jaxpr, [*body_consts, *carry])
+    if pred.ndim:  # a batched predicate (vmap): only the elements whose predicate holds advance
+      new = [control_flow_common.as_array(np.where(
+          pred.reshape(pred.shape + (1,) * (np.ndim(n) - pred.ndim)),
+          control_flow_common.host(n), control_flow_common.host(c)), a)
+             for n, c, a in zip(new, carry, carry_avals)]
+    carry = new
   # Still looping: finish on a compiled while loop that starts from the current carry.
   params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
                 body_nconsts=body_nconsts)
@@ -168,21 +175,47 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
   args = [mlir.materialize(ctx, a) for a in args]
   avals = [a.aval for a in args]
 
+  pred_aval = cond_jaxpr.out_avals[0]
+
   def cond_region(region_ctx, *state):
     cond_consts, _, carry = control_flow_common.split(state, [cond_nconsts, body_nconsts])
     pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
                                cond_consts + carry)
+    if pred_aval.shape:  # a batched predicate (vmap): loop while any element's holds
+      any_pred = _reduce_or_all_jaxpr(pred_aval)
+      pred, = mlir.jaxpr_subcomp(region_ctx, any_pred.jaxpr, any_pred.consts, [pred])
     return [mlir.materialize(region_ctx, pred)]
 
   def body_region(region_ctx, *state):
     cond_consts, body_consts, carry = control_flow_common.split(state, [cond_nconsts, body_nconsts])
     new_carry = mlir.jaxpr_subcomp(region_ctx, body_jaxpr.jaxpr, body_jaxpr.consts,
                                    body_consts + carry)
+    if pred_aval.shape:  # only the elements whose predicate holds advance
+      pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
+                                 cond_consts + carry)
+      new_carry = [mlir.select(region_ctx, mlir.broadcast_in_dim(
+          region_ctx, pred, ShapedArray(mlir.materialize(region_ctx, n).aval.shape, np.bool_),
+          range(len(pred_aval.shape))), mlir.materialize(region_ctx, n),
+          mlir.materialize(region_ctx, c)) for n, c in zip(new_carry, carry)]
     return [*cond_consts, *body_consts, *new_carry]
 
   regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
   outs = mlir.op(ctx, "stablehlo.while", args, avals, regions=regions)
   return outs[cond_nconsts + body_nconsts:]
+
+
+_reduce_or_all_jaxprs: dict = {}
+
+
+def _reduce_or_all_jaxpr(aval: ShapedArray) -> ClosedJaxpr:
+  """``reduce_or`` over every axis of a value of ``aval``, as a jaxpr (for lowering)."""
+  closed = _reduce_or_all_jaxprs.get(aval)
+  if closed is None:
+    with core.set_current_trace(core.eval_trace):
+      closed, _ = staging.trace_to_jaxpr(
+          lambda p: reductions.reduce_or(p, tuple(range(aval.ndim))), [aval])
+    _reduce_or_all_jaxprs[aval] = closed
+  return closed
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -248,52 +281,29 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  """As JAX's: constants keep their batch axes, batched carries are batched along axis 0. A
+  batched predicate makes every carry batched and stays batched in the cond jaxpr (the loop
+  runs while any element's holds and only those elements advance: see the lowering)."""
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
   batched = [d is not None for d in dims]
-  cond_b, body_b, carry_b = control_flow_common.split(batched, [cond_nconsts, body_nconsts])
-  carry_b, _ = _carry_fixed_point(carry_b, lambda b: _batched_outputs(body_jaxpr, size, body_b + b))
-  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
+  cond_b, body_b, init_b = control_flow_common.split(batched, [cond_nconsts, body_nconsts])
+  cond_d, body_d, init_d = control_flow_common.split(list(dims), [cond_nconsts, body_nconsts])
+  carry_b, _ = _carry_fixed_point(
+      init_b, lambda b: [d is not None for d in batching.batch_jaxpr(
+          body_jaxpr, size, body_d + _dims(b), b)[1]])
+  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, size, cond_d + _dims(carry_b), False)
   if pred_dim is not None:
     carry_b = [True] * len(carry_b)
-  cond_consts, body_consts, carry = control_flow_common.split(args, [cond_nconsts, body_nconsts])
-  carry = [batching.broadcast(x, size, 0) if b and not was else x
-           for x, b, was in zip(carry, carry_b, control_flow_common.split(batched, [cond_nconsts, body_nconsts])[2])]
-  body_batched, _ = batching.batch_jaxpr(body_jaxpr, size, _dims(body_b + carry_b), carry_b)
-  cond_batched, _ = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
-  if pred_dim is None:
-    outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond_batched,
-                        body_jaxpr=body_batched, cond_nconsts=cond_nconsts,
-                        body_nconsts=body_nconsts)
-    return outs, [0 if b else None for b in carry_b]
-  # A batched predicate: loop while any element's predicate holds; elements already done keep
-  # their carry.
-  carry_avals = [core.get_aval(x) for x in carry]
-  cc_avals = [core.get_aval(x) for x in cond_consts]
-  bc_avals = [core.get_aval(x) for x in body_consts]
-
-  def any_pred(*xs):
-    pred, = control_flow_common.eval_closed_eager_here(cond_batched, xs)
-    return [reductions.reduce_or(pred, (0,))]
-
-  def select_body(*xs):
-    cc, bc, c = control_flow_common.split(xs, [cond_nconsts, body_nconsts])
-    pred, = control_flow_common.eval_closed_eager_here(cond_batched, [*cc, *c])
-    new = control_flow_common.eval_closed_eager_here(body_batched, [*bc, *c])
-    out = []
-    for n, o in zip(new, c):
-      shape = core.get_aval(n).shape
-      which = structural.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
-      out.append(elementwise.select_n(which, o, n))
-    return out
-
-  new_cond, cond_extra = _trace_closed(any_pred, cc_avals + carry_avals)
-  new_body, body_extra = _trace_closed(select_body, cc_avals + bc_avals + carry_avals)
-  outs = while_p.bind(*cond_extra, *cond_consts, *body_extra, *cond_consts, *body_consts, *carry,
-                      cond_jaxpr=new_cond, body_jaxpr=new_body,
-                      cond_nconsts=len(cond_extra) + cond_nconsts,
-                      body_nconsts=len(body_extra) + cond_nconsts + body_nconsts)
-  return outs, [0] * len(outs)
+  carry_d = _dims(carry_b)
+  body_batched, _ = batching.batch_jaxpr(body_jaxpr, size, body_d + carry_d, carry_b)
+  cond_batched, _ = batching.batch_jaxpr(cond_jaxpr, size, cond_d + carry_d, pred_dim is not None)
+  cond_consts, body_consts, init = control_flow_common.split(args, [cond_nconsts, body_nconsts])
+  init = [batching.broadcast(x, size, 0) if b and d is None else
+          batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(init, init_d, carry_b)]
+  outs = while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=cond_batched,
+                      body_jaxpr=body_batched, cond_nconsts=cond_nconsts,
+                      body_nconsts=body_nconsts)
+  return outs, carry_d
 
 
 while_p.def_abstract_eval(_while_abstract_eval)
