@@ -504,6 +504,11 @@ SNIPPETS.update({
     "grad_jit_unused_inner_residual": (
         "out = jax.make_jaxpr(jax.grad(lambda x, y: jnp.floor_divide(x, y).sum(), argnums=(0, 1)))"
         "(jnp.ones((3, 4)), jnp.ones(4))"),
+    "grad_jit_no_outputs_printed": (
+        "out = jax.make_jaxpr(jax.grad(lambda x: jax.nn.identity(x).sum()))(jnp.ones((3, 4)))"),
+    "grad_jit_symbolic_zero_cotangents": (
+        "out = jax.make_jaxpr(jax.grad(lambda x, y: jnp.copysign(x, y).sum(), argnums=(0, 1)))"
+        "(jnp.ones((3, 4)), jnp.ones(4))"),
     "vmap_broadcast_moved_axis": (
         "out = jax.make_jaxpr(jax.vmap(lambda x, y: x + y, in_axes=(1, 0)))"
         "(jnp.ones((4, 3)), jnp.ones((3, 4)))"),

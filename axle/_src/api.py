@@ -101,8 +101,9 @@ def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
     names.suggest_same_names(inner.invars, eqn.invars)
     names.suggest_same_names(inner.outvars, eqn.outvars)
   shown = {"name": eqn.params["name"], "jaxpr": closed}
-  return pp.concat([ir._pp_binders(eqn.outvars, names), pp.text(" = jit"),
-                    ir.pp_params(shown, names, sort=False), ir.pp_operands(eqn.invars, names)])
+  lhs = [ir._pp_binders(eqn.outvars, names), pp.text(" = ")] if eqn.outvars else []
+  return pp.concat(lhs + [pp.text("jit"), ir.pp_params(shown, names, sort=False),
+                          ir.pp_operands(eqn.invars, names)])
 
 
 ir.pp_eqn_rules[jit_p] = _pp_jit_eqn
@@ -172,13 +173,16 @@ def _forward_known_outputs(known: ClosedJaxpr, num_res: int):
 
 
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+  # As JAX: symbolic zero cotangents are neither operands nor results of the transposed jit.
   linear = [ad.is_undefined_primal(a) for a in args]
-  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
+  zero_cts = [type(ct) is ad.Zero or a.dtype == ad.float0 for ct, a in zip(cts, ct_avals)]
+  transposed, nonzero = ad.transpose_jaxpr_symbolic(jaxpr, linear, zero_cts)
   nonlinear = [a for a in args if not ad.is_undefined_primal(a)]
-  cts = [ad.instantiate_zeros(ct) if a.dtype != ad.float0 else np.zeros(a.shape, ad.float0)
-         for ct, a in zip(cts, (ad.tangent_aval(a) for a in jaxpr.out_avals))]
-  outs = iter(jit_p.bind(*nonlinear, *cts, jaxpr=transposed, name=name))
-  return [next(outs) if lin else None for lin in linear]
+  given = [ct for ct, z in zip(cts, zero_cts) if not z]
+  outs = iter(jit_p.bind(*nonlinear, *given, jaxpr=transposed, name=name))
+  nonzero = iter(nonzero)
+  return [(next(outs) if next(nonzero) else None) if lin else None for lin in linear]
 
 
 def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):

@@ -602,6 +602,38 @@ def _transpose_jaxpr(closed, linear, linear_avals):
   return transposed_closed
 
 
+def transpose_jaxpr_symbolic(closed: ir.ClosedJaxpr, linear: Sequence[bool],
+                             zero_cts: Sequence[bool]):
+  """Like ``transpose_jaxpr``, with symbolic zeros kept out of the signature (JAX's transpose
+  of a jit): the result takes ``(*non-linear inputs, *cotangents of the outputs not marked in
+  ``zero_cts``)`` and returns the linear inputs' cotangents that are not symbolically zero.
+  Returns ``(transposed, which linear inputs get a cotangent)``."""
+  linear = tuple(bool(x) for x in linear)
+  zero_cts = tuple(bool(z) for z in zero_cts)
+  return memoized("transpose_symbolic", closed, (linear, zero_cts),
+                  lambda: _transpose_jaxpr_symbolic(closed, linear, zero_cts))
+
+
+def _transpose_jaxpr_symbolic(closed, linear, zero_cts):
+  in_avals = list(closed.in_avals)
+  nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
+  all_ct_avals = [tangent_aval(a) for a in closed.out_avals]
+  ct_avals = [a for a, z in zip(all_ct_avals, zero_cts) if not z]
+  k = len(nonlinear_avals)
+  nonzero_out: list = []
+
+  def transposed(*args):
+    nonlinear, given = iter(args[:k]), iter(args[k:])
+    full_args = [UndefinedPrimal(a) if lin else next(nonlinear) for a, lin in zip(in_avals, linear)]
+    cts = [Zero(a) if z else next(given) for a, z in zip(all_ct_avals, zero_cts)]
+    cts_in = backward_pass(closed.jaxpr, closed.consts, full_args, cts)
+    nonzero_out.extend(type(ct) is not Zero for ct in cts_in)
+    return [ct for ct in cts_in if type(ct) is not Zero]
+
+  transposed_closed, _ = staging.trace_to_jaxpr(transposed, nonlinear_avals + ct_avals)
+  return transposed_closed, tuple(nonzero_out)
+
+
 # ---------------------------------------------------------------------------
 # Rule constructors
 
