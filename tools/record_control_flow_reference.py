@@ -41,6 +41,7 @@ CASES = {
     "jaxpr_vmap_while_batched_pred": "result = jax.make_jaxpr(jax.vmap(lambda x, n: lax.fori_loop(0, n, lambda i, a: a + jnp.sin(a), x)))(jnp.ones((3, 4)), jnp.arange(3))",
     "jaxpr_vmap_while_batched_const": "result = jax.make_jaxpr(jax.vmap(lambda w, x: lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] * w, c[1] + 1), (x, 0)), in_axes=(1, None)))(jnp.ones((4, 3)), jnp.ones(4))",
     "value_vmap_while_batched_pred": "result = jax.jit(jax.vmap(lambda x, n: lax.fori_loop(0, n, lambda i, a: a * 2.0 + 1.0, x)))(jnp.arange(6.).reshape(3, 2), jnp.array([1, 3, 0]))",
+    "jaxpr_grad_cond_in_scan_weak_carry": "def step(c, a):\n  c = lax.cond(a > 0, lambda: c + a, lambda: c * 0.5)\n  return c, c\nresult = jax.make_jaxpr(jax.grad(lambda x: sum(v.sum() for v in lax.scan(step, 1.0, x))))(jnp.ones(6))",
     "jaxpr_while": "result = jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c < 10., lambda c: c + 1., x))(1.0)",
     "jaxpr_while_seeds": "def less_stupid_fn(x):\n  y = jnp.copy(x)\n  x = jax.lax.while_loop(cond_fun=lambda ix: ix[0] < 1000, body_fun=lambda ix: (ix[0]+1, ix[1]*ix[1]), init_val=(0, x))\n  return y\nresult = jax.make_jaxpr(less_stupid_fn)(jnp.array([1.1, -1.1]))",
     "jaxpr_while_consts_moved": "w = jnp.ones(3)\nresult = jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c[0] < w.sum(), lambda c: (c[0] + w[0], c[1]), (x, 2)))(1.0)",

@@ -177,9 +177,13 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
   linear = [ad.is_undefined_primal(a) for a in args]
   ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
   zero_cts = [type(ct) is ad.Zero or a.dtype == ad.float0 for ct, a in zip(cts, ct_avals)]
-  transposed, nonzero = ad.transpose_jaxpr_symbolic(jaxpr, linear, zero_cts)
-  nonlinear = [a for a in args if not ad.is_undefined_primal(a)]
+  linear_avals = [a.aval for a in args if ad.is_undefined_primal(a)]
   given = [ct for ct, z in zip(cts, zero_cts) if not z]
+  given_avals = [None if z else core.get_aval(ct) for ct, z in zip(cts, zero_cts)]
+  given_avals = [a if g is None else g for a, g in zip(ct_avals, given_avals)]
+  transposed, nonzero = ad.transpose_jaxpr_symbolic(jaxpr, linear, zero_cts, linear_avals,
+                                                    given_avals)
+  nonlinear = [a for a in args if not ad.is_undefined_primal(a)]
   outs = iter(jit_p.bind(*nonlinear, *given, jaxpr=transposed, name=name))
   nonzero = iter(nonzero)
   return [(next(outs) if next(nonzero) else None) if lin else None for lin in linear]

@@ -570,24 +570,29 @@ def _used_vars(jaxpr: ir.Jaxpr) -> set:
   return used
 
 
-def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool], linear_avals=None):
+def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool], linear_avals=None,
+                    ct_avals=None):
   """The transpose of ``closed`` with respect to its ``linear`` inputs, as a ClosedJaxpr taking
   ``(*non-linear inputs, *cotangents of the outputs)`` and returning the cotangents of the
   linear inputs (zeros instantiated). Cotangents of float0 outputs are ignored.
   ``linear_avals`` (one per linear input) are the types the cotangents accumulate in, when they
-  differ from the inputs' (a loop's carry is transposed at its cotangent's type, as JAX)."""
+  differ from the inputs' (a loop's carry is transposed at its cotangent's type, as JAX);
+  ``ct_avals`` (one per output) the types of the cotangents given, when they differ from the
+  outputs' (JAX traces a transposition at the types of the values it is given)."""
   linear = tuple(bool(x) for x in linear)
   linear_avals = None if linear_avals is None else tuple(linear_avals)
-  return memoized("transpose", closed, (linear, linear_avals),
-                   lambda: _transpose_jaxpr(closed, linear, linear_avals))
+  ct_avals = None if ct_avals is None else tuple(ct_avals)
+  return memoized("transpose", closed, (linear, linear_avals, ct_avals),
+                  lambda: _transpose_jaxpr(closed, linear, linear_avals, ct_avals))
 
 
-def _transpose_jaxpr(closed, linear, linear_avals):
+def _transpose_jaxpr(closed, linear, linear_avals, given_ct_avals):
   in_avals = list(closed.in_avals)
   nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
   undefined_avals = (linear_avals if linear_avals is not None
                      else [a for a, lin in zip(in_avals, linear) if lin])
-  ct_avals = [tangent_aval(a) for a in closed.out_avals]
+  ct_avals = (list(given_ct_avals) if given_ct_avals is not None
+              else [tangent_aval(a) for a in closed.out_avals])
   k = len(nonlinear_avals)
 
   def transposed(*args):
@@ -603,21 +608,28 @@ def _transpose_jaxpr(closed, linear, linear_avals):
 
 
 def transpose_jaxpr_symbolic(closed: ir.ClosedJaxpr, linear: Sequence[bool],
-                             zero_cts: Sequence[bool]):
+                             zero_cts: Sequence[bool], linear_avals=None, ct_avals=None):
   """Like ``transpose_jaxpr``, with symbolic zeros kept out of the signature (JAX's transpose
   of a jit): the result takes ``(*non-linear inputs, *cotangents of the outputs not marked in
   ``zero_cts``)`` and returns the linear inputs' cotangents that are not symbolically zero.
   Returns ``(transposed, which linear inputs get a cotangent)``."""
   linear = tuple(bool(x) for x in linear)
   zero_cts = tuple(bool(z) for z in zero_cts)
-  return memoized("transpose_symbolic", closed, (linear, zero_cts),
-                  lambda: _transpose_jaxpr_symbolic(closed, linear, zero_cts))
+  linear_avals = None if linear_avals is None else tuple(linear_avals)
+  ct_avals = None if ct_avals is None else tuple(ct_avals)
+  return memoized("transpose_symbolic", closed, (linear, zero_cts, linear_avals, ct_avals),
+                  lambda: _transpose_jaxpr_symbolic(closed, linear, zero_cts, linear_avals,
+                                                    ct_avals))
 
 
-def _transpose_jaxpr_symbolic(closed, linear, zero_cts):
+def _transpose_jaxpr_symbolic(closed, linear, zero_cts, linear_avals, given_ct_avals):
   in_avals = list(closed.in_avals)
+  if linear_avals is not None:
+    given = iter(linear_avals)
+    in_avals = [next(given) if lin else a for a, lin in zip(in_avals, linear)]
   nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
-  all_ct_avals = [tangent_aval(a) for a in closed.out_avals]
+  all_ct_avals = (list(given_ct_avals) if given_ct_avals is not None
+                  else [tangent_aval(a) for a in closed.out_avals])
   ct_avals = [a for a, z in zip(all_ct_avals, zero_cts) if not z]
   k = len(nonlinear_avals)
   nonzero_out: list = []

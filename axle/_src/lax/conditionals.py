@@ -412,7 +412,10 @@ def _cond_transpose(cts, index, *ops, branches):
   ct_avals = [ad.tangent_aval(a) for a in branches[0].out_avals]
   cts = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(ct)
          for ct, a in zip(cts, ct_avals)]
-  transposed = tuple(ad.transpose_jaxpr(b, linear) for b in branches)
+  # The linear operands are transposed at their cotangents' types (JAX's accumulators).
+  linear_avals = [x.aval for x in ops if ad.is_undefined_primal(x)]
+  given_avals = [core.get_aval(ct) for ct in cts]
+  transposed = tuple(ad.transpose_jaxpr(b, linear, linear_avals, given_avals) for b in branches)
   nonlinear = [x for x in ops if not ad.is_undefined_primal(x)]
   outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed))
   return [None] + [next(outs) if lin else None for lin in linear]

@@ -542,7 +542,8 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
   # whose body makes it strong transposes without a convert back.
   linear_avals = ([x.aval for x in consts if ad.is_undefined_primal(x)]
                   + [ad.tangent_aval(a) for a in jaxpr.out_avals[:ncarry]]
-                  + [a for a, l in zip(jaxpr.in_avals[nc + ncarry:], xs_lin) if l])
+                  + [ShapedArray(x.aval.shape[1:], x.aval.dtype, x.aval.weak_type)
+                     for x in xs if ad.is_undefined_primal(x)])
   res_consts = [x for x, l in zip(consts, const_lin) if not l]
   res_xs = [x for x, l in zip(xs, xs_lin) if not l]
   in_avals = jaxpr.in_avals
@@ -566,15 +567,19 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
     cts_in = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, full_args, ct_out, seeds)
     return [ad.instantiate_zeros(c) for c in cts_in]
 
-  body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
-                 for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
-  body_closed, body_consts = _trace_closed(body, body_avals)
   ct_carry, ct_ys = cts[:ncarry], cts[ncarry:]
   ct_carry = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(c)
               for c, a in zip(ct_carry, ct_carry_avals)]
   ys_avals = [ShapedArray((length, *a.shape), a.dtype) for a in ct_y_avals]
   ct_ys = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(
       ad.Zero(a) if type(c) is ad.Zero else c) for c, a in zip(ct_ys, ys_avals)]
+  # The body is traced at the types of the cotangents given (as JAX's).
+  ct_carry_avals = [core.get_aval(c) for c in ct_carry]
+  ct_y_avals = [ShapedArray(core.get_aval(c).shape[1:], core.get_aval(c).dtype,
+                            core.get_aval(c).weak_type) for c in ct_ys]
+  body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
+                 for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
+  body_closed, body_consts = _trace_closed(body, body_avals)
   acc0 = [ad.zeros_like_aval(a) for a in lin_const_avals]
   t_args = [*body_consts, *res_consts, *acc0, *ct_carry, *ct_ys, *res_xs]
   outs = scan_p.bind(*t_args, **_scan_params(body_closed, length, not reverse, unroll,
