@@ -509,6 +509,12 @@ SNIPPETS.update({
     "grad_jit_symbolic_zero_cotangents": (
         "out = jax.make_jaxpr(jax.grad(lambda x, y: jnp.copysign(x, y).sum(), argnums=(0, 1)))"
         "(jnp.ones((3, 4)), jnp.ones(4))"),
+    "grad_jit_instantiated_zero_residual": (
+        "inner = jax.jit(lambda m, l, o: lax.select_n(m, lax.convert_element_type(o, jnp.float32), l))\n"
+        "out = jax.make_jaxpr(jax.grad(jax.jit(lambda l, m: inner(m, l * 2.0, jnp.nan))))(1.0, True)"),
+    "grad_jit_pad_zero_residual": (
+        "out = jax.make_jaxpr(jax.grad(jax.jit(lambda a: lax.pad(a, 0.0, [(1, 1, 0)]).sum())))"
+        "(jnp.ones(3))"),
     "vmap_broadcast_moved_axis": (
         "out = jax.make_jaxpr(jax.vmap(lambda x, y: x + y, in_axes=(1, 0)))"
         "(jnp.ones((4, 3)), jnp.ones((3, 4)))"),

@@ -85,7 +85,20 @@ def zeros_like_aval(aval: ShapedArray):
 
 def instantiate_zeros(t):
   """``t`` itself, or an array of zeros if ``t`` is a symbolic ``Zero``."""
-  return zeros_like_aval(t.aval) if type(t) is Zero else t
+  if type(t) is not Zero:
+    return t
+  return note_instantiated_zero(zeros_like_aval(t.aval))
+
+
+def note_instantiated_zero(value):
+  """``value``, a zero tangent a JVP rule built. A concrete scalar one is noted by the trace
+  being staged: its literal stays a residual of the linear jaxpr, as in JAX (where such a
+  zero is a constant of the primal computation)."""
+  if not isinstance(value, core.Tracer) and not np.shape(value):
+    trace = core.current_trace()
+    if isinstance(trace, staging.StagingTrace):
+      trace.instantiated_zeros[id(value)] = value
+  return value
 
 
 def instantiate_zeros_tangent(t):
@@ -275,6 +288,21 @@ class LinearizeTrace(staging.StagingTrace):
   jaxpr's constants (residuals)."""
   tracer_type = partial_eval.JaxprTracer
   stage_known = False  # while true, operations on known values are staged too
+
+  def __init__(self, parent: core.Trace | None = None, debug_info=None):
+    super().__init__(parent, debug_info)
+    # A scalar zero a JVP rule instantiated is, as in JAX, a residual of the linear jaxpr
+    # although its uses show it as a literal: ``literal_uses`` maps the id of each such literal
+    # to its residual variable.
+    self.literal_uses: dict = {}
+
+  def to_atom(self, x):
+    if id(x) in self.instantiated_zeros and not isinstance(x, core.Tracer):
+      var = self._const_var(x, core.get_aval(x))
+      literal = staging.StagingTrace.to_atom(self, x)
+      self.literal_uses[id(literal)] = var
+      return literal
+    return staging.StagingTrace.to_atom(self, x)
 
   def is_unknown(self, x) -> bool:
     return isinstance(x, staging.StagingTracer) and x._trace is self
@@ -540,18 +568,29 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
     unknown_args = iter([trace.new_arg(a) for a in unknown_avals])
     known_iter = iter(known_args)
     args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
+    for eqn in closed.jaxpr.eqns:
+      for atom in eqn.invars:
+        if type(atom) is ir.Literal and atom.residual:
+          value = atom.as_array()
+          trace.instantiated_zeros[id(value)] = value
     with core.set_current_trace(trace):
       outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
     unknown_closed = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
-    # Only residuals the live part of the unknown jaxpr reads are passed on.
+    # Only residuals the live part of the unknown jaxpr reads are passed on (a zero a JVP rule
+    # instantiated counts as read where its literal is).
     jaxpr = staging.dce_jaxpr(unknown_closed.jaxpr)
     used = _used_vars(jaxpr)
+    if trace.literal_uses:
+      used.update(trace.literal_uses[id(a)] for eqn in jaxpr.eqns for a in eqn.invars
+                  if type(a) is ir.Literal and id(a) in trace.literal_uses)
     kept = [(v, c) for v, c in zip(jaxpr.constvars, unknown_closed.consts) if v in used]
     residual_vars = [v for v, _ in kept]
     residuals = [c for _, c in kept]
-    result["unknown"] = ir.ClosedJaxpr(
-        jaxpr.replace(constvars=[], invars=residual_vars + list(jaxpr.invars)), [])
+    unknown_jaxpr = jaxpr.replace(constvars=[], invars=residual_vars + list(jaxpr.invars))
+    if trace.literal_uses:
+      staging.literal_inputs[unknown_jaxpr] = set(trace.literal_uses.values())
+    result["unknown"] = ir.ClosedJaxpr(unknown_jaxpr, [])
     result["out_unknowns"] = out_unknowns
     result["num_residuals"] = len(residuals)
     return [o for o, u in zip(outs, out_unknowns) if not u] + residuals

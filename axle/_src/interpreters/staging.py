@@ -12,6 +12,7 @@ import gc
 import inspect
 import os
 import sys
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -187,6 +188,9 @@ class StagingTrace(core.Trace):
     self.constvals: list[Any] = []
     self._const_ids: dict[int, Var] = {}
     self.finished = False
+    # Scalar zeros that JVP rules instantiated while this trace was current, by id (their
+    # literals are marked: partial evaluation keeps them as residuals, as JAX does).
+    self.instantiated_zeros: dict = {}
 
   def __repr__(self):
     return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
@@ -212,7 +216,7 @@ class StagingTrace(core.Trace):
       value = np.asarray(x)
       if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
-      return Literal(value[()], aval)
+      return Literal(value[()], aval, id(x) in self.instantiated_zeros)
     return self._const_var(x, aval)
 
   def _const_var(self, value, aval: ShapedArray) -> Var:
@@ -391,12 +395,19 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
   return jaxpr.replace(eqns=kept, outvars=outvars)
 
 
+# Jaxpr -> inputs that count as used although no equation reads them (residuals shown as
+# literals where they are used: see ad.note_instantiated_zero).
+literal_inputs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list]:
   """``jaxpr`` computing only the outputs marked in ``used_outputs``, without the inputs that
   are then unused; returns it and which inputs it kept (JAX's ``dce_jaxpr``)."""
+  kept_anyway = literal_inputs.get(jaxpr, ())
   jaxpr = dce_jaxpr(jaxpr, used_outputs)
   used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
   used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+  used.update(kept_anyway)
   kept = [v in used for v in jaxpr.invars]
   return jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k]), kept
 
