@@ -515,6 +515,12 @@ SNIPPETS.update({
     "grad_jit_pad_zero_residual": (
         "out = jax.make_jaxpr(jax.grad(jax.jit(lambda a: lax.pad(a, 0.0, [(1, 1, 0)]).sum())))"
         "(jnp.ones(3))"),
+    "jacfwd_jaxpr_basis": "out = jax.make_jaxpr(jax.jacfwd(lambda a: jnp.sin(a) * a.sum()))(jnp.ones(3))",
+    "jacrev_jaxpr_basis": "out = jax.make_jaxpr(jax.jacrev(lambda a: jnp.cos(a) * a[0]))(jnp.ones(3))",
+    "hessian_jaxpr": "out = jax.make_jaxpr(jax.hessian(lambda a: (a ** 3).sum()))(jnp.ones(3))",
+    "jacrev_pytree_values": (
+        "f = lambda p: {'a': jnp.sin(p['x']) * p['y'][0], 'b': p['y'] ** 2}\n"
+        "out = jax.jacrev(f)({'x': jnp.arange(3.), 'y': jnp.ones(2)})"),
     "vmap_broadcast_moved_axis": (
         "out = jax.make_jaxpr(jax.vmap(lambda x, y: x + y, in_axes=(1, 0)))"
         "(jnp.ones((4, 3)), jnp.ones((3, 4)))"),

@@ -132,6 +132,18 @@ _no_pvary = frozenset({
 # operand (JAX's ``partial_eval.forwarding_rules``: an identity convert_element_type or
 # broadcast_in_dim disappears from a jaxpr). Filled by the primitives' own modules.
 forwarding_rules: dict = {}
+_forwarding = [True]
+
+
+class no_forwarding:
+  """Within it, staging records identity equations too (JAX keeps a convert whose sharding
+  differs, e.g. the standard basis of ``jacfwd``)."""
+
+  def __enter__(self):
+    _forwarding.append(False)
+
+  def __exit__(self, *exc):
+    _forwarding.pop()
 
 
 class StagingTracer(Tracer):
@@ -259,7 +271,7 @@ class StagingTrace(core.Trace):
           out_aval = sharded_types_hook(primitive, avals, params, out_aval)
           break
     forward = forwarding_rules.get(primitive)
-    if forward is not None:
+    if forward is not None and _forwarding[-1]:
       positions = forward(avals, params)
       if not primitive.multiple_results and positions[0] is not None:
         atom = atoms[positions[0]]
