@@ -483,3 +483,45 @@ for _start in range(0, len(MISTAKES), 30):
   SNIPPETS[f"mistakes_{_start:03d}"] = (
       MISTAKES_PRELUDE + f"EVERYDAY = {MISTAKES!r}\n"
       + _EVERYDAY_RUNNER.format(start=_start, stop=_start + 30))
+
+# --- vmap / grad machinery: jaxprs of the batching and partial-evaluation rules ----------
+SNIPPETS.update({
+    "vmap_broadcast_unbatched_operand": (
+        "out = jax.make_jaxpr(jax.vmap(lambda x, y: x * y, in_axes=(0, None)))"
+        "(jnp.ones((3, 4)), jnp.ones(4))"),
+    "vmap_broadcast_batched_scalar": (
+        "out = jax.make_jaxpr(jax.vmap(lambda x, y: x * y))(jnp.ones((3, 2, 4)), jnp.ones(3))"),
+    "vmap_nested_jit_shared": (
+        "g = jax.jit(lambda a: jnp.sin(a) * 2.0)\n"
+        "out = jax.make_jaxpr(jax.vmap(lambda x: g(x) + g(x * 2.0)))(jnp.ones((3, 4)))"),
+    "vmap_jit_keeps_batch_axis": (
+        "g = jax.jit(lambda a, b: a * b)\n"
+        "out = jax.make_jaxpr(jax.vmap(g, in_axes=(1, None)))(jnp.ones((4, 3)), jnp.ones(4))"),
+    "grad_jit_forwarded_residuals": (
+        "h = jax.jit(lambda a, b: (jnp.sin(a) * b, a))\n"
+        "out = jax.make_jaxpr(jax.grad(lambda x, y: sum(v.sum() for v in h(x, y)), argnums=(0, 1)))"
+        "(jnp.ones(3), jnp.ones(3))"),
+    "grad_jit_unused_inner_residual": (
+        "out = jax.make_jaxpr(jax.grad(lambda x, y: jnp.floor_divide(x, y).sum(), argnums=(0, 1)))"
+        "(jnp.ones((3, 4)), jnp.ones(4))"),
+    "grad_jit_no_outputs_printed": (
+        "out = jax.make_jaxpr(jax.grad(lambda x: jax.nn.identity(x).sum()))(jnp.ones((3, 4)))"),
+    "grad_jit_symbolic_zero_cotangents": (
+        "out = jax.make_jaxpr(jax.grad(lambda x, y: jnp.copysign(x, y).sum(), argnums=(0, 1)))"
+        "(jnp.ones((3, 4)), jnp.ones(4))"),
+    "grad_jit_instantiated_zero_residual": (
+        "inner = jax.jit(lambda m, l, o: lax.select_n(m, lax.convert_element_type(o, jnp.float32), l))\n"
+        "out = jax.make_jaxpr(jax.grad(jax.jit(lambda l, m: inner(m, l * 2.0, jnp.nan))))(1.0, True)"),
+    "grad_jit_pad_zero_residual": (
+        "out = jax.make_jaxpr(jax.grad(jax.jit(lambda a: lax.pad(a, 0.0, [(1, 1, 0)]).sum())))"
+        "(jnp.ones(3))"),
+    "jacfwd_jaxpr_basis": "out = jax.make_jaxpr(jax.jacfwd(lambda a: jnp.sin(a) * a.sum()))(jnp.ones(3))",
+    "jacrev_jaxpr_basis": "out = jax.make_jaxpr(jax.jacrev(lambda a: jnp.cos(a) * a[0]))(jnp.ones(3))",
+    "hessian_jaxpr": "out = jax.make_jaxpr(jax.hessian(lambda a: (a ** 3).sum()))(jnp.ones(3))",
+    "jacrev_pytree_values": (
+        "f = lambda p: {'a': jnp.sin(p['x']) * p['y'][0], 'b': p['y'] ** 2}\n"
+        "out = jax.jacrev(f)({'x': jnp.arange(3.), 'y': jnp.ones(2)})"),
+    "vmap_broadcast_moved_axis": (
+        "out = jax.make_jaxpr(jax.vmap(lambda x, y: x + y, in_axes=(1, 0)))"
+        "(jnp.ones((4, 3)), jnp.ones((3, 4)))"),
+})

@@ -58,6 +58,10 @@ MODULE_FETCHES_ALLOWED = {
 LOCAL_IMPORTS_ALLOWED = {
     ("axle._src.differentiation", "axle._src.lax.structural"):
         "the Jacobian helpers slice and reshape with lax, which sits above the transformation API",
+    ("axle._src.differentiation", "axle._src.lax.elementwise_convert"):
+        "the Jacobian helpers cast the basis and the blocks as JAX does, with lax",
+    ("axle._src.differentiation", "axle._src.numpy.creation"):
+        "the standard basis of jacfwd/jacrev is jnp.eye, traced, as in JAX",
     ("axle._src.custom_derivatives", "axle._src.lax.elementwise_convert"):
         "a custom JVP rule's tangents are cast to the primal's tangent dtype with lax",
     ("axle._src.lax.elementwise", "axle._src.lax.structural"):

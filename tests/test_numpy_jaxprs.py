@@ -17,14 +17,7 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "numpy_jaxpr_reference.j
 with open(_DATA) as f:
   REFERENCE = json.load(f)["results"]
 
-_JIT_RESIDUALS = ("partial evaluation of a jit equation under grad saves other residuals than JAX's (JAX forwards"
-            " known inputs and returns an instantiated zero tangent as a literal)")
 KNOWN_DIFFERENCES = {
-    "divmod_grad": _JIT_RESIDUALS,
-    "nancumsum_grad": _JIT_RESIDUALS,
-    "std_ddof_grad": _JIT_RESIDUALS,
-    "sum_where_grad": _JIT_RESIDUALS,
-    "var_grad": _JIT_RESIDUALS,
     "sort_grad": "lax.sort's JVP: JAX gathers with a u32 iota index, axle's rule differs",
 }
 

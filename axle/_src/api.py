@@ -101,8 +101,9 @@ def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:
     names.suggest_same_names(inner.invars, eqn.invars)
     names.suggest_same_names(inner.outvars, eqn.outvars)
   shown = {"name": eqn.params["name"], "jaxpr": closed}
-  return pp.concat([ir._pp_binders(eqn.outvars, names), pp.text(" = jit"),
-                    ir.pp_params(shown, names, sort=False), ir.pp_operands(eqn.invars, names)])
+  lhs = [ir._pp_binders(eqn.outvars, names), pp.text(" = ")] if eqn.outvars else []
+  return pp.concat(lhs + [pp.text("jit"), ir.pp_params(shown, names, sort=False),
+                          ir.pp_operands(eqn.invars, names)])
 
 
 ir.pp_eqn_rules[jit_p] = _pp_jit_eqn
@@ -121,54 +122,101 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
 
 def _jit_partial_eval(trace, args, params):
   """Splits a jit call with known and unknown operands into a known jit (run now) and an
-  unknown jit (staged into the linear jaxpr), so reverse mode transposes it as one call."""
+  unknown jit (staged into the linear jaxpr), so reverse mode transposes it as one call.
+  As JAX: residuals that are known inputs or the known jaxpr's constants are passed as those,
+  and outputs that merely forward an input or repeat another output are not outputs."""
   jaxpr, name = params["jaxpr"], params["name"]
   unknowns = [trace.is_unknown(x) for x in args]
   known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
   known_args = [x for x, u in zip(args, unknowns) if not u]
+  known_jit, sources = ad.memoized("jit_forwarding", known_closed, num_res,
+                                   lambda: _forward_known_outputs(known_closed, num_res))
   with core.set_current_trace(trace.parent):
-    known_outs = jit_p.bind(*known_args, jaxpr=known_closed, name=name)
-  residuals = known_outs[len(known_outs) - num_res:]
-  known_outs = iter(known_outs[:len(known_outs) - num_res])
+    outs = jit_p.bind(*known_args, jaxpr=known_jit, name=name)
+  values = []
+  for kind, i in sources:
+    values.append(outs[i] if kind == "out" else known_args[i] if kind == "in"
+                  else known_closed.consts[i] if kind == "const" else values[i])
+  residuals = values[len(values) - num_res:]
+  known_outs = iter(values[:len(values) - num_res])
   unknown_args = [x for x, u in zip(args, unknowns) if u]
   unknown_outs = iter(trace.stage(jit_p, [*residuals, *unknown_args],
                                   dict(jaxpr=unknown_closed, name=name)))
   return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
 
 
+def _forward_known_outputs(known: ClosedJaxpr, num_res: int):
+  """``known`` without the outputs that are an input, a constant or (for a residual) a primal
+  output, and where each original output comes from: ("out", position in the pruned outputs),
+  ("in", input position), ("const", constant position) or ("same", earlier output)."""
+  jaxpr = known.jaxpr
+  n_primal = len(jaxpr.outvars) - num_res
+  inputs = {v: i for i, v in enumerate(jaxpr.invars)}
+  consts = {v: i for i, v in enumerate(jaxpr.constvars)}
+  sources, kept, primal_pos = [], [], {}
+  for position, v in enumerate(jaxpr.outvars):
+    residual = position >= n_primal
+    if type(v) is not ir.Literal and v in inputs:
+      sources.append(("in", inputs[v]))
+    elif residual and type(v) is not ir.Literal and v in consts:
+      sources.append(("const", consts[v]))
+    elif residual and type(v) is not ir.Literal and v in primal_pos:
+      sources.append(("same", primal_pos[v]))
+    else:
+      if not residual and type(v) is not ir.Literal:
+        primal_pos.setdefault(v, position)
+      sources.append(("out", len(kept)))
+      kept.append(v)
+  if len(kept) == len(jaxpr.outvars):
+    return known, sources
+  return ClosedJaxpr(jaxpr.replace(outvars=kept), known.consts), sources
+
+
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+  # As JAX: symbolic zero cotangents are neither operands nor results of the transposed jit.
   linear = [ad.is_undefined_primal(a) for a in args]
-  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
+  zero_cts = [type(ct) is ad.Zero or a.dtype == ad.float0 for ct, a in zip(cts, ct_avals)]
+  linear_avals = [a.aval for a in args if ad.is_undefined_primal(a)]
+  given = [ct for ct, z in zip(cts, zero_cts) if not z]
+  given_avals = [None if z else core.get_aval(ct) for ct, z in zip(cts, zero_cts)]
+  given_avals = [a if g is None else g for a, g in zip(ct_avals, given_avals)]
+  transposed, nonzero = ad.transpose_jaxpr_symbolic(jaxpr, linear, zero_cts, linear_avals,
+                                                    given_avals)
   nonlinear = [a for a in args if not ad.is_undefined_primal(a)]
-  cts = [ad.instantiate_zeros(ct) if a.dtype != ad.float0 else np.zeros(a.shape, ad.float0)
-         for ct, a in zip(cts, (ad.tangent_aval(a) for a in jaxpr.out_avals))]
-  outs = iter(jit_p.bind(*nonlinear, *cts, jaxpr=transposed, name=name))
-  return [next(outs) if lin else None for lin in linear]
-
-
-# jaxpr -> {(axis size, mapped inputs, trace flags): (batched jaxpr, out dims)}: ``vmap`` of a
-# jitted function called again batches its jaxpr once, and the batched jaxpr (the same object)
-# finds its compiled program in ``execution.call_for``'s cache.
-_batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+  outs = iter(jit_p.bind(*nonlinear, *given, jaxpr=transposed, name=name))
+  nonzero = iter(nonzero)
+  return [(next(outs) if next(nonzero) else None) if lin else None for lin in linear]
 
 
 def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
+  # As JAX: the operands keep their batch axes and the outputs' are wherever the body puts them.
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
-  in_dims = tuple(0 if d is not None else None for d in dims)
-  key = (size, in_dims, config.trace_state)
-  try:
-    per_jaxpr = _batched_jaxprs.setdefault(jaxpr, {})
-  except TypeError:
-    per_jaxpr = {}
-  cached = per_jaxpr.get(key)
-  if cached is None:
-    cached = per_jaxpr[key] = batching.batch_jaxpr(jaxpr, size, list(in_dims), False)
-  batched, out_dims = cached
-  return jit_p.bind(*args, jaxpr=batched, name=name), list(out_dims)
+  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims, False)
+  return jit_p.bind(*args, jaxpr=batched, name=name), out_dims
+
+
+def _jit_dce(used_outputs, eqn: ir.Eqn):
+  """A jit equation without its unused outputs and the inputs its jaxpr then does not read;
+  dropped when nothing is used (JAX's ``dce_jaxpr_pjit_rule``)."""
+  closed = eqn.params["jaxpr"]
+  if not any(used_outputs) and not closed.effects:
+    return [False] * len(eqn.invars), None
+  used_outputs = tuple(used_outputs)
+
+  def build():
+    jaxpr, used_inputs = staging.dce_jaxpr_with_inputs(closed.jaxpr, used_outputs)
+    return ClosedJaxpr(jaxpr, closed.consts), used_inputs
+
+  dced, used_inputs = ad.memoized("dce", closed, used_outputs, build)
+  return used_inputs, eqn.replace(
+      invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+      params={**eqn.params, "jaxpr": dced})
 
 
 ad.primitive_jvps[jit_p] = _jit_jvp
+staging.dce_rules[jit_p] = _jit_dce
 ad.partial_eval_rules[jit_p] = _jit_partial_eval
 ad.primitive_transposes[jit_p] = _jit_transpose
 batching.primitive_batchers[jit_p] = _jit_batch

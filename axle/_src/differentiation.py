@@ -423,18 +423,43 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
 def _std_basis(leaves):
   """Rows of the identity over the flattened inexact ``leaves``: an array per leaf of shape
-  ``(total_size, *leaf.shape)``."""
+  ``(total_size, *leaf.shape)``, built as JAX builds it (``jnp.eye`` split per leaf)."""
+  from axle._src.numpy import creation  # the Jacobian helpers reach jnp late (see ARCHITECTURE)
   sizes = [core.get_aval(x).size for x in leaves]
   total = sum(sizes)
   avals = [core.get_aval(x) for x in leaves]
   dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
-  eye = np.eye(total, dtype=dtype)
-  out, start = [], 0
-  for aval, size in zip(avals, sizes):
-    block = eye[:, start:start + size].reshape((total,) + aval.shape).astype(aval.dtype)
-    out.append(block)
-    start += size
-  return out
+  parts = _split_axis(creation.eye(total, dtype=dtype), sizes, 1)
+  # JAX converts each part to its leaf's type with a sharding, so even an identity convert
+  # stays in the jaxpr.
+  return [_convert_kept(_reshape_to(part, (total,) + aval.shape), aval)
+          for part, aval in zip(parts, avals)]
+
+
+def _split_axis(x, sizes, axis):
+  """``x`` split along ``axis`` into pieces of ``sizes`` (JAX's ``_unravel_array_into_pytree``
+  splits at NumPy offsets, so the printed sizes are NumPy integers)."""
+  from axle._src.lax import structural  # lax sits above the transformation API
+  axis = axis % core.get_aval(x).ndim
+  return structural.split_p.bind(x, sizes=tuple(np.int64(s) for s in sizes), axis=axis)
+
+
+def _reshape_to(x, shape):
+  from axle._src.lax import structural  # lax sits above the transformation API
+  return structural.reshape(x, shape)
+
+
+def _convert_kept(x, aval):
+  from axle._src.lax import elementwise_convert  # lax sits above the transformation API
+  with staging.no_forwarding():
+    return elementwise_convert.convert_element_type_p.bind(
+        x, new_dtype=np.dtype(aval.dtype), weak_type=aval.weak_type, sharding=None)
+
+
+def _convert_like(x, aval):
+  from axle._src.lax import elementwise_convert  # lax sits above the transformation API
+  return elementwise_convert.convert_element_type_p.bind(
+      x, new_dtype=np.dtype(aval.dtype), weak_type=aval.weak_type, sharding=None)
 
 
 def _check_jacobian_inputs(dyn, holomorphic, allow_int, name):
@@ -465,14 +490,14 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     def push(*tangent_leaves):
       if has_aux:
         out, t_out, aux = jvp(f_flat, tuple(in_leaves), tangent_leaves, has_aux=True)
-        return t_out
-      return jvp(f_flat, tuple(in_leaves), tangent_leaves)[1]
+        return out, t_out, aux
+      return jvp(f_flat, tuple(in_leaves), tangent_leaves)
 
+    # As JAX: one vmapped jvp gives the primal output (unbatched) and the Jacobian columns.
     if has_aux:
-      out, aux = f_flat(*in_leaves)
+      out, columns, aux = vmap(push, out_axes=(None, -1, None))(*basis)
     else:
-      out = f_flat(*in_leaves)
-    columns = vmap(push, out_axes=-1)(*basis)  # each output leaf: out.shape + (total,)
+      out, columns = vmap(push, out_axes=(None, -1))(*basis)
     jac = tree_util.tree_map(lambda o, col: _split_last(o, col, in_leaves, in_tree, single),
                              out, columns)
     return (jac, aux) if has_aux else jac
@@ -482,14 +507,12 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
 def _split_last(out_leaf, column, in_leaves, in_tree, single):
   """Splits the trailing flattened-input axis of ``column`` into one block per input leaf."""
-  from axle._src.lax import structural  # lax sits above the transformation API
   out_shape = core.get_aval(out_leaf).shape
-  blocks, start = [], 0
-  for leaf in in_leaves:
-    aval = core.get_aval(leaf)
-    block = structural.slice_in_dim(column, start, start + aval.size, axis=len(out_shape))
-    blocks.append(structural.reshape(block, out_shape + aval.shape))
-    start += aval.size
+  in_avals = [core.get_aval(leaf) for leaf in in_leaves]
+  parts = _split_axis(column, [a.size for a in in_avals], -1)
+  out_aval = core.get_aval(out_leaf)  # JAX casts each block like the output leaf
+  blocks = [_convert_like(_reshape_to(part, out_shape + a.shape), out_aval)
+            for part, a in zip(parts, in_avals)]
   tree = tree_util.tree_unflatten(in_tree, blocks)
   return tree[0] if single else tree
 
@@ -511,19 +534,20 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     out_leaves, out_tree = tree_util.tree_flatten(out)
     basis = _std_basis(out_leaves)
     rows = vmap(lambda *ct: pullback(tree_util.tree_unflatten(out_tree, ct)))(*basis)
-    # rows: tuple over dyn args of pytrees whose leaves have shape (total_out,) + in_shape
+    # rows: tuple over dyn args of pytrees whose leaves have shape (total_out,) + in_shape;
+    # each is split along axis 0 into one block per output leaf, as JAX's.
     row_leaves, rows_tree = tree_util.tree_flatten(rows)
+    out_avals = [core.get_aval(o) for o in out_leaves]
+    split_rows = []
+    for r in row_leaves:
+      r_aval = core.get_aval(r)
+      parts = _split_axis(r, [a.size for a in out_avals], 0)
+      split_rows.append([_convert_like(_reshape_to(part, a.shape + r_aval.shape[1:]), r_aval)
+                         for part, a in zip(parts, out_avals)])
     per_out = []
-    start = 0
-    from axle._src.lax import structural  # lax sits above the transformation API
-    for o in out_leaves:
-      o_aval = core.get_aval(o)
-      blocks = [structural.reshape(
-          structural.slice_in_dim(r, start, start + o_aval.size, axis=0),
-          o_aval.shape + core.get_aval(r).shape[1:]) for r in row_leaves]
-      tree = tree_util.tree_unflatten(rows_tree, blocks)
+    for i in range(len(out_leaves)):
+      tree = tree_util.tree_unflatten(rows_tree, [blocks[i] for blocks in split_rows])
       per_out.append(tree[0] if single else tree)
-      start += o_aval.size
     jac = tree_util.tree_unflatten(out_tree, per_out)
     return (jac, aux) if has_aux else jac
 

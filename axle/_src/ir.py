@@ -44,12 +44,15 @@ array_from_literal = None
 
 class Literal:
   """A scalar constant inlined in an equation (prints as ``1.0:f32[]``)."""
-  __slots__ = ("val", "aval", "_array")
+  __slots__ = ("val", "aval", "_array", "residual")
 
-  def __init__(self, val, aval: ShapedArray):
+  def __init__(self, val, aval: ShapedArray, residual: bool = False):
     self.val = val
     self.aval = aval
     self._array = None
+    # A zero that a JVP rule instantiated: partial evaluation keeps it as a residual of the
+    # linear jaxpr (shown as this literal where it is used), as JAX does.
+    self.residual = residual
 
   def as_array(self):
     """The literal as an axle Array with exactly its aval (dtype and weak type)."""
@@ -139,7 +142,7 @@ class Eqn:
 
 class Jaxpr:
   """A function in A-normal form: constvars, invars, equations and outvars."""
-  __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects", "debug_info")
+  __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects", "debug_info", "__weakref__")
 
   def __init__(self, constvars, invars, outvars, eqns, effects=None, debug_info=None):
     self.constvars = list(constvars)

@@ -89,7 +89,36 @@ def zeros_like_aval(aval: ShapedArray):
 
 def instantiate_zeros(t):
   """``t`` itself, or an array of zeros if ``t`` is a symbolic ``Zero``."""
-  return zeros_like_aval(t.aval) if type(t) is Zero else t
+  if type(t) is not Zero:
+    return t
+  return note_instantiated_zero(zeros_like_aval(t.aval))
+
+
+def note_instantiated_zero(value):
+  """``value``, a zero tangent a JVP rule built. A concrete scalar one is noted by the trace
+  being staged: its literal stays a residual of the linear jaxpr, as in JAX (where such a
+  zero is a constant of the primal computation)."""
+  if not isinstance(value, core.Tracer) and not np.shape(value):
+    trace = core.current_trace()
+    if isinstance(trace, staging.StagingTrace):
+      trace.instantiated_zeros[id(value)] = value
+  return value
+
+
+def instantiate_zeros_tangent(t):
+  """``instantiate_zeros`` for a tangent a rule hands to a linear computation: under
+  linearize the zeros are staged into the linear jaxpr (as JAX builds them in its tangent
+  trace), not computed with the primal values."""
+  if type(t) is not Zero:
+    return t
+  trace = core.current_trace()
+  if not isinstance(trace, LinearizeTrace):
+    return instantiate_zeros(t)
+  trace.stage_known = True
+  try:
+    return instantiate_zeros(t)
+  finally:
+    trace.stage_known = False
 
 
 def is_zero(t) -> bool:
@@ -262,6 +291,22 @@ class LinearizeTrace(staging.StagingTrace):
   values right away on the parent trace. Known operands of staged operations become the
   jaxpr's constants (residuals)."""
   tracer_type = partial_eval.JaxprTracer
+  stage_known = False  # while true, operations on known values are staged too
+
+  def __init__(self, parent: core.Trace | None = None, debug_info=None):
+    super().__init__(parent, debug_info)
+    # A scalar zero a JVP rule instantiated is, as in JAX, a residual of the linear jaxpr
+    # although its uses show it as a literal: ``literal_uses`` maps the id of each such literal
+    # to its residual variable.
+    self.literal_uses: dict = {}
+
+  def to_atom(self, x):
+    if id(x) in self.instantiated_zeros and not isinstance(x, core.Tracer):
+      var = self._const_var(x, core.get_aval(x))
+      literal = staging.StagingTrace.to_atom(self, x)
+      self.literal_uses[id(literal)] = var
+      return literal
+    return staging.StagingTrace.to_atom(self, x)
 
   def is_unknown(self, x) -> bool:
     return isinstance(x, staging.StagingTracer) and x._trace is self
@@ -271,6 +316,8 @@ class LinearizeTrace(staging.StagingTrace):
       if isinstance(x, staging.StagingTracer) and x._trace is self:
         break
     else:
+      if self.stage_known:
+        return self.stage(primitive, args, params)
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
     rule = partial_eval_rules.get(primitive)
@@ -361,18 +408,25 @@ def _transpose_rule(primitive):
 
 
 def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
-                  cotangents_out: Sequence[Any]) -> list:
+                  cotangents_out: Sequence[Any], accumulators: Sequence[Any] | None = None) -> list:
   """Transposes ``jaxpr`` with respect to its inputs given as ``UndefinedPrimal``.
 
   ``args`` holds one entry per invar (an UndefinedPrimal or a value); ``cotangents_out``
   one per outvar (a value or Zero). Returns the cotangent (a value or Zero) of each
-  undefined input, in order. Equations whose operands are all known run forward first."""
+  undefined input, in order. Equations whose operands are all known run forward first.
+  ``accumulators`` (one per invar, None for none) are values the cotangents of those inputs
+  are added to as they arrive (a loop's running sum of cotangents, as JAX's accumulators)."""
   known: dict = {}
   for var, value in zip(jaxpr.constvars, consts):
     known[var] = value
+  # An undefined input is transposed at the type its cotangent accumulates in (as JAX's
+  # accumulators); other linear variables at their own type.
+  undefined: dict = {}
   for var, value in zip(jaxpr.invars, args):
     if type(value) is not UndefinedPrimal:
       known[var] = value
+    else:
+      undefined[var] = value
 
   def read(atom):
     if type(atom) is ir.Literal:
@@ -401,6 +455,10 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     previous = cotangents.get(var)
     cotangents[var] = ct if previous is None else add_tangents(previous, ct)
 
+  if accumulators is not None:
+    for var, value in zip(jaxpr.invars, accumulators):
+      if value is not None and var in undefined:
+        cotangents[var] = value
   for var, ct in zip(jaxpr.outvars, cotangents_out):
     write(var, ct)
 
@@ -409,7 +467,8 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     if all(ct is None for ct in cts_out):
       continue
     cts_out = [Zero(tangent_aval(v.aval)) if ct is None else ct for v, ct in zip(eqn.outvars, cts_out)]
-    operands = [read(a) if is_known(a) else UndefinedPrimal(a.aval) for a in eqn.invars]
+    operands = [read(a) if is_known(a) else undefined.get(a) or UndefinedPrimal(a.aval)
+                for a in eqn.invars]
     ct = cts_out if eqn.primitive.multiple_results else cts_out[0]
     try:
       cts_in = _transpose_rule(eqn.primitive)(ct, *operands, **eqn.params)
@@ -435,7 +494,8 @@ def backward_pass(jaxpr: ir.Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 _jaxpr_transform_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _memoized(kind: str, closed: ir.ClosedJaxpr, key, build: Callable):
+def memoized(kind: str, closed: ir.ClosedJaxpr, key, build: Callable):
+  """``build()``, computed once per (``closed``, ``kind``, ``key``) while ``closed`` lives."""
   try:
     per_jaxpr = _jaxpr_transform_cache.setdefault(closed, {})
   except TypeError:
@@ -462,7 +522,7 @@ def jvp_jaxpr(closed: ir.ClosedJaxpr, nonzeros: Sequence[bool], instantiate=Fals
   nonzeros = tuple(bool(n) and tangent_aval(a).dtype != float0
                    for n, a in zip(nonzeros, closed.in_avals))
   instantiate = _flags(instantiate, len(closed.out_avals))
-  return _memoized("jvp", closed, (nonzeros, instantiate),
+  return memoized("jvp", closed, (nonzeros, instantiate),
                    lambda: _jvp_jaxpr(closed, nonzeros, instantiate))
 
 
@@ -505,7 +565,7 @@ def partial_eval_jaxpr(closed: ir.ClosedJaxpr, unknowns: Sequence[bool], instant
   outputs to be unknown."""
   unknowns = tuple(bool(u) for u in unknowns)
   instantiate = _flags(instantiate, len(closed.out_avals))
-  return _memoized("partial_eval", closed, (unknowns, instantiate),
+  return memoized("partial_eval", closed, (unknowns, instantiate),
                    lambda: _partial_eval_jaxpr(closed, unknowns, instantiate))
 
 
@@ -520,18 +580,29 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
     unknown_args = iter([trace.new_arg(a) for a in unknown_avals])
     known_iter = iter(known_args)
     args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
+    for eqn in closed.jaxpr.eqns:
+      for atom in eqn.invars:
+        if type(atom) is ir.Literal and atom.residual:
+          value = atom.as_array()
+          trace.instantiated_zeros[id(value)] = value
     with core.set_current_trace(trace):
       outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
     unknown_closed = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
-    # Only residuals the live part of the unknown jaxpr reads are passed on.
+    # Only residuals the live part of the unknown jaxpr reads are passed on (a zero a JVP rule
+    # instantiated counts as read where its literal is).
     jaxpr = staging.dce_jaxpr(unknown_closed.jaxpr)
     used = _used_vars(jaxpr)
+    if trace.literal_uses:
+      used.update(trace.literal_uses[id(a)] for eqn in jaxpr.eqns for a in eqn.invars
+                  if type(a) is ir.Literal and id(a) in trace.literal_uses)
     kept = [(v, c) for v, c in zip(jaxpr.constvars, unknown_closed.consts) if v in used]
     residual_vars = [v for v, _ in kept]
     residuals = [c for _, c in kept]
-    result["unknown"] = ir.ClosedJaxpr(
-        jaxpr.replace(constvars=[], invars=residual_vars + list(jaxpr.invars)), [])
+    unknown_jaxpr = jaxpr.replace(constvars=[], invars=residual_vars + list(jaxpr.invars))
+    if trace.literal_uses:
+      staging.literal_inputs[unknown_jaxpr] = set(trace.literal_uses.values())
+    result["unknown"] = ir.ClosedJaxpr(unknown_jaxpr, [])
     result["out_unknowns"] = out_unknowns
     result["num_residuals"] = len(residuals)
     return [o for o, u in zip(outs, out_unknowns) if not u] + residuals
@@ -550,29 +621,80 @@ def _used_vars(jaxpr: ir.Jaxpr) -> set:
   return used
 
 
-def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool]):
+def transpose_jaxpr(closed: ir.ClosedJaxpr, linear: Sequence[bool], linear_avals=None,
+                    ct_avals=None):
   """The transpose of ``closed`` with respect to its ``linear`` inputs, as a ClosedJaxpr taking
   ``(*non-linear inputs, *cotangents of the outputs)`` and returning the cotangents of the
-  linear inputs (zeros instantiated). Cotangents of float0 outputs are ignored."""
+  linear inputs (zeros instantiated). Cotangents of float0 outputs are ignored.
+  ``linear_avals`` (one per linear input) are the types the cotangents accumulate in, when they
+  differ from the inputs' (a loop's carry is transposed at its cotangent's type, as JAX);
+  ``ct_avals`` (one per output) the types of the cotangents given, when they differ from the
+  outputs' (JAX traces a transposition at the types of the values it is given)."""
   linear = tuple(bool(x) for x in linear)
-  return _memoized("transpose", closed, linear, lambda: _transpose_jaxpr(closed, linear))
+  linear_avals = None if linear_avals is None else tuple(linear_avals)
+  ct_avals = None if ct_avals is None else tuple(ct_avals)
+  return memoized("transpose", closed, (linear, linear_avals, ct_avals),
+                  lambda: _transpose_jaxpr(closed, linear, linear_avals, ct_avals))
 
 
-def _transpose_jaxpr(closed, linear):
+def _transpose_jaxpr(closed, linear, linear_avals, given_ct_avals):
   in_avals = list(closed.in_avals)
   nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
-  ct_avals = [tangent_aval(a) for a in closed.out_avals]
+  undefined_avals = (linear_avals if linear_avals is not None
+                     else [a for a, lin in zip(in_avals, linear) if lin])
+  ct_avals = (list(given_ct_avals) if given_ct_avals is not None
+              else [tangent_aval(a) for a in closed.out_avals])
   k = len(nonlinear_avals)
 
   def transposed(*args):
     nonlinear, cts = iter(args[:k]), args[k:]
-    full_args = [UndefinedPrimal(a) if lin else next(nonlinear) for a, lin in zip(in_avals, linear)]
+    undefined = iter(undefined_avals)
+    full_args = [UndefinedPrimal(next(undefined)) if lin else next(nonlinear) for lin in linear]
     cts = [Zero(a) if a.dtype == float0 else ct for a, ct in zip(ct_avals, cts)]
     cts_in = backward_pass(closed.jaxpr, closed.consts, full_args, cts)
     return [instantiate_zeros(ct) for ct in cts_in]
 
   transposed_closed, _ = staging.trace_to_jaxpr(transposed, nonlinear_avals + ct_avals)
   return transposed_closed
+
+
+def transpose_jaxpr_symbolic(closed: ir.ClosedJaxpr, linear: Sequence[bool],
+                             zero_cts: Sequence[bool], linear_avals=None, ct_avals=None):
+  """Like ``transpose_jaxpr``, with symbolic zeros kept out of the signature (JAX's transpose
+  of a jit): the result takes ``(*non-linear inputs, *cotangents of the outputs not marked in
+  ``zero_cts``)`` and returns the linear inputs' cotangents that are not symbolically zero.
+  Returns ``(transposed, which linear inputs get a cotangent)``."""
+  linear = tuple(bool(x) for x in linear)
+  zero_cts = tuple(bool(z) for z in zero_cts)
+  linear_avals = None if linear_avals is None else tuple(linear_avals)
+  ct_avals = None if ct_avals is None else tuple(ct_avals)
+  return memoized("transpose_symbolic", closed, (linear, zero_cts, linear_avals, ct_avals),
+                  lambda: _transpose_jaxpr_symbolic(closed, linear, zero_cts, linear_avals,
+                                                    ct_avals))
+
+
+def _transpose_jaxpr_symbolic(closed, linear, zero_cts, linear_avals, given_ct_avals):
+  in_avals = list(closed.in_avals)
+  if linear_avals is not None:
+    given = iter(linear_avals)
+    in_avals = [next(given) if lin else a for a, lin in zip(in_avals, linear)]
+  nonlinear_avals = [a for a, lin in zip(in_avals, linear) if not lin]
+  all_ct_avals = (list(given_ct_avals) if given_ct_avals is not None
+                  else [tangent_aval(a) for a in closed.out_avals])
+  ct_avals = [a for a, z in zip(all_ct_avals, zero_cts) if not z]
+  k = len(nonlinear_avals)
+  nonzero_out: list = []
+
+  def transposed(*args):
+    nonlinear, given = iter(args[:k]), iter(args[k:])
+    full_args = [UndefinedPrimal(a) if lin else next(nonlinear) for a, lin in zip(in_avals, linear)]
+    cts = [Zero(a) if z else next(given) for a, z in zip(all_ct_avals, zero_cts)]
+    cts_in = backward_pass(closed.jaxpr, closed.consts, full_args, cts)
+    nonzero_out.extend(type(ct) is not Zero for ct in cts_in)
+    return [ct for ct in cts_in if type(ct) is not Zero]
+
+  transposed_closed, _ = staging.trace_to_jaxpr(transposed, nonlinear_avals + ct_avals)
+  return transposed_closed, tuple(nonzero_out)
 
 
 # ---------------------------------------------------------------------------

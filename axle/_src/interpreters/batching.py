@@ -9,12 +9,14 @@ Collectives (psum, all_gather, ...) over the trace's named axis use
 """
 from __future__ import annotations
 
+import weakref
 from typing import Sequence
 
 import numpy as np
 
 from axle._src import core
 from axle._src import ir
+from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import staging
 
@@ -168,31 +170,24 @@ def matchaxis(x, src, dst, size: int):
   return moveaxis(x, src, dst)
 
 
-def _expand_front(x):
-  aval = core.get_aval(x)
-  return lax_reshape(x, (1, *aval.shape))
-
-
 def broadcast_batcher(primitive, values, dims, **params):
   """Batching of an n-ary elementwise primitive whose operands have equal ranks (rank-0
-  operands broadcast): batch axes aligned at the front; unbatched operands get a size-1 axis."""
-  shapes = {(core.get_aval(v).ndim, d) for v, d in zip(values, dims) if d is not None}
-  unbatched_scalars = all(core.get_aval(v).ndim == 0 for v, d in zip(values, dims) if d is None)
-  if len(shapes) == 1 and unbatched_scalars:
-    (_, d), = shapes
+  operands broadcast), as JAX's: when every operand of nonzero rank has the same shape and batch
+  axis, the primitive applies as is; otherwise batch axes move to the front, unbatched operands
+  get a size-1 leading axis and batched lower-rank operands trailing size-1 axes (each with
+  ``broadcast_in_dim``)."""
+  shape, dim = next((core.get_aval(v).shape, d) for v, d in zip(values, dims) if d is not None)
+  avals = [core.get_aval(v) for v in values]
+  if all(a.shape == shape and d == dim for a, d in zip(avals, dims) if a.ndim):
     out = primitive.bind(*values, **params)
-    return out, ([d] * len(out) if primitive.multiple_results else d)
-  rank = max(core.get_aval(v).ndim - (d is not None) for v, d in zip(values, dims))
-  new_values = []
-  for v, d in zip(values, dims):
+    return out, ([dim] * len(out) if primitive.multiple_results else dim)
+  new_values = [bdim_at_front(v, d, 1) if a.ndim else v for v, a, d in zip(values, avals, dims)]
+  rank = max(core.get_aval(v).ndim for v in new_values)
+  for i, (v, d) in enumerate(zip(new_values, dims)):
     aval = core.get_aval(v)
-    if d is None:
-      new_values.append(v if aval.ndim == 0 else _expand_front(v))
-      continue
-    v = moveaxis(v, d, 0)
-    if aval.ndim - 1 < rank:  # a batched scalar among higher-rank operands
-      v = lax_reshape(v, (aval.shape[d],) + (1,) * rank)
-    new_values.append(v)
+    if d is not None and aval.ndim != rank:
+      new_values[i] = lax_broadcast_in_dim(v, aval.shape + (1,) * (rank - aval.ndim),
+                                           tuple(range(aval.ndim)))
   out = primitive.bind(*new_values, **params)
   return out, ([0] * len(out) if primitive.multiple_results else 0)
 
@@ -233,17 +228,33 @@ def _batched_aval(aval: ShapedArray, dim, size: int) -> ShapedArray:
   return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
+_batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def batch_jaxpr(closed: ir.ClosedJaxpr, axis_size: int, in_dims: Sequence, out_dims_instantiate,
                 axis_name=None):
   """``closed`` batched over inputs mapped along ``in_dims`` (None: unmapped).
 
   Returns ``(batched_closed, out_dims)``. Outputs with ``out_dims_instantiate`` true (a bool or
   one per output) are returned batched along axis 0; the others wherever the rules put them
-  (None when unbatched)."""
+  (None when unbatched). Memoised per jaxpr, as JAX's: the same call batched twice is one
+  jaxpr (printed once, under ``let``)."""
   n_out = len(closed.out_avals)
   instantiate = ((out_dims_instantiate,) * n_out if isinstance(out_dims_instantiate, bool)
-                 else tuple(out_dims_instantiate))
+                 else tuple(bool(b) for b in out_dims_instantiate))
   in_dims = tuple(in_dims)
+  key = (axis_size, in_dims, instantiate, axis_name, config.trace_state)
+  try:
+    per_jaxpr = _batched_jaxprs.setdefault(closed, {})
+  except TypeError:
+    return _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name)
+  if key not in per_jaxpr:
+    per_jaxpr[key] = _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name)
+  batched, out_dims = per_jaxpr[key]
+  return batched, list(out_dims)
+
+
+def _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name):
   avals = [_batched_aval(a, d, axis_size) for a, d in zip(closed.in_avals, in_dims)]
   out_dims: list = []
 

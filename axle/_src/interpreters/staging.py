@@ -12,6 +12,7 @@ import gc
 import inspect
 import os
 import sys
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -129,6 +130,25 @@ _no_pvary = frozenset({
     "while", "scan", "sharding_constraint", "debug_callback", "pure_callback", "io_callback"})
 
 
+# primitive -> rule(operand avals, params) giving, per output, the position of the operand it
+# merely forwards (or None). Staging such an equation records nothing: the output is that
+# operand (JAX's ``partial_eval.forwarding_rules``: an identity convert_element_type or
+# broadcast_in_dim disappears from a jaxpr). Filled by the primitives' own modules.
+forwarding_rules: dict = {}
+_forwarding = [True]
+
+
+class no_forwarding:
+  """Within it, staging records identity equations too (JAX keeps a convert whose sharding
+  differs, e.g. the standard basis of ``jacfwd``)."""
+
+  def __enter__(self):
+    _forwarding.append(False)
+
+  def __exit__(self, *exc):
+    _forwarding.pop()
+
+
 class StagingTracer(Tracer):
   """A tracer of a StagingTrace: an abstract value bound to a jaxpr variable."""
   __slots__ = ("aval", "jaxpr_var")
@@ -183,6 +203,9 @@ class StagingTrace(core.Trace):
     self.constvals: list[Any] = []
     self._const_ids: dict[int, Var] = {}
     self.finished = False
+    # Scalar zeros that JVP rules instantiated while this trace was current, by id (their
+    # literals are marked: partial evaluation keeps them as residuals, as JAX does).
+    self.instantiated_zeros: dict = {}
 
   def __repr__(self):
     return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
@@ -208,7 +231,7 @@ class StagingTrace(core.Trace):
       value = np.asarray(x)
       if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
-      return Literal(value[()], aval)
+      return Literal(value[()], aval, id(x) in self.instantiated_zeros)
     return self._const_var(x, aval)
 
   def _const_var(self, value, aval: ShapedArray) -> Var:
@@ -260,6 +283,12 @@ class StagingTrace(core.Trace):
         if a.__class__ is not ShapedArray:  # a type with a sharding (sharding in types)
           out_aval = sharded_types_hook(primitive, avals, params, out_aval)
           break
+    forward = forwarding_rules.get(primitive)
+    if forward is not None and _forwarding[-1]:
+      positions = forward(avals, params)
+      if not primitive.multiple_results and positions[0] is not None:
+        atom = atoms[positions[0]]
+        return self.tracer_type(self, atom.aval, atom)
     source_info = source_info_util.current(1)
     if primitive.multiple_results:
       outvars = [Var(a) for a in out_aval]
@@ -362,19 +391,50 @@ def _check_for_leaks(trace: StagingTrace) -> None:
   raise Exception(f"Leaked trace {trace!r}. Leaked tracer(s):\n\n" + "\n".join(parts))
 
 
+# primitive -> rule(used_outputs, eqn) -> (used_inputs, the equation without what is unused,
+# or None to drop it): dead-code elimination inside equations that carry jaxprs (JAX's
+# ``partial_eval.dce_rules``). Filled by the primitives' own modules.
+dce_rules: dict = {}
+
+
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
-  """Removes equations whose outputs are not needed (effect-free primitives only)."""
+  """Removes equations whose outputs are not needed (effect-free primitives only); equations
+  with a DCE rule (jit) also lose their unused outputs and inputs."""
   outvars = jaxpr.outvars if used_outputs is None else [
       v for v, used in zip(jaxpr.outvars, used_outputs) if used]
   live = {v for v in outvars if type(v) is not Literal}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if (any(v in live for v in eqn.outvars) or eqn.primitive.has_effects
-        or ir.eqn_effects(eqn.primitive, eqn.params)):
-      kept.append(eqn)
-      live.update(v for v in eqn.invars if type(v) is not Literal)
+    used = [v in live for v in eqn.outvars]
+    effects = eqn.primitive.has_effects or ir.eqn_effects(eqn.primitive, eqn.params)
+    if not (any(used) or effects):
+      continue
+    rule = dce_rules.get(eqn.primitive)
+    if rule is not None:
+      _, eqn = rule(used, eqn)
+      if eqn is None:
+        continue
+    kept.append(eqn)
+    live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
   return jaxpr.replace(eqns=kept, outvars=outvars)
+
+
+# Jaxpr -> inputs that count as used although no equation reads them (residuals shown as
+# literals where they are used: see ad.note_instantiated_zero).
+literal_inputs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list]:
+  """``jaxpr`` computing only the outputs marked in ``used_outputs``, without the inputs that
+  are then unused; returns it and which inputs it kept (JAX's ``dce_jaxpr``)."""
+  kept_anyway = literal_inputs.get(jaxpr, ())
+  jaxpr = dce_jaxpr(jaxpr, used_outputs)
+  used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
+  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+  used.update(kept_anyway)
+  kept = [v in used for v in jaxpr.invars]
+  return jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k]), kept
 
 
 def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:

@@ -328,31 +328,29 @@ def _cond_partial_eval(trace, args, params):
     _, _, uk, _ = ad.partial_eval_jaxpr(branch, unknowns, False)
     out_uk = [a or b for a, b in zip(out_uk, uk)]
   splits = [ad.partial_eval_jaxpr(branch, unknowns, out_uk) for branch in branches]
-  # Every branch's known part returns the residuals of all branches (zeros for the others').
+  # Residuals are merged by type: the k-th residual of a given type in any branch shares one
+  # slot; each branch's known part fills the slots it does not use with empty values.
   res_avals = [list(known.out_avals[len(known.out_avals) - num_res:])
                for known, _, _, num_res in splits]
-  all_res = [a for avals in res_avals for a in avals]
+  all_res, res_indices = _merge_branch_residuals(res_avals)
   n_known_out = n_out - sum(out_uk)
   known_avals = [core.get_aval(x) for x, u in zip(ops, unknowns) if not u]
-  unknown_avals = [core.get_aval(x) for x, u in zip(ops, unknowns) if u]
   known_branches, unknown_branches = [], []
-  for i, (known, unknown, _, num_res) in enumerate(splits):
-    def known_fun(*xs, known=known, i=i):
+  for (known, unknown, _, num_res), indices in zip(splits, res_indices):
+    def known_fun(*xs, known=known, indices=indices):
       outs = control_flow_common.eval_closed_eager_here(known, xs)
-      own = outs[n_known_out:]
-      res = []
-      for j, avals in enumerate(res_avals):
-        res.extend(own if j == i else [ad.zeros_like_aval(a.strip_weak_type()) for a in avals])
+      res = [control_flow_common.empty_like_aval(a) for a in all_res]
+      for j, r in zip(indices, outs[n_known_out:]):
+        res[j] = r
       return outs[:n_known_out] + res
 
-    def unknown_fun(*xs, unknown=unknown, i=i):
-      start = sum(len(a) for a in res_avals[:i])
-      own = xs[start:start + len(res_avals[i])]
-      return control_flow_common.eval_closed_eager_here(unknown, [*own, *xs[len(all_res):]])
-
     known_branches.append(_trace_closed(known_fun, known_avals))
-    unknown_branches.append(_trace_closed(unknown_fun, [a.strip_weak_type() for a in all_res]
-                                          + unknown_avals))
+    res_vars = [ir.Var(a) for a in all_res]
+    for j, v in zip(indices, unknown.jaxpr.invars[:num_res]):
+      res_vars[j] = v
+    unknown_branches.append(ClosedJaxpr(
+        unknown.jaxpr.replace(invars=res_vars + list(unknown.jaxpr.invars[num_res:])),
+        unknown.consts))
   known_branches = [control_flow_common.hoist_consts(b) for b in known_branches]
   unknown_branches = [control_flow_common.hoist_consts(b) for b in unknown_branches]
   # Each branch may close over different values: make them shared operands.
@@ -367,6 +365,22 @@ def _cond_partial_eval(trace, args, params):
                                   dict(branches=tuple(unknown_jaxprs))))
   known_iter = iter(known_outs[:n_known_out])
   return [next(unknown_outs) if u else next(known_iter) for u in out_uk]
+
+
+def _merge_branch_residuals(res_avals):
+  """All branches' residual types merged (the k-th residual of one type in each branch shares
+  a slot), and each branch's slot indices."""
+  slots: dict = {}
+  indices = []
+  for avals in res_avals:
+    seen: dict = {}
+    own = []
+    for a in avals:
+      tag = (a, seen.get(a, 0))
+      seen[a] = tag[1] + 1
+      own.append(slots.setdefault(tag, len(slots)))
+    indices.append(own)
+  return [a for a, _ in slots], indices
 
 
 def _share_consts(hoisted):
@@ -398,7 +412,10 @@ def _cond_transpose(cts, index, *ops, branches):
   ct_avals = [ad.tangent_aval(a) for a in branches[0].out_avals]
   cts = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(ct)
          for ct, a in zip(cts, ct_avals)]
-  transposed = tuple(ad.transpose_jaxpr(b, linear) for b in branches)
+  # The linear operands are transposed at their cotangents' types (JAX's accumulators).
+  linear_avals = [x.aval for x in ops if ad.is_undefined_primal(x)]
+  given_avals = [core.get_aval(ct) for ct in cts]
+  transposed = tuple(ad.transpose_jaxpr(b, linear, linear_avals, given_avals) for b in branches)
   nonlinear = [x for x in ops if not ad.is_undefined_primal(x)]
   outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed))
   return [None] + [next(outs) if lin else None for lin in linear]

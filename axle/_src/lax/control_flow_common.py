@@ -9,6 +9,7 @@ merely forward an input, and evaluate a jaxpr eagerly.
 """
 from __future__ import annotations
 
+import enum
 import inspect
 from typing import Any, Callable, Sequence
 
@@ -20,8 +21,12 @@ from axle._src import ir
 from axle._src import tree_util
 from axle._src.array import Array
 from axle._src.core import ShapedArray
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import staging
 from axle._src.lax import elementwise_convert
+from axle._src.lax import structural
 from axle._src.ir import ClosedJaxpr, Jaxpr, Literal
 
 
@@ -94,6 +99,35 @@ def move_inputs_to_front(closed: ClosedJaxpr, to_move: Sequence[bool]) -> Closed
 
 
 dce_with_inputs = staging.dce_with_inputs
+
+
+# ---------------------------------------------------------------------------
+# empty2: an uninitialised scalar, broadcast to fill slots whose value is never read (the
+# residual outputs of a cond branch that does not produce them), as JAX's ``empty2``.
+
+
+class MemorySpace(enum.Enum):
+  """Where a value lives (only ``Device`` here); prints as JAX's ``MemorySpace.Device``."""
+  Device = enum.auto()
+
+  def __repr__(self):
+    return f"MemorySpace.{self.name}"
+
+
+empty2_p = core.Primitive("empty2")
+empty2_p.def_abstract_eval(lambda *, dtype, memory_space: ShapedArray((), dtype, False))
+empty2_p.def_impl(lambda *, dtype, memory_space: np.zeros((), dtype))
+mlir.register(empty2_p, lambda ctx, *, dtype, memory_space: mlir.constant(ctx, np.zeros((), dtype)))
+ad.defjvp_zero(empty2_p)
+batching.primitive_batchers[empty2_p] = lambda values, dims, **params: (
+    empty2_p.bind(**params), None)
+
+
+def empty_like_aval(aval: ShapedArray):
+  """A value of ``aval`` whose contents do not matter (JAX's ``ad_util.empty_like_aval``):
+  ``empty2`` broadcast to the shape."""
+  value = empty2_p.bind(dtype=np.dtype(aval.dtype), memory_space=MemorySpace.Device)
+  return structural.broadcast_in_dim(value, aval.shape, ()) if aval.shape else value
 
 
 def split(values: Sequence, sizes: Sequence[int]) -> list[list]:

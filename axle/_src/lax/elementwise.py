@@ -149,7 +149,7 @@ def _const(example, value):
 
 def _zeros(x):
   """Zeros with ``x``'s shape, dtype and weak type (``full_like(x, 0)``)."""
-  return _full_like(x, 0)
+  return ad.note_instantiated_zero(_full_like(x, 0))
 
 
 def _ones(x):

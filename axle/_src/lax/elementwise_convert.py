@@ -131,6 +131,9 @@ def _convert_element_type_impl(x, *, new_dtype, weak_type, sharding):
 convert_element_type_p = core.Primitive("convert_element_type")
 convert_element_type_p.def_abstract_eval(_convert_element_type_rule)
 convert_element_type_p.def_impl(_convert_element_type_impl)
+staging.forwarding_rules[convert_element_type_p] = lambda avals, params: [
+    0 if (avals[0].dtype == params["new_dtype"] and avals[0].weak_type == params["weak_type"]
+          and params["sharding"] is None) else None]
 # JAX prints no sharding: the binder's type implies it.
 ir.pp_param_rules[convert_element_type_p] = lambda params: {
     k: v for k, v in params.items() if k != "sharding"}

@@ -153,9 +153,16 @@ def _while_impl(*values, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   carry = [control_flow_common.as_array(v, a) for v, a in zip(carry, carry_avals)]
   for _ in range(EAGER_PYTHON_STEPS):
     pred, = control_flow_common.eval_closed_eager(cond_jaxpr, [*cond_consts, *carry])
-    if not bool(control_flow_common.host(pred)):
+    pred = control_flow_common.host(pred)
+    if not pred.any():
       return [control_flow_common.host(c) for c in carry]
-    carry = control_flow_common.eval_closed_eager(body_jaxpr, [*body_consts, *carry])
+    new = control_flow_common.eval_closed_eager(body_jaxpr, [*body_consts, *carry])
+    if pred.ndim:  # a batched predicate (vmap): only the elements whose predicate holds advance
+      new = [control_flow_common.as_array(np.where(
+          pred.reshape(pred.shape + (1,) * (np.ndim(n) - pred.ndim)),
+          control_flow_common.host(n), control_flow_common.host(c)), a)
+             for n, c, a in zip(new, carry, carry_avals)]
+    carry = new
   # Still looping: finish on a compiled while loop that starts from the current carry.
   params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
                 body_nconsts=body_nconsts)
@@ -168,21 +175,47 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
   args = [mlir.materialize(ctx, a) for a in args]
   avals = [a.aval for a in args]
 
+  pred_aval = cond_jaxpr.out_avals[0]
+
   def cond_region(region_ctx, *state):
     cond_consts, _, carry = control_flow_common.split(state, [cond_nconsts, body_nconsts])
     pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
                                cond_consts + carry)
+    if pred_aval.shape:  # a batched predicate (vmap): loop while any element's holds
+      any_pred = _reduce_or_all_jaxpr(pred_aval)
+      pred, = mlir.jaxpr_subcomp(region_ctx, any_pred.jaxpr, any_pred.consts, [pred])
     return [mlir.materialize(region_ctx, pred)]
 
   def body_region(region_ctx, *state):
     cond_consts, body_consts, carry = control_flow_common.split(state, [cond_nconsts, body_nconsts])
     new_carry = mlir.jaxpr_subcomp(region_ctx, body_jaxpr.jaxpr, body_jaxpr.consts,
                                    body_consts + carry)
+    if pred_aval.shape:  # only the elements whose predicate holds advance
+      pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
+                                 cond_consts + carry)
+      new_carry = [mlir.select(region_ctx, mlir.broadcast_in_dim(
+          region_ctx, pred, ShapedArray(mlir.materialize(region_ctx, n).aval.shape, np.bool_),
+          range(len(pred_aval.shape))), mlir.materialize(region_ctx, n),
+          mlir.materialize(region_ctx, c)) for n, c in zip(new_carry, carry)]
     return [*cond_consts, *body_consts, *new_carry]
 
   regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
   outs = mlir.op(ctx, "stablehlo.while", args, avals, regions=regions)
   return outs[cond_nconsts + body_nconsts:]
+
+
+_reduce_or_all_jaxprs: dict = {}
+
+
+def _reduce_or_all_jaxpr(aval: ShapedArray) -> ClosedJaxpr:
+  """``reduce_or`` over every axis of a value of ``aval``, as a jaxpr (for lowering)."""
+  closed = _reduce_or_all_jaxprs.get(aval)
+  if closed is None:
+    with core.set_current_trace(core.eval_trace):
+      closed, _ = staging.trace_to_jaxpr(
+          lambda p: reductions.reduce_or(p, tuple(range(aval.ndim))), [aval])
+    _reduce_or_all_jaxprs[aval] = closed
+  return closed
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -248,52 +281,29 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  """As JAX's: constants keep their batch axes, batched carries are batched along axis 0. A
+  batched predicate makes every carry batched and stays batched in the cond jaxpr (the loop
+  runs while any element's holds and only those elements advance: see the lowering)."""
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-  args = [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
   batched = [d is not None for d in dims]
-  cond_b, body_b, carry_b = control_flow_common.split(batched, [cond_nconsts, body_nconsts])
-  carry_b, _ = _carry_fixed_point(carry_b, lambda b: _batched_outputs(body_jaxpr, size, body_b + b))
-  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
+  cond_b, body_b, init_b = control_flow_common.split(batched, [cond_nconsts, body_nconsts])
+  cond_d, body_d, init_d = control_flow_common.split(list(dims), [cond_nconsts, body_nconsts])
+  carry_b, _ = _carry_fixed_point(
+      init_b, lambda b: [d is not None for d in batching.batch_jaxpr(
+          body_jaxpr, size, body_d + _dims(b), b)[1]])
+  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, size, cond_d + _dims(carry_b), False)
   if pred_dim is not None:
     carry_b = [True] * len(carry_b)
-  cond_consts, body_consts, carry = control_flow_common.split(args, [cond_nconsts, body_nconsts])
-  carry = [batching.broadcast(x, size, 0) if b and not was else x
-           for x, b, was in zip(carry, carry_b, control_flow_common.split(batched, [cond_nconsts, body_nconsts])[2])]
-  body_batched, _ = batching.batch_jaxpr(body_jaxpr, size, _dims(body_b + carry_b), carry_b)
-  cond_batched, _ = batching.batch_jaxpr(cond_jaxpr, size, _dims(cond_b + carry_b), False)
-  if pred_dim is None:
-    outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond_batched,
-                        body_jaxpr=body_batched, cond_nconsts=cond_nconsts,
-                        body_nconsts=body_nconsts)
-    return outs, [0 if b else None for b in carry_b]
-  # A batched predicate: loop while any element's predicate holds; elements already done keep
-  # their carry.
-  carry_avals = [core.get_aval(x) for x in carry]
-  cc_avals = [core.get_aval(x) for x in cond_consts]
-  bc_avals = [core.get_aval(x) for x in body_consts]
-
-  def any_pred(*xs):
-    pred, = control_flow_common.eval_closed_eager_here(cond_batched, xs)
-    return [reductions.reduce_or(pred, (0,))]
-
-  def select_body(*xs):
-    cc, bc, c = control_flow_common.split(xs, [cond_nconsts, body_nconsts])
-    pred, = control_flow_common.eval_closed_eager_here(cond_batched, [*cc, *c])
-    new = control_flow_common.eval_closed_eager_here(body_batched, [*bc, *c])
-    out = []
-    for n, o in zip(new, c):
-      shape = core.get_aval(n).shape
-      which = structural.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
-      out.append(elementwise.select_n(which, o, n))
-    return out
-
-  new_cond, cond_extra = _trace_closed(any_pred, cc_avals + carry_avals)
-  new_body, body_extra = _trace_closed(select_body, cc_avals + bc_avals + carry_avals)
-  outs = while_p.bind(*cond_extra, *cond_consts, *body_extra, *cond_consts, *body_consts, *carry,
-                      cond_jaxpr=new_cond, body_jaxpr=new_body,
-                      cond_nconsts=len(cond_extra) + cond_nconsts,
-                      body_nconsts=len(body_extra) + cond_nconsts + body_nconsts)
-  return outs, [0] * len(outs)
+  carry_d = _dims(carry_b)
+  body_batched, _ = batching.batch_jaxpr(body_jaxpr, size, body_d + carry_d, carry_b)
+  cond_batched, _ = batching.batch_jaxpr(cond_jaxpr, size, cond_d + carry_d, pred_dim is not None)
+  cond_consts, body_consts, init = control_flow_common.split(args, [cond_nconsts, body_nconsts])
+  init = [batching.broadcast(x, size, 0) if b and d is None else
+          batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(init, init_d, carry_b)]
+  outs = while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=cond_batched,
+                      body_jaxpr=body_batched, cond_nconsts=cond_nconsts,
+                      body_nconsts=body_nconsts)
+  return outs, carry_d
 
 
 while_p.def_abstract_eval(_while_abstract_eval)
@@ -443,7 +453,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, linear, unroll, num_
   consts, carry, xs = control_flow_common.split(primals, [nc, ncarry])
   consts_t, carry_t, xs_t = control_flow_common.split(tangents, [nc, ncarry])
   const_tangents = [t for t, n in zip(consts_t, const_nz) if n]
-  carry_tangents = [_tangent_or_zeros(None if type(t) is ad.Zero else t, core.get_aval(x))
+  carry_tangents = [ad.instantiate_zeros_tangent(ad.Zero(ad.tangent_aval(core.get_aval(x)))
+                                                 if type(t) is ad.Zero else t)
                     for t, x, n in zip(carry_t, carry, carry_nz) if n]
   xs_tangents = [t for t, n in zip(xs_t, xs_nz) if n]
   args = [*consts, *const_tangents, *carry, *carry_tangents, *xs, *xs_tangents]
@@ -478,34 +489,42 @@ def _scan_partial_eval(trace, args, params):
   k_xs = [x for x, u in zip(xs, xs_uk) if not u]
   n_known_out = len(known.out_avals) - num_res
   n_known_carry = len(k_carry)
-  # Residuals that are known constants of the body stay constants; the others are stacked.
+  # As JAX: a residual that is a known constant of the body stays a constant, one that is a
+  # known scanned-over input is that input (neither is an output of the known scan); the others
+  # are stacked outputs. NumPy constants are not forwarded.
   fwd = control_flow_common.forwarding(known.jaxpr)[n_known_out:]
-  res_const = [f is not None and f < len(k_consts) for f in fwd]
-  known = control_flow_common.prune_outputs(known, [True] * n_known_out + [not c for c in res_const])
+  n_kc, n_kcarry = len(k_consts), len(k_carry)
+
+  def forwarded_value(f):
+    if f is None or n_kc <= f < n_kc + n_kcarry:
+      return None
+    value = k_consts[f] if f < n_kc else k_xs[f - n_kc - n_kcarry]
+    return None if isinstance(value, np.ndarray) else value
+
+  res_fwd = [forwarded_value(f) for f in fwd]
+  res_const = [v is not None and f < n_kc for v, f in zip(res_fwd, fwd)]
+  known = control_flow_common.prune_outputs(
+      known, [True] * n_known_out + [v is None for v in res_fwd])
   with core.set_current_trace(trace.parent):
     known_args = [*k_consts, *k_carry, *k_xs]
     known_outs = scan_p.bind(*known_args, **_scan_params(
         known, length, reverse, unroll, len(k_consts), n_known_carry, len(known_args),
         params["_split_transpose"]))
   stacked = iter(known_outs[n_known_out:])
-  residuals_const = [k_consts[f] for f, c in zip(fwd, res_const) if c]
-  residuals_stacked = [next(stacked) for c in res_const if not c]
+  res_values = [next(stacked) if v is None else v for v in res_fwd]
   # unknown takes (residuals, unknown consts, carry, xs): reorder to
-  # (const residuals, unknown consts, unknown carry, stacked residuals, unknown xs)
+  # (const residuals, unknown consts, unknown carry, unknown xs, scanned residuals)
   u_consts = [x for x, u in zip(consts, const_uk) if u]
   u_carry = [x for x, u in zip(carry, carry_uk) if u]
   u_xs = [x for x, u in zip(xs, xs_uk) if u]
-  res_positions = list(range(num_res))
-  const_res = [i for i, c in zip(res_positions, res_const) if c]
-  stacked_res = [i for i, c in zip(res_positions, res_const) if not c]
-  base = num_res
-  order = [*const_res, *range(base, base + len(u_consts)),
-           *range(base + len(u_consts), base + len(u_consts) + len(u_carry)), *stacked_res,
-           *range(base + len(u_consts) + len(u_carry), base + len(u_consts) + len(u_carry) + len(u_xs))]
-  unknown = _permute_invars(unknown, order)
-  staged_args = [*residuals_const, *u_consts, *u_carry, *residuals_stacked, *u_xs]
+  const_res = [i for i, c in enumerate(res_const) if c]
+  scanned_res = [i for i, c in enumerate(res_const) if not c]
+  n_u = len(u_consts) + len(u_carry) + len(u_xs)
+  unknown = _permute_invars(unknown, [*const_res, *range(num_res, num_res + n_u), *scanned_res])
+  staged_args = [*[res_values[i] for i in const_res], *u_consts, *u_carry, *u_xs,
+                 *[res_values[i] for i in scanned_res]]
   unknown_outs = trace.stage(scan_p, staged_args, _scan_params(
-      unknown, length, reverse, unroll, len(residuals_const) + len(u_consts), len(u_carry),
+      unknown, length, reverse, unroll, len(const_res) + len(u_consts), len(u_carry),
       len(staged_args), params["_split_transpose"]))
   known_iter, unknown_iter = iter(known_outs[:n_known_out]), iter(unknown_outs)
   return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
@@ -519,7 +538,12 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
   xs_lin = [ad.is_undefined_primal(x) for x in xs]
   # Carries are linear in a linear scan (a known carry is an instantiated zero tangent).
   lin = const_lin + [True] * ncarry + xs_lin
-  body_t = ad.transpose_jaxpr(jaxpr, lin)
+  # The carry is transposed at its cotangent's type (JAX's accumulators): a weak-typed carry
+  # whose body makes it strong transposes without a convert back.
+  linear_avals = ([x.aval for x in consts if ad.is_undefined_primal(x)]
+                  + [ad.tangent_aval(a) for a in jaxpr.out_avals[:ncarry]]
+                  + [ShapedArray(x.aval.shape[1:], x.aval.dtype, x.aval.weak_type)
+                     for x in xs if ad.is_undefined_primal(x)])
   res_consts = [x for x, l in zip(consts, const_lin) if not l]
   res_xs = [x for x, l in zip(xs, xs_lin) if not l]
   in_avals = jaxpr.in_avals
@@ -534,21 +558,28 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, linear, unroll, num_cons
 
   def body(*vals):
     rc, acc, ct_c, ct_y, rx = control_flow_common.split(vals, [len(res_consts), n_lc, ncarry, len(ct_y_avals)])[:5]
-    nonlinear = rc + rx
-    cts_in = control_flow_common.eval_closed_eager_here(body_t, [*nonlinear, *ct_c, *ct_y])
-    ct_consts, ct_carry, ct_xs = control_flow_common.split(cts_in, [n_lc, ncarry])
-    new_acc = [ad.add_tangents(a, c) for a, c in zip(acc, ct_consts)]
-    return [*new_acc, *ct_carry, *ct_xs]
+    nonlinear, undefined, acc_iter = iter(rc + rx), iter(linear_avals), iter(acc)
+    full_args = [ad.UndefinedPrimal(next(undefined)) if l else next(nonlinear) for l in lin]
+    # The constants' cotangents are added to the running sums as they arrive (JAX's order).
+    seeds = [next(acc_iter) if l else None for l in const_lin] + [None] * (len(lin) - nc)
+    ct_out = [ad.Zero(a) if a.dtype == ad.float0 else c
+              for c, a in zip([*ct_c, *ct_y], ct_carry_avals + ct_y_avals)]
+    cts_in = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, full_args, ct_out, seeds)
+    return [ad.instantiate_zeros(c) for c in cts_in]
 
-  body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
-                 for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
-  body_closed, body_consts = _trace_closed(body, body_avals)
   ct_carry, ct_ys = cts[:ncarry], cts[ncarry:]
   ct_carry = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(c)
               for c, a in zip(ct_carry, ct_carry_avals)]
   ys_avals = [ShapedArray((length, *a.shape), a.dtype) for a in ct_y_avals]
   ct_ys = [np.zeros(a.shape, ad.float0) if a.dtype == ad.float0 else ad.instantiate_zeros(
       ad.Zero(a) if type(c) is ad.Zero else c) for c, a in zip(ct_ys, ys_avals)]
+  # The body is traced at the types of the cotangents given (as JAX's).
+  ct_carry_avals = [core.get_aval(c) for c in ct_carry]
+  ct_y_avals = [ShapedArray(core.get_aval(c).shape[1:], core.get_aval(c).dtype,
+                            core.get_aval(c).weak_type) for c in ct_ys]
+  body_avals = ([core.get_aval(x) if not isinstance(x, ad.UndefinedPrimal) else x.aval
+                 for x in res_consts] + lin_const_avals + ct_carry_avals + ct_y_avals + res_x_avals)
+  body_closed, body_consts = _trace_closed(body, body_avals)
   acc0 = [ad.zeros_like_aval(a) for a in lin_const_avals]
   t_args = [*body_consts, *res_consts, *acc0, *ct_carry, *ct_ys, *res_xs]
   outs = scan_p.bind(*t_args, **_scan_params(body_closed, length, not reverse, unroll,

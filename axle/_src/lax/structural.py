@@ -181,6 +181,8 @@ def _broadcast_in_dim_abstract_eval(operand: ShapedArray, *, shape, broadcast_di
 
 
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
+staging.forwarding_rules[broadcast_in_dim_p] = lambda avals, params: [
+    0 if tuple(avals[0].shape) == tuple(params["shape"]) and params["sharding"] is None else None]
 
 
 def _broadcast_in_dim_impl(operand, *, shape, broadcast_dimensions, sharding):
