@@ -98,6 +98,9 @@ def note_instantiated_zero(value):
   """``value``, a zero tangent a JVP rule built. A concrete scalar one is noted by the trace
   being staged: its literal stays a residual of the linear jaxpr, as in JAX (where such a
   zero is a constant of the primal computation)."""
+  if (isinstance(value, staging.StagingTracer) and type(value.jaxpr_var) is ir.Literal
+      and not value.aval.shape and value._trace is core.current_trace()):
+    value = value.jaxpr_var.as_array()  # a folded scalar constant: noted as the constant
   if not isinstance(value, core.Tracer) and not np.shape(value):
     trace = core.current_trace()
     if isinstance(trace, staging.StagingTrace):

@@ -121,8 +121,8 @@ sharded_type_primitives: set = set()
 # that vary over fewer manual axes than the others (None when they all agree).
 match_vma_hook = lambda args, avals: None
 # primitive -> rule(trace, args, params): the result without staging an equation (a forwarded
-# operand, a literal) or None to stage one; set by the primitive's lax block.
-forwarding_rules: dict = {}
+# operand, a folded literal) or None to stage one; set by the primitive's lax block.
+folding_rules: dict = {}
 # Primitives whose operands keep their own variation (collectives, calls of jaxprs).
 _no_pvary = frozenset({
     "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all", "pvary",
@@ -249,9 +249,9 @@ class StagingTrace(core.Trace):
     return self.tracer_type(self, aval, Literal(value, aval))
 
   def process_primitive(self, primitive, args, params):
-    forward = forwarding_rules.get(primitive)
-    if forward is not None:
-      out = forward(self, args, params)
+    fold = folding_rules.get(primitive)
+    if fold is not None:
+      out = fold(self, args, params)
       if out is not None:
         return out
     try:

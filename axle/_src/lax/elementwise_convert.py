@@ -199,7 +199,7 @@ def _convert_element_type_fold(trace, args, params):
                               ShapedArray((), new_dtype, params["weak_type"]))
 
 
-staging.forwarding_rules[convert_element_type_p] = _convert_element_type_fold
+staging.folding_rules[convert_element_type_p] = _convert_element_type_fold
 
 
 def _fold_scalar(operand, old_dtype, new_dtype, weak_type):

@@ -253,7 +253,7 @@ def _broadcast_in_dim_forward(trace, args, params):
   return trace.literal_tracer(atom.val, atom.aval)
 
 
-staging.forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forward
+staging.folding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forward
 
 
 def _broadcast_in_dim_pp_params(params: dict) -> dict:
