@@ -140,22 +140,71 @@ def _lapack_call(ctx, target: str, operands, result_avals, num_batch: int, confi
       "mhlo.frontend_attributes": f'{{num_batch_dims = "{num_batch}"}}',
       "operand_layouts": layouts([o.aval for o in operands]),
       "result_layouts": layouts(result_avals),
+      "sdy.sharding_rule": _sharding_rule([o.aval for o in operands], result_avals, num_batch),
   }
+  # The results that reuse an operand's buffer: the factored matrix overwrites its input
+  # (trsm's solution overwrites the right-hand side; geev's results are fresh buffers).
+  if "geev" in target:
+    aliases = {}
+  elif "trsm" in target:
+    aliases = {1: 0}
+  else:
+    aliases = {0: 0}
+  if aliases:
+    tuple_index = (lambda i: f"[{i}]") if len(result_avals) > 1 else (lambda i: "[]")
+    attributes["output_operand_aliases"] = "[" + ", ".join(
+        f"#stablehlo.output_operand_alias<output_tuple_indices = {tuple_index(result)}, "
+        f"operand_index = {operand}, operand_tuple_indices = []>"
+        for operand, result in aliases.items()) + "]"
   return mlir.op(ctx, "stablehlo.custom_call", list(operands), list(result_avals), attributes)
+
+
+def _sharding_rule(operand_avals, result_avals, num_batch: int) -> str:
+  """JAX's Shardy rule for a batched LAPACK call: the batch dimensions are one factor each,
+  shared by every operand and result; every other dimension is a factor of its own."""
+  names = iter("ijklmnopqrstuvwxyzabcdefgh")
+  sizes = []
+
+  def factor(size):
+    name = next(names)
+    sizes.append(f"{name}={size}")
+    return name
+
+  batch_shape = (operand_avals[0].shape if operand_avals else result_avals[0].shape)[:num_batch]
+  batch = [factor(d) for d in batch_shape]
+
+  def mapping(avals):
+    parts = []
+    for aval in avals:
+      dims = batch[:min(num_batch, len(aval.shape))] + [
+          factor(d) for d in aval.shape[min(num_batch, len(aval.shape)):]]
+      parts.append("[" + ", ".join(dims) + "]")
+    return "(" + ", ".join(parts) + ")"
+
+  operands_text = mapping(operand_avals)
+  results_text = mapping(result_avals)
+  return (f"#sdy.op_sharding_rule<{operands_text}->{results_text} "
+          f"{{{', '.join(sizes)}}}, custom>")
 
 
 def _nan_unless(ctx, ok, value):
   """``value`` where ``ok`` (a bool per batch element) holds, NaN elsewhere."""
   aval = value.aval
   nb = len(ok.aval.shape)
-  mask = mlir.broadcast_in_dim(ctx, ok, ShapedArray(aval.shape, np.dtype(bool)), list(range(nb)))
+  # As JAX: ok gains unit core dimensions first, then both operands broadcast to the full shape.
+  unit = ShapedArray(aval.shape[:nb] + (1,) * (len(aval.shape) - nb), np.dtype(bool))
+  ok = mlir.broadcast_in_dim(ctx, ok, unit, list(range(nb)))
   nan = mlir.full_like_aval(ctx, np.array(complex(np.nan, np.nan) if aval.dtype.kind == "c" else np.nan,
                                           aval.dtype), aval)
+  mask = mlir.broadcast_in_dim(ctx, ok, ShapedArray(aval.shape, np.dtype(bool)),
+                               list(range(len(aval.shape))))
   return mlir.select(ctx, mask, value, nan)
 
 
 def _info_ok(ctx, info, direction: str = "EQ"):
   zero = mlir.full_like_aval(ctx, 0, info.aval)
+  if not info.aval.shape:  # JAX's full_like_aval broadcasts a scalar too (rank 0 to rank 0)
+    zero = mlir.broadcast_in_dim(ctx, zero, info.aval, ())
   return mlir.compare(ctx, info, zero, direction, "SIGNED")
 
 
