@@ -16,6 +16,7 @@ lax-level implementation with ``lower_fun``. Sub-jaxprs (nested ``jit``) become 
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -169,14 +170,21 @@ class ModuleContext:
     self.location_prefix: str | None = None
 
   def fresh_symbol(self, base: str) -> str:
-    base = _symbol_name(base)
+    """A new private function's symbol, as written after ``@``: the function's own name (JAX
+    keeps ``<lambda>``, quoted), numbered ``f_0``, ``f_1``, ... when taken."""
+    base = str(base) or "_"
     name = base
     i = 0
     while name in self.symbols:  # JAX's numbering: f, f_0, f_1, ...
       name = f"{base}_{i}"
       i += 1
     self.symbols.add(name)
-    return name
+    if _BARE_SYMBOL.fullmatch(name):
+      return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 
 
 def _symbol_name(name: str) -> str:
@@ -554,6 +562,76 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
       env[var] = value
   function.loc = outer_loc
   return [read(v) for v in jaxpr.outvars]
+
+
+# ---------------------------------------------------------------------------
+# Dead code: what XLA is given for a jitted call (JAX's dce_jaxpr before lowering)
+
+# Call primitives (``jit``) whose ``jaxpr`` parameter (a ClosedJaxpr) dead-code elimination
+# enters: a call keeps only the results its caller uses and the operands those need, so the
+# private function it lowers to has that smaller signature.
+prunable_calls: set = set()
+
+
+def _has_effects(eqn) -> bool:
+  return bool(eqn.primitive.has_effects or ir.eqn_effects(eqn.primitive, eqn.params))
+
+
+def _dce(jaxpr: Jaxpr, used_outputs: Sequence[bool], cache: dict) -> tuple[Jaxpr, list, bool]:
+  """``jaxpr`` without the equations nothing needs for ``used_outputs`` (calls pruned inside);
+  returns it (outputs and inputs untouched), which inputs it uses and whether it changed."""
+  live = {v for v, used in zip(jaxpr.outvars, used_outputs) if used and type(v) is not Literal}
+  kept = []
+  changed = False
+  for eqn in reversed(jaxpr.eqns):
+    used = [v in live for v in eqn.outvars]
+    effects = _has_effects(eqn)
+    if not any(used) and not effects:
+      changed = True
+      continue
+    if eqn.primitive in prunable_calls:
+      callee, used_inputs = _dce_call(eqn.params["jaxpr"], tuple(used), cache)
+      if callee is not eqn.params["jaxpr"]:
+        changed = True
+        eqn = eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                          outvars=[v for v, u in zip(eqn.outvars, used) if u],
+                          params=dict(eqn.params, jaxpr=callee))
+    kept.append(eqn)
+    live.update(v for v in eqn.invars if type(v) is not Literal)
+  kept.reverse()
+  used_inputs = [v in live for v in jaxpr.invars]
+  return (jaxpr.replace(eqns=kept) if changed else jaxpr), used_inputs, changed
+
+
+def _dce_call(closed: ClosedJaxpr, used_outputs: tuple, cache: dict):
+  """The callee of a call equation keeping ``used_outputs`` and the inputs they need (one
+  object per callee and usage, so that equal calls share a private function)."""
+  key = (id(closed.jaxpr), used_outputs)
+  entry = cache.get(key)
+  if entry is None:
+    jaxpr, used_inputs, changed = _dce(closed.jaxpr, used_outputs, cache)
+    if changed or not all(used_outputs) or not all(used_inputs):
+      jaxpr = jaxpr.replace(
+          invars=[v for v, u in zip(jaxpr.invars, used_inputs) if u],
+          outvars=[v for v, u in zip(jaxpr.outvars, used_outputs) if u])
+      result = ClosedJaxpr(jaxpr, closed.consts)
+    else:
+      result = closed
+    entry = cache[key] = (result, used_inputs, closed)
+  return entry[0], entry[1]
+
+
+def dce_program(closed: ClosedJaxpr, keep_inputs: bool = False) -> tuple[ClosedJaxpr, list]:
+  """The jaxpr of a jitted call as lowered: equations whose results nothing uses removed (calls
+  lose their unused results and operands, recursively), then -- unless ``keep_inputs`` -- the
+  arguments nothing uses. Returns it and which arguments it kept."""
+  jaxpr, used_inputs, changed = _dce(closed.jaxpr, [True] * len(closed.jaxpr.outvars), {})
+  kept = [True] * len(used_inputs) if keep_inputs else used_inputs
+  if not all(kept):
+    jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+  elif not changed:
+    return closed, kept
+  return ClosedJaxpr(jaxpr, closed.consts), kept
 
 
 def _eqn_location(prefix: str, eqn) -> str:

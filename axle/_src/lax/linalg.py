@@ -1139,7 +1139,9 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
              _i32(batch)]
   _, s, u, vt, info = _lapack_call(ctx, f"lapack_{prefix}gesdd_ffi", [x], results, nb, {"mode": mode})
   ok = _info_ok(ctx, info)
-  s, u, vt = _nan_unless(ctx, ok, s), _nan_unless(ctx, ok, u), _nan_unless(ctx, ok, vt)
+  s = _nan_unless(ctx, ok, s)
+  if compute_uv:  # (without, JAX's rule leaves u and vt alone)
+    u, vt = _nan_unless(ctx, ok, u), _nan_unless(ctx, ok, vt)
   if subset_by_index is not None and tuple(subset_by_index) != (0, k):
     lo, hi = subset_by_index
 
