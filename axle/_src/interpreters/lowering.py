@@ -170,8 +170,8 @@ class ModuleContext:
     self.location_prefix: str | None = None
 
   def fresh_symbol(self, base: str) -> str:
-    """A new private function's symbol, as written after ``@``: the function's own name (JAX
-    keeps ``<lambda>``, quoted), numbered ``f_0``, ``f_1``, ... when taken."""
+    """A new private function's symbol: the function's own name (JAX keeps ``<lambda>``),
+    numbered ``f_0``, ``f_1``, ... when taken. ``symbol_text`` writes it in MLIR text."""
     base = str(base) or "_"
     name = base
     i = 0
@@ -179,12 +179,17 @@ class ModuleContext:
       name = f"{base}_{i}"
       i += 1
     self.symbols.add(name)
-    if _BARE_SYMBOL.fullmatch(name):
-      return name
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return name
 
 
 _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
+def symbol_text(name: str) -> str:
+  """A symbol as MLIR text writes it after ``@``: bare, or quoted (``@"<lambda>"``)."""
+  if _BARE_SYMBOL.fullmatch(name):
+    return name
+  return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _symbol_name(name: str) -> str:
@@ -669,7 +674,7 @@ def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], nam
     module.functions[slot] = _function_text(module, symbol, closed, private=True)
   else:
     symbol = entry[0]
-  return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol}"})
+  return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol_text(symbol)}"})
 
 
 def lower_private_function(module: ModuleContext, closed: ClosedJaxpr, name: str) -> str:
@@ -710,7 +715,7 @@ def _assemble_function(function: _Function, symbol: str, args: Sequence[Value],
   result_types = ", ".join(v.type for v in outs)
   visibility = "private" if private else "public"
   return_loc = f' loc("{_escape(prefix)}")' if prefix is not None else ""
-  lines = [f"  func.func {visibility} @{symbol}({params}) -> ({result_types}) {{"]
+  lines = [f"  func.func {visibility} @{symbol_text(symbol)}({params}) -> ({result_types}) {{"]
   lines.extend(function.lines)
   if outs:
     lines.append(f"    func.return {', '.join(v.name for v in outs)} : {result_types}{return_loc}")
@@ -743,7 +748,7 @@ def outlined(rule: Callable) -> Callable:
       module.functions[slot] = _assemble_function(function, symbol, args, outs, private=True)
     else:
       symbol = entry[0]
-    results = op(ctx, "func.call", list(operands), list(ctx.avals_out), {"callee": f"@{symbol}"})
+    results = op(ctx, "func.call", list(operands), list(ctx.avals_out), {"callee": f"@{symbol_text(symbol)}"})
     return results if primitive.multiple_results else results[0]
 
   outlined_rule.__name__ = f"outlined_{getattr(rule, '__name__', 'rule')}"

@@ -258,9 +258,9 @@ def prune_unused(closed: ClosedJaxpr, donated_leaves=(), keep_unused: bool = Fal
   equations whose results are unused removed, then the arguments nothing uses. Returns that
   jaxpr, the positions of the arguments it keeps (None: all of them) and the donated leaves
   renumbered among those."""
-  if spmd_jit.jaxpr_mesh(closed.jaxpr) is not None:
+  if keep_unused or spmd_jit.jaxpr_mesh(closed.jaxpr) is not None:  # JAX then prunes nothing
     return closed, None, tuple(donated_leaves)
-  program, kept = lowering.dce_program(closed, keep_unused)
+  program, kept = lowering.dce_program(closed)
   if all(kept):
     return program, None, tuple(donated_leaves)
   positions = [i for i, k in enumerate(kept) if k]
