@@ -755,6 +755,29 @@ def outlined(rule: Callable) -> Callable:
   return outlined_rule
 
 
+def call_private(ctx: RuleContext, name: str, key, operands: Sequence[Value],
+                 result_avals: Sequence[ShapedArray], body: Callable) -> list[Value]:
+  """Emits a ``func.call`` of the private function ``name`` that ``body(ctx, *args)`` builds
+  (once per module and ``key``; the function's arguments have the operands' types)."""
+  module = ctx.module
+  full_key = ("private", name, key)
+  entry = module.lowered_jaxprs.get(full_key)
+  if entry is None:
+    symbol = module.fresh_symbol(name)
+    module.lowered_jaxprs[full_key] = (symbol, None)
+    slot = len(module.functions)
+    module.functions.append("")
+    function = _Function(module)
+    args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(operands)]
+    inner = RuleContext(function, ctx.primitive, [a.aval for a in args], list(result_avals))
+    outs = [materialize(inner, v) for v in body(inner, *args)]
+    module.functions[slot] = _assemble_function(function, symbol, args, outs, private=True)
+  else:
+    symbol = entry[0]
+  return op(ctx, "func.call", list(operands), list(result_avals),
+            {"callee": f"@{symbol_text(symbol)}"})
+
+
 def _escape(text: str) -> str:
   return str(text).replace("\\", "\\\\").replace('"', '\\"')
 

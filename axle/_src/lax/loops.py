@@ -358,8 +358,90 @@ def _scan_impl(*values, jaxpr, length, reverse, linear, unroll, num_consts, num_
   return [*(control_flow_common.host(c) for c in carry), *ys]
 
 
+def _dynamic_index_in_dim(ctx, xs, index, out_aval):
+  """``xs[index]`` as JAX's scan takes it: a call of the private ``@dynamic_index_in_dim``."""
+  shape = xs.aval.shape
+
+  def body(fctx, x, i):
+    zeros = [mlir.constant(fctx, np.array(0, np.int32)) for _ in shape[1:]]
+    sliced = mlir.op(fctx, "stablehlo.dynamic_slice", [x, i, *zeros],
+                     ShapedArray((1, *shape[1:]), x.aval.dtype),
+                     {"slice_sizes": mlir.dense_array((1, *shape[1:]))})
+    return [mlir.op(fctx, "stablehlo.reshape", [sliced], out_aval)]
+
+  key = (xs.aval.shape, xs.aval.dtype)
+  return mlir.call_private(ctx, "dynamic_index_in_dim", key, [xs, index], [out_aval], body)[0]
+
+
+def _dynamic_update_index_in_dim(ctx, ys, y, index):
+  """``ys`` with ``ys[index] = y``: a call of the private ``@dynamic_update_index_in_dim``."""
+  shape = ys.aval.shape
+
+  def body(fctx, buffer, update, i):
+    update = mlir.broadcast_in_dim(fctx, update, ShapedArray((1, *shape[1:]), update.aval.dtype),
+                                   list(range(1, len(shape))))
+    zeros = [mlir.constant(fctx, np.array(0, np.int32)) for _ in shape[1:]]
+    return [mlir.op(fctx, "stablehlo.dynamic_update_slice", [buffer, update, i, *zeros],
+                    buffer.aval)]
+
+  key = (ys.aval.shape, ys.aval.dtype)
+  return mlir.call_private(ctx, "dynamic_update_index_in_dim", key, [ys, y, index], [ys.aval],
+                           body)[0]
+
+
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
                    _split_transpose):
+  if unroll == 1 and length > 0:
+    return _scan_lowering_as_jax(ctx, *args, jaxpr=jaxpr, length=length, reverse=reverse,
+                                 num_consts=num_consts, num_carry=num_carry)
+  return _scan_lowering_inline(ctx, *args, jaxpr=jaxpr, length=length, reverse=reverse,
+                               num_consts=num_consts, num_carry=num_carry)
+
+
+def _scan_lowering_as_jax(ctx, *args, jaxpr, length, reverse, num_consts, num_carry):
+  """JAX's form: a ``stablehlo.while`` over (xs, consts, i, carry, ys) whose body takes
+  ``xs[i]`` (``@dynamic_index_in_dim``), calls the body jaxpr (``@closed_call``) and writes
+  ``ys[i]`` (``@dynamic_update_index_in_dim``)."""
+  args = [mlir.materialize(ctx, a) for a in args]
+  consts, carry, xs = control_flow_common.split(args, [num_consts, num_carry])
+  i32 = ShapedArray((), np.dtype(np.int32))
+  y_avals = ctx.avals_out[num_carry:]
+  ys = [mlir.full_like_aval(ctx, 0, ShapedArray(a.shape, a.dtype)) for a in y_avals]
+  zero = mlir.constant(ctx, np.array(0, np.int32))
+  state = [*xs, *consts, zero, *carry, *ys]
+  avals = [v.aval for v in state]
+  nc, nx, ncarry = len(consts), len(xs), len(carry)
+  x_avals = jaxpr.in_avals[nc + ncarry:]
+
+  def cond_region(region_ctx, *state_args):
+    limit = mlir.constant(region_ctx, np.array(length, np.int32))
+    return [mlir.compare(region_ctx, state_args[nx + nc], limit, "LT", "SIGNED")]
+
+  def body_region(region_ctx, *state_args):
+    c_xs, c_consts, (i,), c_carry, c_ys = control_flow_common.split(
+        state_args, [nx, nc, 1, ncarry])
+    if reverse:
+      last = mlir.constant(region_ctx, np.array(length, np.int32))
+      index = mlir.op(region_ctx, "stablehlo.subtract", [last, i], i32)
+      one = mlir.constant(region_ctx, np.array(1, np.int32))
+      index = mlir.op(region_ctx, "stablehlo.subtract", [index, one], i32)
+    else:
+      index = i
+    x_vals = [_dynamic_index_in_dim(region_ctx, x, index, a) for x, a in zip(c_xs, x_avals)]
+    outs = mlir.call_jaxpr(region_ctx, jaxpr, [*c_consts, *c_carry, *x_vals], "closed_call")
+    new_carry, new_ys_vals = outs[:num_carry], outs[num_carry:]
+    new_ys = [_dynamic_update_index_in_dim(region_ctx, buffer, y, index)
+              for buffer, y in zip(c_ys, new_ys_vals)]
+    one = mlir.constant(region_ctx, np.array(1, np.int32))
+    next_i = mlir.op(region_ctx, "stablehlo.add", [i, one], i32)
+    return [*c_xs, *c_consts, next_i, *new_carry, *new_ys]
+
+  regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
+  outs = mlir.op(ctx, "stablehlo.while", state, avals, regions=regions)
+  return outs[nx + nc + 1:]
+
+
+def _scan_lowering_inline(ctx, *args, jaxpr, length, reverse, num_consts, num_carry):
   args = [mlir.materialize(ctx, a) for a in args]
   consts, carry, xs = control_flow_common.split(args, [num_consts, num_carry])
   i32 = ShapedArray((), np.dtype(np.int32))
