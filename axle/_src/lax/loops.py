@@ -391,30 +391,80 @@ def _dynamic_update_index_in_dim(ctx, ys, y, index):
 
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
                    _split_transpose):
-  if unroll == 1 and length > 0:
+  block = length if unroll is True else max(int(unroll), 1)
+  if length > 0 and length // block > 0 and (block == 1 or not reverse):
     return _scan_lowering_as_jax(ctx, *args, jaxpr=jaxpr, length=length, reverse=reverse,
-                                 num_consts=num_consts, num_carry=num_carry)
+                                 block=block, num_consts=num_consts, num_carry=num_carry)
   return _scan_lowering_inline(ctx, *args, jaxpr=jaxpr, length=length, reverse=reverse,
                                num_consts=num_consts, num_carry=num_carry)
 
 
-def _scan_lowering_as_jax(ctx, *args, jaxpr, length, reverse, num_consts, num_carry):
+def _slice_rows(ctx, x, start: int, stop: int):
+  shape = x.aval.shape
+  return mlir.op(ctx, "stablehlo.slice", [x], ShapedArray((stop - start, *shape[1:]), x.aval.dtype),
+                 {"start_indices": mlir.dense_array([start] + [0] * (len(shape) - 1)),
+                  "limit_indices": mlir.dense_array([stop, *shape[1:]]),
+                  "strides": mlir.dense_array([1] * len(shape))})
+
+
+def _reshape(ctx, x, shape):
+  return mlir.op(ctx, "stablehlo.reshape", [x], ShapedArray(tuple(shape), x.aval.dtype))
+
+
+def _unrolled_steps(ctx, jaxpr, consts, carry, rows, count: int, num_carry: int):
+  """``count`` calls of the body (``@closed_call``) on rows 0, 1, ... of ``rows`` (each a
+  slice and a reshape); returns the carry and each y stacked along a new leading axis."""
+  ys_per_step = []
+  for j in range(count):
+    xs_j = [_reshape(ctx, _slice_rows(ctx, r, j, j + 1), r.aval.shape[1:]) for r in rows]
+    outs = mlir.call_jaxpr(ctx, jaxpr, [*consts, *carry, *xs_j], "closed_call")
+    carry, ys_j = outs[:num_carry], outs[num_carry:]
+    ys_per_step.append(ys_j)
+  stacked = []
+  for k in range(len(jaxpr.out_avals) - num_carry):
+    pieces = []
+    for ys_j in ys_per_step:
+      y = mlir.materialize(ctx, ys_j[k])
+      pieces.append(mlir.broadcast_in_dim(ctx, y, ShapedArray((1, *y.aval.shape), y.aval.dtype),
+                                          list(range(1, y.aval.ndim + 1))))
+    stacked.append(_concatenate(ctx, pieces))
+  return carry, stacked
+
+
+def _concatenate(ctx, pieces):
+  if len(pieces) == 1:
+    return pieces[0]
+  first = pieces[0].aval
+  aval = ShapedArray((sum(p.aval.shape[0] for p in pieces), *first.shape[1:]), first.dtype)
+  return mlir.op(ctx, "stablehlo.concatenate", list(pieces), aval, {"dimension": "0 : i64"})
+
+
+def _scan_lowering_as_jax(ctx, *args, jaxpr, length, reverse, block, num_consts, num_carry):
   """JAX's form: a ``stablehlo.while`` over (xs, consts, i, carry, ys) whose body takes
   ``xs[i]`` (``@dynamic_index_in_dim``), calls the body jaxpr (``@closed_call``) and writes
-  ``ys[i]`` (``@dynamic_update_index_in_dim``)."""
+  ``ys[i]`` (``@dynamic_update_index_in_dim``). With ``unroll=block`` the loop runs over blocks
+  of ``block`` rows, calling the body once per row, and the rows left over are done after it."""
   args = [mlir.materialize(ctx, a) for a in args]
   consts, carry, xs = control_flow_common.split(args, [num_consts, num_carry])
   i32 = ShapedArray((), np.dtype(np.int32))
+  blocks, rest = divmod(length, block)
+  if block > 1:
+    if rest:
+      xs_main = [_slice_rows(ctx, x, 0, blocks * block) for x in xs]
+      xs_rest = [_slice_rows(ctx, x, blocks * block, length) for x in xs]
+    else:
+      xs_main, xs_rest = xs, []
+    xs = [_reshape(ctx, x, (blocks, block, *x.aval.shape[1:])) for x in xs_main]
   y_avals = ctx.avals_out[num_carry:]
-  ys = [mlir.full_like_aval(ctx, 0, ShapedArray(a.shape, a.dtype)) for a in y_avals]
+  lead = (length,) if block == 1 else (blocks, block)
+  ys = [mlir.full_like_aval(ctx, 0, ShapedArray(lead + a.shape[1:], a.dtype)) for a in y_avals]
   zero = mlir.constant(ctx, np.array(0, np.int32))
   state = [*xs, *consts, zero, *carry, *ys]
   avals = [v.aval for v in state]
   nc, nx, ncarry = len(consts), len(xs), len(carry)
-  x_avals = jaxpr.in_avals[nc + ncarry:]
 
   def cond_region(region_ctx, *state_args):
-    limit = mlir.constant(region_ctx, np.array(length, np.int32))
+    limit = mlir.constant(region_ctx, np.array(blocks, np.int32))
     return [mlir.compare(region_ctx, state_args[nx + nc], limit, "LT", "SIGNED")]
 
   def body_region(region_ctx, *state_args):
@@ -427,10 +477,15 @@ def _scan_lowering_as_jax(ctx, *args, jaxpr, length, reverse, num_consts, num_ca
       index = mlir.op(region_ctx, "stablehlo.subtract", [index, one], i32)
     else:
       index = i
-    x_vals = [_dynamic_index_in_dim(region_ctx, x, index, a) for x, a in zip(c_xs, x_avals)]
-    outs = mlir.call_jaxpr(region_ctx, jaxpr, [*c_consts, *c_carry, *x_vals], "closed_call")
-    new_carry, new_ys_vals = outs[:num_carry], outs[num_carry:]
-    new_ys = [_dynamic_update_index_in_dim(region_ctx, buffer, y, index)
+    rows = [_dynamic_index_in_dim(region_ctx, x, index,
+                                  ShapedArray(x.aval.shape[1:], x.aval.dtype)) for x in c_xs]
+    if block == 1:
+      outs = mlir.call_jaxpr(region_ctx, jaxpr, [*c_consts, *c_carry, *rows], "closed_call")
+      new_carry, new_ys_vals = outs[:num_carry], outs[num_carry:]
+    else:
+      new_carry, new_ys_vals = _unrolled_steps(region_ctx, jaxpr, c_consts, c_carry, rows, block,
+                                               num_carry)
+    new_ys = [_dynamic_update_index_in_dim(region_ctx, buffer, mlir.materialize(region_ctx, y), index)
               for buffer, y in zip(c_ys, new_ys_vals)]
     one = mlir.constant(region_ctx, np.array(1, np.int32))
     next_i = mlir.op(region_ctx, "stablehlo.add", [i, one], i32)
@@ -438,7 +493,13 @@ def _scan_lowering_as_jax(ctx, *args, jaxpr, length, reverse, num_consts, num_ca
 
   regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
   outs = mlir.op(ctx, "stablehlo.while", state, avals, regions=regions)
-  return outs[nx + nc + 1:]
+  carry, ys = outs[nx + nc + 1:nx + nc + 1 + ncarry], outs[nx + nc + 1 + ncarry:]
+  if block > 1:
+    ys = [_reshape(ctx, y, (blocks * block, *y.aval.shape[2:])) for y in ys]
+    if rest:
+      carry, ys_rest = _unrolled_steps(ctx, jaxpr, consts, carry, xs_rest, rest, num_carry)
+      ys = [_concatenate(ctx, [y, r]) for y, r in zip(ys, ys_rest)]
+  return [*carry, *ys]
 
 
 def _scan_lowering_inline(ctx, *args, jaxpr, length, reverse, num_consts, num_carry):
