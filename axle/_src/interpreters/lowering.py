@@ -577,6 +577,10 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
 # private function it lowers to has that smaller signature.
 prunable_calls: set = set()
 
+# primitive -> rule(used_outputs, eqn, cache) -> (used_inputs, new equation or None): how
+# dead-code elimination prunes an equation with sub-jaxprs (scan drops unused carries).
+dce_rules: dict = {}
+
 
 def _has_effects(eqn) -> bool:
   return bool(eqn.primitive.has_effects or ir.eqn_effects(eqn.primitive, eqn.params))
@@ -593,6 +597,18 @@ def _dce(jaxpr: Jaxpr, used_outputs: Sequence[bool], cache: dict) -> tuple[Jaxpr
     effects = _has_effects(eqn)
     if not any(used) and not effects:
       changed = True
+      continue
+    rule = dce_rules.get(eqn.primitive)
+    if rule is not None:
+      used_inputs, new_eqn = rule(used, eqn, cache)
+      if new_eqn is None:
+        changed = True
+        continue
+      if new_eqn is not eqn:
+        changed = True
+        eqn = new_eqn
+      kept.append(eqn)
+      live.update(v for v in eqn.invars if type(v) is not Literal)
       continue
     if eqn.primitive in prunable_calls:
       callee, used_inputs = _dce_call(eqn.params["jaxpr"], tuple(used), cache)
@@ -624,6 +640,16 @@ def _dce_call(closed: ClosedJaxpr, used_outputs: tuple, cache: dict):
       result = closed
     entry = cache[key] = (result, used_inputs, closed)
   return entry[0], entry[1]
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: Sequence[bool],
+              cache: dict) -> tuple[Jaxpr, list]:
+  """``jaxpr`` keeping ``used_outputs`` and the inputs they need or ``instantiate`` marks (for
+  dead-code elimination rules); returns it and which inputs it kept."""
+  pruned, used_inputs, _ = _dce(jaxpr, used_outputs, cache)
+  used_inputs = [u or i for u, i in zip(used_inputs, instantiate)]
+  return pruned.replace(invars=[v for v, u in zip(pruned.invars, used_inputs) if u],
+                        outvars=[v for v, u in zip(pruned.outvars, used_outputs) if u]), used_inputs
 
 
 def dce_program(closed: ClosedJaxpr, keep_inputs: bool = False) -> tuple[ClosedJaxpr, list]:

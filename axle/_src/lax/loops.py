@@ -730,6 +730,41 @@ def _scan_batch(args, dims, *, jaxpr, length, reverse, linear, unroll, num_const
 scan_p.def_abstract_eval(_scan_abstract_eval)
 scan_p.def_impl(_scan_impl)
 mlir.register(scan_p, _scan_lowering)
+
+
+def _scan_dce_rule(used_outputs, eqn, cache):
+  """Dead-code elimination of a scan (as JAX's before lowering): unused ys go, and so do the
+  carries that no used output depends on (found by iterating to a fixed point), with the
+  consts and xs that only they needed."""
+  params = eqn.params
+  if not any(used_outputs) and not (eqn.primitive.has_effects
+                                    or ir.eqn_effects(eqn.primitive, params)):
+    return [False] * len(eqn.invars), None
+  closed = params["jaxpr"]
+  nc, ncarry = params["num_consts"], params["num_carry"]
+  nx = len(closed.in_avals) - nc - ncarry
+  used_carry_out, used_ys = list(used_outputs[:ncarry]), list(used_outputs[ncarry:])
+  for _ in range(1 + ncarry):
+    body, used_inputs = mlir.dce_jaxpr(closed.jaxpr, used_carry_out + used_ys,
+                                       [False] * nc + used_carry_out + [False] * nx, cache)
+    used_carry_in = used_inputs[nc:nc + ncarry]
+    if used_carry_in == used_carry_out:
+      break
+    used_carry_out = [a or b for a, b in zip(used_carry_out, used_carry_in)]
+  used_outputs = used_carry_out + used_ys
+  if all(used_inputs) and all(used_outputs):
+    return used_inputs, eqn
+  used_consts = used_inputs[:nc]
+  new_params = dict(params, jaxpr=ClosedJaxpr(body, closed.consts), num_consts=sum(used_consts),
+                    num_carry=sum(used_carry_in),
+                    linear=tuple(l for l, u in zip(params["linear"], used_inputs) if u))
+  new_eqn = eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                        outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                        params=new_params)
+  return used_inputs, new_eqn
+
+
+mlir.dce_rules[scan_p] = _scan_dce_rule
 ir.pp_eqn_rules[scan_p] = _pp_loop_eqn("scan", hidden=("linear", "_split_transpose"))
 ad.primitive_jvps[scan_p] = _scan_jvp
 ad.partial_eval_rules[scan_p] = _scan_partial_eval
