@@ -249,8 +249,9 @@ def _tril(x, k: int = 0):
 
 
 def _triu(x, k: int = 0):
+  # As JAX's: zero where the lower triangle below diagonal k is (iota0 + k - 1 >= iota1).
   aval = core.get_aval(x)
-  return elementwise.select_n(_tri_mask(aval.shape, k, False), structural.full(aval.shape, 0, aval.dtype), x)
+  return elementwise.select_n(_tri_mask(aval.shape, k - 1, True), x, structural.full(aval.shape, 0, aval.dtype))
 
 
 def _eye(n: int, dtype, shape=None):
@@ -837,31 +838,34 @@ def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
     return [eye, mlir.full_like_aval(ctx, 0, r_aval)]
   prefix = _lapack_prefix("qr", aval.dtype)
   a, taus = _lapack_call(ctx, f"lapack_{prefix}geqrf_ffi", [x], [aval, ShapedArray(batch + (k,), aval.dtype)], nb)
+  # As JAX: q first -- the reflectors applied to the identity, on an m x q_cols matrix.
+  q_cols = q_aval.shape[-1]
+  q_in = a
+  if q_cols > n:
+    q_in = mlir.op(ctx, "stablehlo.pad", [a, mlir.constant(ctx, np.zeros((), aval.dtype))], q_aval,
+                   {"edge_padding_low": mlir.dense_array([0] * (nb + 2)),
+                    "edge_padding_high": mlir.dense_array([0] * nb + [0, q_cols - n]),
+                    "interior_padding": mlir.dense_array([0] * (nb + 2))})
+  elif q_cols < n:
+    q_in = mlir.op(ctx, "stablehlo.slice", [a], q_aval,
+                   {"start_indices": mlir.dense_array([0] * (nb + 2)),
+                    "limit_indices": mlir.dense_array(q_aval.shape),
+                    "strides": mlir.dense_array([1] * (nb + 2))})
+  q = _emit_householder_product(ctx, q_in, taus)
   # r: the upper triangle of the factored matrix's first k rows.
   r_rows = r_aval.shape[-2]
-  r = mlir.op(ctx, "stablehlo.slice", [a], ShapedArray(batch + (min(r_rows, m), n), aval.dtype),
-              {"start_indices": mlir.dense_array([0] * (nb + 2)),
-               "limit_indices": mlir.dense_array(batch + (min(r_rows, m), n)),
-               "strides": mlir.dense_array([1] * (nb + 2))})
+  r = a
+  if min(r_rows, m) != m:
+    r = mlir.op(ctx, "stablehlo.slice", [a], ShapedArray(batch + (min(r_rows, m), n), aval.dtype),
+                {"start_indices": mlir.dense_array([0] * (nb + 2)),
+                 "limit_indices": mlir.dense_array(batch + (min(r_rows, m), n)),
+                 "strides": mlir.dense_array([1] * (nb + 2))})
   r = mlir.lower_fun(_triu, False)(ctx.replace(avals_in=[r.aval], avals_out=[r.aval]), r)
   if r.aval.shape != r_aval.shape:  # full_matrices with m > n: zero rows below
     r = mlir.op(ctx, "stablehlo.pad", [r, mlir.constant(ctx, np.zeros((), aval.dtype))], r_aval,
                 {"edge_padding_low": mlir.dense_array([0] * (nb + 2)),
                  "edge_padding_high": mlir.dense_array([0] * nb + [r_aval.shape[-2] - r.aval.shape[-2], 0]),
                  "interior_padding": mlir.dense_array([0] * (nb + 2))})
-  # q: the reflectors applied to the identity, on an m x q_cols matrix.
-  q_cols = q_aval.shape[-1]
-  if q_cols > n:
-    a = mlir.op(ctx, "stablehlo.pad", [a, mlir.constant(ctx, np.zeros((), aval.dtype))], q_aval,
-                {"edge_padding_low": mlir.dense_array([0] * (nb + 2)),
-                 "edge_padding_high": mlir.dense_array([0] * nb + [0, q_cols - n]),
-                 "interior_padding": mlir.dense_array([0] * (nb + 2))})
-  elif q_cols < n:
-    a = mlir.op(ctx, "stablehlo.slice", [a], q_aval,
-                {"start_indices": mlir.dense_array([0] * (nb + 2)),
-                 "limit_indices": mlir.dense_array(q_aval.shape),
-                 "strides": mlir.dense_array([1] * (nb + 2))})
-  q = _emit_householder_product(ctx, a, taus)
   return [q, r]
 
 
