@@ -129,3 +129,74 @@ def test_effects_keep_their_equations():
   axle.jit(g)(_X, _X)
   axle.effects_barrier()
   assert printed == [1]
+
+
+def _nested_dead(x, y):
+  @axle.jit
+  def h(a, b):
+    jnp.cos(a)  # dead
+    return a * 3.0, jnp.sin(b)
+  return h(x, y)[0]
+
+
+def test_nested_jit_keeps_only_the_results_and_operands_its_caller_uses():
+  # JAX's dead-code elimination before lowering: h loses its unused result, the cosine and
+  # the operand b, and @main the argument y.
+  assert _main(_nested_dead, _X, _X) == """\
+(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = call @h(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func private @h(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %cst = stablehlo.constant dense<3.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<2xf32>
+    return %1 : tensor<2xf32>
+  }
+}"""
+
+
+def test_scan_is_a_while_calling_the_body_and_index_helpers():
+  # JAX's scan: the loop state is (xs, consts, i, carry, ys); reverse indexes length - i - 1.
+  f = lambda w, xs: lax.scan(lambda c, x: (c * w + x, c), np.float32(0), xs, reverse=True)
+  assert _main(f, np.float32(2), _X) == """\
+(%arg0: tensor<f32>, %arg1: tensor<2xf32>) -> (tensor<f32>, tensor<2xf32>) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:5 = stablehlo.while(%iterArg = %arg1, %iterArg_1 = %arg0, %iterArg_2 = %c, %iterArg_3 = %cst, %iterArg_4 = %0) : tensor<2xf32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<2xf32>
+    cond {
+      %c_5 = stablehlo.constant dense<2> : tensor<i32>
+      %2 = stablehlo.compare LT, %iterArg_2, %c_5, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    } do {
+      %c_5 = stablehlo.constant dense<2> : tensor<i32>
+      %2 = stablehlo.subtract %c_5, %iterArg_2 : tensor<i32>
+      %c_6 = stablehlo.constant dense<1> : tensor<i32>
+      %3 = stablehlo.subtract %2, %c_6 : tensor<i32>
+      %4 = func.call @dynamic_index_in_dim(%iterArg, %3) : (tensor<2xf32>, tensor<i32>) -> tensor<f32>
+      %5:2 = func.call @closed_call(%iterArg_1, %iterArg_3, %4) : (tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+      %6 = func.call @dynamic_update_index_in_dim(%iterArg_4, %5#1, %3) : (tensor<2xf32>, tensor<f32>, tensor<i32>) -> tensor<2xf32>
+      %c_7 = stablehlo.constant dense<1> : tensor<i32>
+      %7 = stablehlo.add %iterArg_2, %c_7 : tensor<i32>
+      stablehlo.return %iterArg, %iterArg_1, %7, %5#0, %6 : tensor<2xf32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<2xf32>
+    }
+    return %1#3, %1#4 : tensor<f32>, tensor<2xf32>
+  }
+  func.func private @dynamic_index_in_dim(%arg0: tensor<2xf32>, %arg1: tensor<i32>) -> tensor<f32> {
+    %0 = stablehlo.dynamic_slice %arg0, %arg1, sizes = [1] : (tensor<2xf32>, tensor<i32>) -> tensor<1xf32>
+    %1 = stablehlo.reshape %0 : (tensor<1xf32>) -> tensor<f32>
+    return %1 : tensor<f32>
+  }
+  func.func private @closed_call(%arg0: tensor<f32>, %arg1: tensor<f32>, %arg2: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+    %0 = stablehlo.multiply %arg1, %arg0 : tensor<f32>
+    %1 = stablehlo.add %0, %arg2 : tensor<f32>
+    return %1, %arg1 : tensor<f32>, tensor<f32>
+  }
+  func.func private @dynamic_update_index_in_dim(%arg0: tensor<2xf32>, %arg1: tensor<f32>, %arg2: tensor<i32>) -> tensor<2xf32> {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<f32>) -> tensor<1xf32>
+    %1 = stablehlo.dynamic_update_slice %arg0, %0, %arg2 : (tensor<2xf32>, tensor<1xf32>, tensor<i32>) -> tensor<2xf32>
+    return %1 : tensor<2xf32>
+  }
+}"""

@@ -90,6 +90,7 @@ def _jit_lowering(ctx, *args, jaxpr: ClosedJaxpr, name: str, **_):
 
 
 lowering.register(jit_p, _jit_lowering)
+lowering.prunable_calls.add(jit_p)
 
 
 def _pp_jit_eqn(eqn: ir.Eqn, names) -> pp.Doc:

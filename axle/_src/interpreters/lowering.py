@@ -16,6 +16,7 @@ lax-level implementation with ``lower_fun``. Sub-jaxprs (nested ``jit``) become 
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -169,7 +170,9 @@ class ModuleContext:
     self.location_prefix: str | None = None
 
   def fresh_symbol(self, base: str) -> str:
-    base = _symbol_name(base)
+    """A new private function's symbol: the function's own name (JAX keeps ``<lambda>``),
+    numbered ``f_0``, ``f_1``, ... when taken. ``symbol_text`` writes it in MLIR text."""
+    base = str(base) or "_"
     name = base
     i = 0
     while name in self.symbols:  # JAX's numbering: f, f_0, f_1, ...
@@ -177,6 +180,16 @@ class ModuleContext:
       i += 1
     self.symbols.add(name)
     return name
+
+
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
+def symbol_text(name: str) -> str:
+  """A symbol as MLIR text writes it after ``@``: bare, or quoted (``@"<lambda>"``)."""
+  if _BARE_SYMBOL.fullmatch(name):
+    return name
+  return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _symbol_name(name: str) -> str:
@@ -556,6 +569,102 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
   return [read(v) for v in jaxpr.outvars]
 
 
+# ---------------------------------------------------------------------------
+# Dead code: what XLA is given for a jitted call (JAX's dce_jaxpr before lowering)
+
+# Call primitives (``jit``) whose ``jaxpr`` parameter (a ClosedJaxpr) dead-code elimination
+# enters: a call keeps only the results its caller uses and the operands those need, so the
+# private function it lowers to has that smaller signature.
+prunable_calls: set = set()
+
+# primitive -> rule(used_outputs, eqn, cache) -> (used_inputs, new equation or None): how
+# dead-code elimination prunes an equation with sub-jaxprs (scan drops unused carries).
+dce_rules: dict = {}
+
+
+def _has_effects(eqn) -> bool:
+  return bool(eqn.primitive.has_effects or ir.eqn_effects(eqn.primitive, eqn.params))
+
+
+def _dce(jaxpr: Jaxpr, used_outputs: Sequence[bool], cache: dict) -> tuple[Jaxpr, list, bool]:
+  """``jaxpr`` without the equations nothing needs for ``used_outputs`` (calls pruned inside);
+  returns it (outputs and inputs untouched), which inputs it uses and whether it changed."""
+  live = {v for v, used in zip(jaxpr.outvars, used_outputs) if used and type(v) is not Literal}
+  kept = []
+  changed = False
+  for eqn in reversed(jaxpr.eqns):
+    used = [v in live for v in eqn.outvars]
+    effects = _has_effects(eqn)
+    if not any(used) and not effects:
+      changed = True
+      continue
+    rule = dce_rules.get(eqn.primitive)
+    if rule is not None:
+      used_inputs, new_eqn = rule(used, eqn, cache)
+      if new_eqn is None:
+        changed = True
+        continue
+      if new_eqn is not eqn:
+        changed = True
+        eqn = new_eqn
+      kept.append(eqn)
+      live.update(v for v in eqn.invars if type(v) is not Literal)
+      continue
+    if eqn.primitive in prunable_calls:
+      callee, used_inputs = _dce_call(eqn.params["jaxpr"], tuple(used), cache)
+      if callee is not eqn.params["jaxpr"]:
+        changed = True
+        eqn = eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                          outvars=[v for v, u in zip(eqn.outvars, used) if u],
+                          params=dict(eqn.params, jaxpr=callee))
+    kept.append(eqn)
+    live.update(v for v in eqn.invars if type(v) is not Literal)
+  kept.reverse()
+  used_inputs = [v in live for v in jaxpr.invars]
+  return (jaxpr.replace(eqns=kept) if changed else jaxpr), used_inputs, changed
+
+
+def _dce_call(closed: ClosedJaxpr, used_outputs: tuple, cache: dict):
+  """The callee of a call equation keeping ``used_outputs`` and the inputs they need (one
+  object per callee and usage, so that equal calls share a private function)."""
+  key = (id(closed.jaxpr), used_outputs)
+  entry = cache.get(key)
+  if entry is None:
+    jaxpr, used_inputs, changed = _dce(closed.jaxpr, used_outputs, cache)
+    if changed or not all(used_outputs) or not all(used_inputs):
+      jaxpr = jaxpr.replace(
+          invars=[v for v, u in zip(jaxpr.invars, used_inputs) if u],
+          outvars=[v for v, u in zip(jaxpr.outvars, used_outputs) if u])
+      result = ClosedJaxpr(jaxpr, closed.consts)
+    else:
+      result = closed
+    entry = cache[key] = (result, used_inputs, closed)
+  return entry[0], entry[1]
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: Sequence[bool],
+              cache: dict) -> tuple[Jaxpr, list]:
+  """``jaxpr`` keeping ``used_outputs`` and the inputs they need or ``instantiate`` marks (for
+  dead-code elimination rules); returns it and which inputs it kept."""
+  pruned, used_inputs, _ = _dce(jaxpr, used_outputs, cache)
+  used_inputs = [u or i for u, i in zip(used_inputs, instantiate)]
+  return pruned.replace(invars=[v for v, u in zip(pruned.invars, used_inputs) if u],
+                        outvars=[v for v, u in zip(pruned.outvars, used_outputs) if u]), used_inputs
+
+
+def dce_program(closed: ClosedJaxpr, keep_inputs: bool = False) -> tuple[ClosedJaxpr, list]:
+  """The jaxpr of a jitted call as lowered: equations whose results nothing uses removed (calls
+  lose their unused results and operands, recursively), then -- unless ``keep_inputs`` -- the
+  arguments nothing uses. Returns it and which arguments it kept."""
+  jaxpr, used_inputs, changed = _dce(closed.jaxpr, [True] * len(closed.jaxpr.outvars), {})
+  kept = [True] * len(used_inputs) if keep_inputs else used_inputs
+  if not all(kept):
+    jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+  elif not changed:
+    return closed, kept
+  return ClosedJaxpr(jaxpr, closed.consts), kept
+
+
 def _eqn_location(prefix: str, eqn) -> str:
   """``"jit(f)/scope/sin"("file.py":4:8 to :18)``: the equation's name-scoped primitive name at
   the user's source location (MLIR location syntax)."""
@@ -591,7 +700,7 @@ def call_jaxpr(ctx: RuleContext, closed: ClosedJaxpr, args: Sequence[Value], nam
     module.functions[slot] = _function_text(module, symbol, closed, private=True)
   else:
     symbol = entry[0]
-  return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol}"})
+  return op(ctx, "func.call", list(args), list(closed.out_avals), {"callee": f"@{symbol_text(symbol)}"})
 
 
 def lower_private_function(module: ModuleContext, closed: ClosedJaxpr, name: str) -> str:
@@ -632,7 +741,7 @@ def _assemble_function(function: _Function, symbol: str, args: Sequence[Value],
   result_types = ", ".join(v.type for v in outs)
   visibility = "private" if private else "public"
   return_loc = f' loc("{_escape(prefix)}")' if prefix is not None else ""
-  lines = [f"  func.func {visibility} @{symbol}({params}) -> ({result_types}) {{"]
+  lines = [f"  func.func {visibility} @{symbol_text(symbol)}({params}) -> ({result_types}) {{"]
   lines.extend(function.lines)
   if outs:
     lines.append(f"    func.return {', '.join(v.name for v in outs)} : {result_types}{return_loc}")
@@ -665,11 +774,34 @@ def outlined(rule: Callable) -> Callable:
       module.functions[slot] = _assemble_function(function, symbol, args, outs, private=True)
     else:
       symbol = entry[0]
-    results = op(ctx, "func.call", list(operands), list(ctx.avals_out), {"callee": f"@{symbol}"})
+    results = op(ctx, "func.call", list(operands), list(ctx.avals_out), {"callee": f"@{symbol_text(symbol)}"})
     return results if primitive.multiple_results else results[0]
 
   outlined_rule.__name__ = f"outlined_{getattr(rule, '__name__', 'rule')}"
   return outlined_rule
+
+
+def call_private(ctx: RuleContext, name: str, key, operands: Sequence[Value],
+                 result_avals: Sequence[ShapedArray], body: Callable) -> list[Value]:
+  """Emits a ``func.call`` of the private function ``name`` that ``body(ctx, *args)`` builds
+  (once per module and ``key``; the function's arguments have the operands' types)."""
+  module = ctx.module
+  full_key = ("private", name, key)
+  entry = module.lowered_jaxprs.get(full_key)
+  if entry is None:
+    symbol = module.fresh_symbol(name)
+    module.lowered_jaxprs[full_key] = (symbol, None)
+    slot = len(module.functions)
+    module.functions.append("")
+    function = _Function(module)
+    args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(operands)]
+    inner = RuleContext(function, ctx.primitive, [a.aval for a in args], list(result_avals))
+    outs = [materialize(inner, v) for v in body(inner, *args)]
+    module.functions[slot] = _assemble_function(function, symbol, args, outs, private=True)
+  else:
+    symbol = entry[0]
+  return op(ctx, "func.call", list(operands), list(result_avals),
+            {"callee": f"@{symbol_text(symbol)}"})
 
 
 def _escape(text: str) -> str:

@@ -309,7 +309,7 @@ def _call_registered_rule(prim, rule, inline, cacheable, ctx: lowering.RuleConte
     if cacheable:
       module_ctx.lowering_cache[key] = cached
   results = lowering.op(ctx, "func.call", list(operands), list(ctx.avals_out),
-                        {"callee": f"@{cached.func.sym_name.value}"})
+                        {"callee": f"@{lowering.symbol_text(cached.func.sym_name.value)}"})
   return results if prim.multiple_results else results[0]
 
 

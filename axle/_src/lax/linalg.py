@@ -140,22 +140,71 @@ def _lapack_call(ctx, target: str, operands, result_avals, num_batch: int, confi
       "mhlo.frontend_attributes": f'{{num_batch_dims = "{num_batch}"}}',
       "operand_layouts": layouts([o.aval for o in operands]),
       "result_layouts": layouts(result_avals),
+      "sdy.sharding_rule": _sharding_rule([o.aval for o in operands], result_avals, num_batch),
   }
+  # The results that reuse an operand's buffer: the factored matrix overwrites its input
+  # (trsm's solution overwrites the right-hand side; geev's results are fresh buffers).
+  if "geev" in target:
+    aliases = {}
+  elif "trsm" in target:
+    aliases = {1: 0}
+  else:
+    aliases = {0: 0}
+  if aliases:
+    tuple_index = (lambda i: f"[{i}]") if len(result_avals) > 1 else (lambda i: "[]")
+    attributes["output_operand_aliases"] = "[" + ", ".join(
+        f"#stablehlo.output_operand_alias<output_tuple_indices = {tuple_index(result)}, "
+        f"operand_index = {operand}, operand_tuple_indices = []>"
+        for operand, result in aliases.items()) + "]"
   return mlir.op(ctx, "stablehlo.custom_call", list(operands), list(result_avals), attributes)
+
+
+def _sharding_rule(operand_avals, result_avals, num_batch: int) -> str:
+  """JAX's Shardy rule for a batched LAPACK call: the batch dimensions are one factor each,
+  shared by every operand and result; every other dimension is a factor of its own."""
+  names = iter("ijklmnopqrstuvwxyzabcdefgh")
+  sizes = []
+
+  def factor(size):
+    name = next(names)
+    sizes.append(f"{name}={size}")
+    return name
+
+  batch_shape = (operand_avals[0].shape if operand_avals else result_avals[0].shape)[:num_batch]
+  batch = [factor(d) for d in batch_shape]
+
+  def mapping(avals):
+    parts = []
+    for aval in avals:
+      dims = batch[:min(num_batch, len(aval.shape))] + [
+          factor(d) for d in aval.shape[min(num_batch, len(aval.shape)):]]
+      parts.append("[" + ", ".join(dims) + "]")
+    return "(" + ", ".join(parts) + ")"
+
+  operands_text = mapping(operand_avals)
+  results_text = mapping(result_avals)
+  return (f"#sdy.op_sharding_rule<{operands_text}->{results_text} "
+          f"{{{', '.join(sizes)}}}, custom>")
 
 
 def _nan_unless(ctx, ok, value):
   """``value`` where ``ok`` (a bool per batch element) holds, NaN elsewhere."""
   aval = value.aval
   nb = len(ok.aval.shape)
-  mask = mlir.broadcast_in_dim(ctx, ok, ShapedArray(aval.shape, np.dtype(bool)), list(range(nb)))
+  # As JAX: ok gains unit core dimensions first, then both operands broadcast to the full shape.
+  unit = ShapedArray(aval.shape[:nb] + (1,) * (len(aval.shape) - nb), np.dtype(bool))
+  ok = mlir.broadcast_in_dim(ctx, ok, unit, list(range(nb)))
   nan = mlir.full_like_aval(ctx, np.array(complex(np.nan, np.nan) if aval.dtype.kind == "c" else np.nan,
                                           aval.dtype), aval)
+  mask = mlir.broadcast_in_dim(ctx, ok, ShapedArray(aval.shape, np.dtype(bool)),
+                               list(range(len(aval.shape))))
   return mlir.select(ctx, mask, value, nan)
 
 
 def _info_ok(ctx, info, direction: str = "EQ"):
   zero = mlir.full_like_aval(ctx, 0, info.aval)
+  if not info.aval.shape:  # JAX's full_like_aval broadcasts a scalar too (rank 0 to rank 0)
+    zero = mlir.broadcast_in_dim(ctx, zero, info.aval, ())
   return mlir.compare(ctx, info, zero, direction, "SIGNED")
 
 
@@ -200,8 +249,9 @@ def _tril(x, k: int = 0):
 
 
 def _triu(x, k: int = 0):
+  # As JAX's: zero where the lower triangle below diagonal k is (iota0 + k - 1 >= iota1).
   aval = core.get_aval(x)
-  return elementwise.select_n(_tri_mask(aval.shape, k, False), structural.full(aval.shape, 0, aval.dtype), x)
+  return elementwise.select_n(_tri_mask(aval.shape, k - 1, True), x, structural.full(aval.shape, 0, aval.dtype))
 
 
 def _eye(n: int, dtype, shape=None):
@@ -788,31 +838,34 @@ def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
     return [eye, mlir.full_like_aval(ctx, 0, r_aval)]
   prefix = _lapack_prefix("qr", aval.dtype)
   a, taus = _lapack_call(ctx, f"lapack_{prefix}geqrf_ffi", [x], [aval, ShapedArray(batch + (k,), aval.dtype)], nb)
+  # As JAX: q first -- the reflectors applied to the identity, on an m x q_cols matrix.
+  q_cols = q_aval.shape[-1]
+  q_in = a
+  if q_cols > n:
+    q_in = mlir.op(ctx, "stablehlo.pad", [a, mlir.constant(ctx, np.zeros((), aval.dtype))], q_aval,
+                   {"edge_padding_low": mlir.dense_array([0] * (nb + 2)),
+                    "edge_padding_high": mlir.dense_array([0] * nb + [0, q_cols - n]),
+                    "interior_padding": mlir.dense_array([0] * (nb + 2))})
+  elif q_cols < n:
+    q_in = mlir.op(ctx, "stablehlo.slice", [a], q_aval,
+                   {"start_indices": mlir.dense_array([0] * (nb + 2)),
+                    "limit_indices": mlir.dense_array(q_aval.shape),
+                    "strides": mlir.dense_array([1] * (nb + 2))})
+  q = _emit_householder_product(ctx, q_in, taus)
   # r: the upper triangle of the factored matrix's first k rows.
   r_rows = r_aval.shape[-2]
-  r = mlir.op(ctx, "stablehlo.slice", [a], ShapedArray(batch + (min(r_rows, m), n), aval.dtype),
-              {"start_indices": mlir.dense_array([0] * (nb + 2)),
-               "limit_indices": mlir.dense_array(batch + (min(r_rows, m), n)),
-               "strides": mlir.dense_array([1] * (nb + 2))})
+  r = a
+  if min(r_rows, m) != m:
+    r = mlir.op(ctx, "stablehlo.slice", [a], ShapedArray(batch + (min(r_rows, m), n), aval.dtype),
+                {"start_indices": mlir.dense_array([0] * (nb + 2)),
+                 "limit_indices": mlir.dense_array(batch + (min(r_rows, m), n)),
+                 "strides": mlir.dense_array([1] * (nb + 2))})
   r = mlir.lower_fun(_triu, False)(ctx.replace(avals_in=[r.aval], avals_out=[r.aval]), r)
   if r.aval.shape != r_aval.shape:  # full_matrices with m > n: zero rows below
     r = mlir.op(ctx, "stablehlo.pad", [r, mlir.constant(ctx, np.zeros((), aval.dtype))], r_aval,
                 {"edge_padding_low": mlir.dense_array([0] * (nb + 2)),
                  "edge_padding_high": mlir.dense_array([0] * nb + [r_aval.shape[-2] - r.aval.shape[-2], 0]),
                  "interior_padding": mlir.dense_array([0] * (nb + 2))})
-  # q: the reflectors applied to the identity, on an m x q_cols matrix.
-  q_cols = q_aval.shape[-1]
-  if q_cols > n:
-    a = mlir.op(ctx, "stablehlo.pad", [a, mlir.constant(ctx, np.zeros((), aval.dtype))], q_aval,
-                {"edge_padding_low": mlir.dense_array([0] * (nb + 2)),
-                 "edge_padding_high": mlir.dense_array([0] * nb + [0, q_cols - n]),
-                 "interior_padding": mlir.dense_array([0] * (nb + 2))})
-  elif q_cols < n:
-    a = mlir.op(ctx, "stablehlo.slice", [a], q_aval,
-                {"start_indices": mlir.dense_array([0] * (nb + 2)),
-                 "limit_indices": mlir.dense_array(q_aval.shape),
-                 "strides": mlir.dense_array([1] * (nb + 2))})
-  q = _emit_householder_product(ctx, a, taus)
   return [q, r]
 
 
@@ -1090,7 +1143,9 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
              _i32(batch)]
   _, s, u, vt, info = _lapack_call(ctx, f"lapack_{prefix}gesdd_ffi", [x], results, nb, {"mode": mode})
   ok = _info_ok(ctx, info)
-  s, u, vt = _nan_unless(ctx, ok, s), _nan_unless(ctx, ok, u), _nan_unless(ctx, ok, vt)
+  s = _nan_unless(ctx, ok, s)
+  if compute_uv:  # (without, JAX's rule leaves u and vt alone)
+    u, vt = _nan_unless(ctx, ok, u), _nan_unless(ctx, ok, vt)
   if subset_by_index is not None and tuple(subset_by_index) != (0, k):
     lo, hi = subset_by_index
 

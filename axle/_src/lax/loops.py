@@ -368,8 +368,151 @@ def _scan_impl(*values, jaxpr, length, reverse, linear, unroll, num_consts, num_
   return [*(control_flow_common.host(c) for c in carry), *ys]
 
 
+def _dynamic_index_in_dim(ctx, xs, index, out_aval):
+  """``xs[index]`` as JAX's scan takes it: a call of the private ``@dynamic_index_in_dim``."""
+  shape = xs.aval.shape
+
+  def body(fctx, x, i):
+    zeros = [mlir.constant(fctx, np.array(0, np.int32)) for _ in shape[1:]]
+    sliced = mlir.op(fctx, "stablehlo.dynamic_slice", [x, i, *zeros],
+                     ShapedArray((1, *shape[1:]), x.aval.dtype),
+                     {"slice_sizes": mlir.dense_array((1, *shape[1:]))})
+    return [mlir.op(fctx, "stablehlo.reshape", [sliced], out_aval)]
+
+  key = (xs.aval.shape, xs.aval.dtype)
+  return mlir.call_private(ctx, "dynamic_index_in_dim", key, [xs, index], [out_aval], body)[0]
+
+
+def _dynamic_update_index_in_dim(ctx, ys, y, index):
+  """``ys`` with ``ys[index] = y``: a call of the private ``@dynamic_update_index_in_dim``."""
+  shape = ys.aval.shape
+
+  def body(fctx, buffer, update, i):
+    update = mlir.broadcast_in_dim(fctx, update, ShapedArray((1, *shape[1:]), update.aval.dtype),
+                                   list(range(1, len(shape))))
+    zeros = [mlir.constant(fctx, np.array(0, np.int32)) for _ in shape[1:]]
+    return [mlir.op(fctx, "stablehlo.dynamic_update_slice", [buffer, update, i, *zeros],
+                    buffer.aval)]
+
+  key = (ys.aval.shape, ys.aval.dtype)
+  return mlir.call_private(ctx, "dynamic_update_index_in_dim", key, [ys, y, index], [ys.aval],
+                           body)[0]
+
+
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
                    _split_transpose):
+  block = length if unroll is True else max(int(unroll), 1)
+  if length > 0 and length // block > 0 and (block == 1 or not reverse):
+    return _scan_lowering_as_jax(ctx, *args, jaxpr=jaxpr, length=length, reverse=reverse,
+                                 block=block, num_consts=num_consts, num_carry=num_carry)
+  return _scan_lowering_inline(ctx, *args, jaxpr=jaxpr, length=length, reverse=reverse,
+                               num_consts=num_consts, num_carry=num_carry)
+
+
+def _slice_rows(ctx, x, start: int, stop: int):
+  shape = x.aval.shape
+  return mlir.op(ctx, "stablehlo.slice", [x], ShapedArray((stop - start, *shape[1:]), x.aval.dtype),
+                 {"start_indices": mlir.dense_array([start] + [0] * (len(shape) - 1)),
+                  "limit_indices": mlir.dense_array([stop, *shape[1:]]),
+                  "strides": mlir.dense_array([1] * len(shape))})
+
+
+def _reshape(ctx, x, shape):
+  return mlir.op(ctx, "stablehlo.reshape", [x], ShapedArray(tuple(shape), x.aval.dtype))
+
+
+def _unrolled_steps(ctx, jaxpr, consts, carry, rows, count: int, num_carry: int):
+  """``count`` calls of the body (``@closed_call``) on rows 0, 1, ... of ``rows`` (each a
+  slice and a reshape); returns the carry and each y stacked along a new leading axis."""
+  ys_per_step = []
+  for j in range(count):
+    xs_j = [_reshape(ctx, _slice_rows(ctx, r, j, j + 1), r.aval.shape[1:]) for r in rows]
+    outs = mlir.call_jaxpr(ctx, jaxpr, [*consts, *carry, *xs_j], "closed_call")
+    carry, ys_j = outs[:num_carry], outs[num_carry:]
+    ys_per_step.append(ys_j)
+  stacked = []
+  for k in range(len(jaxpr.out_avals) - num_carry):
+    pieces = []
+    for ys_j in ys_per_step:
+      y = mlir.materialize(ctx, ys_j[k])
+      pieces.append(mlir.broadcast_in_dim(ctx, y, ShapedArray((1, *y.aval.shape), y.aval.dtype),
+                                          list(range(1, y.aval.ndim + 1))))
+    stacked.append(_concatenate(ctx, pieces))
+  return carry, stacked
+
+
+def _concatenate(ctx, pieces):
+  if len(pieces) == 1:
+    return pieces[0]
+  first = pieces[0].aval
+  aval = ShapedArray((sum(p.aval.shape[0] for p in pieces), *first.shape[1:]), first.dtype)
+  return mlir.op(ctx, "stablehlo.concatenate", list(pieces), aval, {"dimension": "0 : i64"})
+
+
+def _scan_lowering_as_jax(ctx, *args, jaxpr, length, reverse, block, num_consts, num_carry):
+  """JAX's form: a ``stablehlo.while`` over (xs, consts, i, carry, ys) whose body takes
+  ``xs[i]`` (``@dynamic_index_in_dim``), calls the body jaxpr (``@closed_call``) and writes
+  ``ys[i]`` (``@dynamic_update_index_in_dim``). With ``unroll=block`` the loop runs over blocks
+  of ``block`` rows, calling the body once per row, and the rows left over are done after it."""
+  args = [mlir.materialize(ctx, a) for a in args]
+  consts, carry, xs = control_flow_common.split(args, [num_consts, num_carry])
+  i32 = ShapedArray((), np.dtype(np.int32))
+  blocks, rest = divmod(length, block)
+  if block > 1:
+    if rest:
+      xs_main = [_slice_rows(ctx, x, 0, blocks * block) for x in xs]
+      xs_rest = [_slice_rows(ctx, x, blocks * block, length) for x in xs]
+    else:
+      xs_main, xs_rest = xs, []
+    xs = [_reshape(ctx, x, (blocks, block, *x.aval.shape[1:])) for x in xs_main]
+  y_avals = ctx.avals_out[num_carry:]
+  lead = (length,) if block == 1 else (blocks, block)
+  ys = [mlir.full_like_aval(ctx, 0, ShapedArray(lead + a.shape[1:], a.dtype)) for a in y_avals]
+  zero = mlir.constant(ctx, np.array(0, np.int32))
+  state = [*xs, *consts, zero, *carry, *ys]
+  avals = [v.aval for v in state]
+  nc, nx, ncarry = len(consts), len(xs), len(carry)
+
+  def cond_region(region_ctx, *state_args):
+    limit = mlir.constant(region_ctx, np.array(blocks, np.int32))
+    return [mlir.compare(region_ctx, state_args[nx + nc], limit, "LT", "SIGNED")]
+
+  def body_region(region_ctx, *state_args):
+    c_xs, c_consts, (i,), c_carry, c_ys = control_flow_common.split(
+        state_args, [nx, nc, 1, ncarry])
+    if reverse:
+      last = mlir.constant(region_ctx, np.array(length, np.int32))
+      index = mlir.op(region_ctx, "stablehlo.subtract", [last, i], i32)
+      one = mlir.constant(region_ctx, np.array(1, np.int32))
+      index = mlir.op(region_ctx, "stablehlo.subtract", [index, one], i32)
+    else:
+      index = i
+    rows = [_dynamic_index_in_dim(region_ctx, x, index,
+                                  ShapedArray(x.aval.shape[1:], x.aval.dtype)) for x in c_xs]
+    if block == 1:
+      outs = mlir.call_jaxpr(region_ctx, jaxpr, [*c_consts, *c_carry, *rows], "closed_call")
+      new_carry, new_ys_vals = outs[:num_carry], outs[num_carry:]
+    else:
+      new_carry, new_ys_vals = _unrolled_steps(region_ctx, jaxpr, c_consts, c_carry, rows, block,
+                                               num_carry)
+    new_ys = [_dynamic_update_index_in_dim(region_ctx, buffer, mlir.materialize(region_ctx, y), index)
+              for buffer, y in zip(c_ys, new_ys_vals)]
+    one = mlir.constant(region_ctx, np.array(1, np.int32))
+    next_i = mlir.op(region_ctx, "stablehlo.add", [i, one], i32)
+    return [*c_xs, *c_consts, next_i, *new_carry, *new_ys]
+
+  regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
+  outs = mlir.op(ctx, "stablehlo.while", state, avals, regions=regions)
+  carry, ys = outs[nx + nc + 1:nx + nc + 1 + ncarry], outs[nx + nc + 1 + ncarry:]
+  if block > 1:
+    ys = [_reshape(ctx, y, (blocks * block, *y.aval.shape[2:])) for y in ys]
+    if rest:
+      carry, ys_rest = _unrolled_steps(ctx, jaxpr, consts, carry, xs_rest, rest, num_carry)
+      ys = [_concatenate(ctx, [y, r]) for y, r in zip(ys, ys_rest)]
+  return [*carry, *ys]
+
+
+def _scan_lowering_inline(ctx, *args, jaxpr, length, reverse, num_consts, num_carry):
   args = [mlir.materialize(ctx, a) for a in args]
   consts, carry, xs = control_flow_common.split(args, [num_consts, num_carry])
   i32 = ShapedArray((), np.dtype(np.int32))
@@ -618,6 +761,41 @@ def _scan_batch(args, dims, *, jaxpr, length, reverse, linear, unroll, num_const
 scan_p.def_abstract_eval(_scan_abstract_eval)
 scan_p.def_impl(_scan_impl)
 mlir.register(scan_p, _scan_lowering)
+
+
+def _scan_dce_rule(used_outputs, eqn, cache):
+  """Dead-code elimination of a scan (as JAX's before lowering): unused ys go, and so do the
+  carries that no used output depends on (found by iterating to a fixed point), with the
+  consts and xs that only they needed."""
+  params = eqn.params
+  if not any(used_outputs) and not (eqn.primitive.has_effects
+                                    or ir.eqn_effects(eqn.primitive, params)):
+    return [False] * len(eqn.invars), None
+  closed = params["jaxpr"]
+  nc, ncarry = params["num_consts"], params["num_carry"]
+  nx = len(closed.in_avals) - nc - ncarry
+  used_carry_out, used_ys = list(used_outputs[:ncarry]), list(used_outputs[ncarry:])
+  for _ in range(1 + ncarry):
+    body, used_inputs = mlir.dce_jaxpr(closed.jaxpr, used_carry_out + used_ys,
+                                       [False] * nc + used_carry_out + [False] * nx, cache)
+    used_carry_in = used_inputs[nc:nc + ncarry]
+    if used_carry_in == used_carry_out:
+      break
+    used_carry_out = [a or b for a, b in zip(used_carry_out, used_carry_in)]
+  used_outputs = used_carry_out + used_ys
+  if all(used_inputs) and all(used_outputs):
+    return used_inputs, eqn
+  used_consts = used_inputs[:nc]
+  new_params = dict(params, jaxpr=ClosedJaxpr(body, closed.consts), num_consts=sum(used_consts),
+                    num_carry=sum(used_carry_in),
+                    linear=tuple(l for l, u in zip(params["linear"], used_inputs) if u))
+  new_eqn = eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                        outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                        params=new_params)
+  return used_inputs, new_eqn
+
+
+mlir.dce_rules[scan_p] = _scan_dce_rule
 ir.pp_eqn_rules[scan_p] = _pp_loop_eqn("scan", hidden=("linear", "_split_transpose"))
 ad.primitive_jvps[scan_p] = _scan_jvp
 ad.partial_eval_rules[scan_p] = _scan_partial_eval

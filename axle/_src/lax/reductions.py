@@ -611,12 +611,12 @@ def _make_arg_lowering(is_max: bool) -> Callable:
 argmax_p = core.Primitive("argmax")
 argmax_p.def_abstract_eval(_arg_rule)
 argmax_p.def_impl(_make_arg_impl(np.argmax))
-mlir.register(argmax_p, _make_arg_lowering(True))
+mlir.register(argmax_p, mlir.outlined(_make_arg_lowering(True)))  # JAX outlines it
 
 argmin_p = core.Primitive("argmin")
 argmin_p.def_abstract_eval(_arg_rule)
 argmin_p.def_impl(_make_arg_impl(np.argmin))
-mlir.register(argmin_p, _make_arg_lowering(False))
+mlir.register(argmin_p, mlir.outlined(_make_arg_lowering(False)))
 
 for _p in (argmax_p, argmin_p):
   ad.defjvp_zero(_p)

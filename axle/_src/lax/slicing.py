@@ -403,22 +403,29 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
   if mode != GatherScatterMode.FILL_OR_DROP:
     # CLIP, PROMISE_IN_BOUNDS (and ONE_HOT, evaluated alike): XLA's gather clamps natively.
     return _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
-  # FILL_OR_DROP: gather (clamped), then replace the windows that were not entirely in bounds.
-  gathered = _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
+  # FILL_OR_DROP: which windows are entirely in bounds, the gather (clamped), then the fill
+  # value in the others -- in JAX's order.
   if not dn.start_index_map or 0 in out_aval.shape:
-    return gathered
+    return _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
   index_aval = indices.aval
   bounds = np.array([operand.aval.shape[d] - slice_sizes[d] for d in dn.start_index_map],
                     index_aval.dtype)
-  upper = mlir.broadcast_in_dim(ctx, mlir.constant(ctx, bounds), index_aval, [index_aval.ndim - 1])
+  upper = mlir.constant(ctx, bounds)
   zero = mlir.full_like_aval(ctx, 0, index_aval)
-  in_bounds = mlir.op(ctx, "stablehlo.and", [mlir.compare(ctx, indices, zero, "GE"),
-                                            mlir.compare(ctx, indices, upper, "LE")],
+  above_zero = mlir.compare(ctx, indices, zero, "GE")
+  ranked = ShapedArray((1,) * (index_aval.ndim - 1) + bounds.shape, bounds.dtype)
+  if ranked.shape != upper.aval.shape:  # the bounds gain the leading unit dimensions first
+    upper = mlir.broadcast_in_dim(ctx, upper, ranked, [index_aval.ndim - 1])
+  if upper.aval.shape != index_aval.shape:
+    upper = mlir.broadcast_in_dim(ctx, upper, index_aval, list(range(index_aval.ndim)))
+  in_bounds = mlir.op(ctx, "stablehlo.and", [above_zero, mlir.compare(ctx, indices, upper, "LE")],
                       ShapedArray(index_aval.shape, np.dtype(np.bool_)))
   window_in_bounds = _and_reduce_last(ctx, in_bounds)
+  gathered = _emit_gather(ctx, operand, indices, dn, slice_sizes, indices_are_sorted, out_aval)
   batch_dims = [d for d in range(out_aval.ndim) if d not in dn.offset_dims]
-  mask = mlir.broadcast_in_dim(ctx, window_in_bounds, ShapedArray(out_aval.shape, np.bool_),
-                               batch_dims)
+  mask = window_in_bounds
+  if mask.aval.shape != out_aval.shape:
+    mask = mlir.broadcast_in_dim(ctx, mask, ShapedArray(out_aval.shape, np.bool_), batch_dims)
   fill = _default_fill_value(operand.aval.dtype) if fill_value is None else fill_value
   with np.errstate(invalid="ignore", over="ignore"):
     fill = np.array(fill).astype(operand.aval.dtype)

@@ -188,9 +188,9 @@ def _comparator_keys(ctx, x: mlir.Value) -> list[tuple[mlir.Value, str]]:
   if kind != "FLOAT":
     return [(x, kind)]
   is_zero = mlir.compare(ctx, x, mlir.constant(ctx, np.zeros((), dtype)), "EQ")
-  x = mlir.select(ctx, is_zero, mlir.constant(ctx, np.zeros((), dtype)), x)
-  is_nan = mlir.compare(ctx, x, x, "NE")
-  x = mlir.select(ctx, is_nan, mlir.constant(ctx, np.array(np.nan, dtype)), x)
+  zeroed = mlir.select(ctx, is_zero, mlir.constant(ctx, np.zeros((), dtype)), x)
+  is_nan = mlir.compare(ctx, x, x, "NE")  # of the operand itself, as JAX's comparator
+  x = mlir.select(ctx, is_nan, mlir.constant(ctx, np.array(np.nan, dtype)), zeroed)
   return [(x, "TOTALORDER")]
 
 

@@ -326,8 +326,10 @@ def _chebyshev(b, x, coefficients, dtype):
 def _bessel_i0e(b, dtype, x):
   z = x.apply("stablehlo.abs")
   wide = dtype == _F64
-  small = _chebyshev(b, 0.5 * z - 2.0, _I0E_A64 if wide else _I0E_A32, dtype)
-  large = _chebyshev(b, 32.0 / z - 2.0, _I0E_B64 if wide else _I0E_B32, dtype) / z.apply("stablehlo.sqrt")
+  # As JAX's: the constants of both arguments made once, up front (2 is shared).
+  half, two, thirty_two = b.const(0.5, dtype), b.const(2.0, dtype), b.const(32.0, dtype)
+  small = _chebyshev(b, half * z - two, _I0E_A64 if wide else _I0E_A32, dtype)
+  large = _chebyshev(b, thirty_two / z - two, _I0E_B64 if wide else _I0E_B32, dtype) / z.apply("stablehlo.sqrt")
   return b.where(z.le(8.0), small, large)
 
 

@@ -169,6 +169,7 @@ def _make_window_lowering(kind: str):
   def rule(ctx, operand, **params):
     dtype = operand.aval.dtype
     init = reductions.identity_constant(ctx, kind, dtype)
+    init = mlir.broadcast_in_dim(ctx, init, init.aval, ())  # JAX's full_like_aval: a rank-0 broadcast
     region = mlir.region(ctx, [mlir.scalar_aval(dtype)] * 2,
                          reductions.monoid_body(kind, dtype))
     out, = mlir.op(ctx, "stablehlo.reduce_window", [operand, init], [ctx.avals_out[0]],

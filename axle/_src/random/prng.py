@@ -183,8 +183,6 @@ def _rolled_rounds_step(i, x0, x1, ks0, ks1, ks2, rot0, rot1):
   return i_next, x0, x1, ks1, ks2, ks0, rot1, rot0
 
 
-_rolled_rounds_step.__name__ = _rolled_rounds_step.__qualname__ = "closed_call"
-_rolled_rounds_step_jit = api.jit(_rolled_rounds_step)
 
 
 def _threefry2x32_rolled_lax(k0, k1, x0, x1):
@@ -197,8 +195,8 @@ def _threefry2x32_rolled_lax(k0, k1, x0, x1):
   x0 = lax_elementwise.add(x0, _broadcast_word(k0, shape))
   x1 = lax_elementwise.add(x1, _broadcast_word(k1, shape))
 
-  def step(carry, _):
-    return _rolled_rounds_step_jit(*carry), None
+  def step(carry, _):  # (scan's lowering calls the body as @closed_call, as JAX's)
+    return _rolled_rounds_step(*carry), None
   carry, _ = lax_loops.scan(step, (np.int32(0), x0, x1, k1, ks2, k0, rot0, rot1), length=5)
   return [carry[1], carry[2]]
 

@@ -857,7 +857,7 @@ def _mlir_context(context_class=None):
   with the StableHLO and CHLO dialects registered."""
   from jaxlib.mlir import ir
   from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-  from jaxlib.mlir.dialects import chlo, stablehlo
+  from jaxlib.mlir.dialects import chlo, sdy, stablehlo
   registry = ir.DialectRegistry()
   _jax_mlir_ext.register_dialects(registry)
   context = (context_class or ir.Context)()
@@ -865,6 +865,7 @@ def _mlir_context(context_class=None):
   context.load_all_available_dialects()
   stablehlo.register_dialect(context)
   chlo.register_dialect(context)
+  sdy.register_dialect(context)  # Shardy attributes (the LAPACK calls' sharding rules)
   return context
 
 

@@ -18,7 +18,6 @@ from axle._src.config import config
 from axle._src.core import ShapedArray
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
-from axle._src.interpreters import staging
 from axle._src.ir import ClosedJaxpr
 from axle._src.xla import cache as disk_cache
 from axle._src.xla import client
@@ -316,9 +315,9 @@ def prune_unused(closed: ClosedJaxpr, donated_leaves=(), keep_unused: bool = Fal
   equations whose results are unused removed, then the arguments nothing uses. Returns that
   jaxpr, the positions of the arguments it keeps (None: all of them) and the donated leaves
   renumbered among those."""
-  if keep_unused or spmd_jit.jaxpr_mesh(closed.jaxpr) is not None:
+  if keep_unused or spmd_jit.jaxpr_mesh(closed.jaxpr) is not None:  # JAX then prunes nothing
     return closed, None, tuple(donated_leaves)
-  program, kept = staging.dce_with_inputs(closed, [False] * len(closed.jaxpr.invars))
+  program, kept = lowering.dce_program(closed)
   if all(kept):
     return program, None, tuple(donated_leaves)
   positions = [i for i, k in enumerate(kept) if k]
