@@ -241,7 +241,10 @@ def argwhere(a, *, size=None, fill_value=None):
   a = util.asarray_operand(a)
   ndim = np.ndim(a)
   result = lax_numpy.nonzero(lax_numpy.atleast_1d(a), size=size, fill_value=fill_value)
-  result = lax_numpy.stack(result, axis=-1) if result else lax_structural.full((0, 0), 0, _int_dtype())
+  result = (lax_numpy.transpose(lax_numpy.concatenate([lax_numpy.atleast_2d(r) for r in result], 0))
+            if result else lax_structural.full((0, 0), 0, _int_dtype()))
+  if ndim == 0:  # one row per nonzero entry of the scalar, no columns
+    return lax_structural.full((_shape(result)[0], 0), 0, _int_dtype())
   return lax_numpy.reshape(result, (_shape(result)[0], ndim))
 
 

@@ -78,7 +78,7 @@ def column_stack(tup):
   arrs = []
   for a in _sequence("column_stack", tup):
     a = _arr("column_stack", a)
-    arrs.append(lax_numpy.reshape(a, (-1, 1)) if _ndim(a) < 2 else a)
+    arrs.append(lax_numpy.transpose(lax_numpy.atleast_2d(a)) if _ndim(a) < 2 else a)
   return lax_numpy.concatenate(arrs, 1)
 
 
