@@ -15,6 +15,7 @@ from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.fourier import FftType, fft as lax_fft
+from axle._src.numpy import shape_ops
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
 from axle._src.numpy.lax_numpy import moveaxis
@@ -250,26 +251,6 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
   return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
 
 
-def _roll(x, shifts, axes):
-  for shift, axis in zip(shifts, axes):
-    shape = core.get_aval(x).shape
-    n = shape[axis]
-    if n == 0:
-      continue
-    shift %= n
-    if shift == 0:
-      continue
-    split = n - shift
-    start = [0] * len(shape)
-    limit = list(shape)
-    limit[axis] = split
-    head = lax_structural.slice(x, tuple(start), tuple(limit))
-    start[axis] = split
-    tail = lax_structural.slice(x, tuple(start), tuple(shape))
-    x = lax_structural.concatenate([tail, head], axis)
-  return x
-
-
 def _shift_axes(x, axes):
   if axes is None:
     return tuple(range(x.ndim))
@@ -283,7 +264,7 @@ def fftshift(x, axes=None):
   util.check_arraylike("jax.numpy.fft.fftshift", x)
   x = asarray(x)
   axes = _shift_axes(x, axes)
-  return _roll(x, [x.shape[ax] // 2 for ax in axes], axes)
+  return shape_ops.roll(x, [x.shape[ax] // 2 for ax in axes], axes)
 
 
 def ifftshift(x, axes=None):
@@ -291,4 +272,4 @@ def ifftshift(x, axes=None):
   util.check_arraylike("jax.numpy.fft.ifftshift", x)
   x = asarray(x)
   axes = _shift_axes(x, axes)
-  return _roll(x, [-(x.shape[ax] // 2) for ax in axes], axes)
+  return shape_ops.roll(x, [-(x.shape[ax] // 2) for ax in axes], axes)

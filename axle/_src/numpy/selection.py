@@ -468,7 +468,7 @@ def argpartition(a, kth: int, axis: int = -1):
 @util.jit_when_tracing
 def sort_complex(a):
   """``a`` sorted (by real part, then imaginary part) as a complex array (``jnp.sort_complex``)."""
-  a = sort(_arr("sort_complex", a), axis=0)
+  a = lax_sorting.sort(_arr("sort_complex", a), dimension=0, is_stable=True)
   return lax_elementwise._convert_element_type(a, dtypes.to_complex_dtype(_dtype(a)), False)
 
 
@@ -685,13 +685,19 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
          method: str = "auto"):
   """Whether each element of ``element`` is in ``test_elements`` (``jnp.isin``)."""
   element, test_elements = _arr("isin", element, test_elements)
-  element, test_elements = util.promote_dtypes(element, test_elements)
-  flat = lax_numpy.ravel(test_elements)
-  if _shape(flat)[0] == 0:
-    found = lax_structural.full(_shape(element), False, np.bool_)
-  else:
-    found = reductions.any(ufuncs.equal(lax_numpy.expand_dims(element, -1), flat), axis=-1)
-  return ufuncs.logical_not(found) if invert else found
+  found = _in1d(element, test_elements, invert=invert, assume_unique=assume_unique, method=method)
+  return lax_numpy.reshape(found, _shape(element))
+
+
+@util.jit_when_tracing(static_argnames=("invert", "assume_unique", "method"))
+def _in1d(ar1, ar2, invert, *, assume_unique=False, method="auto"):
+  ar1, ar2 = util.promote_dtypes(ar1, ar2)
+  ar1, ar2 = lax_numpy.ravel(ar1), lax_numpy.ravel(ar2)
+  if _shape(ar2)[0] == 0:
+    return lax_structural.full(_shape(ar1), invert, np.bool_)
+  if invert:
+    return reductions.all(ufuncs.not_equal(lax_numpy.expand_dims(ar1, -1), ar2), axis=-1)
+  return reductions.any(ufuncs.equal(lax_numpy.expand_dims(ar1, -1), ar2), axis=-1)
 
 
 def _masked_unique(name, values, keep, size, fill_value):

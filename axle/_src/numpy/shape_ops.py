@@ -258,10 +258,9 @@ def _roll_dynamic(a, shifts, axes):
       a = lax_structural.dynamic_slice_in_dim(doubled, lax_elementwise.sub(
           lax_elementwise._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
     else:
-      offset = operator.index(s) % n
-      if offset:
-        a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, n - offset, n, axis=ax),
-                                lax_structural.slice_in_dim(a, 0, n - offset, axis=ax)], ax)
+      split = (n - operator.index(s) % n) % n  # a zero shift still slices and joins, as JAX
+      a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, split, n, axis=ax),
+                              lax_structural.slice_in_dim(a, 0, split, axis=ax)], ax)
   return a
 
 
@@ -678,19 +677,26 @@ def block(arrays):
       raise ValueError("jax.numpy.block does not allow tuples, got {}".format(x))
     return 0
 
-  list_depth = depth(arrays)
+  return _block(arrays, depth(arrays))
 
+
+def _block(arrays, list_depth):
   def assemble(x, level):
     if level == list_depth:
       return _arr("block", x)
     parts = [assemble(i, level + 1) for i in x]
-    result_ndim = builtins.max(list_depth, *(np.ndim(p) for p in parts))
-    parts = [lax_numpy.reshape(p, (1,) * (result_ndim - _ndim(p)) + _shape(p)) for p in parts]
+    result_ndim = builtins.max(list_depth - level, *(np.ndim(p) for p in parts))
+    parts = [lax_numpy.expand_dims(p, tuple(range(result_ndim - _ndim(p)))) if _ndim(p) < result_ndim
+             else p for p in parts]
     return lax_numpy.concatenate(parts, axis=-(list_depth - level))
 
   if list_depth == 0:
     return _arr("block", arrays)
   return assemble(arrays, 0)
+
+
+_block.__name__ = _block.__qualname__ = "block"  # JAX's block is one jit equation
+_block = util.jit_when_tracing(static_argnames=("list_depth",))(_block)
 
 
 # ---------------------------------------------------------------------------
