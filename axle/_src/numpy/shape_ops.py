@@ -391,6 +391,17 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     keep = ufuncs.add(keep, reductions.sum(ufuncs.greater_equal(keep[None, :], obj[:, None]),
                                           axis=0, dtype=_dtype(keep)))
     return selection.take(arr, keep, axis=axis)
+  if isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_)):
+    if not -n <= obj < n:  # a ValueError, as JAX raises for a single out-of-bounds index
+      raise ValueError(f"jnp.delete: index {obj} is out of bounds for axis {axis} with size {n}")
+    i = int(obj) % n
+    shape = _shape(arr)
+    start, limit = [0] * len(shape), list(shape)
+    limit[axis] = i
+    head = lax_structural.slice(arr, tuple(start), tuple(limit))
+    start[axis], limit[axis] = i + 1, n
+    tail = lax_structural.slice(arr, tuple(start), tuple(limit))
+    return lax_numpy.concatenate([head, tail], axis)  # JAX slices around a single static index
   index = _index_positions("delete", obj, n)
   if index.dtype == np.bool_:
     if index.shape != (n,):
