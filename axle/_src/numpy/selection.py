@@ -18,8 +18,10 @@ from axle._src import errors
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
+from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.numpy import creation
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
@@ -333,11 +335,14 @@ def select(condlist, choicelist, default=0):
     if _dtype(util.asarray_operand(c) if not isinstance(c, bool) else np.bool_(c)) != np.bool_:
       raise ValueError(f"condlist must contain boolean arrays; got dtype "
                        f"{_dtype(util.asarray_operand(c))}")
+  # JAX's program: the index of the first true condition (0, the default, when none is) picks
+  # among the broadcast choices
+  conds = [util.asarray_operand(c) for c in condlist]
   choices = util.promote_dtypes(default, *choicelist)
-  result = choices[0]
-  for cond, choice in zip(reversed(condlist), reversed(choices[1:])):
-    result = lax_numpy.where(cond, choice, result)
-  return result
+  shape = np.broadcast_shapes(*(np.shape(c) for c in conds), *(np.shape(c) for c in choices))
+  conds = [creation.broadcast_to(c, shape) for c in [False, *conds]]
+  index = lax_reductions.argmax(lax_structural_extra.stack(conds, 0), 0, np.dtype(np.int32))
+  return lax_elementwise.select_n(index, *(creation.broadcast_to(c, shape) for c in choices))
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
