@@ -252,10 +252,18 @@ def argwhere(a, *, size=None, fill_value=None):
 
 def _compress_with_size(arr, condition, size, fill_value):
   """The rows of ``arr`` where ``condition``, padded with ``fill_value`` to ``size`` rows."""
-  n = _shape(condition)[0]
-  idx = lax_numpy.nonzero(condition, size=size, fill_value=n)[0]
-  picked = indexing.rewriting_take(arr, idx, mode="fill", fill_value=fill_value)
-  return picked
+  n = _shape(arr)[0]
+  if size > n:
+    raise ValueError("size must be positive and not greater than the size of the array axis; "
+                     f"got size={size} for a.shape[axis]={n}")
+  # JAX's program: fill the rows where condition is false, move the true rows first with a
+  # stable descending argsort of condition, keep the first size rows
+  rows = lax_numpy.expand_dims(condition, tuple(range(1, len(_shape(arr)))))
+  fill = lax_elementwise._convert_element_type(lax_numpy.copy(creation.asarray(fill_value)),
+                                               _dtype(arr), False)
+  arr = lax_numpy.where(rows, arr, fill)
+  order = argsort(condition, descending=True)
+  return arr[order][:size]
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
