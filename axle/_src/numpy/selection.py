@@ -702,7 +702,6 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
   return lax_numpy.reshape(found, _shape(element))
 
 
-@util.jit_when_tracing(static_argnames=("invert", "assume_unique", "method"))
 def _in1d(ar1, ar2, invert, *, assume_unique=False, method="auto"):
   ar1, ar2 = util.promote_dtypes(ar1, ar2)
   ar1, ar2 = lax_numpy.ravel(ar1), lax_numpy.ravel(ar2)
@@ -711,6 +710,10 @@ def _in1d(ar1, ar2, invert, *, assume_unique=False, method="auto"):
   if invert:
     return reductions.all(ufuncs.not_equal(lax_numpy.expand_dims(ar1, -1), ar2), axis=-1)
   return reductions.any(ufuncs.equal(lax_numpy.expand_dims(ar1, -1), ar2), axis=-1)
+
+
+_in1d_inline = _in1d  # unstaged, for the set functions whose JAX programs do not stage it
+_in1d = util.jit_when_tracing(static_argnames=("invert", "assume_unique", "method"))(_in1d_inline)
 
 
 def _masked_unique(name, values, keep, size, fill_value):
@@ -740,7 +743,8 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=Non
   ar1, ar2 = _arr("setxor1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
   both = lax_numpy.concatenate([ar1, ar2])
-  keep = lax_numpy.concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)])
+  # JAX's setxor1d has its own program; membership is not staged as _in1d there
+  keep = lax_numpy.concatenate([_in1d_inline(ar1, ar2, True), _in1d_inline(ar2, ar1, True)])
   return _masked_unique("setxor1d", both, keep, size, fill_value)[0]
 
 
@@ -750,7 +754,8 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
   (``jnp.intersect1d``)."""
   ar1, ar2 = _arr("intersect1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
-  values, index1 = _masked_unique("intersect1d", ar1, isin(ar1, ar2), size, fill_value)
+  # JAX's intersect1d has its own program; membership is not staged as _in1d there
+  values, index1 = _masked_unique("intersect1d", ar1, _in1d_inline(ar1, ar2, False), size, fill_value)
   if not return_indices:
     return values
   if _shape(ar2)[0] == 0:
