@@ -885,9 +885,9 @@ def _tri_indices(n, k, m, lower):
   m = n if m is None else core.concrete_or_error(operator.index, m, "m argument of "
                                                  "jnp.tril_indices")
   mask = np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)
-  i, j = np.nonzero(mask)
-  int_dtype = dtypes.default_int_dtype()
-  return Array(i.astype(int_dtype)), Array(j.astype(int_dtype))
+  # JAX's program: the nonzero entries, a static count of them, of tril/triu of ones
+  ones = creation.ones((n, m))
+  return lax_numpy.nonzero(tril(ones, k) if lower else triu(ones, k), size=int(mask.sum()))
 
 
 def tril_indices(n, k: int = 0, m=None):
