@@ -60,5 +60,6 @@ for _name, _fn, _args in [
     ("unravel_index", "lambda a: jnp.unravel_index(jnp.arange(5) * 3 - 2 + a.shape[0], (3, 4))", "x"),
     ("frompyfunc", "lambda a: jnp.frompyfunc(lambda u, v: u * v, 2, 1)(a, a + 1)", "x"),
     ("sort_complex", "lambda a: jnp.sort_complex(a[0] + 1j * a[1])", "x"),
+    ("spacing", "jnp.spacing", "x"),
 ]:
   SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
