@@ -111,6 +111,8 @@ def _take_diagonals_and_sum(operand, names: str, keep: set):
   """Collapses repeated names (diagonals) and sums out names not in ``keep``."""
   names = list(names)
   counts = collections.Counter(names)
+  if _dtype(operand) != np.bool_ and builtins.max(counts.values(), default=0) == 2:
+    return _mask_diagonals_and_sum(operand, names, keep)
   for name, count in counts.items():
     while names.count(name) > 1:
       first = names.index(name)
@@ -126,6 +128,29 @@ def _take_diagonals_and_sum(operand, names: str, keep: set):
                                promote_integers=False)
     names = [n for i, n in enumerate(names) if i not in sum_axes]
   return operand, "".join(names)
+
+
+def _mask_diagonals_and_sum(operand, names: list, keep: set):
+  """JAX's program for names repeated twice: zero the off-diagonal entries (an identity mask of
+  u32 iotas), then sum the first of the two axes together with the names not kept."""
+  shape = util.shape_of(operand)
+  firsts = []
+  for name in dict.fromkeys(names):
+    if names.count(name) == 2:
+      first = names.index(name)
+      second = names.index(name, first + 1)
+      n = shape[first]
+      eye = lax_elementwise.eq(lax_structural.broadcasted_iota(np.uint32, (n, n), 0),
+                               lax_structural.broadcasted_iota(np.uint32, (n, n), 1))
+      if (first, second) != (0, 1) or len(shape) != 2:
+        eye = lax_structural.broadcast_in_dim(eye, shape, (first, second))
+      zeros = lax_structural.full(shape, 0, _dtype(operand))
+      operand = lax_elementwise.select_n(eye, zeros, operand)
+      firsts.append(first)
+  sum_axes = tuple(sorted(set(firsts) | {i for i, n in enumerate(names) if n not in keep}))
+  if sum_axes:
+    operand = reductions.sum(operand, axis=sum_axes, dtype=_dtype(operand), promote_integers=False)
+  return operand, "".join(n for i, n in enumerate(names) if i not in sum_axes)
 
 
 def _transpose_to(operand, names: str, result_names: str):
