@@ -43,3 +43,23 @@ for _name, _fn, _args in [
     if _kind == "grad" and _name in ("signbit", "argsort", "fmod_int"):
       continue  # not differentiable (integer or boolean results)
     SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_helper}({_fn}, {_args})"
+
+# Programs whose helper staging (named jit equations, or none where JAX inlines) follows JAX's:
+# jaxprs only.
+for _name, _fn, _args in [
+    ("nonzero_fill", "lambda a: jnp.nonzero(a > 0, size=5, fill_value=-1)", "x"),
+    ("argwhere", "lambda a: jnp.argwhere(a > 0, size=4)", "x"),
+    ("column_stack", "lambda a: jnp.column_stack((a[0], a[1]))", "x"),
+    ("isin", "lambda a: jnp.isin(jnp.floor(a * 3), a[0])", "x"),
+    ("block", "lambda a: jnp.block([[a, a], [a[:, :2], a[:, :2]]])", "x[:2]"),
+    ("fftshift", "jnp.fft.fftshift", "x"),
+    ("fftfreq", "lambda a: a[0] * jnp.fft.fftfreq(4, 0.3)", "x"),
+    ("delete", "lambda a: jnp.delete(a, 1, axis=1)", "x"),
+    ("select", "lambda a: jnp.select([a < -0.5, a > 0.5], [a * 2, -a], default=a + 1)", "x"),
+    ("gammasgn", "jax.scipy.special.gammasgn", "x"),
+    ("unravel_index", "lambda a: jnp.unravel_index(jnp.arange(5) * 3 - 2 + a.shape[0], (3, 4))", "x"),
+    ("frompyfunc", "lambda a: jnp.frompyfunc(lambda u, v: u * v, 2, 1)(a, a + 1)", "x"),
+    ("sort_complex", "lambda a: jnp.sort_complex(a[0] + 1j * a[1])", "x"),
+    ("spacing", "jnp.spacing", "x"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"

@@ -78,3 +78,20 @@ def test_eager_calls_of_staged_helpers_run_directly():
   jnp.var(x, axis=0, keepdims=False, where=None)
   jax.jit(lambda v: seen.append(type(v).__name__) or jnp.var(v))(x)
   assert seen and "Tracer" in seen[0]
+
+
+def test_restaged_functions_keep_jaxs_values_and_errors():
+  # JAX's answers for the edge cases of the functions restaged as JAX's programs
+  assert jnp.argwhere(jnp.float32(2)).shape == (1, 0)
+  assert jnp.argwhere(jnp.float32(0)).shape == (0, 0)
+  assert [np.asarray(c).tolist() for c in jnp.unravel_index(jnp.array([0, 5, 12, -13]), (3, 4))] == \
+      [[0, 1, 2, 0], [0, 1, 3, 0]]
+  assert [np.asarray(c).tolist() for c in jnp.unravel_index(jnp.array([4, 7]), (0, 3))] == [[0, 0], [0, 0]]
+  with pytest.raises(ValueError, match="size must be positive and not greater"):
+    jnp.compress(jnp.array([True, False, True]), jnp.arange(6.0)[:3], size=5)
+  with pytest.raises(ValueError, match="out of bounds"):
+    jnp.delete(jnp.ones((3, 4)), 4, axis=1)
+  np.testing.assert_array_equal(jnp.signbit(jnp.array([-0.0, 1.0], jnp.bfloat16)), [True, False])
+  np.testing.assert_array_equal(jnp.spacing(jnp.array([0.0, -0.0], jnp.float32)),
+                                np.array([1.4e-45, -1.4e-45], np.float32))
+  np.testing.assert_array_equal(jnp.fft.fftfreq(5, 0.3), np.fft.fftfreq(5, 0.3).astype(np.float32))

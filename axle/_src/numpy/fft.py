@@ -13,6 +13,7 @@ from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.fourier import FftType, fft as lax_fft
+from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
 from axle._src.numpy import shape_ops
 from axle._src.numpy import ufuncs
@@ -235,36 +236,30 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
   ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)`` (``jnp.fft.fftfreq``)."""
   n = core.concrete_or_error(int, n, "The n argument of jnp.fft.fftfreq must be static.")
   dtype = _freq_dtype(dtype)
-  k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)]).astype(dtype)
-  return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
+  if not dtypes.issubdtype(dtype, np.floating):
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)]).astype(dtype)
+    return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
+  # traced as JAX traces it: ((iota + n//2) mod n - n//2) / (d * n), d * n in Python for a
+  # Python d
+  k = ufuncs.add(lax_structural.iota(dtype, n), n // 2)
+  k = ufuncs.subtract(ufuncs.remainder(k, n), n // 2)
+  return ufuncs.divide(k, _freq_divisor(d, n))
+
+
+def _freq_divisor(d, n):
+  if isinstance(d, (int, float)) and not isinstance(d, bool):
+    return d * n
+  return lax_numpy.copy(ufuncs.multiply(d, n))
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
   """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d * n)`` (``jnp.fft.rfftfreq``)."""
   n = core.concrete_or_error(int, n, "The n argument of jnp.fft.rfftfreq must be static.")
   dtype = _freq_dtype(dtype)
-  k = np.arange(0, n // 2 + 1).astype(dtype)
-  return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
-
-
-def _roll(x, shifts, axes):
-  for shift, axis in zip(shifts, axes):
-    shape = core.get_aval(x).shape
-    n = shape[axis]
-    if n == 0:
-      continue
-    shift %= n
-    if shift == 0:
-      continue
-    split = n - shift
-    start = [0] * len(shape)
-    limit = list(shape)
-    limit[axis] = split
-    head = lax_structural.slice(x, tuple(start), tuple(limit))
-    start[axis] = split
-    tail = lax_structural.slice(x, tuple(start), tuple(shape))
-    x = lax_structural.concatenate([tail, head], axis)
-  return x
+  if not dtypes.issubdtype(dtype, np.floating):
+    k = np.arange(0, n // 2 + 1).astype(dtype)
+    return lax_elementwise.div(asarray(k), lax_elementwise.mul(asarray(d, dtype=dtype), np.array(n, dtype)))
+  return ufuncs.divide(lax_structural.iota(dtype, n // 2 + 1), _freq_divisor(d, n))
 
 
 def _shift_axes(x, axes):
@@ -280,7 +275,7 @@ def fftshift(x, axes=None):
   util.check_arraylike("jax.numpy.fft.fftshift", x)
   x = asarray(x)
   axes = _shift_axes(x, axes)
-  return _roll(x, [x.shape[ax] // 2 for ax in axes], axes)
+  return shape_ops.roll(x, [x.shape[ax] // 2 for ax in axes], axes)
 
 
 def ifftshift(x, axes=None):
@@ -288,4 +283,4 @@ def ifftshift(x, axes=None):
   util.check_arraylike("jax.numpy.fft.ifftshift", x)
   x = asarray(x)
   axes = _shift_axes(x, axes)
-  return _roll(x, [-(x.shape[ax] // 2) for ax in axes], axes)
+  return shape_ops.roll(x, [-(x.shape[ax] // 2) for ax in axes], axes)

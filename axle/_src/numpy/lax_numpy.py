@@ -662,6 +662,19 @@ def atleast_3d(*arys):
   return out[0] if len(out) == 1 else out
 
 
+def _cumsum_int(a, axis):
+  if axis is None:
+    a, axis = ravel(a), 0
+  return lax_reductions.cumsum(lax_elementwise._convert_element_type(a, dtypes.default_int_dtype(), False),
+                               axis)
+
+
+# jnp.cumsum(a, axis, dtype=int) for nonzero, which sits below numpy.reductions: staged under
+# cumsum's name, as JAX's nonzero stages its cumsum calls
+_cumsum_int.__name__ = _cumsum_int.__qualname__ = "cumsum"
+_cumsum_int = util.jit_when_tracing(static_argnames=("axis",))(_cumsum_int)
+
+
 def nonzero(a, *, size=None, fill_value=None):
   """Indices of the nonzero elements of ``a``, one int array per axis (``jnp.nonzero``).
 
@@ -685,8 +698,7 @@ def nonzero(a, *, size=None, fill_value=None):
     return tuple(Array(i.astype(dtypes.default_int_dtype())) for i in np.nonzero(value))
   size = core.concrete_or_error(operator.index, size,
                                 "The size argument of jnp.nonzero must be statically specified.")
-  flat = ravel(mask)
-  total = core.get_aval(flat).size
+  total = core.get_aval(mask).size
   if size == 0 or total == 0:
     fill = 0 if fill_value is None else fill_value
     return tuple(lax_structural.full((size,), fill if np.ndim(fill) == 0 else 0, dtypes.default_int_dtype())
@@ -694,22 +706,23 @@ def nonzero(a, *, size=None, fill_value=None):
   # The k-th output position holds the index of the k-th true element: count, for each k, how
   # many prefix sums are <= k.
   # jnp.cumsum(x, dtype=int) in lax terms (reductions is built on this module)
-  counts = lax_reductions.cumsum(lax_elementwise._convert_element_type(flat, dtypes.default_int_dtype(), False), 0)
+  counts = _cumsum_int(mask, None)
   positions = bincount(counts, length=size)
-  flat_indices = lax_reductions.cumsum(
-      lax_elementwise._convert_element_type(positions, dtypes.default_int_dtype(), False), 0)
+  flat_indices = _cumsum_int(positions, 0)
   strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
   out = []
   for stride, dim in zip(strides, shape):
-    out.append(ufuncs.remainder(ufuncs.floor_divide(flat_indices, int(stride)), dim))
+    out.append(ufuncs.remainder(ufuncs.floor_divide(flat_indices, stride), dim))
   if fill_value is not None:
-    fill_mask = ufuncs.greater_equal(lax_structural.iota(np.dtype(dtypes.default_int_dtype()), size), counts[-1])
+    positions_iota = lax_structural.iota(np.dtype(dtypes.default_int_dtype()), size)
+    count = lax_reductions.reduce_sum(
+        lax_elementwise._convert_element_type(mask, dtypes.default_int_dtype(), False), tuple(range(len(shape))))
+    fill_mask = ufuncs.greater_equal(positions_iota, count)
     fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
     if len(fills) != len(shape):
       raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; got "
                        f"{fill_value}")
-    out = [where(fill_mask, lax_elementwise._convert_element_type(f, dtypes.default_int_dtype(), False), o)
-           for f, o in zip(fills, out)]
+    out = [where(fill_mask, f, o) for f, o in zip(fills, out)]
   return tuple(out)
 
 

@@ -173,8 +173,15 @@ class ufunc:
     if len(args) != self.nin:
       raise TypeError(f"{self._name}() takes {self.nin} positional argument(s) but {len(args)} "
                       "were given")
-    call = self._call or self._func
+    call = self._call or self._call_vectorized
     return call(*args)
+
+  @functools.cached_property
+  def _call_vectorized(self):
+    # JAX stages a ufunc without a ``call`` as a jit equation named _call_vectorized
+    def _call_vectorized(*args):
+      return self._func(*args)
+    return util.jit_when_tracing(_call_vectorized)
 
   def outer(self, A, B, /):
     """``self(a, b)`` for every pair of elements of ``A`` and ``B``."""

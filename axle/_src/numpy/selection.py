@@ -17,8 +17,10 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
+from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.numpy import creation
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
@@ -240,16 +242,27 @@ def argwhere(a, *, size=None, fill_value=None):
   a = util.asarray_operand(a)
   ndim = np.ndim(a)
   result = lax_numpy.nonzero(lax_numpy.atleast_1d(a), size=size, fill_value=fill_value)
-  result = lax_numpy.stack(result, axis=-1) if result else lax_structural.full((0, 0), 0, _int_dtype())
+  result = (lax_numpy.transpose(lax_numpy.concatenate([lax_numpy.atleast_2d(r) for r in result], 0))
+            if result else lax_structural.full((0, 0), 0, _int_dtype()))
+  if ndim == 0:  # one row per nonzero entry of the scalar, no columns
+    return lax_structural.full((_shape(result)[0], 0), 0, _int_dtype())
   return lax_numpy.reshape(result, (_shape(result)[0], ndim))
 
 
 def _compress_with_size(arr, condition, size, fill_value):
   """The rows of ``arr`` where ``condition``, padded with ``fill_value`` to ``size`` rows."""
-  n = _shape(condition)[0]
-  idx = lax_numpy.nonzero(condition, size=size, fill_value=n)[0]
-  picked = indexing.rewriting_take(arr, idx, mode="fill", fill_value=fill_value)
-  return picked
+  n = _shape(arr)[0]
+  if size > n:
+    raise ValueError("size must be positive and not greater than the size of the array axis; "
+                     f"got size={size} for a.shape[axis]={n}")
+  # JAX's program: fill the rows where condition is false, move the true rows first with a
+  # stable descending argsort of condition, keep the first size rows
+  rows = lax_numpy.expand_dims(condition, tuple(range(1, len(_shape(arr)))))
+  fill = lax_elementwise._convert_element_type(lax_numpy.copy(creation.asarray(fill_value)),
+                                               _dtype(arr), False)
+  arr = lax_numpy.where(rows, arr, fill)
+  order = argsort(condition, descending=True)
+  return arr[order][:size]
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
@@ -325,11 +338,14 @@ def select(condlist, choicelist, default=0):
     if _dtype(util.asarray_operand(c) if not isinstance(c, bool) else np.bool_(c)) != np.bool_:
       raise ValueError(f"condlist must contain boolean arrays; got dtype "
                        f"{_dtype(util.asarray_operand(c))}")
+  # JAX's program: the index of the first true condition (0, the default, when none is) picks
+  # among the broadcast choices
+  conds = [util.asarray_operand(c) for c in condlist]
   choices = util.promote_dtypes(default, *choicelist)
-  result = choices[0]
-  for cond, choice in zip(reversed(condlist), reversed(choices[1:])):
-    result = lax_numpy.where(cond, choice, result)
-  return result
+  shape = np.broadcast_shapes(*(np.shape(c) for c in conds), *(np.shape(c) for c in choices))
+  conds = [creation.broadcast_to(c, shape) for c in [False, *conds]]
+  index = lax_reductions.argmax(lax_structural_extra.stack(conds, 0), 0, np.dtype(np.int32))
+  return lax_elementwise.select_n(index, *(creation.broadcast_to(c, shape) for c in choices))
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
@@ -460,7 +476,7 @@ def argpartition(a, kth: int, axis: int = -1):
 @util.jit_when_tracing
 def sort_complex(a):
   """``a`` sorted (by real part, then imaginary part) as a complex array (``jnp.sort_complex``)."""
-  a = sort(_arr("sort_complex", a), axis=0)
+  a = lax_sorting.sort(_arr("sort_complex", a), dimension=0, is_stable=True)
   return lax_elementwise._convert_element_type(a, dtypes.to_complex_dtype(_dtype(a)), False)
 
 
@@ -677,13 +693,22 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
          method: str = "auto"):
   """Whether each element of ``element`` is in ``test_elements`` (``jnp.isin``)."""
   element, test_elements = _arr("isin", element, test_elements)
-  element, test_elements = util.promote_dtypes(element, test_elements)
-  flat = lax_numpy.ravel(test_elements)
-  if _shape(flat)[0] == 0:
-    found = lax_structural.full(_shape(element), False, np.bool_)
-  else:
-    found = reductions.any(ufuncs.equal(lax_numpy.expand_dims(element, -1), flat), axis=-1)
-  return ufuncs.logical_not(found) if invert else found
+  found = _in1d(element, test_elements, invert=invert, assume_unique=assume_unique, method=method)
+  return lax_numpy.reshape(found, _shape(element))
+
+
+def _in1d(ar1, ar2, invert, *, assume_unique=False, method="auto"):
+  ar1, ar2 = util.promote_dtypes(ar1, ar2)
+  ar1, ar2 = lax_numpy.ravel(ar1), lax_numpy.ravel(ar2)
+  if _shape(ar2)[0] == 0:
+    return lax_structural.full(_shape(ar1), invert, np.bool_)
+  if invert:
+    return reductions.all(ufuncs.not_equal(lax_numpy.expand_dims(ar1, -1), ar2), axis=-1)
+  return reductions.any(ufuncs.equal(lax_numpy.expand_dims(ar1, -1), ar2), axis=-1)
+
+
+_in1d_inline = _in1d  # unstaged, for the set functions whose JAX programs do not stage it
+_in1d = util.jit_when_tracing(static_argnames=("invert", "assume_unique", "method"))(_in1d_inline)
 
 
 def _masked_unique(name, values, keep, size, fill_value):
@@ -713,7 +738,8 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=Non
   ar1, ar2 = _arr("setxor1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
   both = lax_numpy.concatenate([ar1, ar2])
-  keep = lax_numpy.concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)])
+  # JAX's setxor1d has its own program; membership is not staged as _in1d there
+  keep = lax_numpy.concatenate([_in1d_inline(ar1, ar2, True), _in1d_inline(ar2, ar1, True)])
   return _masked_unique("setxor1d", both, keep, size, fill_value)[0]
 
 
@@ -723,7 +749,8 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
   (``jnp.intersect1d``)."""
   ar1, ar2 = _arr("intersect1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
-  values, index1 = _masked_unique("intersect1d", ar1, isin(ar1, ar2), size, fill_value)
+  # JAX's intersect1d has its own program; membership is not staged as _in1d there
+  values, index1 = _masked_unique("intersect1d", ar1, _in1d_inline(ar1, ar2, False), size, fill_value)
   if not return_indices:
     return values
   if _shape(ar2)[0] == 0:

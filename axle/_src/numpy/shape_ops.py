@@ -78,7 +78,7 @@ def column_stack(tup):
   arrs = []
   for a in _sequence("column_stack", tup):
     a = _arr("column_stack", a)
-    arrs.append(lax_numpy.reshape(a, (-1, 1)) if _ndim(a) < 2 else a)
+    arrs.append(lax_numpy.transpose(lax_numpy.atleast_2d(a)) if _ndim(a) < 2 else a)
   return lax_numpy.concatenate(arrs, 1)
 
 
@@ -258,10 +258,9 @@ def _roll_dynamic(a, shifts, axes):
       a = lax_structural.dynamic_slice_in_dim(doubled, lax_elementwise.sub(
           lax_elementwise._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
     else:
-      offset = operator.index(s) % n
-      if offset:
-        a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, n - offset, n, axis=ax),
-                                lax_structural.slice_in_dim(a, 0, n - offset, axis=ax)], ax)
+      split = (n - operator.index(s) % n) % n  # a zero shift still slices and joins, as JAX
+      a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, split, n, axis=ax),
+                              lax_structural.slice_in_dim(a, 0, split, axis=ax)], ax)
   return a
 
 
@@ -392,6 +391,17 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     keep = ufuncs.add(keep, reductions.sum(ufuncs.greater_equal(keep[None, :], obj[:, None]),
                                           axis=0, dtype=_dtype(keep)))
     return selection.take(arr, keep, axis=axis)
+  if isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_)):
+    if not -n <= obj < n:  # a ValueError, as JAX raises for a single out-of-bounds index
+      raise ValueError(f"jnp.delete: index {obj} is out of bounds for axis {axis} with size {n}")
+    i = int(obj) % n
+    shape = _shape(arr)
+    start, limit = [0] * len(shape), list(shape)
+    limit[axis] = i
+    head = lax_structural.slice(arr, tuple(start), tuple(limit))
+    start[axis], limit[axis] = i + 1, n
+    tail = lax_structural.slice(arr, tuple(start), tuple(limit))
+    return lax_numpy.concatenate([head, tail], axis)  # JAX slices around a single static index
   index = _index_positions("delete", obj, n)
   if index.dtype == np.bool_:
     if index.shape != (n,):
@@ -678,19 +688,26 @@ def block(arrays):
       raise ValueError("jax.numpy.block does not allow tuples, got {}".format(x))
     return 0
 
-  list_depth = depth(arrays)
+  return _block(arrays, depth(arrays))
 
+
+def _block(arrays, list_depth):
   def assemble(x, level):
     if level == list_depth:
       return _arr("block", x)
     parts = [assemble(i, level + 1) for i in x]
-    result_ndim = builtins.max(list_depth, *(np.ndim(p) for p in parts))
-    parts = [lax_numpy.reshape(p, (1,) * (result_ndim - _ndim(p)) + _shape(p)) for p in parts]
+    result_ndim = builtins.max(list_depth - level, *(np.ndim(p) for p in parts))
+    parts = [lax_numpy.expand_dims(p, tuple(range(result_ndim - _ndim(p)))) if _ndim(p) < result_ndim
+             else p for p in parts]
     return lax_numpy.concatenate(parts, axis=-(list_depth - level))
 
   if list_depth == 0:
     return _arr("block", arrays)
   return assemble(arrays, 0)
+
+
+_block.__name__ = _block.__qualname__ = "block"  # JAX's block is one jit equation
+_block = util.jit_when_tracing(static_argnames=("list_depth",))(_block)
 
 
 # ---------------------------------------------------------------------------
@@ -868,9 +885,9 @@ def _tri_indices(n, k, m, lower):
   m = n if m is None else core.concrete_or_error(operator.index, m, "m argument of "
                                                  "jnp.tril_indices")
   mask = np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)
-  i, j = np.nonzero(mask)
-  int_dtype = dtypes.default_int_dtype()
-  return Array(i.astype(int_dtype)), Array(j.astype(int_dtype))
+  # JAX's program: the nonzero entries, a static count of them, of tril/triu of ones
+  ones = creation.ones((n, m))
+  return lax_numpy.nonzero(tril(ones, k) if lower else triu(ones, k), size=int(mask.sum()))
 
 
 def tril_indices(n, k: int = 0, m=None):
@@ -915,19 +932,18 @@ def unravel_index(indices, shape):
   if any(s < 0 for s in shape):
     raise ValueError("unravel_index: shape should be non-negative.")
   total = math.prod(shape)
-  dtype = _dtype(indices)
-  clipped = lax_numpy.clip(indices, -total, builtins.max(total - 1, 0)) if total else indices
-  clipped = ufuncs.remainder(clipped, total) if total else clipped
-  out = []
-  stride = total
-  for d in shape:
-    stride = stride // d if d else 0
-    if d == 0:
-      out.append(lax_structural.full_like(indices, 0))
-      continue
-    out.append(ufuncs.remainder(ufuncs.floor_divide(clipped, lax_elementwise._convert_element_type(
-        builtins.max(stride, 1), dtype, False)), lax_elementwise._convert_element_type(d, dtype, False)))
-  return tuple(out)
+  if total:
+    # JAX's program: divmod by each dimension from the last; a final quotient above 0 (index
+    # past the end) or below -1 (before -total) clamps every coordinate
+    quotient, coords = indices, []
+    for d in reversed(shape):
+      quotient, r = ufuncs.divmod(quotient, d)
+      coords.append(r)
+    too_big = ufuncs.greater(quotient, 0)
+    too_small = ufuncs.less(quotient, -1)
+    return tuple(lax_numpy.where(too_big, d - 1, lax_numpy.where(too_small, 0, r))
+                 for r, d in zip(coords[::-1], shape))
+  return tuple(lax_structural.full_like(indices, 0) for _ in shape)  # an empty shape: zeros, as JAX
 
 
 def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):

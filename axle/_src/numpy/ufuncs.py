@@ -747,7 +747,7 @@ def signbit(x, /):
     return lax_elementwise.lt(x, _const(0, x))
   if dtype == np.bool_:
     return creation.full_like(x, False, dtype=np.bool_)
-  if not np.issubdtype(dtype, np.floating):
+  if not dtypes.issubdtype(dtype, np.floating):  # bfloat16 and the float8 types included
     raise ValueError(f"jnp.signbit is not well defined for {dtype}")
   int_type = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
   bits = lax_convert.bitcast_convert_type(x, int_type)
@@ -792,9 +792,12 @@ def spacing(x, /):
   dtype = np.dtype(x.dtype)
   if np.issubdtype(dtype, np.complexfloating):
     raise ValueError("spacing is not defined for complex inputs.")
-  inf = _const(np.inf, x)
-  toward = _where(signbit(x), lax_elementwise.neg(inf), inf)
-  return lax_elementwise.sub(lax_elementwise.nextafter(x, toward), x)
+  # JAX's program: a step that flushes to zero (a subnormal spacing) gives the smallest
+  # subnormal with x's sign
+  step = lax_elementwise.sub(lax_elementwise.nextafter(x, copysign(_const(np.inf, x), x)), x)
+  flushed = lax_elementwise.eq(step, _const(0, x))
+  tiny = copysign(_const(dtypes.finfo(dtype).smallest_subnormal, x), x)
+  return _where(flushed, tiny, step)
 
 
 @util.jit_when_tracing

@@ -93,12 +93,12 @@ def gammasgn(x):
   floor_x = lax.floor(x)
   negative = lax.lt(x, _const(x, 0))
   is_nan = jnp.logical_or(jnp.logical_and(negative, lax.eq(x, floor_x)), jnp.isnan(x))
-  odd_floor = lax.ne(lax.rem(floor_x, _const(x, 2)), _const(x, 0))
+  odd_floor = lax.ne(jnp.remainder(floor_x, 2), _const(x, 0))
   minus = jnp.logical_or(jnp.logical_and(negative, odd_floor),
-                         jnp.logical_and(lax.eq(x, _const(x, 0)), signbit(x)))
-  out = lax.select(minus, lax.full_like(x, -1), lax.full_like(x, 1))
-  out = lax.select(is_nan, lax.full_like(x, np.nan), out)
-  return util.lax_elementwise._convert_element_type(out, x.dtype, False)  # strong, as JAX's
+                         jnp.logical_and(lax.eq(x, _const(x, 0)), jnp.signbit(x)))
+  dtype = np.dtype(x.dtype)  # strong choices: the result is strong, as JAX's
+  return jnp.select([is_nan, minus], [np.array(np.nan, dtype), np.array(-1, dtype)],
+                    default=np.array(1, dtype))
 
 
 def gamma(x):
