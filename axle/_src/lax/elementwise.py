@@ -1385,3 +1385,20 @@ def select(pred, on_true, on_false):
   # select_n's case 0 is the False branch.
   return select_n_p.bind(pred, on_false, on_true)
 
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+_policy = eval_interpreter
+# Bit moves and integer operations: exact on every operand.
+_policy.exact_kernels(neg_p, real_p, imag_p, conj_p, complex_p, is_finite_p, and_p, or_p, xor_p,
+                      not_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
+                      population_count_p, clz_p, select_n_p)
+# IEEE arithmetic and comparisons: exact, except where XLA flushes subnormals.
+_policy.exact_kernels(add_p, sub_p, eq_p, ne_p, subnormals=True)
+# Complex multiply/divide/abs/sign/... use other formulas than XLA's: those run on XLA.
+_policy.exact_kernels(mul_p, div_p, rem_p, max_p, min_p, lt_p, le_p, gt_p, ge_p, sign_p, abs_p,
+                      floor_p, ceil_p, round_p, nextafter_p, clamp_p, square_p, integer_pow_p,
+                      when=_policy.no_complex, subnormals=True)
+_policy.exact_kernels(pow_p, when=_policy.integral)

@@ -745,3 +745,11 @@ batching.defbroadcasting(regularized_incomplete_beta_p)
 def betainc(a, b, x):
   """Regularized incomplete beta function ``I_x(a, b)`` (``lax.betainc``)."""
   return regularized_incomplete_beta_p.bind(a, b, x)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+# sqrt is correctly rounded in both; every other function here is XLA's own approximation.
+eval_interpreter.exact_kernels(sqrt_p, when=eval_interpreter.no_complex, subnormals=True)
