@@ -21,6 +21,7 @@ and rounded, which may differ from JAX's last bits).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -93,41 +94,44 @@ def _mode_changed(name, value):
 config.add_listener(_mode_changed)
 
 _F32 = np.dtype(np.float32)
-# dtype -> (unsigned view, magnitude mask, largest subnormal magnitude) for the dtypes whose
+# dtype -> the smallest exponent ``np.frexp`` gives a normal number, for the dtypes whose
 # subnormals XLA's CPU runtime flushes to zero (denormals-are-zero and flush-to-zero are set
 # while it runs). float16 is computed in float32, where its subnormals are normal numbers.
-_SUBNORMAL_VIEWS = {
-    np.dtype(np.float32): (np.dtype(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x007FFFFF)),
-    np.dtype(np.complex64): (np.dtype(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x007FFFFF)),
-    np.dtype(np.float64): (np.dtype(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
-                           np.uint64(0x000FFFFFFFFFFFFF)),
-    np.dtype(np.complex128): (np.dtype(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
-                              np.uint64(0x000FFFFFFFFFFFFF)),
-    dtypes.bfloat16: (np.dtype(np.uint16), np.uint16(0x7FFF), np.uint16(0x007F)),
-}
-_ONES = {np.dtype(np.uint16): np.uint16(1), np.dtype(np.uint32): np.uint32(1),
-         np.dtype(np.uint64): np.uint64(1)}
+_MIN_FREXP_EXPONENT = {np.dtype(np.float32): -125, np.dtype(np.complex64): -125,
+                       np.dtype(np.float64): -1021, np.dtype(np.complex128): -1021,
+                       dtypes.bfloat16: -125}
+_frexp = np.frexp
+_min = np.minimum.reduce
+
+# id(value) -> weak reference, for kernel results already checked to hold no subnormal (the
+# next kernel reading them need not check again). NumPy values of Arrays are never mutated.
+_checked: dict = {}
+_weakref = weakref.ref
+
+
+def _mark_checked(value) -> None:
+  try:
+    ref = _weakref(value)
+  except TypeError:  # NumPy scalars
+    return
+  if len(_checked) > 4096:
+    _checked.clear()
+  _checked[id(value)] = ref
 
 
 def has_subnormal(value) -> bool:
   """Whether a NumPy value holds a subnormal float (which XLA's CPU runtime reads and writes
   as zero)."""
-  spec = _SUBNORMAL_VIEWS.get(getattr(value, "dtype", None))
-  if spec is None:
+  dtype = getattr(value, "dtype", None)
+  bound = _MIN_FREXP_EXPONENT.get(dtype)
+  if bound is None or value.size == 0:
     return False
-  view, mask, top = spec
-  value = np.asarray(value)
-  if value.dtype.kind == "c":  # both parts
-    value = np.ascontiguousarray(value).reshape(-1)
-  bits = np.bitwise_and(value.view(view), mask)
-  return bool(np.less(np.subtract(bits, _ONES[view]), top).any())
-
-
-def _any_subnormal(values) -> bool:
-  for value in values:
-    if getattr(value, "dtype", None) in _SUBNORMAL_VIEWS and has_subnormal(value):
-      return True
-  return False
+  if dtype.kind == "c":
+    value = np.asarray(value)
+    return has_subnormal(value.real) or has_subnormal(value.imag)
+  if dtype == dtypes.bfloat16:
+    value = value.astype(_F32)
+  return _min(_frexp(value)[1], axis=None) < bound
 
 
 def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xla: bool
@@ -136,20 +140,43 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   (XLA flushes them: ``1e-39 * 2 == 0`` and ``1e-39 > 0`` is False there) in exact mode, and
   for complex operands when ``complex_on_xla`` (callers such as the operators' fast paths call
   the kernel directly)."""
+  flushed = _MIN_FREXP_EXPONENT
+  scalars = _python_scalar_types
+  checked = _checked
+  mark = _mark_checked
+  multiple = primitive.multiple_results
+
   def impl(*args, **params):
-    if complex_on_xla and eager_mode.exact and any(
-        getattr(a, "dtype", _F32).kind == "c" or type(a) is complex for a in args):
-      return run_on_xla(primitive, args, params)
+    if not eager_mode.exact:
+      return kernel(*args, **params)
+    check = False
+    for a in args:
+      dtype = getattr(a, "dtype", None)
+      if dtype is None:
+        if type(a) in scalars:  # an operator's fast path: the scalar means the array's dtype
+          dtype = next(b.dtype for b in args if hasattr(b, "dtype"))
+          args = [np.asarray(b, dtype) if type(b) in scalars else b for b in args]
+          return impl(*args, **params)
+        continue
+      if dtype in flushed:
+        if complex_on_xla and dtype.kind == "c":
+          return run_on_xla(primitive, args, params)
+        check = True
+        ref = checked.get(id(a))
+        if ref is not None and ref() is a:
+          continue
+        if has_subnormal(a):
+          return run_on_xla(primitive, args, params)
+        mark(a)
     out = kernel(*args, **params)
-    if eager_mode.exact:
-      if any(type(a) in _python_scalar_types for a in args):
-        # An operator's fast path passes a Python scalar, which means the array's dtype.
-        dtype = next(a.dtype for a in args if type(a) not in _python_scalar_types)
-        args = [np.asarray(a, dtype) if type(a) in _python_scalar_types else a for a in args]
-      outs = out if primitive.multiple_results else (out,)
-      if _any_subnormal(args) or _any_subnormal(outs):
-        return run_on_xla(primitive, args, params)
+    if check or multiple:
+      for o in (out if multiple else (out,)):
+        if getattr(o, "dtype", None) in flushed:
+          if has_subnormal(o):
+            return run_on_xla(primitive, args, params)
+          mark(o)
     return out
+
   impl.__name__ = getattr(kernel, "__name__", "impl")
   impl.__module__ = getattr(kernel, "__module__", __name__)
   impl.__wrapped__ = kernel
@@ -183,13 +210,34 @@ def runs_kernel(primitive: core.Primitive, avals, params) -> bool:
   single-primitive XLA executable (False)."""
   if primitive.impl is None:
     return False
-  if not eager_mode.exact or primitive in _impl_primitives or primitive.name in _IMPL_NAMES:
+  if not eager_mode.exact or primitive in _impl_primitives:
     return True
+  if primitive.name in _IMPL_NAMES:
+    fields = _COMPILED_CONTROL_FLOW.get(primitive.name)
+    # JAX compiles an eager loop or cond as one program (XLA may fuse its body's arithmetic);
+    # one whose body calls back into Python keeps the interpreted rule.
+    return fields is None or _calls_back(params, fields)
   if primitive in _exact_kernels:
     when = _exact_kernels[primitive]
     return when is None or bool(when(avals, params))
   # Not known to be exact: XLA when it can (new primitives default to JAX's bits).
   return not has_lowering(primitive) or xla_runner is None
+
+
+# Control-flow primitives that run eagerly as one XLA program (as in JAX) unless their jaxprs
+# (the params named here) have effects.
+_COMPILED_CONTROL_FLOW = {"cond": ("branches",), "while": ("cond_jaxpr", "body_jaxpr"),
+                          "scan": ("jaxpr",)}
+
+
+def _calls_back(params, fields) -> bool:
+  for field in fields:
+    value = params.get(field)
+    for closed in value if isinstance(value, (tuple, list)) else (value,):
+      jaxpr = getattr(closed, "jaxpr", closed)
+      if getattr(jaxpr, "effects", None):
+        return True
+  return False
 
 
 # Dtype predicates for ``exact_kernels(when=...)``.
