@@ -99,7 +99,7 @@ _F32 = np.dtype(np.float32)
 # while it runs). float16 is computed in float32, where its subnormals are normal numbers.
 _MIN_FREXP_EXPONENT = {np.dtype(np.float32): -125, np.dtype(np.complex64): -125,
                        np.dtype(np.float64): -1021, np.dtype(np.complex128): -1021,
-                       dtypes.bfloat16: -125}
+                       np.dtype(dtypes.bfloat16): -125}
 _frexp = np.frexp
 _min = np.minimum.reduce
 
