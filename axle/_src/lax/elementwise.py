@@ -9,10 +9,11 @@ integer division truncates toward zero with ``x / 0 == -1`` and ``x % 0 == x``, 
 least the bit width give 0 (or the sign fill), ``max``/``min`` propagate NaN and order
 ``-0.0 < 0.0``, ``sign(-0.0) == -0.0``, a float divided by a broadcast divisor is multiplied by
 its reciprocal (XLA's rewrite: JAX's ``x / 6`` is ``x * (1 / 6)``), complex ``clamp`` compares
-real parts only. Complex ``pow`` runs on XLA (its exp(y log x) is not NumPy's). One difference
-is accepted: XLA's CPU runtime flushes float32/float64/bfloat16 subnormals to zero, the NumPy
-kernels keep them (IEEE results); complex multiply/divide/abs/sign use NumPy's formulas (last-bit
-differences; other infinities and NaNs where a part is infinite or NaN).
+real parts only. Complex ``pow`` runs on XLA (its exp(y log x) is not NumPy's). The eager
+policy at the end of this module says which kernels give XLA's bits: XLA's CPU runtime flushes
+float32/float64/bfloat16 subnormals to zero, so those kernels hand operands or results holding
+subnormals to XLA; complex multiply/divide/abs/sign run on XLA (NumPy's formulas differ in the
+last bits and on infinite or NaN parts). With ``axle_fast_eager`` the NumPy kernels always run.
 
 Each primitive's block also registers its lowering to StableHLO (what JAX emits).
 """

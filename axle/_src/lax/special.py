@@ -1,8 +1,10 @@
 """Transcendental and special-function elementwise lax primitives (JAX's ``lax.exp``,
 ``lax.sin``, ``lax.erf_inv``, ``lax.igamma``, ...).
 
-Each real-valued eager kernel is a NumPy ufunc or a ``scipy.special`` function on the operand's
-dtype; float16 and bfloat16 are computed in float32 and rounded back, as XLA does on the CPU.
+Eagerly these run on XLA (JAX's numbers are XLA's approximations), except ``sqrt``, which
+is correctly rounded in both. The NumPy kernels below run with ``axle_fast_eager``: each
+real-valued one is a NumPy ufunc or a ``scipy.special`` function on the operand's dtype;
+float16 and bfloat16 are computed in float32 and rounded back, as XLA does on the CPU.
 Where NumPy/SciPy and XLA disagree on special inputs (poles of lgamma/digamma, ...), the kernel
 follows XLA's result, recorded from real JAX in ``tests/data/special_reference.json``.
 
