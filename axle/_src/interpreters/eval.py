@@ -129,9 +129,29 @@ def has_subnormal(value) -> bool:
   if dtype.kind == "c":
     value = np.asarray(value)
     return has_subnormal(value.real) or has_subnormal(value.imag)
-  if dtype == dtypes.bfloat16:
+  if dtype is _BF16:
     value = value.astype(_F32)
   return _min(_frexp(value)[1], axis=None) < bound
+
+
+_BF16 = np.dtype(dtypes.bfloat16)
+_TINY = {dtype: float(np.ldexp(1.0, bound - 1)) for dtype, bound in _MIN_FREXP_EXPONENT.items()}
+
+
+def _scalar_is_subnormal(scalar, dtype) -> bool:
+  """Whether a Python scalar operand, converted to ``dtype``, is subnormal."""
+  if dtype.kind == "c":
+    scalar = complex(scalar)
+    return (_scalar_is_subnormal(scalar.real, _F32 if dtype.itemsize == 8 else np.dtype(np.float64))
+            or _scalar_is_subnormal(scalar.imag, _F32 if dtype.itemsize == 8 else np.dtype(np.float64)))
+  value = abs(float(dtype.type(scalar)))
+  return 0.0 < value < _TINY[dtype]
+
+
+# Primitives whose result can be subnormal when no operand is (the others return operands,
+# integers, booleans or values far from the subnormal range): their results are checked too.
+_CREATES_SUBNORMALS = frozenset({"add", "sub", "mul", "div", "rem", "nextafter", "integer_pow",
+                                 "square", "convert_element_type", "reduce_precision"})
 
 
 def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xla: bool
@@ -144,24 +164,27 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   scalars = _python_scalar_types
   checked = _checked
   mark = _mark_checked
+  mode = eager_mode
+  check_results = primitive.name in _CREATES_SUBNORMALS or primitive.multiple_results
   multiple = primitive.multiple_results
 
   def impl(*args, **params):
-    if not eager_mode.exact:
+    if not mode.exact:
       return kernel(*args, **params)
-    check = False
+    floats = False
     for a in args:
-      dtype = getattr(a, "dtype", None)
-      if dtype is None:
+      try:
+        dtype = a.dtype
+      except AttributeError:
         if type(a) in scalars:  # an operator's fast path: the scalar means the array's dtype
           dtype = next(b.dtype for b in args if hasattr(b, "dtype"))
-          args = [np.asarray(b, dtype) if type(b) in scalars else b for b in args]
-          return impl(*args, **params)
+          if dtype in flushed and _scalar_is_subnormal(a, dtype):
+            return run_on_xla(primitive, args, params)
         continue
       if dtype in flushed:
         if complex_on_xla and dtype.kind == "c":
           return run_on_xla(primitive, args, params)
-        check = True
+        floats = True
         ref = checked.get(id(a))
         if ref is not None and ref() is a:
           continue
@@ -169,7 +192,7 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
           return run_on_xla(primitive, args, params)
         mark(a)
     out = kernel(*args, **params)
-    if check or multiple:
+    if check_results and (floats or multiple):
       for o in (out if multiple else (out,)):
         if getattr(o, "dtype", None) in flushed:
           if has_subnormal(o):
@@ -452,16 +475,11 @@ class EvalTrace(core.Trace):
 
   def process_primitive(self, primitive, args, params):
     # The hot path of every eager op: keep it to plain loops and one dict lookup.
-    values = []
+    values = []  # Arrays stay Arrays until a kernel needs their host values
     avals = []
-    on_device = False  # some operand is a device-backed Array (read only if a kernel runs)
     for position, x in enumerate(args):
       if type(x) is Array:
-        value = x._value
-        if value is None:
-          value = x
-          on_device = True
-        values.append(value)
+        values.append(x)
         avals.append(x._aval)
         continue
       if sharded_hook is not None and hasattr(x, "_sharded_buffer"):
@@ -483,17 +501,18 @@ class EvalTrace(core.Trace):
       avals.append(aval)
     if primitive.abstract_eval is None or primitive.impl_takes_arrays:
       # A user-defined primitive runs its impl eagerly, without its shape rule (as in JAX).
-      if on_device:
-        values = [v._host_value() if type(v) is Array else v for v in values]
+      values = [v._host_value() if type(v) is Array else v for v in values]
       return _eval_without_shape_rule(primitive, values, params, avals)
     out_aval, run = dispatch(primitive, avals, params)
     if run is not None:
-      outs = run(values)
+      outs = run(values)  # host-backed Arrays are put on the device once (and keep the buffer)
       if special_checks.enabled:
         check_special_values(primitive.name, outs)
       return outs if primitive.multiple_results else outs[0]
-    if on_device:
-      values = [v._host_value() if type(v) is Array else v for v in values]
+    for i, v in enumerate(values):
+      if type(v) is Array:
+        value = v._value
+        values[i] = value if value is not None else v._host_value()
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
