@@ -444,6 +444,26 @@ def _operand_error(primitive, position, x) -> TypeError:
 sharded_hook: Callable | None = None
 
 
+def _device_runner(primitive: core.Primitive, avals, params, out_aval):
+  """The XLA runner of an exact kernel's primitive (for operands already on the device), or
+  None where the impl must run (control flow, effects, no lowering, fast mode)."""
+  if (not eager_mode.exact or primitive.impl is None or primitive in _impl_primitives
+      or primitive.name in _IMPL_NAMES or xla_runner is None or not has_lowering(primitive)):
+    return None
+  key = (primitive, *avals, *params.items())
+  try:
+    run = _forced_runners.get(key)
+  except TypeError:
+    return None
+  if run is None:
+    run = xla_runner(primitive, avals, params,
+                     list(out_aval) if primitive.multiple_results else [out_aval])
+    if len(_forced_runners) > 4096:
+      _forced_runners.clear()
+    _forced_runners[key] = run
+  return run
+
+
 def dispatch(primitive: core.Primitive, avals, params):
   """``(out_aval(s), run)`` for an eager ``primitive`` on ``avals``: ``run`` is None when its
   NumPy kernel runs, else the cached single-primitive XLA runner. Memoised per signature."""
@@ -512,7 +532,17 @@ class EvalTrace(core.Trace):
     for i, v in enumerate(values):
       if type(v) is Array:
         value = v._value
-        values[i] = value if value is not None else v._host_value()
+        if value is None:
+          # The operand is still on the device (a result of XLA): running this op there too
+          # keeps the computation asynchronous instead of waiting to read the operand back.
+          run = _device_runner(primitive, avals, params, out_aval)
+          if run is not None:
+            outs = run([v if type(v) is Array else v for v in values])
+            if special_checks.enabled:
+              check_special_values(primitive.name, outs)
+            return outs if primitive.multiple_results else outs[0]
+          value = v._host_value()
+        values[i] = value
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
