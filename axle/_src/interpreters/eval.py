@@ -272,6 +272,18 @@ def no_complex(avals, params) -> bool:
   return True
 
 
+_NARROW_FLOATS = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
+def no_complex_or_narrow(avals, params) -> bool:
+  """No operand is complex, float16 or bfloat16 (XLA computes those in float32 and its NaN
+  results may carry another sign than NumPy's)."""
+  for aval in avals:
+    if aval.dtype.kind == "c" or aval.dtype in _NARROW_FLOATS:
+      return False
+  return True
+
+
 def integral(avals, params) -> bool:
   """Every operand is an integer or bool (float and complex arithmetic run on XLA)."""
   for aval in avals:

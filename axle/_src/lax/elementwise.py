@@ -1399,7 +1399,8 @@ _policy.exact_kernels(neg_p, real_p, imag_p, conj_p, complex_p, is_finite_p, and
 # IEEE arithmetic and comparisons: exact, except where XLA flushes subnormals.
 _policy.exact_kernels(add_p, sub_p, eq_p, ne_p, subnormals=True)
 # Complex multiply/divide/abs/sign/... use other formulas than XLA's: those run on XLA.
-_policy.exact_kernels(mul_p, div_p, rem_p, max_p, min_p, lt_p, le_p, gt_p, ge_p, sign_p, abs_p,
+# max/min run on XLA: the NaN it returns may carry another sign bit than NumPy's.
+_policy.exact_kernels(mul_p, div_p, rem_p, lt_p, le_p, gt_p, ge_p, sign_p, abs_p,
                       floor_p, ceil_p, round_p, nextafter_p, clamp_p, square_p, integer_pow_p,
                       when=_policy.no_complex, subnormals=True)
 _policy.exact_kernels(pow_p, when=_policy.integral)
