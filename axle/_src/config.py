@@ -54,6 +54,10 @@ class Config:
       "jax_cuda_visible_devices": (str, "JAX_CUDA_VISIBLE_DEVICES", "all"),
       "jax_rocm_visible_devices": (str, "JAX_ROCM_VISIBLE_DEVICES", "all"),
       "axle_retrace_warning_threshold": (int, "AXLE_RETRACE_WARNING_THRESHOLD", 8),
+      # False (default): eager results are XLA's bits, as JAX's are (exact NumPy kernels, the
+      # rest as single-primitive XLA programs). True: NumPy kernels everywhere (faster on
+      # small arrays, float64-rounded transcendentals; may differ from JAX in the last bits).
+      "axle_fast_eager": (bool, "AXLE_FAST_EAGER", False),
   }
 
   def __init__(self):

@@ -1,13 +1,27 @@
-"""Eager evaluation: the EvalTrace runs each primitive's NumPy kernel.
+"""Eager evaluation: the EvalTrace runs each primitive right away.
 
-``EvalTrace.process_primitive`` turns operands into NumPy values and abstract
-values, runs the primitive's shape rule (cached per input signature, so bad
-input raises the same error as under jit), runs the NumPy kernel and wraps the
-result in an Array. A primitive with no NumPy kernel but a lowering runs as a
-cached single-primitive XLA executable (``fallback_impl``, set by the jit issue).
+``EvalTrace.process_primitive`` takes the operands' abstract values, runs the
+primitive's shape rule (cached per input signature, so bad input raises the same
+error as under jit) and then follows the primitive's *eager policy*:
+
+- JAX runs every eager op as a compiled XLA program, so its eager numbers are
+  XLA's. A primitive whose NumPy kernel gives XLA's bits registers that kernel as
+  exact (``exact_kernels``, optionally only for some operand dtypes, and guarded
+  against subnormal operands and results, which XLA's CPU runtime flushes to
+  zero); it runs on NumPy values.
+- Every other primitive with a lowering runs as a cached single-primitive XLA
+  executable (``xla_runner``, set by ``xla/execution.py``): one put per host
+  operand, execute, and device-backed results read only when needed.
+- Higher-order and effectful primitives (control flow, jit, custom derivatives,
+  callbacks, collectives, the PRNG) keep their own eager rule (``impl_policy``).
+
+``config.update("axle_fast_eager", True)`` (or ``AXLE_FAST_EAGER=1``) runs every
+NumPy kernel instead (faster on small arrays; transcendentals computed in float64
+and rounded, which may differ from JAX's last bits).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -27,6 +41,260 @@ _abstract_eval_cache: dict = {}
 # Set by axle._src.xla.execution: a function(primitive, values, avals, params) running the
 # primitive as a cached single-primitive XLA executable.
 fallback_impl = None
+
+# Set by axle._src.xla.execution: ``xla_runner(primitive, avals, params, out_avals)`` returns
+# ``run(operands) -> list of Arrays`` for one cached single-primitive executable; the operands
+# are Arrays (their device buffers are used as they are) or canonical NumPy values.
+xla_runner = None
+
+# Set by the lowering module: whether a primitive has a lowering rule (can run on XLA).
+has_lowering: Callable = lambda primitive: False
+
+
+# ---------------------------------------------------------------------------
+# The eager policy
+
+class _EagerMode:
+  """Whether eager kernels must give XLA's bits (the default) or may be NumPy's
+  float64-rounded answers (``axle_fast_eager``)."""
+  __slots__ = ("exact",)
+
+  def __init__(self):
+    self.exact = not config.read("axle_fast_eager")
+
+
+eager_mode = _EagerMode()
+
+# primitive -> None (the NumPy kernel is exact for every operand) or predicate(avals, params)
+# saying whether it is exact for these operands.
+_exact_kernels: dict = {}
+# Primitives whose eager rule is their impl in every mode (it is not a kernel on values).
+_impl_primitives: set = set()
+# The same, by name, for the primitives defined above lax (calls, control flow, custom
+# derivatives, callbacks, collectives, the PRNG's integer kernels): each impl runs a program,
+# calls back into Python or computes integers.
+_IMPL_NAMES = frozenset({
+    "jit", "cond", "while", "scan", "custom_jvp_call", "custom_vjp_call", "custom_lin",
+    "remat2", "name", "shard_map", "sharding_constraint", "stop_gradient", "add_any", "check",
+    "debug_callback", "debug_print", "io_callback", "pure_callback",
+    "all_gather", "all_to_all", "axis_index", "pmax", "pmin", "psum", "ppermute",
+    "reduce_scatter", "pvary", "random_bits", "random_fold_in", "random_seed", "random_split",
+    "random_wrap", "random_unwrap", "threefry2x32", "lu_pivots_to_permutation",
+})
+# (primitive, *avals, *params) -> (out_aval(s), run) with run None for the NumPy kernel.
+_dispatch_cache: dict = {}
+
+
+def _mode_changed(name, value):
+  if name == "axle_fast_eager":
+    eager_mode.exact = not value
+    _dispatch_cache.clear()
+
+
+config.add_listener(_mode_changed)
+
+_F32 = np.dtype(np.float32)
+# dtype -> the smallest exponent ``np.frexp`` gives a normal number, for the dtypes whose
+# subnormals XLA's CPU runtime flushes to zero (denormals-are-zero and flush-to-zero are set
+# while it runs). float16 is computed in float32, where its subnormals are normal numbers.
+_MIN_FREXP_EXPONENT = {np.dtype(np.float32): -125, np.dtype(np.complex64): -125,
+                       np.dtype(np.float64): -1021, np.dtype(np.complex128): -1021,
+                       np.dtype(dtypes.bfloat16): -125}
+_frexp = np.frexp
+_min = np.minimum.reduce
+
+# id(value) -> weak reference, for kernel results already checked to hold no subnormal (the
+# next kernel reading them need not check again). NumPy values of Arrays are never mutated.
+_checked: dict = {}
+_weakref = weakref.ref
+
+
+def _mark_checked(value) -> None:
+  try:
+    ref = _weakref(value)
+  except TypeError:  # NumPy scalars
+    return
+  if len(_checked) > 4096:
+    _checked.clear()
+  _checked[id(value)] = ref
+
+
+def has_subnormal(value) -> bool:
+  """Whether a NumPy value holds a subnormal float (which XLA's CPU runtime reads and writes
+  as zero)."""
+  dtype = getattr(value, "dtype", None)
+  bound = _MIN_FREXP_EXPONENT.get(dtype)
+  if bound is None or value.size == 0:
+    return False
+  if dtype.kind == "c":
+    value = np.asarray(value)
+    return has_subnormal(value.real) or has_subnormal(value.imag)
+  if dtype is _BF16:
+    value = value.astype(_F32)
+  return _min(_frexp(value)[1], axis=None) < bound
+
+
+_BF16 = np.dtype(dtypes.bfloat16)
+_TINY = {dtype: float(np.ldexp(1.0, bound - 1)) for dtype, bound in _MIN_FREXP_EXPONENT.items()}
+
+
+def _scalar_is_subnormal(scalar, dtype) -> bool:
+  """Whether a Python scalar operand, converted to ``dtype``, is subnormal."""
+  if dtype.kind == "c":
+    scalar = complex(scalar)
+    return (_scalar_is_subnormal(scalar.real, _F32 if dtype.itemsize == 8 else np.dtype(np.float64))
+            or _scalar_is_subnormal(scalar.imag, _F32 if dtype.itemsize == 8 else np.dtype(np.float64)))
+  value = abs(float(dtype.type(scalar)))
+  return 0.0 < value < _TINY[dtype]
+
+
+# Primitives whose result can be subnormal when no operand is (the others return operands,
+# integers, booleans or values far from the subnormal range): their results are checked too.
+_CREATES_SUBNORMALS = frozenset({"add", "sub", "mul", "div", "rem", "nextafter", "integer_pow",
+                                 "square", "convert_element_type", "reduce_precision"})
+
+
+def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xla: bool
+                      ) -> Callable:
+  """``kernel``, answered by XLA when an operand or the result holds a subnormal float
+  (XLA flushes them: ``1e-39 * 2 == 0`` and ``1e-39 > 0`` is False there) in exact mode, and
+  for complex operands when ``complex_on_xla`` (callers such as the operators' fast paths call
+  the kernel directly)."""
+  flushed = _MIN_FREXP_EXPONENT
+  scalars = _python_scalar_types
+  checked = _checked
+  mark = _mark_checked
+  mode = eager_mode
+  check_results = primitive.name in _CREATES_SUBNORMALS or primitive.multiple_results
+  multiple = primitive.multiple_results
+
+  def impl(*args, **params):
+    if not mode.exact:
+      return kernel(*args, **params)
+    floats = False
+    for a in args:
+      try:
+        dtype = a.dtype
+      except AttributeError:
+        if type(a) in scalars:  # an operator's fast path: the scalar means the array's dtype
+          dtype = next(b.dtype for b in args if hasattr(b, "dtype"))
+          if dtype in flushed and _scalar_is_subnormal(a, dtype):
+            return run_on_xla(primitive, args, params)
+        continue
+      if dtype in flushed:
+        if complex_on_xla and dtype.kind == "c":
+          return run_on_xla(primitive, args, params)
+        floats = True
+        ref = checked.get(id(a))
+        if ref is not None and ref() is a:
+          continue
+        if has_subnormal(a):
+          return run_on_xla(primitive, args, params)
+        mark(a)
+    out = kernel(*args, **params)
+    if check_results and (floats or multiple):
+      for o in (out if multiple else (out,)):
+        if getattr(o, "dtype", None) in flushed:
+          if has_subnormal(o):
+            return run_on_xla(primitive, args, params)
+          mark(o)
+    return out
+
+  impl.__name__ = getattr(kernel, "__name__", "impl")
+  impl.__module__ = getattr(kernel, "__module__", __name__)
+  impl.__wrapped__ = kernel
+  return impl
+
+
+def exact_kernels(*primitives: core.Primitive, when: Callable | None = None,
+                  subnormals: bool = False) -> None:
+  """Registers the NumPy kernels of ``primitives`` as giving XLA's bits, for the operands
+  where ``when(avals, params)`` holds (every operand when None). ``subnormals``: the kernel
+  does float arithmetic or comparisons, so operands or results holding subnormal floats are
+  answered by XLA instead (which flushes them to zero)."""
+  for primitive in primitives:
+    if primitive.impl is None:
+      raise ValueError(f"{primitive.name} has no eager kernel to register as exact")
+    if subnormals and getattr(primitive.impl, "__wrapped__", None) is None:
+      primitive.impl = _guard_subnormals(primitive, primitive.impl, when is no_complex)
+    _exact_kernels[primitive] = when
+  _dispatch_cache.clear()
+
+
+def impl_policy(*primitives: core.Primitive) -> None:
+  """Registers primitives whose eager rule is always their impl (control flow, calls,
+  callbacks, collectives: rules that are not kernels on values)."""
+  _impl_primitives.update(primitives)
+  _dispatch_cache.clear()
+
+
+def runs_kernel(primitive: core.Primitive, avals, params) -> bool:
+  """Whether eager evaluation of ``primitive`` on ``avals`` runs its impl (True) or a
+  single-primitive XLA executable (False)."""
+  if primitive.impl is None:
+    return False
+  if not eager_mode.exact or primitive in _impl_primitives:
+    return True
+  if primitive.name in _IMPL_NAMES:
+    fields = _COMPILED_CONTROL_FLOW.get(primitive.name)
+    # JAX compiles an eager loop or cond as one program (XLA may fuse its body's arithmetic);
+    # one whose body calls back into Python keeps the interpreted rule.
+    return fields is None or _calls_back(params, fields)
+  if primitive in _exact_kernels:
+    when = _exact_kernels[primitive]
+    return when is None or bool(when(avals, params))
+  # Not known to be exact: XLA when it can (new primitives default to JAX's bits).
+  return not has_lowering(primitive) or xla_runner is None
+
+
+# Control-flow primitives that run eagerly as one XLA program (as in JAX) unless their jaxprs
+# (the params named here) have effects.
+_COMPILED_CONTROL_FLOW = {"cond": ("branches",), "while": ("cond_jaxpr", "body_jaxpr"),
+                          "scan": ("jaxpr",)}
+
+
+def _calls_back(params, fields) -> bool:
+  for field in fields:
+    value = params.get(field)
+    for closed in value if isinstance(value, (tuple, list)) else (value,):
+      jaxpr = getattr(closed, "jaxpr", closed)
+      if getattr(jaxpr, "effects", None):
+        return True
+  return False
+
+
+# Dtype predicates for ``exact_kernels(when=...)``.
+def no_complex(avals, params) -> bool:
+  """No operand is complex."""
+  for aval in avals:
+    if aval.dtype.kind == "c":
+      return False
+  return True
+
+
+_NARROW_FLOATS = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
+def no_complex_or_narrow(avals, params) -> bool:
+  """No operand is complex, float16 or bfloat16 (XLA computes those in float32 and its NaN
+  results may carry another sign than NumPy's)."""
+  for aval in avals:
+    if aval.dtype.kind == "c" or aval.dtype in _NARROW_FLOATS:
+      return False
+  return True
+
+
+def integral(avals, params) -> bool:
+  """Every operand is an integer or bool (float and complex arithmetic run on XLA)."""
+  for aval in avals:
+    if aval.dtype.kind not in "biu":
+      return False
+  return True
+
+
+def first_operand(predicate: Callable) -> Callable:
+  """``predicate`` applied to the first operand only."""
+  return lambda avals, params: predicate(avals[:1], params)
 
 # How many ``ensure_compile_time_eval`` blocks are open (a one-element list, set by the api).
 compile_time_eval_depth = [0]
@@ -188,17 +456,62 @@ def _operand_error(primitive, position, x) -> TypeError:
 sharded_hook: Callable | None = None
 
 
+def _device_runner(primitive: core.Primitive, avals, params, out_aval):
+  """The XLA runner of an exact kernel's primitive (for operands already on the device), or
+  None where the impl must run (control flow, effects, no lowering, fast mode)."""
+  if (not eager_mode.exact or primitive.impl is None or primitive in _impl_primitives
+      or primitive.name in _IMPL_NAMES or xla_runner is None or not has_lowering(primitive)):
+    return None
+  key = (primitive, *avals, *params.items())
+  try:
+    run = _forced_runners.get(key)
+  except TypeError:
+    return None
+  if run is None:
+    run = xla_runner(primitive, avals, params,
+                     list(out_aval) if primitive.multiple_results else [out_aval])
+    if len(_forced_runners) > 4096:
+      _forced_runners.clear()
+    _forced_runners[key] = run
+  return run
+
+
+def dispatch(primitive: core.Primitive, avals, params):
+  """``(out_aval(s), run)`` for an eager ``primitive`` on ``avals``: ``run`` is None when its
+  NumPy kernel runs, else the cached single-primitive XLA runner. Memoised per signature."""
+  if params:
+    key = (primitive, *avals, *params.items())
+  else:
+    key = (primitive, *avals)
+  try:
+    return _dispatch_cache[key]
+  except KeyError:
+    pass
+  except TypeError:  # unhashable params: the kernel (or the uncached fallback)
+    return abstract_eval(primitive, avals, params), None
+  out_aval = abstract_eval(primitive, avals, params)
+  run = None
+  if not runs_kernel(primitive, avals, params) and xla_runner is not None \
+      and has_lowering(primitive):
+    out_avals = list(out_aval) if primitive.multiple_results else [out_aval]
+    run = xla_runner(primitive, avals, params, out_avals)
+  if len(_dispatch_cache) > 20000:
+    _dispatch_cache.clear()
+  _dispatch_cache[key] = entry = (out_aval, run)
+  return entry
+
+
 class EvalTrace(core.Trace):
   """The root trace: evaluates primitives right away with NumPy kernels."""
   parent = None
 
   def process_primitive(self, primitive, args, params):
     # The hot path of every eager op: keep it to plain loops and one dict lookup.
-    values = []
+    values = []  # Arrays stay Arrays until a kernel needs their host values
     avals = []
     for position, x in enumerate(args):
-      if type(x) is Array and x._value is not None:
-        values.append(x._value)
+      if type(x) is Array:
+        values.append(x)
         avals.append(x._aval)
         continue
       if sharded_hook is not None and hasattr(x, "_sharded_buffer"):
@@ -220,8 +533,28 @@ class EvalTrace(core.Trace):
       avals.append(aval)
     if primitive.abstract_eval is None or primitive.impl_takes_arrays:
       # A user-defined primitive runs its impl eagerly, without its shape rule (as in JAX).
+      values = [v._host_value() if type(v) is Array else v for v in values]
       return _eval_without_shape_rule(primitive, values, params, avals)
-    out_aval = abstract_eval(primitive, avals, params)
+    out_aval, run = dispatch(primitive, avals, params)
+    if run is not None:
+      outs = run(values)  # host-backed Arrays are put on the device once (and keep the buffer)
+      if special_checks.enabled:
+        check_special_values(primitive.name, outs)
+      return outs if primitive.multiple_results else outs[0]
+    for i, v in enumerate(values):
+      if type(v) is Array:
+        value = v._value
+        if value is None:
+          # The operand is still on the device (a result of XLA): running this op there too
+          # keeps the computation asynchronous instead of waiting to read the operand back.
+          run = _device_runner(primitive, avals, params, out_aval)
+          if run is not None:
+            outs = run([v if type(v) is Array else v for v in values])
+            if special_checks.enabled:
+              check_special_values(primitive.name, outs)
+            return outs if primitive.multiple_results else outs[0]
+          value = v._host_value()
+        values[i] = value
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
@@ -244,33 +577,53 @@ core._install_eval_trace(EvalTrace())
 
 def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable:
   """``bind`` (a one-operand lax function that binds ``primitive`` with ``params``) with a
-  shortcut for an eager Array whose signature has been seen before: the kernel runs directly
-  with the cached output aval -- exactly what ``process_primitive`` would do, minus the
-  dispatch."""
+  shortcut for an eager Array whose signature has been seen before: the kernel (or the XLA
+  runner) the eager policy chose runs directly with the cached output aval -- exactly what
+  ``process_primitive`` would do, minus the dispatch."""
   impl = primitive.impl
-  if impl is None:  # no NumPy kernel: the primitive runs on XLA, through bind
-    return bind
   context = core._context
   root = core.eval_trace
-  cache = _abstract_eval_cache
+  cache = _dispatch_cache
   param_items = tuple(params.items())
   checks = special_checks
 
   def call(x):
-    if type(x) is Array and context.trace is root and x._value is not None and not checks.enabled:
-      out_aval = cache.get((primitive, x._aval, *param_items))
-      if out_aval is not None:
-        return _wrap(impl(x._value, **params), out_aval)
+    if type(x) is Array and context.trace is root and not checks.enabled:
+      entry = cache.get((primitive, x._aval, *param_items))
+      if entry is not None:
+        run = entry[1]
+        if run is not None:
+          return run([x])[0]
+        if x._value is not None and impl is not None:
+          return _wrap(impl(x._value, **params), entry[0])
     return bind(x)
 
   return call
 
 
+# (primitive, *avals, *params) -> XLA runner, for kernels handing inputs over to XLA.
+_forced_runners: dict = {}
+
+
 def run_on_xla(primitive: core.Primitive, values, params: dict):
   """One equation of ``primitive`` on NumPy ``values``, run as a cached single-primitive XLA
   executable. For eager kernels on inputs where NumPy's answer would differ from XLA's (JAX's
-  answer is XLA's); returns NumPy values, like a kernel."""
-  values = [np.asarray(v) for v in values]
+  answer is XLA's); returns NumPy values, like a kernel. Python scalars mean the dtype of the
+  first array operand."""
+  dtype = next((v.dtype for v in values if hasattr(v, "dtype")), None)
+  values = [np.asarray(v, dtype) if type(v) in _python_scalar_types else np.asarray(v)
+            for v in values]
   avals = [ShapedArray(v.shape, v.dtype) for v in values]
-  return fallback_impl(primitive, values, avals, params)
-
+  key = (primitive, *avals, *params.items())
+  try:
+    run = _forced_runners.get(key)
+  except TypeError:  # unhashable params
+    return fallback_impl(primitive, values, avals, params)
+  if run is None:
+    out = abstract_eval(primitive, avals, params)
+    run = xla_runner(primitive, avals, params, list(out) if primitive.multiple_results else [out])
+    if len(_forced_runners) > 4096:
+      _forced_runners.clear()
+    _forced_runners[key] = run
+  outs = [o._host_value() for o in run(values)]
+  return outs if primitive.multiple_results else outs[0]

@@ -39,6 +39,9 @@ lowering_rules: dict = {}
 token_threading_primitives: set = set()
 
 
+eval_interpreter.has_lowering = lowering_rules.__contains__
+
+
 def register(primitive: core.Primitive, rule: Callable) -> Callable:
   """Sets ``rule`` as ``primitive``'s lowering rule; returns it."""
   lowering_rules[primitive] = rule

@@ -9,10 +9,11 @@ integer division truncates toward zero with ``x / 0 == -1`` and ``x % 0 == x``, 
 least the bit width give 0 (or the sign fill), ``max``/``min`` propagate NaN and order
 ``-0.0 < 0.0``, ``sign(-0.0) == -0.0``, a float divided by a broadcast divisor is multiplied by
 its reciprocal (XLA's rewrite: JAX's ``x / 6`` is ``x * (1 / 6)``), complex ``clamp`` compares
-real parts only. Complex ``pow`` runs on XLA (its exp(y log x) is not NumPy's). One difference
-is accepted: XLA's CPU runtime flushes float32/float64/bfloat16 subnormals to zero, the NumPy
-kernels keep them (IEEE results); complex multiply/divide/abs/sign use NumPy's formulas (last-bit
-differences; other infinities and NaNs where a part is infinite or NaN).
+real parts only. Complex ``pow`` runs on XLA (its exp(y log x) is not NumPy's). The eager
+policy at the end of this module says which kernels give XLA's bits: XLA's CPU runtime flushes
+float32/float64/bfloat16 subnormals to zero, so those kernels hand operands or results holding
+subnormals to XLA; complex multiply/divide/abs/sign run on XLA (NumPy's formulas differ in the
+last bits and on infinite or NaN parts). With ``axle_fast_eager`` the NumPy kernels always run.
 
 Each primitive's block also registers its lowering to StableHLO (what JAX emits).
 """
@@ -1385,3 +1386,21 @@ def select(pred, on_true, on_false):
   # select_n's case 0 is the False branch.
   return select_n_p.bind(pred, on_false, on_true)
 
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+_policy = eval_interpreter
+# Bit moves and integer operations: exact on every operand.
+_policy.exact_kernels(neg_p, real_p, imag_p, conj_p, complex_p, is_finite_p, and_p, or_p, xor_p,
+                      not_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
+                      population_count_p, clz_p, select_n_p)
+# IEEE arithmetic and comparisons: exact, except where XLA flushes subnormals.
+_policy.exact_kernels(add_p, sub_p, eq_p, ne_p, subnormals=True)
+# Complex multiply/divide/abs/sign/... use other formulas than XLA's: those run on XLA.
+# max/min run on XLA: the NaN it returns may carry another sign bit than NumPy's.
+_policy.exact_kernels(mul_p, div_p, rem_p, lt_p, le_p, gt_p, ge_p, sign_p, abs_p,
+                      floor_p, ceil_p, round_p, nextafter_p, clamp_p, square_p, integer_pow_p,
+                      when=_policy.no_complex, subnormals=True)
+_policy.exact_kernels(pow_p, when=_policy.integral)

@@ -20,6 +20,7 @@ from axle._src.array import Array
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import staging
 from axle._src.lax import utils
@@ -436,3 +437,11 @@ copy_p.def_impl(_copy_impl)
 mlir.register(copy_p, lambda ctx, x: x)
 ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
 batching.defvectorized(copy_p)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+eval_interpreter.exact_kernels(bitcast_convert_type_p, copy_p)
+eval_interpreter.exact_kernels(convert_element_type_p, reduce_precision_p, subnormals=True)

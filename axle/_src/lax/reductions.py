@@ -1085,3 +1085,15 @@ def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: S
   outs = reduce_p.bind(*flat_operands, *flat_inits, computation=computation, jaxpr=closed,
                        dimensions=dimensions)
   return tree_util.tree_unflatten(operand_tree, outs)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+# Order-independent reductions: exact; float sums and products depend on XLA's order.
+eval_interpreter.exact_kernels(reduce_and_p, reduce_or_p, reduce_xor_p)
+eval_interpreter.exact_kernels(reduce_max_p, reduce_min_p, argmax_p, argmin_p, cummax_p, cummin_p,
+                               when=eval_interpreter.no_complex, subnormals=True)
+eval_interpreter.exact_kernels(reduce_sum_p, reduce_prod_p, cumsum_p, cumprod_p,
+                               when=eval_interpreter.integral)

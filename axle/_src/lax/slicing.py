@@ -1319,3 +1319,14 @@ def _dynamic_update_slice_batcher(values, dims):
 
 
 batching.primitive_batchers[structural.dynamic_update_slice_p] = _dynamic_update_slice_batcher
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+eval_interpreter.exact_kernels(gather_p, scatter_p)
+eval_interpreter.exact_kernels(scatter_min_p, scatter_max_p, when=eval_interpreter.no_complex,
+                               subnormals=True)
+eval_interpreter.exact_kernels(scatter_add_p, scatter_sub_p, scatter_mul_p,
+                               when=eval_interpreter.integral)

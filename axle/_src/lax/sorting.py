@@ -461,3 +461,10 @@ def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: 
   their int32 indices (``lax.approx_min_k``); exact on CPU and GPU, smallest first."""
   return _approx_k(operand, k, reduction_dimension, recall_target,
                    reduction_input_size_override, aggregate_to_topk, False)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+eval_interpreter.exact_kernels(sort_p, top_k_p, when=eval_interpreter.no_complex, subnormals=True)

@@ -1,8 +1,10 @@
 """Transcendental and special-function elementwise lax primitives (JAX's ``lax.exp``,
 ``lax.sin``, ``lax.erf_inv``, ``lax.igamma``, ...).
 
-Each real-valued eager kernel is a NumPy ufunc or a ``scipy.special`` function on the operand's
-dtype; float16 and bfloat16 are computed in float32 and rounded back, as XLA does on the CPU.
+Eagerly these run on XLA (JAX's numbers are XLA's approximations), except ``sqrt``, which
+is correctly rounded in both. The NumPy kernels below run with ``axle_fast_eager``: each
+real-valued one is a NumPy ufunc or a ``scipy.special`` function on the operand's dtype;
+float16 and bfloat16 are computed in float32 and rounded back, as XLA does on the CPU.
 Where NumPy/SciPy and XLA disagree on special inputs (poles of lgamma/digamma, ...), the kernel
 follows XLA's result, recorded from real JAX in ``tests/data/special_reference.json``.
 
@@ -745,3 +747,11 @@ batching.defbroadcasting(regularized_incomplete_beta_p)
 def betainc(a, b, x):
   """Regularized incomplete beta function ``I_x(a, b)`` (``lax.betainc``)."""
   return regularized_incomplete_beta_p.bind(a, b, x)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+# sqrt is correctly rounded in both; every other function here is XLA's own approximation.
+eval_interpreter.exact_kernels(sqrt_p, when=eval_interpreter.no_complex, subnormals=True)

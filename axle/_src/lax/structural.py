@@ -37,6 +37,7 @@ from axle._src.core import ShapedArray, Tracer
 from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import staging
 from axle._src.lax import elementwise
 from axle._src.xla import spmd_jit
@@ -1525,3 +1526,12 @@ ad.broadcast_zeros = _zeros_like_aval
 
 batching.lax_transpose, batching.lax_broadcast_in_dim, batching.lax_reshape = (
     transpose, broadcast_in_dim, reshape)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+eval_interpreter.exact_kernels(broadcast_in_dim_p, reshape_p, squeeze_p, transpose_p, rev_p,
+                               concatenate_p, split_p, pad_p, slice_p, dynamic_slice_p,
+                               dynamic_update_slice_p, iota_p)

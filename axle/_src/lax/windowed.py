@@ -455,3 +455,12 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
   outs = reduce_window_p.bind(*flat_operands, *flat_inits, jaxpr=closed.jaxpr,
                               consts=tuple(closed.consts), **params)
   return tree_util.tree_unflatten(operand_tree, outs)
+
+
+# ---------------------------------------------------------------------------
+# Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
+# JAX; see interpreters/eval.py).
+
+eval_interpreter.exact_kernels(reduce_window_max_p, reduce_window_min_p,
+                               when=eval_interpreter.no_complex, subnormals=True)
+eval_interpreter.exact_kernels(reduce_window_sum_p, when=eval_interpreter.integral)

@@ -448,6 +448,41 @@ def run_primitive(primitive, values, avals, params):
 eval_interpreter.fallback_impl = run_primitive
 
 
+def primitive_runner(primitive, avals, params, out_avals):
+  """The eager path of a primitive that runs on XLA (see eval's eager policy): a function of
+  the operands (Arrays, whose device buffers are used as they are, or canonical NumPy values)
+  returning device-backed Arrays of ``out_avals`` -- a cached executable, one put per host
+  operand, one execute, nothing read back."""
+  executable = lowering.primitive_executable(primitive, avals, params)
+  execute = executable.loaded.execute_sharded
+  handlers = executable._handlers
+  avals = tuple(avals)
+  out_avals = tuple(out_avals)
+
+  def run(operands):
+    buffers = []
+    for operand, aval in zip(operands, avals):
+      if type(operand) is Array and operand._buffer is not None:
+        buffers.append(operand._buffer)
+      else:
+        buffers.append(leaf_buffer(operand, aval))
+    try:
+      outs = execute(buffers).consume_with_handlers(handlers)
+    except Exception as exc:  # noqa: BLE001 - e.g. an operand committed to another device
+      if not client.is_runtime_error(exc):
+        raise
+      host = [o._host_value() if isinstance(o, Array) else o for o in operands]
+      outs = run_primitive(primitive, host, avals, params)
+      outs = outs if primitive.multiple_results else [outs]
+      return [Array(np.asarray(o), False, a) for o, a in zip(outs, out_avals)]
+    return _device_arrays(outs, out_avals)
+
+  return run
+
+
+eval_interpreter.xla_runner = primitive_runner
+
+
 def wait_for_tokens() -> None:
   """Waits for the runtime tokens of ordered side effects (JAX's ``dispatch.wait_for_tokens``).
   axle waits for every program that calls back when it runs, so there is nothing to wait for."""

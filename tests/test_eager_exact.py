@@ -1,0 +1,191 @@
+"""Eager numbers are XLA's, as JAX's are: the NumPy kernels on the exact policy give jit's bits
+on edge values (subnormals, which XLA's CPU runtime flushes to zero, signed zeros, infinities,
+NaN), the other primitives run eagerly on XLA, and ``axle_fast_eager`` keeps NumPy kernels."""
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import axle
+import axle.numpy as jnp
+from axle import lax
+from axle._src.interpreters import eval as eval_interpreter
+
+_TINY32 = float(np.finfo(np.float32).tiny)
+
+
+def _edge(dtype) -> np.ndarray:
+  """Normal values, signed zeros, infinities, NaN and subnormals of ``dtype``."""
+  dtype = np.dtype(dtype)
+  tiny = float(ml_dtypes.finfo(dtype).tiny)
+  values = [0.0, -0.0, 1.0, -1.5, 2.5, 3.0, 0.1, -7.25, 1e3, np.inf, -np.inf, np.nan,
+            tiny, -tiny, tiny / 4, -tiny * 0.75, tiny / 64, tiny * 1.5]
+  with np.errstate(over="ignore"):
+    return np.array(values, dtype)
+
+
+def _pairs(dtype):
+  x = _edge(dtype)
+  return np.repeat(x, len(x)), np.tile(x, len(x))
+
+
+def _assert_same_bits(eager, jitted, what):
+  eager, jitted = np.asarray(eager), np.asarray(jitted)
+  assert eager.dtype == jitted.dtype and eager.shape == jitted.shape, what
+  if eager.tobytes() != jitted.tobytes():
+    bad = np.flatnonzero(eager.reshape(-1).view(np.uint8).reshape(eager.size, -1).tobytes() !=
+                         jitted.reshape(-1).view(np.uint8).reshape(jitted.size, -1).tobytes())
+    raise AssertionError(f"{what}: eager {eager!r} != jit {jitted!r} {bad}")
+
+
+def _check(fun, *args, what=""):
+  eager = fun(*args)
+  jitted = axle.jit(fun)(*args)
+  for e, j in zip(eager if isinstance(eager, (tuple, list)) else [eager],
+                  jitted if isinstance(jitted, (tuple, list)) else [jitted]):
+    _assert_same_bits(e, j, what)
+
+
+_FLOATS = [np.float32, ml_dtypes.bfloat16, np.float16]
+
+_BINARY = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "div": lax.div, "rem": lax.rem,
+           "max": lax.max, "min": lax.min, "nextafter": lax.nextafter, "eq": lax.eq,
+           "ne": lax.ne, "lt": lax.lt, "le": lax.le, "gt": lax.gt, "ge": lax.ge}
+_UNARY = {"neg": lax.neg, "abs": lax.abs, "sign": lax.sign, "floor": lax.floor,
+          "ceil": lax.ceil, "round": lax.round, "sqrt": lax.sqrt, "is_finite": lax.is_finite,
+          "square": lax.square, "cube": lambda x: lax.integer_pow(x, 3),
+          "inverse": lambda x: lax.integer_pow(x, -1),
+          "to_f32": lambda x: lax.convert_element_type(x, np.float32),
+          "to_bf16": lambda x: lax.convert_element_type(x, ml_dtypes.bfloat16),
+          "to_i32": lambda x: lax.convert_element_type(x, np.int32),
+          "reduce_precision": lambda x: lax.reduce_precision(x, 5, 10)}
+
+
+@pytest.mark.parametrize("dtype", _FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(_BINARY))
+def test_exact_binary_kernels_give_jit_bits(name, dtype):
+  x, y = _pairs(dtype)
+  _check(_BINARY[name], x, y, what=f"{name} {np.dtype(dtype).name}")
+
+
+@pytest.mark.parametrize("dtype", _FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(_UNARY))
+def test_exact_unary_kernels_give_jit_bits(name, dtype):
+  _check(_UNARY[name], _edge(dtype), what=f"{name} {np.dtype(dtype).name}")
+
+
+def test_clamp_select_and_operators_give_jit_bits():
+  x, y = _pairs(np.float32)
+  _check(lambda x: lax.clamp(np.float32(-1.0), x, np.float32(2.0)), x, what="clamp")
+  predicate = np.random.default_rng(0).random(x.shape) < 0.5
+  _check(lambda p, x, y: lax.select(p, x, y), predicate, x, y, what="select")
+  # The operators' fast paths (Array op Array, Array op Python scalar).
+  ax, ay = jnp.asarray(x), jnp.asarray(y)
+  for op in (lambda a, b: a * b, lambda a, b: a + b, lambda a, b: a / b, lambda a, b: a > b,
+             lambda a, b: a * 1e-39, lambda a, b: a - 2.0):
+    _check(op, ax, ay, what="operator")
+
+
+def test_complex_operators_run_on_xla():
+  rng = np.random.default_rng(0)
+  x = jnp.asarray((rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(np.complex64))
+  y = jnp.asarray((rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(np.complex64))
+  for op in (lambda a, b: a * b, lambda a, b: a / b, lambda a, b: a + b,
+             lambda a, b: jnp.abs(a), lambda a, b: a * 2.5):
+    _check(op, x, y, what="complex operator")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16], ids=["float32", "bfloat16"])
+def test_order_free_reductions_and_sort_give_jit_bits(dtype):
+  x = _edge(dtype)[::-1].reshape(3, 6)
+  for name, fun in {"reduce_max": lambda x: lax.reduce_max(x, (1,)),
+                    "reduce_min": lambda x: lax.reduce_min(x, (0,)),
+                    "argmax": lambda x: lax.argmax(x, 1, np.int32),
+                    "argmin": lambda x: lax.argmin(x, 0, np.int32),
+                    "cummax": lambda x: lax.cummax(x, 1), "cummin": lambda x: lax.cummin(x, 0),
+                    "sort": lambda x: lax.sort(x, dimension=1),
+                    "top_k": lambda x: lax.top_k(x, 3)}.items():
+    _check(fun, x, what=name)
+
+
+def test_integer_sums_and_products_stay_on_numpy_and_wrap():
+  x = np.array([2**30, 2**30, 7, -3], np.int32)
+  _check(lambda x: lax.reduce_sum(x, (0,)), x, what="int sum")
+  _check(lambda x: lax.cumprod(x, 0), x, what="int cumprod")
+  assert eval_interpreter.runs_kernel(lax.reduce_sum_p, [axle.core.ShapedArray((4,), np.int32)],
+                                      {"axes": (0,)})
+
+
+@pytest.mark.parametrize("name,fun", [
+    ("exp", jnp.exp), ("log", jnp.log), ("tanh", jnp.tanh), ("sin", jnp.sin),
+    ("logistic", lax.logistic), ("erf", lax.erf), ("sum", jnp.sum),
+    ("cumsum", lambda x: jnp.cumsum(x)), ("matmul", lambda x: x.reshape(8, 16) @ x.reshape(16, 8)),
+    ("pow", lambda x: x ** 1.7), ("rsqrt", lax.rsqrt),
+])
+def test_other_primitives_run_on_xla(name, fun):
+  x = jnp.asarray(np.random.default_rng(1).uniform(0.1, 3.0, 128).astype(np.float32))
+  _check(fun, x, what=name)
+
+
+def test_xla_results_stay_on_the_device_until_read():
+  x = jnp.asarray(np.linspace(0, 1, 16, dtype=np.float32))
+  y = jnp.exp(jnp.exp(x))
+  assert y._value is None and y._buffer is not None
+  np.testing.assert_array_equal(np.asarray(y), np.asarray(axle.jit(lambda v: jnp.exp(jnp.exp(v)))(x)))
+  assert (y * 2.0).dtype == np.float32  # a NumPy kernel reads it back
+
+
+def test_subnormal_results_follow_xla():
+  x = jnp.asarray(np.array([_TINY32, 1.0, -_TINY32], np.float32))
+  np.testing.assert_array_equal(np.asarray(x * 0.5), [0.0, 0.5, -0.0])
+  np.testing.assert_array_equal(np.asarray(x / 4), [0.0, 0.25, -0.0])
+  sub = jnp.asarray(np.array([1e-39, -1e-39, 1.0], np.float32))
+  np.testing.assert_array_equal(np.asarray(sub > 0), [False, False, True])
+  np.testing.assert_array_equal(np.asarray(sub * 1e10), [0.0, -0.0, 1e10])
+
+
+def test_compiled_control_flow_matches_jit():
+  x = jnp.asarray(np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32))
+  body = lambda c: (c[0] + 1, c[1] * 1.1 + 0.5)
+  _check(lambda x: lax.while_loop(lambda c: c[0] < 5, body, (0, x))[1], x, what="while")
+  _check(lambda x: lax.scan(lambda c, a: (jnp.tanh(c * 1.1 + a), c.sum()), jnp.zeros(4), x),
+         x, what="scan")
+  _check(lambda x: lax.cond(x.sum() > 0, lambda v: v * 1.1 + 0.5, lambda v: v - 1.0, x), x,
+         what="cond")
+
+
+def test_loops_that_call_back_still_run_eagerly(capsys):
+  def body(c):
+    axle.debug.print("step {}", c[0])
+    return c[0] + 1, c[1] * 2.0
+  out = lax.while_loop(lambda c: c[0] < 3, body, (0, jnp.float32(1.0)))
+  assert float(out[1]) == 8.0
+  assert capsys.readouterr().out.split() == ["step", "0", "step", "1", "step", "2"]
+
+
+def test_fast_eager_keeps_numpy_kernels():
+  x = jnp.asarray(np.linspace(-3, 3, 101, dtype=np.float32))
+  exact = np.asarray(jnp.exp(x))
+  axle.config.update("axle_fast_eager", True)
+  try:
+    fast = jnp.exp(x)
+    assert fast._value is not None  # a NumPy kernel's result, on the host
+    np.testing.assert_array_equal(np.asarray(fast),
+                                  np.exp(np.asarray(x).astype(np.float64)).astype(np.float32))
+    tiny = jnp.asarray(np.array([1e-39], np.float32))
+    assert float((tiny * 1.0)[0]) != 0.0  # IEEE subnormals, not XLA's flush
+  finally:
+    axle.config.update("axle_fast_eager", False)
+  np.testing.assert_array_equal(np.asarray(jnp.exp(x)), exact)
+  np.testing.assert_array_equal(exact, np.asarray(axle.jit(jnp.exp)(x)))
+
+
+def test_fast_eager_environment_variable():
+  code = "import axle; print(axle.config.read('axle_fast_eager'))"
+  env = dict(os.environ, AXLE_FAST_EAGER="1")
+  out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       check=True)
+  assert out.stdout.strip() == "True"
