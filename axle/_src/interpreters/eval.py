@@ -29,6 +29,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
+from axle._src import ir
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
@@ -253,12 +254,34 @@ _COMPILED_CONTROL_FLOW = {"cond": ("branches",), "while": ("cond_jaxpr", "body_j
                           "scan": ("jaxpr",)}
 
 
+_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "debug_print"})
+_calls_back_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jaxpr_calls_back(jaxpr) -> bool:
+  """Whether ``jaxpr`` (or one inside it) has effects or calls back into Python (a
+  pure_callback has no effect but must run in Python)."""
+  try:
+    return _calls_back_cache[jaxpr]
+  except (KeyError, TypeError):
+    pass
+  found = bool(getattr(jaxpr, "effects", None)) or any(
+      eqn.primitive.name in _CALLBACKS
+      or any(_jaxpr_calls_back(getattr(sub, "jaxpr", sub))
+             for sub in ir._subjaxprs_of_params(eqn.params))
+      for eqn in getattr(jaxpr, "eqns", ()))
+  try:
+    _calls_back_cache[jaxpr] = found
+  except TypeError:
+    pass
+  return found
+
+
 def _calls_back(params, fields) -> bool:
   for field in fields:
     value = params.get(field)
     for closed in value if isinstance(value, (tuple, list)) else (value,):
-      jaxpr = getattr(closed, "jaxpr", closed)
-      if getattr(jaxpr, "effects", None):
+      if _jaxpr_calls_back(getattr(closed, "jaxpr", closed)):
         return True
   return False
 
