@@ -961,7 +961,8 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
-      if core._context.trace is core.eval_trace:
+      if core._context.trace is core.eval_trace and (config.axle_fast_eager
+                                                       or config.jax_disable_jit):
         return fun(*args, **kwargs)
       return jitted(*args, **kwargs)
     return wrapper
