@@ -961,8 +961,7 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
-      if core._context.trace is core.eval_trace and (config.axle_fast_eager
-                                                       or config.jax_disable_jit):
+      if core._context.trace is core.eval_trace:
         return fun(*args, **kwargs)
       return jitted(*args, **kwargs)
     return wrapper
