@@ -432,7 +432,7 @@ def _std_basis(leaves):
   parts = _split_axis(creation.eye(total, dtype=dtype), sizes, 1)
   # JAX converts each part to its leaf's type with a sharding, so even an identity convert
   # stays in the jaxpr.
-  return [_convert_kept(_reshape_to(part, (total,) + aval.shape), aval)
+  return [_reshape_convert(part, (total,) + aval.shape, aval, keep=True)
           for part, aval in zip(parts, avals)]
 
 
@@ -444,22 +444,16 @@ def _split_axis(x, sizes, axis):
   return structural.split_p.bind(x, sizes=tuple(np.int64(s) for s in sizes), axis=axis)
 
 
-def _reshape_to(x, shape):
-  from axle._src.lax import structural  # lax sits above the transformation API
-  return structural.reshape(x, shape)
-
-
-def _convert_kept(x, aval):
-  from axle._src.lax import elementwise_convert  # lax sits above the transformation API
-  with staging.no_forwarding():
-    return elementwise_convert.convert_element_type_p.bind(
-        x, new_dtype=np.dtype(aval.dtype), weak_type=aval.weak_type, sharding=None)
-
-
-def _convert_like(x, aval):
-  from axle._src.lax import elementwise_convert  # lax sits above the transformation API
-  return elementwise_convert.convert_element_type_p.bind(
-      x, new_dtype=np.dtype(aval.dtype), weak_type=aval.weak_type, sharding=None)
+def _reshape_convert(x, shape, aval, keep: bool = False):
+  """``x`` reshaped to ``shape`` and converted to ``aval``'s dtype and weak type; with
+  ``keep`` an identity conversion stays in the jaxpr (JAX's carries a sharding)."""
+  from axle._src.lax import elementwise_convert, structural  # lax sits above this layer
+  x = structural.reshape(x, shape)
+  params = dict(new_dtype=np.dtype(aval.dtype), weak_type=aval.weak_type, sharding=None)
+  if keep:
+    with staging.no_forwarding():
+      return elementwise_convert.convert_element_type_p.bind(x, **params)
+  return elementwise_convert.convert_element_type_p.bind(x, **params)
 
 
 def _check_jacobian_inputs(dyn, holomorphic, allow_int, name):
@@ -511,7 +505,7 @@ def _split_last(out_leaf, column, in_leaves, in_tree, single):
   in_avals = [core.get_aval(leaf) for leaf in in_leaves]
   parts = _split_axis(column, [a.size for a in in_avals], -1)
   out_aval = core.get_aval(out_leaf)  # JAX casts each block like the output leaf
-  blocks = [_convert_like(_reshape_to(part, out_shape + a.shape), out_aval)
+  blocks = [_reshape_convert(part, out_shape + a.shape, out_aval)
             for part, a in zip(parts, in_avals)]
   tree = tree_util.tree_unflatten(in_tree, blocks)
   return tree[0] if single else tree
@@ -542,7 +536,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     for r in row_leaves:
       r_aval = core.get_aval(r)
       parts = _split_axis(r, [a.size for a in out_avals], 0)
-      split_rows.append([_convert_like(_reshape_to(part, a.shape + r_aval.shape[1:]), r_aval)
+      split_rows.append([_reshape_convert(part, a.shape + r_aval.shape[1:], r_aval)
                          for part, a in zip(parts, out_avals)])
     per_out = []
     for i in range(len(out_leaves)):
