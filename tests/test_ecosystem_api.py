@@ -480,6 +480,27 @@ def test_compile_time_eval_traces_operations_on_traced_values():
   assert isinstance(seen["doubled"], Tracer) and not isinstance(seen["constant"], Tracer)
 
 
+def test_compile_time_eval_stages_jitted_calls_on_traced_values():
+  # diffrax's solve does this: equinox's Enumeration.where calls jnp.where (a jitted library
+  # function) on a traced predicate inside ensure_compile_time_eval.
+  from axle._src.core import Tracer
+  seen = {}
+  helper = jax.jit(lambda p, a, b: jnp.where(p, a, b))
+
+  @jax.jit
+  def f(x):
+    pred = x > 0
+    with jax.ensure_compile_time_eval():
+      chosen = jnp.where(pred, 1, 2)
+      by_helper = helper(pred, 3, 4)
+      concrete = helper(True, 5, 6)
+    seen["chosen"], seen["concrete"] = chosen, concrete
+    return chosen + by_helper + concrete
+
+  assert int(f(1.0)) == 1 + 3 + 5 and int(f(-1.0)) == 2 + 4 + 5
+  assert isinstance(seen["chosen"], Tracer) and not isinstance(seen["concrete"], Tracer)
+
+
 def test_sharding_impls_alias_gives_single_device_shardings():
   from axle._src import sharding_impls
   device = jax.devices()[0]

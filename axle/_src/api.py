@@ -572,6 +572,12 @@ class JitFunction:
         return self.fun(*args, **kwargs)
       call_args, call_kwargs = args, kwargs  # (keyword arguments may move into args below)
       args, kwargs, split, entry = self._entry(args, kwargs)
+      if entry.hoisted or (eval_interpreter.compile_time_eval_depth[0]
+                           and any(isinstance(x, Tracer) for x in split.leaves)):
+        # Inside ensure_compile_time_eval, a call on traced values is staged by their trace
+        # (the eval trace hands an equation with a tracer operand to that tracer's trace).
+        outs = jit_p.bind(*entry.hoisted, *split.leaves, jaxpr=entry.closed, name=self.name)
+        return tree_util.tree_unflatten(entry.out_tree, outs)
       compiled = entry.compiled
       if compiled is None:  # the first call of this signature at top level
         compiled = entry.compiled = execution.CompiledCall(
@@ -961,7 +967,8 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
-      if core._context.trace is core.eval_trace:
+      if core._context.trace is core.eval_trace and (config.axle_fast_eager
+                                                       or config.jax_disable_jit):
         return fun(*args, **kwargs)
       return jitted(*args, **kwargs)
     return wrapper
