@@ -189,3 +189,46 @@ def test_fast_eager_environment_variable():
   out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        check=True)
   assert out.stdout.strip() == "True"
+
+
+def _compiled_names(caplog, fun):
+  import logging
+  caplog.clear()
+  with caplog.at_level(logging.WARNING), axle.log_compiles():
+    out = fun()
+  names = [r.getMessage().split("Compiling ")[1].split(" ")[0] for r in caplog.records
+           if r.getMessage().startswith("Compiling ")]
+  return out, names
+
+
+@pytest.mark.parametrize("name,fun,args", [
+    ("mean", lambda x, m: jnp.mean(x), ()),
+    ("sum", lambda x, m: jnp.sum(m, axis=1, keepdims=True), ()),
+    ("max", lambda x, m: jnp.max(x), ()),
+    ("argmax", lambda x, m: jnp.argmax(m, axis=0), ()),
+    ("matmul", lambda x, m: m @ m, ()),
+    ("dot", lambda x, m: jnp.dot(x, x), ()),
+    ("stack", lambda x, m: jnp.stack([x, x], axis=1), ()),
+])
+def test_library_functions_run_eagerly_as_one_compiled_program(caplog, name, fun, args):
+  # As JAX's jnp.mean etc. (jitted inline): one program eagerly, so its bits are jit's, and the
+  # function stays inlined in jaxprs.
+  x = jnp.asarray(np.linspace(-1.0, 3.0, 7, dtype=np.float32))
+  m = jnp.asarray(np.linspace(0.1, 2.0, 49, dtype=np.float32).reshape(7, 7))
+  out, names = _compiled_names(caplog, lambda: fun(x, m))
+  assert names == [f"jit({name})"], names
+  np.testing.assert_array_equal(np.asarray(out), np.asarray(axle.jit(fun)(x, m)))
+  _, again = _compiled_names(caplog, lambda: fun(x, m))
+  assert again == []  # the compiled program is reused
+  jaxpr = str(axle.make_jaxpr(fun)(x, m))
+  assert f"name={name}" not in jaxpr
+
+
+def test_library_functions_with_other_arguments_run_op_by_op(caplog):
+  m = jnp.asarray(np.arange(12.0, dtype=np.float32).reshape(3, 4))
+  out, names = _compiled_names(caplog, lambda: jnp.sum(m, axis=[0]))  # a list: not hashable
+  assert not any(n == "jit(sum)" for n in names)
+  np.testing.assert_array_equal(np.asarray(out), np.arange(12.0).reshape(3, 4).sum(0))
+  with axle.disable_jit():
+    _, names = _compiled_names(caplog, lambda: jnp.mean(m))
+  assert "jit(mean)" not in names

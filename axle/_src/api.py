@@ -957,23 +957,66 @@ def disable_jit(disable: bool = True):
 
 
 def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
-  """``fun`` staged as its own ``jit`` equation when traced (as JAX's library functions such as
-  ``jnp.where`` or ``lax.dynamic_index_in_dim`` are: jaxprs show ``jit[name=...]``); eagerly it
-  runs directly, which computes the same values without the tracing round trip."""
+  """``fun`` as JAX's library functions wrapped in ``jit``: eagerly it runs as one compiled
+  program (so its numbers are XLA's, as JAX's are); traced, it is staged as its own ``jit``
+  equation (``jit[name=...]`` in jaxprs, as ``jnp.where`` or ``lax.dynamic_index_in_dim``), or,
+  with ``inline=True``, traced in place (as JAX's ``jnp.mean`` or ``jnp.matmul``: inlined in
+  jaxprs, one compiled program eagerly). ``axle_fast_eager`` and ``disable_jit`` run it op by
+  op. An inline function called eagerly with arguments ``jit`` would read differently (lists,
+  other Python containers, unhashable static values) also runs op by op."""
+  inline = jit_kwargs.get("inline", False)
 
   def wrap(fun):
     jitted = jit(fun, **jit_kwargs)
     jitted._report_retraces = False  # library code: its retraces follow its callers'
+    if not inline:
+      @functools.wraps(fun)
+      def wrapper(*args, **kwargs):
+        if core._context.trace is core.eval_trace and (config.axle_fast_eager
+                                                         or config.jax_disable_jit):
+          return fun(*args, **kwargs)
+        return jitted(*args, **kwargs)
+      return wrapper
+
+    static_names = frozenset(jit_kwargs.get("static_argnames", ()))
+    parameters = list(inspect.signature(fun).parameters)
+    static_positions = frozenset(i for i, name in enumerate(parameters) if name in static_names)
 
     @functools.wraps(fun)
-    def wrapper(*args, **kwargs):
-      if core._context.trace is core.eval_trace and (config.axle_fast_eager
-                                                       or config.jax_disable_jit):
+    def inline_wrapper(*args, **kwargs):
+      if (core._context.trace is not core.eval_trace or config.axle_fast_eager
+          or config.jax_disable_jit):
         return fun(*args, **kwargs)
+      for position, value in enumerate(args):
+        if not (type(value) is Array or (_compiles_as_static(value) if position in static_positions
+                                         else _compiles_as_operand(value))):
+          return fun(*args, **kwargs)
+      for name, value in kwargs.items():
+        if not (type(value) is Array or (_compiles_as_static(value) if name in static_names
+                                         else _compiles_as_operand(value))):
+          return fun(*args, **kwargs)
       return jitted(*args, **kwargs)
-    return wrapper
+    return inline_wrapper
 
   return wrap if fun is None else wrap(fun)
+
+
+def _compiles_as_operand(value) -> bool:
+  """Whether ``jit`` reads ``value`` as the eager function would: an array, a NumPy value, a
+  Python scalar, None, or a list/tuple of arrays (``jnp.stack([x, y])``)."""
+  if value is None or type(value) in (bool, int, float, complex, np.ndarray):
+    return True
+  if type(value) in (list, tuple):
+    return bool(value) and all(type(v) is Array for v in value)
+  return isinstance(value, np.generic)  # (arrays laid out over a mesh run op by op)
+
+
+def _compiles_as_static(value) -> bool:
+  try:
+    hash(value)
+  except TypeError:
+    return False
+  return not isinstance(value, (Array, Tracer, np.ndarray))
 
 
 # ---------------------------------------------------------------------------

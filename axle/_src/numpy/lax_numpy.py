@@ -163,6 +163,7 @@ def broadcast_arrays(*args):
   return [broadcast_to(a, shape) for a in args]
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype'))
 def concatenate(arrays, axis: int | None = 0, dtype=None):
   """Joins arrays along an existing axis (``jnp.concatenate``)."""
   if not len(arrays):
@@ -181,6 +182,7 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
   return lax_structural.concatenate(arrays, axis)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype'))
 def stack(arrays, axis: int = 0, dtype=None):
   """Joins arrays along a new axis (``jnp.stack``)."""
   if not len(arrays):
@@ -265,6 +267,7 @@ def around(a, decimals: int = 0, out=None):
   return round(a, decimals, out)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('precision', 'preferred_element_type', 'out_sharding'))
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Dot product of two arrays (``jnp.dot``): a matrix product for 2-D, a sum over the last
   axis of ``a`` and the second-to-last of ``b`` in general. ``out_sharding`` lays the result
@@ -286,6 +289,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   return out
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('precision', 'preferred_element_type', 'out_sharding'))
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Matrix product with NumPy's broadcasting of batch dimensions (``a @ b``)."""
   if out_sharding is not None:

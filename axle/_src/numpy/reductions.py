@@ -83,6 +83,7 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
   return out
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims', 'promote_integers'))
 def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
         promote_integers: bool = True):
   """Sum of array elements over ``axis`` (``jnp.sum``)."""
@@ -94,6 +95,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None
                  promote_integers, bool_op=lax_reductions.reduce_or)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims', 'promote_integers'))
 def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
          promote_integers: bool = True):
   """Product of array elements over ``axis`` (``jnp.prod``)."""
@@ -101,6 +103,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=Non
                  promote_integers, bool_op=lax_reductions.reduce_and)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
 def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Maximum over ``axis``; NaN propagates (``jnp.max``)."""
   _check_nonempty("max", a, axis, initial)
@@ -108,6 +111,7 @@ def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None
                  upcast=False, bool_op=lax_reductions.reduce_or)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
 def min(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Minimum over ``axis``; NaN propagates (``jnp.min``)."""
   _check_nonempty("min", a, axis, initial)
@@ -130,6 +134,7 @@ def _to_bool(a):
   return ufuncs._to_bool(util.asarray_operand(a))
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
 def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
   """Whether all elements over ``axis`` are true (``jnp.all``)."""
   util.check_arraylike("all", a)
@@ -137,6 +142,7 @@ def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
                  upcast=False)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
 def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
   """Whether any element over ``axis`` is true (``jnp.any``)."""
   util.check_arraylike("any", a)
@@ -144,6 +150,7 @@ def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
                  upcast=False)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims'))
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
   """Arithmetic mean over ``axis`` (``jnp.mean``), computed in floating point."""
   util.check_arraylike("mean", a)
@@ -199,11 +206,13 @@ def _arg_reduce(name, lax_fn, a, axis, keepdims):
   return out
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
 def argmax(a, axis=None, out=None, keepdims=None):
   """Index of the first maximum along ``axis`` (flattened when ``axis`` is None)."""
   return _arg_reduce("argmax", lax_reductions.argmax, a, axis, keepdims)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
 def argmin(a, axis=None, out=None, keepdims=None):
   """Index of the first minimum along ``axis`` (flattened when ``axis`` is None)."""
   return _arg_reduce("argmin", lax_reductions.argmin, a, axis, keepdims)
