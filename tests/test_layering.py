@@ -22,7 +22,7 @@ LAYERS = [
     ("L0", False, ["dtypes", "errors", "config", "tree_util", "pretty_printer", "cache_misses",
                    "source_info", "traceback_util", "version", "util",
                    "monitoring", "linear_util", "layout"]),
-    ("L1", False, ["core", "ir"]),
+    ("L1", False, ["core", "ir", "ref_frames"]),
     ("L2", False, ["xla.client", "array", "basearray", "devices", "sharding", "sharded_array",
                    "sharding_impls"]),
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",

@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from axle._src import core
+from axle._src import ref_frames
 from axle._src import dtypes
 from axle._src import ir
 from axle._src import pretty_printer as pp
@@ -303,6 +304,8 @@ class _HashableStatic:
 
 
 def _leaf_aval(x) -> ShapedArray:
+  if type(x) in ref_frames.ref_types:
+    return x._typeof()  # Ref{...}: jit reads and writes the ref (see _trace_with_refs)
   aval = getattr(x, "aval", None)
   if aval is not None and isinstance(aval, ShapedArray):
     return aval
@@ -383,11 +386,112 @@ def _trace_split(fun, split: "_Split", in_avals, args, kwargs, static_argnums, t
 
 def _trace(fun, args, kwargs, static_argnums, static_argnames, traced_for):
   split = _split_args(args, kwargs, static_argnums, static_argnames)
+  if ref_frames.refs_made[0]:
+    return (split, *_trace_passing_refs(fun, split, args, kwargs, static_argnums, traced_for))
   # arguments laid out over a mesh are traced with their sharded types, as jit traces them
   in_avals = [x._typeof() if type(x) is not Array and hasattr(x, "_typeof") else _leaf_aval(x)
               for x in split.leaves]
   closed, out_tree = _trace_split(fun, split, in_avals, args, kwargs, static_argnums, traced_for)
   return split, closed, out_tree
+
+
+def _trace_passing_refs(fun, split, args, kwargs, static_argnums, traced_for):
+  """Traces ``fun`` (for make_jaxpr, eval_shape, ...) with the array refs among its leaves passed
+  as they are; refs made outside are read as constants and their writes kept in the trace."""
+  positions = [i for i, x in enumerate(split.leaves) if type(x) in ref_frames.ref_types]
+  flat = _flat_fun(fun, split, len(args))
+
+  def with_refs(*tracers):
+    leaves = list(tracers)
+    for position in positions:
+      leaves.insert(position, split.leaves[position])
+    frame = ref_frames.Frame(core.current_trace(), {})
+    ref_frames.push(frame)
+    try:
+      return flat(*leaves)
+    finally:
+      ref_frames.pop(frame)
+
+  avals = [_leaf_aval(x) for i, x in enumerate(split.leaves) if i not in positions]
+  debug = staging.DebugInfo(traced_for, fun)
+  debug.arg_names_fn = functools.partial(_names_with_refs, fun, args, kwargs, static_argnums,
+                                         split, positions, ())
+  return staging.trace_to_jaxpr(with_refs, avals, debug)
+
+
+class _RefUse:
+  """How one traced signature uses array refs made outside the function: where each ref comes
+  from (``("arg", leaf position)`` or ``("closure", ref)``), which of them it writes (indices
+  into ``sources``, in the order of the extra outputs), and the leaf positions holding refs."""
+  __slots__ = ("sources", "written", "ref_leaves")
+
+  def __init__(self, sources, written, ref_leaves):
+    self.sources = sources
+    self.written = written
+    self.ref_leaves = ref_leaves
+
+
+def _names_with_refs(fun, args, kwargs, static_argnums, split, ref_positions, found):
+  """The argument names of a trace whose leading inputs are refs' values: a ref passed as an
+  argument keeps its name, a closed-over one has none (as a constant)."""
+  names = staging.flat_arg_names(fun, args, kwargs, static_argnums)
+  by_ref = {id(split.leaves[p]): names[p] for p in ref_positions if p < len(names)}
+  return ([by_ref.get(id(ref), "") for ref in found]
+          + [name for i, name in enumerate(names) if i not in ref_positions])
+
+
+def _trace_with_refs(fun, split, typed, args, kwargs, static_argnums):
+  """``_trace_split`` for a program in which array refs exist: the refs the function uses become
+  leading inputs (their values at call time) and, when written, trailing outputs. The first
+  trace finds them; the function is traced again when it used any (``ref_frames``)."""
+  start = time.perf_counter()
+  ref_positions = [i for i, x in enumerate(split.leaves) if type(x) in ref_frames.ref_types]
+  leaf_avals = [aval for i, aval in enumerate(typed) if i not in ref_positions]
+  flat = _flat_fun(fun, split, len(args))
+  found, found_avals = [], []
+  for _ in range(8):
+    frames, trees = [], []
+
+    def run(*tracers):
+      count = len(found)
+      frame = ref_frames.Frame(core.current_trace(), dict(zip(found, tracers[:count])))
+      frames.append(frame)
+      leaves = list(tracers[count:])
+      for position in ref_positions:
+        leaves.insert(position, split.leaves[position])
+      ref_frames.push(frame)
+      try:
+        out = flat(*leaves)
+      finally:
+        ref_frames.pop(frame)
+      out_leaves, out_tree = tree_util.tree_flatten(out)
+      trees.append(out_tree)
+      return out_leaves + [frame.values[ref] for ref in frame.written]
+
+    debug = staging.DebugInfo("jit", fun)
+    debug.arg_names_fn = functools.partial(_names_with_refs, fun, args, kwargs, static_argnums,
+                                           split, ref_positions, tuple(found))
+    closed, _ = staging.trace_to_jaxpr(run, found_avals + leaf_avals, debug)
+    frame = frames[-1]
+    if not frame.new:
+      break
+    for ref in frame.new:  # seen for the first time: trace again with its value as an input
+      found.append(ref)
+      found_avals.append(core.get_aval(ref_frames.read(ref)))
+  else:
+    raise RuntimeError(f"jit of {getattr(fun, '__name__', fun)}: the array refs it uses kept "
+                       "changing between traces")
+  if config.jax_log_compiles:
+    execution.logger.warning("Finished tracing %s for jit in %.9f sec", debug.func_name,
+                             time.perf_counter() - start)
+  if not found:
+    return closed, trees[-1], None
+  sources = []
+  for ref in found:
+    position = next((p for p in ref_positions if split.leaves[p] is ref), None)
+    sources.append(("closure", ref) if position is None else ("arg", position))
+  written = [found.index(ref) for ref in frame.written]
+  return closed, trees[-1], _RefUse(sources, written, frozenset(ref_positions))
 
 
 # ---------------------------------------------------------------------------
@@ -414,9 +518,10 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 class _CacheEntry:
   """One traced signature: the jaxpr, the output tree, hoisted outer tracers, and (once called
   at top level) the compiled executable."""
-  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "builder", "plans")
+  __slots__ = ("closed", "out_tree", "hoisted", "compiled", "builder", "plans", "refs")
 
-  def __init__(self, closed, out_tree, hoisted):
+  def __init__(self, closed, out_tree, hoisted, refs=None):
+    self.refs = refs  # a _RefUse when the function reads or writes array refs made outside it
     self.closed = closed
     self.out_tree = out_tree
     self.hoisted = hoisted
@@ -511,10 +616,15 @@ class JitFunction:
     key = (split.in_tree, in_avals, split.statics, len(args), trace_state, layouts)
     entry = self._cache.get(key)
     if entry is None:
-      closed, out_tree = _trace_split(self.fun, split, typed, args, kwargs,
-                                      self.static_argnums, "jit")
+      refs = None
+      if ref_frames.refs_made[0]:
+        closed, out_tree, refs = _trace_with_refs(self.fun, split, typed, args, kwargs,
+                                                  self.static_argnums)
+      else:
+        closed, out_tree = _trace_split(self.fun, split, typed, args, kwargs,
+                                        self.static_argnums, "jit")
       closed, hoisted = _hoist_tracer_consts(closed)
-      entry = _CacheEntry(closed, out_tree, hoisted)
+      entry = _CacheEntry(closed, out_tree, hoisted, refs)
       if not hoisted:
         self._cache[key] = entry
       if self._report_retraces and core._context.trace is core.eval_trace:
@@ -572,6 +682,8 @@ class JitFunction:
         return self.fun(*args, **kwargs)
       call_args, call_kwargs = args, kwargs  # (keyword arguments may move into args below)
       args, kwargs, split, entry = self._entry(args, kwargs)
+      if entry.refs is not None:
+        return self._call_with_refs(split, entry, traced=False)
       if entry.hoisted or (eval_interpreter.compile_time_eval_depth[0]
                            and any(isinstance(x, Tracer) for x in split.leaves)):
         # Inside ensure_compile_time_eval, a call on traced values is staged by their trace
@@ -660,8 +772,28 @@ class JitFunction:
     if config.jax_disable_jit or self.inline:
       return self.fun(*args, **kwargs)
     args, kwargs, split, entry = self._entry(args, kwargs)
+    if entry.refs is not None:
+      return self._call_with_refs(split, entry, traced=True)
     outs = jit_p.bind(*entry.hoisted, *split.leaves, jaxpr=entry.closed, name=self.name)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _call_with_refs(self, split, entry, traced: bool):
+    """A call of a signature that uses array refs: their values go in before the arguments,
+    and the values it wrote come out after the results and are written back."""
+    use = entry.refs
+    refs = [split.leaves[where] if kind == "arg" else where for kind, where in use.sources]
+    values = [ref_frames.read(ref) for ref in refs]
+    leaves = [leaf for i, leaf in enumerate(split.leaves) if i not in use.ref_leaves]
+    if traced or entry.hoisted:
+      outs = jit_p.bind(*entry.hoisted, *values, *leaves, jaxpr=entry.closed, name=self.name)
+    else:
+      if entry.compiled is None:
+        entry.compiled = execution.CompiledCall(entry.closed, self.name, (), self.keep_unused)
+      outs = entry.compiled.run(values + leaves)
+    count = len(outs) - len(use.written)
+    for position, value in zip(use.written, outs[count:]):
+      ref_frames.write(refs[position], value)
+    return tree_util.tree_unflatten(entry.out_tree, list(outs[:count]))
 
   # -- ahead of time ------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":

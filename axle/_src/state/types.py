@@ -3,10 +3,12 @@ it, ``ref[idx] = v`` writes it (``ref[...] += 1`` too), ``jax.freeze(ref)`` read
 time. ``jax.typeof(ref)`` is an ``AbstractRef`` (printed ``Ref{float32[3]}``).
 
 axle keeps a ref's value in Python: a ref made and used inside one traced function (under jit,
-grad, vmap) holds that trace's values and behaves as JAX's does. What axle does not do is thread
-a ref through a transformation boundary: a ref passed to or closed over by a jitted or
-differentiated function cannot be written with a traced value there (an error says so, never a
-silently stale value). Writes check the value's shape and dtype as JAX does.
+grad, vmap) holds that trace's values. A ref passed to or closed over by a jitted function is
+read and written by the compiled program, as in JAX: its value at each call is an input and,
+when written, the new value is written back after the call (``ref_frames``). What axle does not
+do is thread a ref through ``grad``/``vmap`` or a control-flow body: writing a value traced there
+into a ref made outside raises (an error says so, never a silently stale value). Writes check
+the value's shape and dtype as JAX does.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import numpy as jnp
+from axle._src import ref_frames
 
 
 class AbstractRef:
@@ -50,12 +53,19 @@ class AbstractRef:
 class Ref:
   """A mutable reference to an array (``jax.new_ref(x)``): ``ref[...]`` reads the whole array,
   ``ref[idx]`` a part; ``ref[idx] = value`` writes."""
-  __slots__ = ("_value", "_trace", "_frozen")
+  __slots__ = ("_value", "_trace", "_frozen", "_frame", "__weakref__")
 
   def __init__(self, value):
     self._value = value
     self._trace = core.current_trace()
     self._frozen = False
+    self._frame = ref_frames.innermost()  # the jit trace it was made in (None: top level)
+    ref_frames.refs_made[0] += 1
+
+  def _threaded(self) -> bool:
+    """Whether a jit trace that did not make this ref is using it now."""
+    frame = ref_frames.innermost()
+    return frame is not None and self._frame is not frame
 
   def _check_live(self):
     if self._frozen:
@@ -78,16 +88,22 @@ class Ref:
 
   def __getitem__(self, index):
     self._check_live()
-    self._check_trace("read")
+    if self._threaded():
+      value = ref_frames.read(self)
+    else:
+      self._check_trace("read")
+      value = self._value
     if index is Ellipsis or index == ():
-      return self._value
-    return jnp.asarray(self._value)[index]
+      return value
+    return jnp.asarray(value)[index]
 
   def __setitem__(self, index, value):
     self._check_live()
     value = jnp.asarray(value)
-    self._check_trace("written", value)
-    current = jnp.asarray(self._value)
+    threaded = self._threaded()
+    if not threaded:
+      self._check_trace("written", value)
+    current = jnp.asarray(ref_frames.read(self) if threaded else self._value)
     target = current if index is Ellipsis or index == () else current[index]
     if value.dtype != current.dtype:
       raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {current.dtype}. Value dtype: "
@@ -96,10 +112,11 @@ class Ref:
       raise ValueError(f"Invalid shape for `swap`. Ref shape: {tuple(current.shape)}. Expected "
                        f"shape: {tuple(np.shape(target))}. Value shape: {tuple(value.shape)}. "
                        "Transforms: ().")
-    if index is Ellipsis or index == ():
-      self._value = value
+    new = value if index is Ellipsis or index == () else current.at[index].set(value)
+    if threaded:
+      ref_frames.write(self, new)
     else:
-      self._value = current.at[index].set(value)
+      self._value = new
 
   def _check_trace(self, action: str, value=None):
     """A ref made outside the current transformation cannot take or give its traced values."""
@@ -122,6 +139,9 @@ class Ref:
     return np.asarray(self[...], dtype=dtype)
 
   # ref[...] op= value reads, combines and writes back through __getitem__/__setitem__.
+
+
+ref_frames.ref_types.add(Ref)
 
 
 def new_ref(init_val, *, memory_space=None) -> Ref:
