@@ -120,3 +120,18 @@ def test_weak_scalar_arrays_keep_weak_type():
   assert x.weak_type
   _same(x * x, general(operator.mul)(x, x))
   _same(x > 1.0, general(lambda v: v > 1.0)(x))
+
+
+def test_scalar_operands_share_a_device_buffer_that_donation_cannot_consume():
+  # Eager ops on XLA reuse one device buffer per scalar value (x + 1.0 on a device array);
+  # donating an equal 0-d array to a jitted function must not delete that shared buffer.
+  import axle
+  y = jnp.tanh(jnp.asarray(np.linspace(-1, 1, 8, dtype=np.float32)))
+  expected = np.tanh(np.linspace(-1, 1, 8, dtype=np.float32)).astype(np.float32) + np.float32(1)
+  for _ in range(2):
+    np.testing.assert_allclose(np.asarray(y + 1.0), expected, rtol=1e-6)
+  one = jnp.asarray(np.float32(1.0))
+  np.testing.assert_allclose(np.asarray(y + one), expected, rtol=1e-6)
+  axle.jit(lambda s: s * 2, donate_argnums=0)(one)
+  np.testing.assert_allclose(np.asarray(y + 1.0), expected, rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(y + jnp.asarray(np.float32(1.0))), expected, rtol=1e-6)

@@ -1104,8 +1104,7 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
     if not inline:
       @functools.wraps(fun)
       def wrapper(*args, **kwargs):
-        if core._context.trace is core.eval_trace and (config.axle_fast_eager
-                                                         or config.jax_disable_jit):
+        if core._context.trace is core.eval_trace and config.eager_op_by_op:
           return fun(*args, **kwargs)
         return jitted(*args, **kwargs)
       return wrapper
@@ -1116,8 +1115,7 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
 
     @functools.wraps(fun)
     def inline_wrapper(*args, **kwargs):
-      if (core._context.trace is not core.eval_trace or config.axle_fast_eager
-          or config.jax_disable_jit):
+      if core._context.trace is not core.eval_trace or config.eager_op_by_op:
         return fun(*args, **kwargs)
       for position, value in enumerate(args):
         if not (type(value) is Array or (_compiles_as_static(value) if position in static_positions

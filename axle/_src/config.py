@@ -76,6 +76,9 @@ class Config:
 
   def _refresh_trace_state(self) -> None:
     object.__setattr__(self, "trace_state", tuple(self._values[f] for f in TRACE_FLAGS))
+    # whether library functions JAX jits run op by op eagerly (read on every eager call)
+    object.__setattr__(self, "eager_op_by_op", bool(self._values["axle_fast_eager"]
+                                                    or self._values["jax_disable_jit"]))
 
   def update(self, name: str, value) -> None:
     """Sets flag ``name`` to ``value`` (``config.update("jax_enable_x64", True)``)."""

@@ -412,6 +412,31 @@ def leaf_buffer(leaf, aval: ShapedArray):
   return client.put(value, aval, owned=False)
 
 
+def _host_scalar_buffer(array: Array):
+  """A device buffer holding the value of a host-backed 0-d Array, shared by every eager op
+  given the same value (``x + 1.0`` makes a new 0-d Array each time). Not kept on the Array:
+  a program that donates the Array must not consume the shared buffer."""
+  value = array._value
+  if value is None:
+    return array._device_buffer()
+  return _scalar_value_buffer(np.asarray(value), array._aval)
+
+
+def _scalar_value_buffer(value: np.ndarray, aval: ShapedArray):
+  """The shared device buffer of a 0-d value (see ``_host_scalar_buffer``)."""
+  dtype = aval.dtype
+  key = (dtype, value.dtype, value.tobytes())
+  buffer = _array_scalar_buffers.get(key)
+  if buffer is None:
+    if len(_array_scalar_buffers) > 4096:
+      _array_scalar_buffers.clear()
+    buffer = _array_scalar_buffers[key] = client.put(np.asarray(value, dtype), aval)
+  return buffer
+
+
+_array_scalar_buffers: dict = {}
+
+
 def fresh_leaf_buffer(leaf, aval: ShapedArray):
   """``leaf_buffer`` for a donated leaf: a Python scalar gets a buffer of its own, not the
   shared cached one (which the program consumes)."""
@@ -462,8 +487,14 @@ def primitive_runner(primitive, avals, params, out_avals):
   def run(operands):
     buffers = []
     for operand, aval in zip(operands, avals):
-      if type(operand) is Array and operand._buffer is not None:
-        buffers.append(operand._buffer)
+      if type(operand) is Array:
+        buffer = operand._buffer
+        if buffer is None:
+          buffer = (_host_scalar_buffer(operand) if not operand._aval.shape
+                    else operand._device_buffer())
+        buffers.append(buffer)
+      elif type(operand) is np.ndarray and not operand.shape:
+        buffers.append(_scalar_value_buffer(operand, aval))  # a Python scalar's value
       else:
         buffers.append(leaf_buffer(operand, aval))
     try:
