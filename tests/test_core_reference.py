@@ -21,7 +21,6 @@ _REFERENCE = load_reference("core_reference.json")
 # Differences we know of and accept for now, with the reason; each stays visible as an xfail.
 KNOWN_DIFFERENCES = {
     "err_leak": "JAX's leak message names its internal tracer class and creation frames",
-    "err_hash": "the message names the array class: JAX's is jaxlib._jax.ArrayImpl, ours axle's Array",
 }
 
 

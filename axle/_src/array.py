@@ -146,7 +146,7 @@ class Array:
     return value.reshape(())[()]
 
   def __hash__(self):
-    raise TypeError(f"unhashable type: '{type(self).__name__}'")
+    raise TypeError(f"unhashable type: '{type(self).__module__}.{type(self).__name__}'")
 
   def __setitem__(self, index, value):
     raise TypeError(errors.IMMUTABLE_SETITEM_MESSAGE)
@@ -244,3 +244,10 @@ def from_numpy(value, weak_type: bool = False) -> Array:
 
 
 ir.array_from_literal = lambda value, aval: Array(value, aval=aval)
+
+# The concrete array type prints as JAX's (``type(x)`` is ``<class 'jaxlib._jax.ArrayImpl'>``,
+# and messages such as "unhashable type: 'jaxlib._jax.ArrayImpl'" name it), as programs and
+# doctests written for JAX show it.
+# Pickling goes through ``__reduce__``, never through this name.
+Array.__module__ = "jaxlib._jax"
+Array.__name__ = Array.__qualname__ = "ArrayImpl"
