@@ -30,6 +30,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
 from axle._src import ir
+from axle._src import traceback_util
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import ShapedArray, Tracer
@@ -465,7 +466,12 @@ def check_special_values(name: str, outputs) -> None:
   kind = special_value_kind(outputs)
   if kind is not None:
     print(DEOPTIMIZED_MESSAGE)
-    raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+    error = FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+    if traceback_util.filtering_enabled():
+      # raised from JAX's jitted dispatch of the op, so its traceback carries the filtering note
+      error._axle_traceback_filtered = True
+      error.add_note(traceback_util.FILTERING_NOTE)
+    raise error
 
 
 def _operand_error(primitive, position, x) -> TypeError:
