@@ -166,8 +166,13 @@ def note_origin(exc: BaseException, info, primitive_name: str) -> None:
   equation whose evaluation, transformation or lowering raised it."""
   if info is None or getattr(exc, "_axle_origin_noted", False):
     return
+  note = f"The failing operation, {primitive_name}, was staged at {info.summarize()}."
   try:
-    exc.add_note(f"The failing operation, {primitive_name}, was staged at {info.summarize()}.")
+    notes = getattr(exc, "__notes__", None)
+    if notes and getattr(exc, "_axle_traceback_filtered", False):
+      notes.insert(len(notes) - 1, note)  # before the traceback-filtering note, which ends them
+    else:
+      exc.add_note(note)
     exc._axle_origin_noted = True
   except (AttributeError, TypeError):
     pass
