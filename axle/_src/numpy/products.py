@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import operator
 
 import numpy as np
@@ -71,7 +72,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   True, False or an explicit path)."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-  opt_einsum = _opt_einsum()
+  _opt_einsum()  # a clear ImportError without opt_einsum
   if not isinstance(subscripts, str):
     from opt_einsum.parser import convert_interleaved_input
     subscripts, operands = convert_interleaved_input((subscripts,) + operands)
@@ -82,20 +83,45 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   elif optimize is False:
     # No search: contract left to right, two operands at a time.
     optimize = [(0, 1)] * (len(operands) - 1) if len(operands) > 1 else [(0,)]
-  shapes = [_ShapeOnly(_shape(o)) for o in operands]
-  _, contractions = opt_einsum.contract_path(subscripts, *shapes, einsum_call=True,
-                                             use_blas=True, optimize=optimize)
+  shapes = tuple(tuple(_shape(o)) for o in operands)
+  if isinstance(optimize, list):  # an explicit path: hashable, to remember its plan
+    optimize = tuple(step if isinstance(step, str) else tuple(step) for step in optimize)
+  try:
+    contractions = _contraction_plan(subscripts, shapes, optimize)
+  except TypeError:  # an optimizer object: not hashable, so not remembered
+    contractions = _contraction_plan.__wrapped__(subscripts, shapes, optimize)
   # Like JAX, the operands keep their own dtypes: every dot_general accumulates in the result
   # type (``preferred_element_type``), which defaults to the operands' promoted type.
   if preferred_element_type is None:
     result_dtype, result_weak = dtypes.result_type(*operands, return_weak_type_flag=True)
   else:
     result_dtype, result_weak = dtypes.canonicalize_dtype(preferred_element_type), False
-  for contraction in contractions:
-    indices, contracted, einstr = contraction[0], contraction[1], contraction[2]
+  return _einsum(operands, contractions, precision, result_dtype, result_weak)
+
+
+@functools.lru_cache(maxsize=1024)
+def _contraction_plan(subscripts: str, shapes: tuple, optimize) -> tuple:
+  """The pairwise contractions opt_einsum picks for operands of ``shapes`` (a pure function of
+  its arguments, remembered: finding a path costs more than a small eager einsum):
+  ``(operand indices, sorted contracted names, einsum string)`` per step."""
+  if isinstance(optimize, tuple):
+    optimize = list(optimize)
+  _, contractions = _opt_einsum().contract_path(
+      subscripts, *[_ShapeOnly(shape) for shape in shapes], einsum_call=True, use_blas=True,
+      optimize=optimize)
+  return tuple((tuple(c[0]), tuple(sorted(c[1])), c[2]) for c in contractions)
+
+
+@util.jit_when_tracing(inline=True, static_argnames=("contractions", "precision", "result_dtype",
+                                                      "result_weak"))
+def _einsum(operands, contractions, precision, result_dtype, result_weak):
+  """The contractions of one einsum: inlined when traced, one compiled program eagerly (as
+  JAX's)."""
+  operands = list(operands)
+  for indices, contracted, einstr in contractions:
     inputs, result_names = einstr.split("->")
     input_names = inputs.split(",")
-    contracted = sorted(contracted)
+    contracted = list(contracted)
     ops = [operands.pop(i) for i in indices]
     if len(ops) == 1:
       out_op = _einsum_unary(ops[0], input_names[0], result_names, contracted, result_dtype)
