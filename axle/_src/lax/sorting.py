@@ -140,14 +140,28 @@ def _take_along(x, indices, axis: int):
   return slicing.gather(x, stacked, dnums, (1,) * len(x_shape), mode="clip")
 
 
+def _gather_along(x, indices, dimension: int, batch_dims):
+  """``x`` gathered along ``dimension`` at ``indices`` (its shape plus a trailing 1), whose other
+  dimensions are batch dimensions ``batch_dims``; the indices are promised in bounds."""
+  dnums = slicing.GatherDimensionNumbers(
+      offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
+      operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
+  return slicing.gather_p.bind(
+      x, indices, dimension_numbers=dnums, slice_sizes=(1,) * core.get_aval(x).ndim,
+      indices_are_sorted=False, unique_indices=False,
+      mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+
+
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
   """Sorts an iota along with the operands; the permutation it ends up in gathers the tangents."""
   shape = core.get_aval(primals[0]).shape
-  index_dtype = np.int32 if shape[dimension] < np.iinfo(np.int32).max else np.int64
+  index_dtype = np.uint32 if shape[dimension] < np.iinfo(np.uint32).max else np.uint64
   iota = structural.broadcasted_iota(index_dtype, shape, dimension)
   outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-  permutation = outs[-1]
-  tangents_out = [t if type(t) is ad.Zero else _take_along(t, permutation, dimension)
+  indices = structural.broadcast_in_dim(outs[-1], shape + (1,), tuple(range(len(shape))))
+  # JAX's params hold these as NumPy integers (and print them as np.int64(...)).
+  batch_dims = tuple(np.int64(d) for d in range(len(shape)) if d != dimension)
+  tangents_out = [t if type(t) is ad.Zero else _gather_along(t, indices, dimension, batch_dims)
                   for t in tangents]
   return list(outs[:-1]), tangents_out
 
@@ -324,7 +338,10 @@ mlir.register(top_k_p, _top_k_lowering)
 def _top_k_jvp(primals, tangents, *, k, axis):
   (operand,), (tangent,) = primals, tangents
   values, indices = top_k_p.bind(operand, k=k, axis=axis)
-  tangent_out = _take_along(ad.instantiate_zeros(tangent), indices, axis)
+  shape = core.get_aval(indices).shape
+  gather_indices = structural.reshape(indices, shape + (1,))
+  batch_dims = tuple(d for d in range(len(shape)) if d != axis)
+  tangent_out = _gather_along(ad.instantiate_zeros(tangent), gather_indices, axis, batch_dims)
   return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
 
 
