@@ -28,8 +28,10 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import slicing
 from axle._src.lax import structural
+from axle._src.lax import utils
 
-__all__ = ["sort", "sort_key_val", "top_k", "approx_max_k", "approx_min_k", "approx_top_k_p"]
+__all__ = ["sort", "sort_key_val", "top_k", "approx_max_k", "approx_min_k", "approx_top_k_p",
+           "eq_to_p", "lt_to_p", "le_to_p"]
 
 _int_of_width = {2: np.int16, 4: np.int32, 8: np.int64}
 
@@ -279,6 +281,48 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 
 # ---------------------------------------------------------------------------
+# Total-order comparisons (eq_to, lt_to, le_to): floats compare in IEEE total order
+# (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), other dtypes as eq/lt/le. jnp's sorted
+# searches canonicalise zeros and NaNs first and then compare with these, as sort's comparator.
+
+_total_order_operands = (np.integer, np.floating, np.bool_)
+
+
+def _total_order_kernel(compare):
+  def kernel(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+      x, y = _total_order_key(x, False), _total_order_key(y, False)
+    return compare(x, y)
+  return kernel
+
+
+def _total_order_lowering(direction: str):
+  def rule(ctx, x, y):
+    shape = ctx.avals_out[0].shape
+    dtype = ctx.avals_in[0].dtype
+    kind = "TOTALORDER" if mlir.compare_type(dtype) == "FLOAT" else None
+    return mlir.compare(ctx, mlir.broadcast_to(ctx, x, shape), mlir.broadcast_to(ctx, y, shape),
+                        direction, kind)
+  rule.__name__ = f"_total_order_{direction.lower()}_lowering"
+  return rule
+
+
+eq_to_p = utils.binop("eq_to", _total_order_operands, _total_order_kernel(np.equal),
+                      utils.bool_result)
+mlir.register(eq_to_p, _total_order_lowering("EQ"))
+lt_to_p = utils.binop("lt_to", _total_order_operands, _total_order_kernel(np.less),
+                      utils.bool_result)
+mlir.register(lt_to_p, _total_order_lowering("LT"))
+le_to_p = utils.binop("le_to", _total_order_operands, _total_order_kernel(np.less_equal),
+                      utils.bool_result)
+mlir.register(le_to_p, _total_order_lowering("LE"))
+for _comparison in (eq_to_p, lt_to_p, le_to_p):
+  ad.defjvp_zero(_comparison)
+  batching.defbroadcasting(_comparison)
+
+
+# ---------------------------------------------------------------------------
 # top_k
 
 
@@ -485,3 +529,5 @@ def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: 
 # JAX; see interpreters/eval.py).
 
 eval_interpreter.exact_kernels(sort_p, top_k_p, when=eval_interpreter.no_complex, subnormals=True)
+# Total-order comparisons compare bit patterns: exact on every operand, subnormals included.
+eval_interpreter.exact_kernels(eq_to_p, lt_to_p, le_to_p)

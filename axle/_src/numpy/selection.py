@@ -7,6 +7,7 @@ to work under ``jit``: then they are computed with cumulative sums and scatters,
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import NamedTuple
 
@@ -17,6 +18,7 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import loops as lax_loops
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
@@ -27,6 +29,7 @@ from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "put", "place", "extract", "compress",
            "choose", "select", "piecewise", "argwhere", "flatnonzero", "sort",
@@ -495,10 +498,121 @@ def _complex_lt(x, y):
                           ufuncs.logical_and(lax_elementwise.eq(xr, yr), lax_elementwise.lt(lax_elementwise.imag(x), lax_elementwise.imag(y))))
 
 
+def _order_canonical(x):
+  """``x`` with -0.0 made +0.0 and every NaN the canonical NaN, as sort's comparator sees it."""
+  is_zero = lax_elementwise.eq(x, np.zeros((), _dtype(x)))
+  zeroed = lax_elementwise.select_n(is_zero, x, lax_structural.full_like(x, 0))
+  is_nan = lax_elementwise.ne(x, x)
+  return lax_elementwise.select_n(is_nan, zeroed, lax_structural.full_like(x, np.nan))
+
+
+def _order_parts(x):
+  """The canonicalised parts of ``x`` that sort's order compares, most significant first."""
+  kind = _dtype(x).kind
+  if kind == "c":
+    return [_order_canonical(lax_elementwise.real(x)), _order_canonical(lax_elementwise.imag(x))]
+  if kind == "f" or _dtype(x) == dtypes.bfloat16:
+    return [_order_canonical(x)]
+  return [x]
+
+
+def _order_compare(x_parts, y_parts, strict: bool, broadcast=None):
+  """``x < y`` (``strict``) or ``x <= y`` in sort's order, from the parts of ``_order_parts``.
+
+  ``broadcast(x_part, y_part)``, when given, shapes each pair just before it is compared."""
+  def compare(primitive, x, y):
+    if broadcast is not None:
+      x, y = broadcast(x, y)
+    return primitive.bind(x, y)
+
+  last = compare(lax_sorting.lt_to_p if strict else lax_sorting.le_to_p, x_parts[-1], y_parts[-1])
+  if len(x_parts) == 1:
+    return last
+  (xr, _), (yr, _) = x_parts, y_parts
+  return ufuncs.logical_or(compare(lax_sorting.lt_to_p, xr, yr),
+                           ufuncs.logical_and(compare(lax_sorting.eq_to_p, xr, yr), last))
+
+
+@util.jit_when_tracing(static_argnames=("side", "dtype", "unrolled"))
+def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
+  # A binary search per query element: the search of a scalar, vmapped one query axis at a time
+  # (each level its own jit equation, as in JAX).
+  n = _shape(sorted_arr)[0]
+  if n == 0:
+    return lax_structural.full(_shape(query), 0, dtype)
+  if _shape(query):
+    scalar_search = functools.partial(_searchsorted_scan_impl, side=side, dtype=dtype,
+                                      unrolled=unrolled)
+    return vmap(scalar_search, in_axes=(None, 0))(sorted_arr, query)
+  unsigned = np.dtype(np.uint32 if np.dtype(dtype) == np.int32 else np.uint64)
+
+  def step(carry, _):
+    low, high = carry
+    mid = lax_elementwise.add(low, ufuncs.floor_divide(lax_elementwise.sub(high, low), 2))
+    value = lax_structural.squeeze(lax_structural.dynamic_slice(sorted_arr, (mid,), (1,)), (0,))
+    # left: go left while query <= a[mid]; right: while query < a[mid].
+    go_left = _order_compare(_order_parts(query), _order_parts(value), strict=side == "right")
+    return (lax_elementwise.select_n(go_left, mid, low),
+            lax_elementwise.select_n(go_left, high, mid)), ()
+
+  levels = int(np.ceil(np.log2(n + 1)))
+  init = (np.zeros((), unsigned), np.array(n, unsigned))
+  (_, high), _ = lax_loops.scan(step, init, (), length=levels,
+                                unroll=levels if unrolled else 1)
+  return lax_elementwise._convert_element_type(high, dtype, False)
+
+
+def _rank_in_sorted_order(x, dtype):
+  """The position each element of the 1-D ``x`` takes in ``x`` stably sorted."""
+  positions = lax_structural.iota(np.dtype(dtype), _shape(x)[0])
+  zeros = creation.zeros_like(positions)
+  _, permutation = lax_sorting.sort_key_val(x, positions)
+  return zeros.at[permutation].set(positions)
+
+
+@util.jit_when_tracing(static_argnames=("side", "dtype"))
+def _searchsorted_sort_impl(sorted_arr, query, side, dtype):
+  # Sorting the search keys together with the queries: a query's position there, less its own
+  # rank among the queries, is its insertion point.
+  n, m = _shape(sorted_arr)[0], int(np.prod(_shape(query), dtype=np.int64))
+  work_dtype = np.int32 if n + m < np.iinfo(np.int32).max else dtypes.default_int_dtype()
+  if side == "left":
+    combined = lax_structural.concatenate([lax_numpy.ravel(query), sorted_arr], 0)
+    start, stop = 0, m
+  else:
+    combined = lax_structural.concatenate([sorted_arr, lax_numpy.ravel(query)], 0)
+    start, stop = n, n + m
+  in_combined = _rank_in_sorted_order(combined, work_dtype)
+  if (start, stop) != (0, n + m):  # a static slice of the whole array is no operation
+    in_combined = lax_structural.slice(in_combined, (start,), (stop,))
+  among_queries = _rank_in_sorted_order(lax_numpy.ravel(query), work_dtype)
+  result = lax_structural.reshape(lax_elementwise.sub(in_combined, among_queries), _shape(query))
+  return lax_elementwise._convert_element_type(result, dtype, False)
+
+
+@util.jit_when_tracing(static_argnames=("side", "dtype"))
+def _searchsorted_compare_all_impl(sorted_arr, query, side, dtype):
+  # Counts the keys before each query: an (n, *query.shape) comparison summed over the keys.
+  rank = len(_shape(query))
+
+  def outer(key, query):  # keys down the first axis, queries across the others
+    query = lax_structural.broadcast_in_dim(query, (1,) + _shape(query),
+                                            tuple(np.int64(d + 1) for d in range(rank)))
+    return lax_structural.broadcast_in_dim(key, _shape(key) + (1,) * rank, (0,)), query
+
+  before = _order_compare(_order_parts(sorted_arr), _order_parts(query), strict=side == "left",
+                          broadcast=outer)
+  return reductions.sum(before, axis=0, dtype=dtype)
+
+
 @util.jit_when_tracing(static_argnames=("side", "method"))
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
   """Where ``v``'s elements would be inserted into the sorted 1-D ``a`` to keep it sorted
-  (``jnp.searchsorted``); NaNs sort last."""
+  (``jnp.searchsorted``); NaNs sort last.
+
+  ``method`` picks the algorithm, as in JAX: ``'scan'`` (a binary search, the default),
+  ``'scan_unrolled'`` (the same, unrolled), ``'sort'`` (one sort of ``a`` and ``v`` together)
+  or ``'compare_all'`` (every element of ``a`` against every element of ``v``)."""
   a, v = _arr("searchsorted", a, v)
   if len(_shape(a)) != 1:
     raise ValueError("a should be 1-dimensional")
@@ -507,20 +621,17 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
   if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
     raise ValueError(f"method={method!r} not recognized; should be one of 'scan', "
                      "'scan_unrolled', 'sort', or 'compare_all'")
-  if sorter is not None:
-    a = take(a, sorter, mode="clip")
   a, v = util.promote_dtypes(a, v)
+  if sorter is not None:
+    a = a[sorter]
   n = _shape(a)[0]
-  if n == 0:
-    return lax_structural.full(_shape(v), 0, np.int32)
-  v_shape = _shape(v)
-  a_b = lax_numpy.reshape(a, (1,) * len(v_shape) + (n,))
-  v_b = lax_numpy.expand_dims(v, -1)
-  if side == "left":
-    before = _sort_lt(a_b, v_b)
-  else:
-    before = ufuncs.logical_not(_sort_lt(v_b, a_b))
-  return reductions.sum(before, axis=-1, dtype=np.int32)
+  dtype = np.int32 if n <= np.iinfo(np.int32).max // 2 else dtypes.default_int_dtype()
+  if method in ("scan", "scan_unrolled"):
+    return _searchsorted_scan_impl(a, v, side=side, dtype=dtype,
+                                   unrolled=method == "scan_unrolled")
+  if method == "sort":
+    return _searchsorted_sort_impl(a, v, side=side, dtype=dtype)
+  return _searchsorted_compare_all_impl(a, v, side=side, dtype=dtype)
 
 
 @util.jit_when_tracing(static_argnames=("right", "method"))
@@ -533,10 +644,11 @@ def digitize(x, bins, right: bool = False, *, method=None):
     return lax_structural.full(_shape(x), 0, np.int32)
   side = "right" if not right else "left"
   kwargs = {} if method is None else {"method": method}
+  is_increasing = ufuncs.greater_equal(bins[-1], bins[0])
   increasing = searchsorted(bins, x, side=side, **kwargs)
   decreasing = ufuncs.subtract(_shape(bins)[0],
                               searchsorted(lax_structural.rev(bins, (0,)), x, side=side, **kwargs))
-  return lax_numpy.where(ufuncs.greater_equal(bins[-1], bins[0]), increasing, decreasing)
+  return lax_numpy.where(is_increasing, increasing, decreasing)
 
 
 # ---------------------------------------------------------------------------
