@@ -13,6 +13,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import control_flow
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
@@ -327,16 +328,20 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   util.check_arraylike("interp", x, xp, fp)
   if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
     raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+  if period is not None and np.ndim(period) != 0:
+    raise ValueError(f"period must be a scalar; got {period}")
+  return _interp(x, xp, fp, left, right, period)
+
+
+@util.jit_when_tracing
+def _interp(x, xp, fp, left, right, period):
   x, xp = util.promote_dtypes_inexact(x, xp)
   (fp,) = util.promote_dtypes_inexact(fp)
   if period is not None:
-    if np.ndim(period) != 0:
-      raise ValueError(f"period must be a scalar; got {period}")
     period = ufuncs.abs(period)
     x = ufuncs.remainder(x, period)
     xp = ufuncs.remainder(xp, period)
-    order = selection.argsort(xp)
-    xp, fp = xp[order], fp[order]
+    xp, fp = lax_sorting.sort_key_val(xp, fp)
     xp = lax_numpy.concatenate([xp[-1:] - period, xp, xp[:1] + period])
     fp = lax_numpy.concatenate([fp[-1:], fp, fp[:1]])
   n = _shape(xp)[0]
@@ -348,9 +353,12 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   dx0 = ufuncs.less_equal(ufuncs.abs(dx), epsilon)
   f = lax_numpy.where(dx0, fp[i - 1], ufuncs.add(fp[i - 1], ufuncs.multiply(
       ufuncs.divide(delta, lax_numpy.where(dx0, 1, dx)), df)))
+  left_fill = fp[0] if left is None else left
   if period is None:
-    f = lax_numpy.where(ufuncs.less(x, xp[0]), fp[0] if left is None else left, f)
-    f = lax_numpy.where(ufuncs.greater(x, xp[-1]), fp[-1] if right is None else right, f)
+    f = lax_numpy.where(ufuncs.less(x, xp[0]), left_fill, f)
+  right_fill = fp[-1] if right is None else right
+  if period is None:
+    f = lax_numpy.where(ufuncs.greater(x, xp[-1]), right_fill, f)
   return f
 
 
