@@ -20,6 +20,7 @@ from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import loops as lax_loops
 from axle._src.lax import reductions as lax_reductions
+from axle._src.lax import slicing as lax_slicing
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.lax import structural_extra as lax_structural_extra
@@ -107,27 +108,16 @@ def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value
 
 
 def _along_axis_index(arr_shape, indices, axis):
-  """An index tuple that pairs ``indices`` along ``axis`` with every position of the other axes
-  (which broadcast between ``arr`` and ``indices``)."""
-  idx_shape = _shape(indices)
-  shape = []
-  for i, (d_arr, d_idx) in enumerate(zip(arr_shape, idx_shape)):
-    if i == axis:
-      shape.append(d_idx)
-    elif d_arr == d_idx or d_idx == 1 or d_arr == 1:
-      shape.append(builtins.max(d_arr, d_idx) if d_arr != 1 else d_idx)
-    else:
-      raise ValueError(f"indices and arr must be broadcast-compatible on non-axis dimensions; got "
-                       f"arr.shape={arr_shape}, indices.shape={idx_shape}, axis={axis}")
-  shape = tuple(shape)
+  """An index tuple that pairs ``indices`` along ``axis`` with every position of the other axes:
+  an iota per axis, shaped to broadcast against the others (the iota of ``axis`` itself is built
+  too and then replaced, as in JAX's program)."""
+  rank = len(arr_shape)
   index = []
-  for i, d_arr in enumerate(arr_shape):
-    if i == axis:
-      index.append(creation.broadcast_to(indices, shape))
-    elif d_arr == 1:
-      index.append(lax_structural.full(shape, 0, _int_dtype()))
-    else:
-      index.append(lax_structural.broadcasted_iota(_int_dtype(), shape, i))
+  for i, size in enumerate(arr_shape):
+    iota = lax_structural.iota(_int_dtype(), size)
+    shape = tuple(size if d == i else 1 for d in range(rank))
+    iota = lax_structural.broadcast_in_dim(iota, shape, (i,))
+    index.append(indices if i == axis else iota)
   return tuple(index)
 
 
@@ -151,9 +141,53 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
   indices give ``fill_value`` (NaN for inexact types) unless ``mode='clip'``."""
   arr, indices = _arr("take_along_axis", arr, indices)
   arr, axis = _check_along_axis("take_along_axis", arr, indices, axis)
-  index = _along_axis_index(_shape(arr), indices, axis)
-  return indexing.rewriting_take(arr, index, mode="fill" if mode is None else mode,
-                                 fill_value=fill_value)
+  arr_shape, idx_shape = _shape(arr), _shape(indices)
+  for i, (d_arr, d_idx) in enumerate(zip(arr_shape, idx_shape)):
+    if i != axis and d_arr != d_idx and d_arr != 1 and d_idx != 1:
+      raise ValueError(f"indices and arr must be broadcast-compatible on non-axis dimensions; got "
+                       f"arr.shape={arr_shape}, indices.shape={idx_shape}, axis={axis}")
+  mode = "fill" if mode is None else mode
+  index_dtype = _int_dtype()
+  if _dtype(indices) != index_dtype:
+    indices = lax_elementwise._convert_element_type(indices, index_dtype, False)
+  if mode != "promise_in_bounds":
+    size = np.array(arr_shape[axis], index_dtype)
+    indices = lax_elementwise.select_n(lax_elementwise.lt(indices, np.zeros((), index_dtype)),
+                                       indices, lax_elementwise.add(indices, size))
+  # One gather: ``axis`` is indexed; a dimension where ``indices`` has size 1 is read whole (an
+  # offset dimension); one where ``arr`` has size 1 is squeezed away (``indices`` then just
+  # batches); the others pair up as batch dimensions.
+  offset_dims, squeezed, batch_dims = [], [], []
+  kept_index_shape = []
+  for i in range(len(arr_shape)):
+    if i == axis:
+      kept_index_shape.append(idx_shape[i])
+    elif idx_shape[i] == 1:
+      offset_dims.append(i)
+    elif arr_shape[i] == 1:
+      squeezed.append(i)
+      kept_index_shape.append(idx_shape[i])
+    else:
+      batch_dims.append(i)
+      kept_index_shape.append(idx_shape[i])
+  indices = lax_structural.reshape(indices, tuple(kept_index_shape) + (1,))
+  if squeezed:
+    arr = lax_structural.squeeze(arr, tuple(squeezed))
+
+  def operand_dim(i):
+    return i - builtins.sum(1 for d in squeezed if d < i)
+
+  def index_dim(i):
+    return i - builtins.sum(1 for d in offset_dims if d < i)
+
+  dnums = lax_slicing.GatherDimensionNumbers(
+      offset_dims=tuple(offset_dims), collapsed_slice_dims=(operand_dim(axis),),
+      start_index_map=(operand_dim(axis),),
+      operand_batching_dims=tuple(operand_dim(i) for i in batch_dims),
+      start_indices_batching_dims=tuple(index_dim(i) for i in batch_dims))
+  slice_sizes = tuple(arr_shape[i] if i in offset_dims else 1
+                      for i in range(len(arr_shape)) if i not in squeezed)
+  return lax_slicing.gather(arr, indices, dnums, slice_sizes, mode=mode, fill_value=fill_value)
 
 
 def _no_inplace(name):
@@ -172,6 +206,7 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = True, *, mode=Non
   util.check_arraylike("put_along_axis", values)
   original_shape = _shape(arr)
   arr2, axis2 = _check_along_axis("put_along_axis", arr, indices, axis)
+  values = creation.broadcast_to(values, _shape(indices))
   index = _along_axis_index(_shape(arr2), indices, axis2)
   out = arr2.at[index].set(values, mode=mode)
   return lax_numpy.reshape(out, original_shape) if axis is None else out
