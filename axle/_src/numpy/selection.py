@@ -221,7 +221,12 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
   size = core.get_aval(a).size
   ind = lax_numpy.ravel(ind)
   v = lax_numpy.ravel(v)
-  if mode is None or mode == "clip":
+  n = _shape(ind)[0]
+  if _shape(v)[0] != n:
+    v = _tile_to_size(v, n)
+  if mode is None:
+    scatter_mode = None  # out-of-range flat positions unravel to the nearest edge
+  elif mode == "clip":
     ind = lax_numpy.clip(ind, 0, size - 1)
     scatter_mode = "promise_in_bounds"
   elif mode == "wrap":
@@ -231,10 +236,23 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
   else:
     raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
-  n = _shape(ind)[0]
-  if _shape(v)[0] != n:
-    v = _tile_to_size(v, n)
-  return lax_numpy.reshape(lax_numpy.ravel(a).at[ind].set(v, mode=scatter_mode), _shape(a))
+  return a.at[_unravel_flat(ind, _shape(a))].set(v, mode=scatter_mode)
+
+
+def _unravel_flat(flat, shape):
+  """Coordinates in ``shape`` of the (non-empty) flat positions ``flat``, out-of-range ones
+  clamped to the nearest edge: the program of ``jnp.unravel_index`` (shape_ops imports this
+  module, so it cannot be called from here)."""
+  if 0 in shape:
+    return tuple(lax_structural.full_like(flat, 0) for _ in shape)
+  quotient, coords = flat, []
+  for d in reversed(shape):
+    quotient, r = ufuncs.divmod(quotient, d)
+    coords.append(r)
+  too_big = ufuncs.greater(quotient, 0)
+  too_small = ufuncs.less(quotient, -1)
+  return tuple(lax_numpy.where(too_big, d - 1, lax_numpy.where(too_small, 0, r))
+               for r, d in zip(coords[::-1], shape))
 
 
 def _tile_to_size(x, n):
@@ -243,7 +261,9 @@ def _tile_to_size(x, n):
   if m == 0:
     return x if n == 0 else lax_structural.full((n,), 0, _dtype(x))
   reps = -(-n // m)
-  return lax_numpy.concatenate([x] * reps)[:n] if reps > 1 else x[:n]
+  if reps > 1:
+    x = lax_structural_extra.tile(x, (reps,))
+  return x if reps * m == n else lax_structural.slice(x, (0,), (n,))
 
 
 def place(arr, mask, vals, *, inplace: bool = True):
