@@ -129,15 +129,20 @@ def polyder(p, m: int = 1):
     return p
   (p,) = util.promote_dtypes_inexact(p)
   n = _shape(p)[0]
-  coeff = np.ones(builtins.max(n - m, 0))
-  for i in range(m):
-    coeff = coeff * (np.arange(n - 1 - i, n - 1 - i - len(coeff), -1)[:len(coeff)]
-                     if len(coeff) else coeff)
-  k = np.arange(n - m)
-  factor = np.ones(n - m)
-  for j in range(m):
-    factor = factor * (n - 1 - k - j)
-  return ufuncs.multiply(p[:n - m], creation.asarray(factor, dtype=_dtype(p)))
+  dtype = _dtype(p)
+  # The falling factorials (k)(k-1)...(k-m+1) for k = m .. n-1: a product over an outer
+  # difference, as JAX computes them.
+  coeff = reductions.prod(lax_elementwise.sub(
+      _row(creation.arange(m, n, dtype=dtype)), _column(creation.arange(m, dtype=dtype))), axis=0)
+  return ufuncs.multiply(p[:-m], lax_structural.rev(coeff, (0,)))
+
+
+def _row(x):
+  return lax_structural.broadcast_in_dim(x, (1,) + _shape(x), (1,))
+
+
+def _column(x):
+  return lax_structural.broadcast_in_dim(x, _shape(x) + (1,), (0,))
 
 
 @util.jit_when_tracing(static_argnames=("m",))
@@ -148,18 +153,21 @@ def polyint(p, m: int = 1, k=None):
   m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
-  if k is None:
-    k = creation.zeros(m)
-  k = lax_numpy.atleast_1d(_arr("polyint", k))
+  k = 0 if k is None else k
+  util.check_arraylike("polyint", k)
+  p, k = util.promote_dtypes_inexact(p, k)
+  k = lax_numpy.atleast_1d(k)
   if _shape(k)[0] == 1:
-    k = creation.broadcast_to(k, (m,))
+    k = lax_structural.full((m,), k[0])
   if _shape(k)[0] != m:
     raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
-  (p,) = util.promote_dtypes_inexact(p)
-  for i in range(m):
-    n = _shape(p)[0]
-    p = lax_numpy.concatenate([ufuncs.divide(p, creation.arange(n, 0, -1)), k[i:i + 1].astype(_dtype(p))])
-  return p
+  dtype = _dtype(p)
+  # Divides by the rising products (j+1)(j+2)...(j+m) of each coefficient's power j.
+  coeff = reductions.prod(ufuncs.maximum(1, lax_elementwise.sub(
+      _row(creation.arange(_shape(p)[0] + m, dtype=dtype)),
+      _column(creation.arange(m, dtype=dtype)))), axis=0)
+  coeff = lax_structural.rev(coeff, (0,))
+  return ufuncs.true_divide(lax_numpy.concatenate([p, k]), coeff)
 
 
 def poly(seq_of_zeros):

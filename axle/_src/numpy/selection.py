@@ -272,10 +272,11 @@ def place(arr, mask, vals, *, inplace: bool = True):
   if inplace:
     _no_inplace("place")
   arr, mask, vals = _arr("place", arr, mask, vals)
-  data, mask, vals = lax_numpy.ravel(arr), lax_numpy.ravel(mask), lax_numpy.ravel(vals)
+  mask, vals = lax_numpy.ravel(mask), lax_numpy.ravel(vals)
   size = _shape(mask)[0]
   indices = lax_numpy.nonzero(mask, size=size, fill_value=size)[0]
   vals = _tile_to_size(vals, _shape(indices)[0])
+  data = lax_numpy.ravel(arr)
   return lax_numpy.reshape(data.at[indices].set(vals, mode="drop"), _shape(arr))
 
 

@@ -472,7 +472,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         raise ValueError("Axis must be specified when shapes of a and weights differ.")
       if w_shape[0] != a_shape[axis]:
         raise ValueError("Length of weights not compatible with specified axis.")
-      weights = lax_numpy.broadcast_to(weights, (len(a_shape) - 1) * (1,) + w_shape)
+      weights = lax_structural.reshape(weights, (len(a_shape) - 1) * (1,) + w_shape)
       weights = lax_numpy.moveaxis(weights, -1, axis)
     weights_sum = reductions.sum(weights, axis=axis, keepdims=keepdims)
     avg = ufuncs.divide(reductions.sum(ufuncs.multiply(a, weights), axis=axis,
