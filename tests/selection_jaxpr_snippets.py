@@ -9,10 +9,11 @@ Each snippet assigns ``out`` (the printed jaxpr).
 
 _X34 = "x = jnp.arange(12.0).reshape(3, 4) / 7 - 0.8\n"
 _S = "s = jnp.array([-1.5, -0.25, 0.0, 0.5, 2.0, 3.5])\n"
+_K = "k = jnp.array([3, 1, 4, 1, 5, 2, 3, 0])\nf = jnp.array([0.5, -1.0, 0.5, 2.0, -1.0, 0.0, 0.5, 3.0])\n"
 _J = "J = lambda f, *a: jax.make_jaxpr(f)(*a)\n"
 _G = "G = lambda f, *a: jax.make_jaxpr(jax.grad(lambda *b: f(*b).sum()))(*a)\n"
 _V = "V = lambda f, *a: jax.make_jaxpr(jax.vmap(f))(*(jnp.stack([v, v + 1, v * 2]) for v in a))\n"
-_P = _X34 + _S + _J + _G + _V
+_P = _X34 + _S + _K + _J + _G + _V
 
 # (name, function, arguments, which of jaxpr/grad/vmap)
 _ALL, _NO_GRAD = "jgv", "jv"
@@ -82,6 +83,20 @@ _CASES = [
     ("polyder", "lambda a: jnp.polyder(a[0], m=2)", "x", _ALL),
     ("polyint", "lambda a: jnp.polyint(a[0], k=1.0)", "x", _ALL),
     ("polyint_m2", "lambda a: jnp.polyint(a[0], m=2)", "x", "j"),
+    ("unique", "lambda a: jnp.unique(a, size=5, fill_value=0)", "k", _NO_GRAD),
+    ("unique_counts_arg", "lambda a: jnp.unique(a, return_counts=True, size=4, fill_value=-1)",
+     "k", "j"),
+    ("unique_index", "lambda a: jnp.unique(a, return_index=True, size=4)", "k", "j"),
+    ("unique_values", "lambda a: jnp.unique_values(a, size=4)", "f", _ALL),
+    ("unique_counts", "lambda a: jnp.unique_counts(a, size=4)", "k", "j"),
+    ("unique_inverse", "lambda a: jnp.unique_inverse(a, size=4)", "k", "j"),
+    ("unique_all", "lambda a: jnp.unique_all(a, size=4)", "k", "j"),
+    ("unique_2d", "lambda a: jnp.unique(a, size=6)", "k.reshape(2, 4)", "j"),
+    ("unique_axis0", "lambda a: jnp.unique(a, axis=0, size=2)", "k.reshape(4, 2)", "j"),
+    ("intersect1d", "lambda a, b: jnp.intersect1d(a, b, size=3)", "k[:6], k[2:]", "j"),
+    ("union1d", "lambda a, b: jnp.union1d(a, b, size=6)", "k[:4], k[4:]", "j"),
+    ("setdiff1d", "lambda a, b: jnp.setdiff1d(a, b, size=4)", "k[:6], k[5:]", "j"),
+    ("setxor1d", "lambda a, b: jnp.setxor1d(a, b, size=4)", "k[:4], k[4:]", "j"),
 ]
 
 SNIPPETS = {}

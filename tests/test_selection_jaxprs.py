@@ -18,7 +18,11 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "selection_jaxpr_referen
 with open(_DATA) as f:
   REFERENCE = json.load(f)["results"]
 
-KNOWN_DIFFERENCES = {}
+KNOWN_DIFFERENCES = {
+    "intersect1d_jaxpr": "JAX stages intersect1d with size as jit[name=_intersect1d_size]",
+    "setdiff1d_jaxpr": "JAX's setdiff1d with size runs its own program (_unique_sorted_mask...)",
+    "setxor1d_jaxpr": "JAX stages setxor1d with size as jit[name=_setxor1d_size]",
+}
 
 
 @pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))

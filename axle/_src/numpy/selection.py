@@ -481,8 +481,20 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
 @util.jit_when_tracing(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
   """Indices that sort by the last key, then the one before, ... (``jnp.lexsort``)."""
-  key_arrays = tuple(_arr("lexsort", *keys)) if len(keys) > 1 else (_arr("lexsort", *keys),) \
-      if len(keys) == 1 else ()
+  if isinstance(keys, (list, tuple)):
+    key_arrays = tuple(_arr("lexsort", *keys)) if len(keys) > 1 else \
+        (_arr("lexsort", *keys),) if len(keys) == 1 else ()
+  else:
+    # An array of keys is iterated as JAX iterates an array: a unit-strided slice per row.
+    keys = _arr("lexsort", keys)
+    shape = _shape(keys)
+    if not shape:
+      raise TypeError("iteration over a 0-d array")
+    ones = (1,) * len(shape)
+    key_arrays = tuple(
+        lax_structural.squeeze(lax_structural.slice(keys, (i,) + (0,) * (len(shape) - 1),
+                                                    (i + 1,) + shape[1:], ones), (0,))
+        for i in range(shape[0]))
   if len(key_arrays) == 0:
     raise TypeError("need sequence of keys with len > 0 in lexsort")
   if len({_shape(k) for k in key_arrays}) > 1:
@@ -800,6 +812,83 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
   return values, first_index, inverse, counts
 
 
+@util.jit_when_tracing(static_argnames=("axis", "equal_nan"))
+def _unique_sorted_mask(ar, axis, equal_nan):
+  # The slices along ``axis`` sorted lexicographically, a mask of where each new value starts,
+  # and the sorting permutation (JAX's helper of the same name).
+  aux = lax_numpy.moveaxis(ar, axis, 0)
+  n = _shape(aux)[0]
+  rows = lax_numpy.reshape(aux, (n, int(np.prod(_shape(aux)[1:], dtype=np.int64))))
+  perm = lexsort(lax_structural.rev(lax_structural.transpose(rows, (1, 0)), (0,)))
+  aux = aux[perm]
+  if n:
+    mask = creation.ones(n, dtype=np.bool_)
+    later, earlier = aux[1:], aux[:-1]
+    differs = lax_elementwise.ne(later, earlier)
+    if equal_nan and dtypes.issubdtype(_dtype(aux), np.inexact):
+      both_nan = ufuncs.logical_and(lax_elementwise.ne(later, later),
+                                    lax_elementwise.ne(earlier, earlier))
+      differs = ufuncs.logical_and(differs, ufuncs.logical_not(both_nan))
+    mask = mask.at[1:].set(reductions.any(differs, axis=tuple(range(1, len(_shape(aux))))))
+  else:
+    mask = creation.zeros(n, dtype=np.bool_)
+  return aux, mask, perm
+
+
+def _first_difference(a):
+  return lax_elementwise.sub(a[1:], a[:-1])
+
+
+# The program of jnp.diff(a) (shape_ops, which holds diff, imports this module), under its name.
+_first_difference.__name__ = _first_difference.__qualname__ = "diff"
+_first_difference = util.jit_when_tracing(_first_difference)
+
+
+def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, size, fill_value,
+            name="unique"):
+  aux, mask, perm = _unique_sorted_mask(ar, axis=axis, equal_nan=equal_nan)
+  if size is None:
+    concrete = core.concrete_or_error(None, mask, _UNIQUE_SIZE_HINT.replace("jnp.unique",
+                                                                             f"jnp.{name}"))
+    ind = lax_numpy.nonzero(concrete)[0]
+    size = _shape(ind)[0]
+  else:
+    size = core.concrete_or_error(operator.index, size, f"The size argument of jnp.{name} must "
+                                  "be static.")
+    ind = lax_numpy.nonzero(mask, size=size)[0]
+  result = aux[ind] if core.get_aval(aux).size else aux
+  if fill_value is not None:
+    fill_value = creation.asarray(fill_value, dtype=_dtype(result))
+    if _shape(result)[0]:
+      valid = ufuncs.less(creation.arange(size), reductions.sum(mask))
+      valid = lax_structural.expand_dims(valid, tuple(range(1, len(_shape(result)))))
+      result = lax_numpy.where(valid, result, fill_value)
+    else:
+      result = lax_structural.full((size,) + _shape(result)[1:], fill_value, _dtype(result))
+  result = lax_numpy.moveaxis(result, 0, axis)
+  outs = [result]
+  if return_index:
+    outs.append(perm[ind] if core.get_aval(aux).size else perm)
+  if return_inverse:
+    if core.get_aval(aux).size:
+      # jnp.cumsum(mask) staged as nonzero stages it (one shared program, as in JAX's jaxprs)
+      group = lax_elementwise.sub(lax_numpy._cumsum_int(mask, None), np.array(1, _int_dtype()))
+      inverse = creation.zeros(_shape(mask), dtype=_int_dtype()).at[perm].set(group)
+    else:
+      inverse = creation.zeros(_shape(ar)[axis], dtype=_int_dtype())
+    outs.append(inverse)
+  if return_counts:
+    if core.get_aval(aux).size:
+      ends = lax_numpy.nonzero(mask, size=size + 1)[0]
+      ends = ends.at[1:].set(lax_numpy.where(ends[1:], ends[1:], _shape(mask)[0]))
+      outs.append(_first_difference(ends))
+    elif _shape(ar)[axis]:
+      outs.append(creation.asarray([_shape(ar)[axis]], dtype=_int_dtype()))
+    else:
+      outs.append(creation.zeros(0, dtype=_int_dtype()))
+  return outs[0] if len(outs) == 1 else tuple(outs)
+
+
 def unique(ar, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis=None, *, equal_nan: bool = True, size=None,
            fill_value=None, sorted: bool = True):
@@ -811,50 +900,45 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
   arr = _arr("unique", ar)
   shape = _shape(arr)
   if axis is None:
-    rows = lax_numpy.reshape(arr, (-1, 1))
-    values, index, inverse, counts = _unique_sorted(rows, None, equal_nan, size, fill_value)
-    values = values[:, 0]
-    inverse = lax_numpy.reshape(inverse, shape)
+    arr = lax_numpy.ravel(arr)
+    axis = 0
   else:
     if len(shape) == 0:
       raise ValueError("axis must be None for a 0-d array")
     axis = util.canonicalize_axis(axis, len(shape))
-    moved = lax_numpy.moveaxis(arr, axis, 0)
-    rest = _shape(moved)[1:]
-    rows = lax_numpy.reshape(moved, (_shape(moved)[0], -1))
-    values, index, inverse, counts = _unique_sorted(rows, None, equal_nan, size, fill_value)
-    values = lax_numpy.moveaxis(lax_numpy.reshape(values, (_shape(values)[0],) + rest), 0, axis)
-  outs = [values]
-  if return_index:
-    outs.append(index)
-  if return_inverse:
-    outs.append(inverse)
-  if return_counts:
-    outs.append(counts)
-  return outs[0] if len(outs) == 1 else tuple(outs)
+  outs = _unique(arr, axis, return_index, return_inverse, return_counts, equal_nan, size,
+                 fill_value)
+  if return_inverse and len(shape) != 1 and axis == 0 and len(_shape(arr)) == 1:
+    outs = list(outs)
+    outs[1 + return_index] = lax_numpy.reshape(outs[1 + return_index], shape)
+    outs = tuple(outs)
+  return outs
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
   """Unique values, first indices, inverse indices and counts (``jnp.unique_all``)."""
-  values, indices, inverse, counts = unique(x, True, True, True, size=size, fill_value=fill_value)
+  values, indices, inverse, counts = unique(x, True, True, True, equal_nan=False, size=size,
+                                            fill_value=fill_value)
   return _UniqueAllResult(values, indices, inverse, counts)
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
   """Unique values and their counts (``jnp.unique_counts``)."""
-  values, counts = unique(x, return_counts=True, size=size, fill_value=fill_value)
+  values, counts = unique(x, return_counts=True, equal_nan=False, size=size,
+                          fill_value=fill_value)
   return _UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
   """Unique values and the inverse indices that rebuild ``x`` (``jnp.unique_inverse``)."""
-  values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
+  values, inverse = unique(x, return_inverse=True, equal_nan=False, size=size,
+                           fill_value=fill_value)
   return _UniqueInverseResult(values, inverse)
 
 
 def unique_values(x, /, *, size=None, fill_value=None):
   """The sorted unique values of ``x`` (``jnp.unique_values``)."""
-  return unique(x, size=size, fill_value=fill_value)
+  return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False, *,
