@@ -20,7 +20,6 @@ with open(_DATA) as f:
 
 KNOWN_DIFFERENCES = {
     "intersect1d_jaxpr": "JAX stages intersect1d with size as jit[name=_intersect1d_size]",
-    "setdiff1d_jaxpr": "JAX's setdiff1d with size runs its own program (_unique_sorted_mask...)",
     "setxor1d_jaxpr": "JAX stages setxor1d with size as jit[name=_setxor1d_size]",
 }
 

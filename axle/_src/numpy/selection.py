@@ -977,12 +977,32 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 
 def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
-  """The sorted unique values of ``ar1`` that are not in ``ar2`` (``jnp.setdiff1d``)."""
+  """The sorted unique values of ``ar1`` that are not in ``ar2`` (``jnp.setdiff1d``); with a
+  static ``size``, padded with ``fill_value`` (default 0)."""
   ar1, ar2 = _arr("setdiff1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
-  if size is not None and fill_value is None:
-    fill_value = 0  # unlike unique/union1d/..., setdiff1d pads with zeros by default
-  return _masked_unique("setdiff1d", ar1, isin(ar1, ar2, invert=True), size, fill_value)[0]
+  if size is None:
+    if not assume_unique:
+      ar1 = unique(ar1)
+    keep = _in1d(ar1, ar2, invert=True)
+    keep = core.concrete_or_error(None, keep, "The error arose in setdiff1d()")
+    return ar1[keep]
+  size = core.concrete_or_error(operator.index, size, "The size argument of jnp.setdiff1d must "
+                                "be static.")
+  n = _shape(ar1)[0]
+  fill_value = creation.asarray(0 if fill_value is None else fill_value, dtype=_dtype(ar1))
+  if n == 0:
+    return lax_structural.full((size,), fill_value, _dtype(ar1))
+  if not assume_unique:
+    ar1 = unique(ar1, size=n)
+  keep = _in1d(ar1, ar2, invert=True)
+  if not assume_unique:
+    # unique pads with copies of its first value: only the first n_unique entries count.
+    n_unique = ufuncs.subtract(n + 1, reductions.sum(ufuncs.equal(ar1, ar1[0])))
+    keep = lax_numpy.where(ufuncs.less(creation.arange(n), n_unique), keep, False)
+  valid = ufuncs.less(creation.arange(size), reductions.sum(keep))
+  ind = lax_numpy.nonzero(keep, size=size)[0]
+  return lax_numpy.where(valid, ar1[ind], fill_value)
 
 
 def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
