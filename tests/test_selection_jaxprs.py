@@ -20,7 +20,6 @@ with open(_DATA) as f:
 
 KNOWN_DIFFERENCES = {
     "intersect1d_jaxpr": "JAX stages intersect1d with size as jit[name=_intersect1d_size]",
-    "setxor1d_jaxpr": "JAX stages setxor1d with size as jit[name=_setxor1d_size]",
 }
 
 

@@ -1005,10 +1005,48 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=No
   return lax_numpy.where(valid, ar1[ind], fill_value)
 
 
+def _unique_with_count(ar, size):
+  """``unique(ar, size=size)`` without a fill, and the number of unique values."""
+  aux, mask, _ = _unique_sorted_mask(ar, axis=0, equal_nan=True)
+  values = aux[lax_numpy.nonzero(mask, size=size)[0]]
+  return values, reductions.sum(mask)
+
+
+@util.jit_when_tracing(static_argnames=("size",))
+def _setxor1d_size(arr1, arr2, fill_value, *, size):
+  # JAX's program: both arrays' unique values side by side in one buffer, sorted with the unused
+  # tail last; a value is kept when it differs from both neighbours.
+  n1, n2 = _shape(arr1)[0], _shape(arr2)[0]
+  arr1, count1 = _unique_with_count(arr1, n1)
+  arr2, count2 = _unique_with_count(arr2, n2)
+  arr = creation.zeros(n1 + n2, dtype=_dtype(arr1))
+  arr = lax_structural.dynamic_update_slice(arr, arr1, (0,))
+  arr = lax_structural.dynamic_update_slice(arr, arr2, (count1,))
+  count = ufuncs.add(count1, count2)
+  in_use = ufuncs.less(creation.arange(n1 + n2 + 1), ufuncs.add(count, 1))
+  _, arr = lax_sorting.sort((ufuncs.logical_not(in_use[1:]), arr), dimension=0, num_keys=2)
+  differs = ufuncs.not_equal(arr[1:], arr[:-1])
+  unique_here = lax_numpy.concatenate([True, differs, False], axis=None)
+  unique_here = unique_here.at[count].set(True)
+  unique_here = ufuncs.logical_and(in_use, unique_here)
+  keep = ufuncs.logical_and(unique_here[1:], unique_here[:-1])
+  n_kept = reductions.sum(keep)
+  indices = lax_numpy.nonzero(keep, size=size, fill_value=_shape(keep)[0])[0]
+  out = arr.at[indices].get(mode="fill", fill_value=0)
+  out = lax_numpy.where(ufuncs.less(creation.arange(size), n_kept), out, reductions.max(out))
+  valid = ufuncs.less(creation.arange(size), n_kept)
+  return lax_numpy.where(valid, out, reductions.min(out) if fill_value is None else fill_value)
+
+
 def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
   """The sorted values in exactly one of the arrays (``jnp.setxor1d``)."""
   ar1, ar2 = _arr("setxor1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
+  if size is not None:
+    size = core.concrete_or_error(operator.index, size, "The size argument of jnp.setxor1d must "
+                                  "be static.")
+    if _shape(ar1)[0] and _shape(ar2)[0]:
+      return _setxor1d_size(ar1, ar2, fill_value, size=size)
   both = lax_numpy.concatenate([ar1, ar2])
   # JAX's setxor1d has its own program; membership is not staged as _in1d there
   keep = lax_numpy.concatenate([_in1d_inline(ar1, ar2, True), _in1d_inline(ar2, ar1, True)])
