@@ -18,9 +18,7 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "selection_jaxpr_referen
 with open(_DATA) as f:
   REFERENCE = json.load(f)["results"]
 
-KNOWN_DIFFERENCES = {
-    "intersect1d_jaxpr": "JAX stages intersect1d with size as jit[name=_intersect1d_size]",
-}
+KNOWN_DIFFERENCES = {}
 
 
 @pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))

@@ -845,7 +845,7 @@ _first_difference = util.jit_when_tracing(_first_difference)
 
 
 def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, size, fill_value,
-            name="unique"):
+            name="unique", return_true_size=False):
   aux, mask, perm = _unique_sorted_mask(ar, axis=axis, equal_nan=equal_nan)
   if size is None:
     concrete = core.concrete_or_error(None, mask, _UNIQUE_SIZE_HINT.replace("jnp.unique",
@@ -886,6 +886,8 @@ def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, si
       outs.append(creation.asarray([_shape(ar)[axis]], dtype=_int_dtype()))
     else:
       outs.append(creation.zeros(0, dtype=_int_dtype()))
+  if return_true_size:
+    outs.append(reductions.sum(mask))
   return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -1005,20 +1007,13 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=No
   return lax_numpy.where(valid, ar1[ind], fill_value)
 
 
-def _unique_with_count(ar, size):
-  """``unique(ar, size=size)`` without a fill, and the number of unique values."""
-  aux, mask, _ = _unique_sorted_mask(ar, axis=0, equal_nan=True)
-  values = aux[lax_numpy.nonzero(mask, size=size)[0]]
-  return values, reductions.sum(mask)
-
-
 @util.jit_when_tracing(static_argnames=("size",))
 def _setxor1d_size(arr1, arr2, fill_value, *, size):
   # JAX's program: both arrays' unique values side by side in one buffer, sorted with the unused
   # tail last; a value is kept when it differs from both neighbours.
   n1, n2 = _shape(arr1)[0], _shape(arr2)[0]
-  arr1, count1 = _unique_with_count(arr1, n1)
-  arr2, count2 = _unique_with_count(arr2, n2)
+  arr1, count1 = _unique(arr1, 0, False, False, False, True, n1, None, return_true_size=True)
+  arr2, count2 = _unique(arr2, 0, False, False, False, True, n2, None, return_true_size=True)
   arr = creation.zeros(n1 + n2, dtype=_dtype(arr1))
   arr = lax_structural.dynamic_update_slice(arr, arr1, (0,))
   arr = lax_structural.dynamic_update_slice(arr, arr2, (count1,))
@@ -1053,12 +1048,38 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=Non
   return _masked_unique("setxor1d", both, keep, size, fill_value)[0]
 
 
+@util.jit_when_tracing(static_argnames=("size",))
+def _intersect1d_size(arr1, arr2, fill_value, *, size):
+  # JAX's program: both arrays' unique values side by side in one buffer, sorted with the unused
+  # tail last; a value equal to its predecessor is in both arrays.
+  n1, n2 = _shape(arr1)[0], _shape(arr2)[0]
+  arr1, _, count1 = _unique(arr1, 0, True, False, False, True, n1, 0, return_true_size=True)
+  arr2, _, count2 = _unique(arr2, 0, True, False, False, True, n2, 0, return_true_size=True)
+  arr = creation.zeros(n1 + n2, dtype=_dtype(arr1))
+  arr = lax_structural.dynamic_update_slice(arr, arr1, (0,))
+  arr = lax_structural.dynamic_update_slice(arr, arr2, (count1,))
+  in_use = ufuncs.less(creation.arange(n1 + n2), ufuncs.add(count1, count2))
+  _, arr, _ = lax_sorting.sort((ufuncs.logical_not(in_use), arr, creation.arange(n1 + n2)),
+                               dimension=0, num_keys=2)
+  in_both = ufuncs.logical_and(ufuncs.equal(arr[1:], arr[:-1]), in_use[1:])
+  n_kept = reductions.sum(in_both)
+  indices = lax_numpy.nonzero(in_both, size=size, fill_value=_shape(arr)[0])[0]
+  out = arr.at[indices].get(mode="fill", fill_value=0)
+  out = lax_numpy.where(ufuncs.less(creation.arange(size), n_kept), out, reductions.max(out))
+  valid = ufuncs.less(creation.arange(size), n_kept)
+  return lax_numpy.where(valid, out, reductions.min(out) if fill_value is None else fill_value)
+
+
 def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = False, *,
                 size=None, fill_value=None):
   """The sorted values in both arrays, optionally with their first indices in each
   (``jnp.intersect1d``)."""
   ar1, ar2 = _arr("intersect1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
+  if size is not None and not return_indices and _shape(ar1)[0] and _shape(ar2)[0]:
+    size = core.concrete_or_error(operator.index, size, "The size argument of jnp.intersect1d "
+                                  "must be static.")
+    return _intersect1d_size(ar1, ar2, fill_value, size=size)
   # JAX's intersect1d has its own program; membership is not staged as _in1d there
   values, index1 = _masked_unique("intersect1d", ar1, _in1d_inline(ar1, ar2, False), size, fill_value)
   if not return_indices:
