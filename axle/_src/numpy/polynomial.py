@@ -21,6 +21,7 @@ from axle._src.numpy import linalg
 from axle._src.numpy import reductions
 from axle._src.numpy import selection
 from axle._src.numpy import shape_ops
+from axle._src.numpy import statistics
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
@@ -416,13 +417,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
       range = (reductions.min(a), reductions.max(a))
   if not (isinstance(range, (tuple, list)) and len(range) == 2) and np.shape(range) != (2,):
     raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-  lo = creation.asarray(range[0], dtype=dtype) if not isinstance(range[0], (Array, Tracer)) else \
-      lax_elementwise._convert_element_type(range[0], dtype, False)
-  hi = creation.asarray(range[1], dtype=dtype) if not isinstance(range[1], (Array, Tracer)) else \
-      lax_elementwise._convert_element_type(range[1], dtype, False)
-  same = ufuncs.equal(lo, hi)
-  lo = lax_numpy.where(same, ufuncs.subtract(lo, 0.5), lo)
-  hi = lax_numpy.where(same, ufuncs.add(hi, 0.5), hi)
+  range = creation.asarray(range)
+  # An empty range widens to one unit around its value.
+  lo = lax_numpy.where(ufuncs.equal(statistics._ptp(range), 0), ufuncs.subtract(range[0], 0.5),
+                       range[0])
+  hi = lax_numpy.where(ufuncs.equal(statistics._ptp(range), 0), ufuncs.add(range[1], 0.5),
+                       range[1])
   return lax_numpy.linspace(lo, hi, bins + 1, dtype=dtype)
 
 
