@@ -18,7 +18,10 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "selection_jaxpr_referen
 with open(_DATA) as f:
   REFERENCE = json.load(f)["results"]
 
-KNOWN_DIFFERENCES = {}
+KNOWN_DIFFERENCES = {
+    "histogram_bin_edges_range_jaxpr": "jnp.linspace (creation.py) is not staged as JAX's "
+                                       "jit[name=_linspace] (iota divided by num)",
+}
 
 
 @pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))

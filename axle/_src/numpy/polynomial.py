@@ -75,11 +75,10 @@ def polyadd(a1, a2):
   a1, a2 = _arr("polyadd", a1, a2)
   a1, a2 = util.promote_dtypes(a1, a2)
   n1, n2 = _shape(a1)[0], _shape(a2)[0]
-  if n1 > n2:
-    a2 = shape_ops.pad(a2, (n1 - n2, 0))
-  elif n2 > n1:
-    a1 = shape_ops.pad(a1, (n2 - n1, 0))
-  return ufuncs.add(a1, a2)
+  # The shorter polynomial is added into the low-order end of the longer one.
+  if n1 < n2:
+    return a2.at[n2 - n1:].add(a1)
+  return a1.at[n1 - n2:].add(a2)
 
 
 @util.jit_when_tracing
