@@ -377,23 +377,23 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
   p = _arr("unwrap", p)
   if _dtype(p).kind == "c":
     raise ValueError("jnp.unwrap does not support complex inputs.")
+  (p,) = util.promote_dtypes_inexact(p)
   if _shape(p)[axis] == 0:
-    (p,) = util.promote_dtypes_inexact(p)
     return p
-  if discont is None:
-    discont = period / 2
-  interval = period / 2
+  period = creation.asarray(period, dtype=_dtype(p))
+  discont = ufuncs.divide(period, 2) if discont is None else discont
+  interval = ufuncs.divide(period, 2)
   dd = shape_ops.diff(p, axis=axis)
-  (dd,) = util.promote_dtypes_inexact(dd)
   ddmod = ufuncs.subtract(ufuncs.remainder(ufuncs.add(dd, interval), period), interval)
-  ddmod = lax_numpy.where(ufuncs.logical_and(ufuncs.equal(ddmod, -interval), ufuncs.greater(dd, 0)),
-                    interval, ddmod)
+  # A jump of exactly half a period keeps its sign (NumPy's convention).
+  ddmod = lax_numpy.where(ufuncs.logical_and(ufuncs.equal(ddmod, ufuncs.negative(interval)),
+                                             ufuncs.greater(dd, 0)), interval, ddmod)
   ph_correct = lax_numpy.where(ufuncs.less(ufuncs.abs(dd), discont), 0, ufuncs.subtract(ddmod, dd))
-  up = lax_numpy.concatenate((lax_structural.slice_in_dim(p, 0, 1, axis=axis).astype(_dtype(dd)),
-                        ufuncs.add(lax_structural.slice_in_dim(p, 1, None if False else _shape(p)[axis],
-                                                            axis=axis),
-                                reductions.cumsum(ph_correct, axis=axis))), axis=axis)
-  return up
+  n = _shape(p)[axis]
+  first = lax_structural.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax_structural.slice_in_dim(p, 1, n, axis=axis)
+  return lax_numpy.concatenate((first, ufuncs.add(rest, reductions.cumsum(ph_correct, axis=axis))),
+                               axis=axis)
 
 
 # ---------------------------------------------------------------------------
