@@ -171,9 +171,15 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
   if dtype is None:
     dtype = aval.dtype
   not_nan = ufuncs.logical_not(ufuncs.isnan(a))
-  count = reductions.sum(not_nan, axis, dtype=dtype, keepdims=keepdims, where=where)
+  count = reductions.sum(_as_default_int(not_nan), axis, dtype=dtype, keepdims=keepdims,
+                         where=where)
   total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
   return ufuncs.divide(total, count)
+
+
+def _as_default_int(mask):
+  # JAX sums booleans into a float dtype through the default integer type.
+  return lax_elementwise._convert_element_type(mask, dtypes.default_int_dtype(), False)
 
 
 @util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
@@ -183,19 +189,21 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
   a = lax_elementwise._convert_element_type(a, compute_dtype, False)
-  mean = nanmean(a, axis, keepdims=True, where=where)
+  mean = nanmean(a, axis, dtype=compute_dtype, keepdims=True, where=where)
   centered = lax_numpy.where(ufuncs.isnan(a), 0, lax_elementwise.sub(a, mean))
   if compute_dtype.kind == "c":
     centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax_elementwise.mul(centered, centered)
-  not_nan = ufuncs.logical_not(ufuncs.isnan(a))
-  real_dtype = np.dtype(centered.dtype)
-  count = reductions.sum(not_nan, axis, dtype=real_dtype, keepdims=keepdims, where=where)
-  normalizer = lax_elementwise.sub(count, lax_elementwise._convert_element_type(ddof, real_dtype, False))
+    centered = lax_elementwise.square(centered)
+  normalizer = reductions.sum(ufuncs.logical_not(ufuncs.isnan(a)), axis, keepdims=keepdims,
+                              where=where)
+  normalizer = ufuncs.subtract(normalizer, ddof)
+  empty = lax_elementwise.le(normalizer, np.zeros((), core.get_aval(normalizer).dtype))
   total = reductions.sum(centered, axis, keepdims=keepdims, where=where)
-  result = lax_numpy.where(lax_elementwise.le(normalizer, lax_elementwise._convert_element_type(0, real_dtype, False)),
-                        np.nan, lax_elementwise.div(total, normalizer))
+  total = lax_numpy.where(empty, np.nan, total)
+  divisor = lax_numpy.where(empty, 1, normalizer)
+  result = lax_elementwise.div(total, lax_elementwise._convert_element_type(
+      divisor, core.get_aval(total).dtype, False))
   return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
