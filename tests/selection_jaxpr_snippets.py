@@ -24,6 +24,8 @@ _CASES = [
     ("lax_top_k", "lambda a: lax.top_k(a, 2)[0]", "x", _ALL),
     ("sort_descending", "lambda a: jnp.sort(a, axis=0, descending=True)", "x", _ALL),
     ("partition", "lambda a: jnp.partition(a, 2)", "x", _ALL),
+    ("argpartition", "lambda a: jnp.argpartition(a, 1)", "x", _NO_GRAD),
+    ("argpartition_axis0", "lambda a: jnp.argpartition(a, 1, axis=0)", "x", "j"),
     ("searchsorted", "lambda q: jnp.searchsorted(s, q)", "x", _NO_GRAD),
     ("searchsorted_right_1d", "lambda q: jnp.searchsorted(s, q, side='right')", "x[0]", _NO_GRAD),
     ("searchsorted_scalar", "lambda q: jnp.searchsorted(s, q)", "x[0, 0]", "j"),

@@ -537,11 +537,18 @@ def argpartition(a, kth: int, axis: int = -1):
   arr = lax_numpy.swapaxes(a, axis, -1)
   n = _shape(arr)[-1]
   bottom_ind = lax_sorting.top_k(ufuncs.negative(arr), kth + 1)[1]
-  ones = lax_structural.full(_shape(arr), 1, np.int32)
-  proxy = put_along_axis(ones, bottom_ind, 0, axis=-1, inplace=False)
+  # Zeros where the bottom k+1 are, ones elsewhere: the rest are the top entries of that mask.
+  set_to_zero = _set_to_zero
+  for _ in range(len(_shape(arr)) - 1):
+    set_to_zero = vmap(set_to_zero)
+  proxy = set_to_zero(creation.ones_like(arr), bottom_ind)
   top_ind = lax_sorting.top_k(proxy, n - kth - 1)[1]
   out = lax_structural.concatenate([bottom_ind, top_ind], len(_shape(arr)) - 1)
   return lax_numpy.swapaxes(out, -1, axis)
+
+
+def _set_to_zero(row, indices):
+  return row.at[indices].set(0)
 
 
 @util.jit_when_tracing
