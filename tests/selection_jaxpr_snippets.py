@@ -86,6 +86,7 @@ _CASES = [
     ("polyint", "lambda a: jnp.polyint(a[0], k=1.0)", "x", _ALL),
     ("polyint_m2", "lambda a: jnp.polyint(a[0], m=2)", "x", "j"),
     ("polyadd", "jnp.polyadd", "x[0], x[1, :2]", _ALL),
+    ("polydiv", "lambda a, b: jnp.polydiv(a, b)[0]", "x[0], x[1, :2] + 2", _ALL),
     ("polyadd_equal", "jnp.polyadd", "x[0], x[1]", "j"),
     ("polysub", "jnp.polysub", "x[1, :2], x[0]", _ALL),
     ("histogram_bin_edges_range", "lambda a: jnp.histogram_bin_edges(a, 4, range=(-1.0, 1.0))",

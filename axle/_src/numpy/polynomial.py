@@ -112,7 +112,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
   for k in range(0, m - n + 1):
     d = ufuncs.multiply(scale, r[k])
     q = q.at[k].set(d)
-    r = r.at[k:k + n + 1].add(ufuncs.negative(ufuncs.multiply(d, v)))
+    r = r.at[k:k + n + 1].add(ufuncs.multiply(ufuncs.negative(d), v))
   if trim_leading_zeros:
     r = _trim_leading_zeros(r)
   return q, r
