@@ -222,6 +222,7 @@ def roots(p, *, strip_zeros: bool = True):
   return result
 
 
+@util.jit_when_tracing(static_argnames=("deg", "rcond", "full", "cov"))
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   """Least-squares polynomial fit of degree ``deg`` (``jnp.polyfit``)."""
   x, y = _arr("polyfit", x, y)
