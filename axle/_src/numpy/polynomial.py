@@ -417,7 +417,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
       range = (reductions.min(a), reductions.max(a))
   if not (isinstance(range, (tuple, list)) and len(range) == 2) and np.shape(range) != (2,):
     raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-  range = creation.asarray(range)
+  range = creation.asarray(range, dtype=dtype)
   # An empty range widens to one unit around its value.
   lo = lax_numpy.where(ufuncs.equal(statistics._ptp(range), 0), ufuncs.subtract(range[0], 0.5),
                        range[0])
