@@ -154,7 +154,7 @@ def polyint(p, m: int = 1, k=None):
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
   k = 0 if k is None else k
-  util.check_arraylike("polyint", k)
+  util.check_arraylike("polyint", p, k)
   p, k = util.promote_dtypes_inexact(p, k)
   k = lax_numpy.atleast_1d(k)
   if _shape(k)[0] == 1:
