@@ -87,6 +87,7 @@ _CASES = [
     ("polyint_m2", "lambda a: jnp.polyint(a[0], m=2)", "x", "j"),
     ("polyadd", "jnp.polyadd", "x[0], x[1, :2]", _ALL),
     ("polydiv", "lambda a, b: jnp.polydiv(a, b)[0]", "x[0], x[1, :2] + 2", _ALL),
+    ("roots", "lambda a: jnp.roots(a, strip_zeros=False)", "x[0] + 1", "j"),
     ("polyadd_equal", "jnp.polyadd", "x[0], x[1]", "j"),
     ("polysub", "jnp.polysub", "x[1, :2], x[0]", _ALL),
     ("histogram_bin_edges_range", "lambda a: jnp.histogram_bin_edges(a, 4, range=(-1.0, 1.0))",

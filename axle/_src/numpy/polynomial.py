@@ -190,9 +190,33 @@ def poly(seq_of_zeros):
   return a
 
 
+@util.jit_when_tracing
+def _roots_no_zeros(p):
+  # The eigenvalues of the companion matrix.
+  companion = shape_ops.diag(creation.ones((_shape(p)[0] - 2,), _dtype(p)), -1)
+  companion = companion.at[0, :].set(ufuncs.divide(ufuncs.negative(p[1:]), p[0]))
+  return linalg.eigvals(companion)
+
+
+@util.jit_when_tracing
+def _roots_with_zeros(p, num_leading_zeros):
+  # Leading zeros are rotated to the end (an all-zero p becomes ones, to avoid NaNs); their
+  # roots are found as zeros, sorted last and reported as NaN.
+  p = lax_numpy.where(ufuncs.equal(num_leading_zeros, _shape(p)[0]), 1.0, p)
+  p = shape_ops.roll(p, ufuncs.negative(num_leading_zeros))
+  found = _roots_no_zeros(p)
+  _, found = lax_sorting.sort_key_val(ufuncs.equal(found, 0), found)
+  n = _shape(found)[0]
+  return lax_numpy.where(ufuncs.less(creation.arange(n), ufuncs.subtract(n, num_leading_zeros)),
+                         found, complex(np.nan, np.nan))
+
+
 def roots(p, *, strip_zeros: bool = True):
-  """The roots of a polynomial, as eigenvalues of its companion matrix (``jnp.roots``)."""
-  p = _arr("roots", p)
+  """The roots of a polynomial, as eigenvalues of its companion matrix (``jnp.roots``).
+
+  With ``strip_zeros=False`` (needed under ``jit``) leading zeros give NaN roots."""
+  util.check_arraylike("roots", p)
+  p = lax_numpy.atleast_1d(_arr("roots", p))
   if _ndim(p) != 1:
     raise ValueError("Input must be a rank-1 array.")
   if _shape(p)[0] < 2:
@@ -207,19 +231,20 @@ def roots(p, *, strip_zeros: bool = True):
       return creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
     p = p[int(nz[0]):int(nz[-1]) + 1]
     num_trailing_zeros = value.size - 1 - int(nz[-1])
-  else:
-    num_trailing_zeros = 0
-  (p,) = util.promote_dtypes_inexact(p)
-  n = _shape(p)[0] - 1
-  if n == 0:
-    result = creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
-  else:
-    companion = shape_ops.diag(creation.ones((n - 1,), _dtype(p)), -1)
-    companion = companion.at[0, :].set(ufuncs.divide(ufuncs.negative(p[1:]), p[0]))
-    result = linalg.eigvals(companion)
-  if num_trailing_zeros:
-    result = lax_numpy.concatenate([result, creation.zeros((num_trailing_zeros,), _dtype(result))])
-  return result
+    (p,) = util.promote_dtypes_inexact(p)
+    if _shape(p)[0] < 2:
+      result = creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
+    else:
+      result = _roots_no_zeros(p)
+    if num_trailing_zeros:
+      result = lax_numpy.concatenate([result, creation.zeros((num_trailing_zeros,),
+                                                             _dtype(result))])
+    return result
+  is_zero = ufuncs.equal(p, 0)
+  num_leading_zeros = lax_numpy.where(reductions.all(is_zero), _shape(p)[0],
+                                      reductions.argmin(ufuncs.equal(p, 0)))
+  del is_zero
+  return _roots_with_zeros(p, num_leading_zeros)
 
 
 @util.jit_when_tracing(static_argnames=("deg", "rcond", "full", "cov"))
