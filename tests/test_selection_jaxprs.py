@@ -138,3 +138,13 @@ def test_polynomials_unwrap_and_argpartition_give_numpys_values():
   parted = np.take_along_axis(_A, order, axis=1)
   np.testing.assert_array_equal(parted[:, 2], np.sort(_A, axis=1)[:, 2])
   assert (parted[:, :2] <= parted[:, 2:3]).all() and (parted[:, 3:] >= parted[:, 2:3]).all()
+
+
+def test_roots_with_and_without_stripping_zeros():
+  p = np.array([0.0, 0.0, 1.0, -3.0, 2.0], np.float32)
+  np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.roots(p))), [1, 2], atol=1e-5)
+  kept = np.asarray(jax.jit(lambda q: jnp.roots(q, strip_zeros=False))(p))
+  np.testing.assert_allclose(np.sort_complex(kept[:2]), [1, 2], atol=1e-5)
+  assert np.isnan(kept[2:]).all()
+  np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.roots(p[2:] * 1 + 0 * p[2:]))),
+                             [1, 2], atol=1e-5)

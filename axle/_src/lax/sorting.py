@@ -163,6 +163,10 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
   indices = structural.broadcast_in_dim(outs[-1], shape + (1,), tuple(range(len(shape))))
   # JAX's params hold these as NumPy integers (and print them as np.int64(...)).
   batch_dims = tuple(np.int64(d) for d in range(len(shape)) if d != dimension)
+  if 0 in shape:
+    # Nothing to permute (axle's gather shape rule rejects unit slices of empty dimensions,
+    # which JAX lets through when there are no indices).
+    return list(outs[:-1]), list(tangents)
   tangents_out = [t if type(t) is ad.Zero else _gather_along(t, indices, dimension, batch_dims)
                   for t in tangents]
   return list(outs[:-1]), tangents_out
