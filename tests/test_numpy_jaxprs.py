@@ -18,7 +18,6 @@ with open(_DATA) as f:
   REFERENCE = json.load(f)["results"]
 
 KNOWN_DIFFERENCES = {
-    "sort_grad": "lax.sort's JVP: JAX gathers with a u32 iota index, axle's rule differs",
 }
 
 

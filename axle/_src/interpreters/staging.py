@@ -225,7 +225,10 @@ class StagingTrace(core.Trace):
       return self._const_var(x, x.aval)
     if type(x) in _python_scalar_types:
       value = dtypes.scalar_to_array(x)
-      return Literal(value[()], ShapedArray((), value.dtype, type(x) is not bool))
+      # A Python float keeps its own value (JAX prints the weakly typed literal of 0.4 as 0.4,
+      # not as the float32 nearest to it).
+      kept = x if type(x) is float and np.isfinite(x) and np.isfinite(value) else value[()]
+      return Literal(kept, ShapedArray((), value.dtype, type(x) is not bool))
     aval = core.get_aval(x)
     if not aval.shape:
       value = np.asarray(x)

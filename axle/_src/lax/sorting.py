@@ -28,8 +28,10 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import slicing
 from axle._src.lax import structural
+from axle._src.lax import utils
 
-__all__ = ["sort", "sort_key_val", "top_k", "approx_max_k", "approx_min_k", "approx_top_k_p"]
+__all__ = ["sort", "sort_key_val", "top_k", "approx_max_k", "approx_min_k", "approx_top_k_p",
+           "eq_to_p", "lt_to_p", "le_to_p"]
 
 _int_of_width = {2: np.int16, 4: np.int32, 8: np.int64}
 
@@ -140,14 +142,32 @@ def _take_along(x, indices, axis: int):
   return slicing.gather(x, stacked, dnums, (1,) * len(x_shape), mode="clip")
 
 
+def _gather_along(x, indices, dimension: int, batch_dims):
+  """``x`` gathered along ``dimension`` at ``indices`` (its shape plus a trailing 1), whose other
+  dimensions are batch dimensions ``batch_dims``; the indices are promised in bounds."""
+  dnums = slicing.GatherDimensionNumbers(
+      offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
+      operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
+  return slicing.gather_p.bind(
+      x, indices, dimension_numbers=dnums, slice_sizes=(1,) * core.get_aval(x).ndim,
+      indices_are_sorted=False, unique_indices=False,
+      mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+
+
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
   """Sorts an iota along with the operands; the permutation it ends up in gathers the tangents."""
   shape = core.get_aval(primals[0]).shape
-  index_dtype = np.int32 if shape[dimension] < np.iinfo(np.int32).max else np.int64
+  index_dtype = np.uint32 if shape[dimension] < np.iinfo(np.uint32).max else np.uint64
   iota = structural.broadcasted_iota(index_dtype, shape, dimension)
   outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-  permutation = outs[-1]
-  tangents_out = [t if type(t) is ad.Zero else _take_along(t, permutation, dimension)
+  indices = structural.broadcast_in_dim(outs[-1], shape + (1,), tuple(range(len(shape))))
+  # JAX's params hold these as NumPy integers (and print them as np.int64(...)).
+  batch_dims = tuple(np.int64(d) for d in range(len(shape)) if d != dimension)
+  if 0 in shape:
+    # Nothing to permute (axle's gather shape rule rejects unit slices of empty dimensions,
+    # which JAX lets through when there are no indices).
+    return list(outs[:-1]), list(tangents)
+  tangents_out = [t if type(t) is ad.Zero else _gather_along(t, indices, dimension, batch_dims)
                   for t in tangents]
   return list(outs[:-1]), tangents_out
 
@@ -265,6 +285,48 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 
 # ---------------------------------------------------------------------------
+# Total-order comparisons (eq_to, lt_to, le_to): floats compare in IEEE total order
+# (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), other dtypes as eq/lt/le. jnp's sorted
+# searches canonicalise zeros and NaNs first and then compare with these, as sort's comparator.
+
+_total_order_operands = (np.integer, np.floating, np.bool_)
+
+
+def _total_order_kernel(compare):
+  def kernel(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+      x, y = _total_order_key(x, False), _total_order_key(y, False)
+    return compare(x, y)
+  return kernel
+
+
+def _total_order_lowering(direction: str):
+  def rule(ctx, x, y):
+    shape = ctx.avals_out[0].shape
+    dtype = ctx.avals_in[0].dtype
+    kind = "TOTALORDER" if mlir.compare_type(dtype) == "FLOAT" else None
+    return mlir.compare(ctx, mlir.broadcast_to(ctx, x, shape), mlir.broadcast_to(ctx, y, shape),
+                        direction, kind)
+  rule.__name__ = f"_total_order_{direction.lower()}_lowering"
+  return rule
+
+
+eq_to_p = utils.binop("eq_to", _total_order_operands, _total_order_kernel(np.equal),
+                      utils.bool_result)
+mlir.register(eq_to_p, _total_order_lowering("EQ"))
+lt_to_p = utils.binop("lt_to", _total_order_operands, _total_order_kernel(np.less),
+                      utils.bool_result)
+mlir.register(lt_to_p, _total_order_lowering("LT"))
+le_to_p = utils.binop("le_to", _total_order_operands, _total_order_kernel(np.less_equal),
+                      utils.bool_result)
+mlir.register(le_to_p, _total_order_lowering("LE"))
+for _comparison in (eq_to_p, lt_to_p, le_to_p):
+  ad.defjvp_zero(_comparison)
+  batching.defbroadcasting(_comparison)
+
+
+# ---------------------------------------------------------------------------
 # top_k
 
 
@@ -324,7 +386,10 @@ mlir.register(top_k_p, _top_k_lowering)
 def _top_k_jvp(primals, tangents, *, k, axis):
   (operand,), (tangent,) = primals, tangents
   values, indices = top_k_p.bind(operand, k=k, axis=axis)
-  tangent_out = _take_along(ad.instantiate_zeros(tangent), indices, axis)
+  shape = core.get_aval(indices).shape
+  gather_indices = structural.reshape(indices, shape + (1,))
+  batch_dims = tuple(d for d in range(len(shape)) if d != axis)
+  tangent_out = _gather_along(ad.instantiate_zeros(tangent), gather_indices, axis, batch_dims)
   return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
 
 
@@ -468,3 +533,5 @@ def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: 
 # JAX; see interpreters/eval.py).
 
 eval_interpreter.exact_kernels(sort_p, top_k_p, when=eval_interpreter.no_complex, subnormals=True)
+# Total-order comparisons compare bit patterns: exact on every operand, subnormals included.
+eval_interpreter.exact_kernels(eq_to_p, lt_to_p, le_to_p)

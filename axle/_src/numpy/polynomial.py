@@ -13,6 +13,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import control_flow
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
@@ -20,6 +21,7 @@ from axle._src.numpy import linalg
 from axle._src.numpy import reductions
 from axle._src.numpy import selection
 from axle._src.numpy import shape_ops
+from axle._src.numpy import statistics
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
@@ -73,11 +75,10 @@ def polyadd(a1, a2):
   a1, a2 = _arr("polyadd", a1, a2)
   a1, a2 = util.promote_dtypes(a1, a2)
   n1, n2 = _shape(a1)[0], _shape(a2)[0]
-  if n1 > n2:
-    a2 = shape_ops.pad(a2, (n1 - n2, 0))
-  elif n2 > n1:
-    a1 = shape_ops.pad(a1, (n2 - n1, 0))
-  return ufuncs.add(a1, a2)
+  # The shorter polynomial is added into the low-order end of the longer one.
+  if n1 < n2:
+    return a2.at[n2 - n1:].add(a1)
+  return a1.at[n1 - n2:].add(a2)
 
 
 @util.jit_when_tracing
@@ -111,7 +112,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
   for k in range(0, m - n + 1):
     d = ufuncs.multiply(scale, r[k])
     q = q.at[k].set(d)
-    r = r.at[k:k + n + 1].add(ufuncs.negative(ufuncs.multiply(d, v)))
+    r = r.at[k:k + n + 1].add(ufuncs.multiply(ufuncs.negative(d), v))
   if trim_leading_zeros:
     r = _trim_leading_zeros(r)
   return q, r
@@ -128,15 +129,20 @@ def polyder(p, m: int = 1):
     return p
   (p,) = util.promote_dtypes_inexact(p)
   n = _shape(p)[0]
-  coeff = np.ones(builtins.max(n - m, 0))
-  for i in range(m):
-    coeff = coeff * (np.arange(n - 1 - i, n - 1 - i - len(coeff), -1)[:len(coeff)]
-                     if len(coeff) else coeff)
-  k = np.arange(n - m)
-  factor = np.ones(n - m)
-  for j in range(m):
-    factor = factor * (n - 1 - k - j)
-  return ufuncs.multiply(p[:n - m], creation.asarray(factor, dtype=_dtype(p)))
+  dtype = _dtype(p)
+  # The falling factorials (k)(k-1)...(k-m+1) for k = m .. n-1: a product over an outer
+  # difference, as JAX computes them.
+  coeff = reductions.prod(lax_elementwise.sub(
+      _row(creation.arange(m, n, dtype=dtype)), _column(creation.arange(m, dtype=dtype))), axis=0)
+  return ufuncs.multiply(p[:-m], lax_structural.rev(coeff, (0,)))
+
+
+def _row(x):
+  return lax_structural.broadcast_in_dim(x, (1,) + _shape(x), (1,))
+
+
+def _column(x):
+  return lax_structural.broadcast_in_dim(x, _shape(x) + (1,), (0,))
 
 
 @util.jit_when_tracing(static_argnames=("m",))
@@ -147,18 +153,21 @@ def polyint(p, m: int = 1, k=None):
   m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
-  if k is None:
-    k = creation.zeros(m)
-  k = lax_numpy.atleast_1d(_arr("polyint", k))
+  k = 0 if k is None else k
+  util.check_arraylike("polyint", p, k)
+  p, k = util.promote_dtypes_inexact(p, k)
+  k = lax_numpy.atleast_1d(k)
   if _shape(k)[0] == 1:
-    k = creation.broadcast_to(k, (m,))
+    k = lax_structural.full((m,), k[0])
   if _shape(k)[0] != m:
     raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
-  (p,) = util.promote_dtypes_inexact(p)
-  for i in range(m):
-    n = _shape(p)[0]
-    p = lax_numpy.concatenate([ufuncs.divide(p, creation.arange(n, 0, -1)), k[i:i + 1].astype(_dtype(p))])
-  return p
+  dtype = _dtype(p)
+  # Divides by the rising products (j+1)(j+2)...(j+m) of each coefficient's power j.
+  coeff = reductions.prod(ufuncs.maximum(1, lax_elementwise.sub(
+      _row(creation.arange(_shape(p)[0] + m, dtype=dtype)),
+      _column(creation.arange(m, dtype=dtype)))), axis=0)
+  coeff = lax_structural.rev(coeff, (0,))
+  return ufuncs.true_divide(lax_numpy.concatenate([p, k]), coeff)
 
 
 def poly(seq_of_zeros):
@@ -181,9 +190,33 @@ def poly(seq_of_zeros):
   return a
 
 
+@util.jit_when_tracing
+def _roots_no_zeros(p):
+  # The eigenvalues of the companion matrix.
+  companion = shape_ops.diag(creation.ones((_shape(p)[0] - 2,), _dtype(p)), -1)
+  companion = companion.at[0, :].set(ufuncs.divide(ufuncs.negative(p[1:]), p[0]))
+  return linalg.eigvals(companion)
+
+
+@util.jit_when_tracing
+def _roots_with_zeros(p, num_leading_zeros):
+  # Leading zeros are rotated to the end (an all-zero p becomes ones, to avoid NaNs); their
+  # roots are found as zeros, sorted last and reported as NaN.
+  p = lax_numpy.where(ufuncs.equal(num_leading_zeros, _shape(p)[0]), 1.0, p)
+  p = shape_ops.roll(p, ufuncs.negative(num_leading_zeros))
+  found = _roots_no_zeros(p)
+  _, found = lax_sorting.sort_key_val(ufuncs.equal(found, 0), found)
+  n = _shape(found)[0]
+  return lax_numpy.where(ufuncs.less(creation.arange(n), ufuncs.subtract(n, num_leading_zeros)),
+                         found, complex(np.nan, np.nan))
+
+
 def roots(p, *, strip_zeros: bool = True):
-  """The roots of a polynomial, as eigenvalues of its companion matrix (``jnp.roots``)."""
-  p = _arr("roots", p)
+  """The roots of a polynomial, as eigenvalues of its companion matrix (``jnp.roots``).
+
+  With ``strip_zeros=False`` (needed under ``jit``) leading zeros give NaN roots."""
+  util.check_arraylike("roots", p)
+  p = lax_numpy.atleast_1d(_arr("roots", p))
   if _ndim(p) != 1:
     raise ValueError("Input must be a rank-1 array.")
   if _shape(p)[0] < 2:
@@ -198,21 +231,23 @@ def roots(p, *, strip_zeros: bool = True):
       return creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
     p = p[int(nz[0]):int(nz[-1]) + 1]
     num_trailing_zeros = value.size - 1 - int(nz[-1])
-  else:
-    num_trailing_zeros = 0
-  (p,) = util.promote_dtypes_inexact(p)
-  n = _shape(p)[0] - 1
-  if n == 0:
-    result = creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
-  else:
-    companion = shape_ops.diag(creation.ones((n - 1,), _dtype(p)), -1)
-    companion = companion.at[0, :].set(ufuncs.divide(ufuncs.negative(p[1:]), p[0]))
-    result = linalg.eigvals(companion)
-  if num_trailing_zeros:
-    result = lax_numpy.concatenate([result, creation.zeros((num_trailing_zeros,), _dtype(result))])
-  return result
+    (p,) = util.promote_dtypes_inexact(p)
+    if _shape(p)[0] < 2:
+      result = creation.array([], dtype=dtypes.to_complex_dtype(_dtype(p)))
+    else:
+      result = _roots_no_zeros(p)
+    if num_trailing_zeros:
+      result = lax_numpy.concatenate([result, creation.zeros((num_trailing_zeros,),
+                                                             _dtype(result))])
+    return result
+  is_zero = ufuncs.equal(p, 0)
+  num_leading_zeros = lax_numpy.where(reductions.all(is_zero), _shape(p)[0],
+                                      reductions.argmin(ufuncs.equal(p, 0)))
+  del is_zero
+  return _roots_with_zeros(p, num_leading_zeros)
 
 
+@util.jit_when_tracing(static_argnames=("deg", "rcond", "full", "cov"))
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   """Least-squares polynomial fit of degree ``deg`` (``jnp.polyfit``)."""
   x, y = _arr("polyfit", x, y)
@@ -327,16 +362,20 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   util.check_arraylike("interp", x, xp, fp)
   if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
     raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+  if period is not None and np.ndim(period) != 0:
+    raise ValueError(f"period must be a scalar; got {period}")
+  return _interp(x, xp, fp, left, right, period)
+
+
+@util.jit_when_tracing
+def _interp(x, xp, fp, left, right, period):
   x, xp = util.promote_dtypes_inexact(x, xp)
   (fp,) = util.promote_dtypes_inexact(fp)
   if period is not None:
-    if np.ndim(period) != 0:
-      raise ValueError(f"period must be a scalar; got {period}")
     period = ufuncs.abs(period)
     x = ufuncs.remainder(x, period)
     xp = ufuncs.remainder(xp, period)
-    order = selection.argsort(xp)
-    xp, fp = xp[order], fp[order]
+    xp, fp = lax_sorting.sort_key_val(xp, fp)
     xp = lax_numpy.concatenate([xp[-1:] - period, xp, xp[:1] + period])
     fp = lax_numpy.concatenate([fp[-1:], fp, fp[:1]])
   n = _shape(xp)[0]
@@ -348,9 +387,12 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   dx0 = ufuncs.less_equal(ufuncs.abs(dx), epsilon)
   f = lax_numpy.where(dx0, fp[i - 1], ufuncs.add(fp[i - 1], ufuncs.multiply(
       ufuncs.divide(delta, lax_numpy.where(dx0, 1, dx)), df)))
+  left_fill = fp[0] if left is None else left
   if period is None:
-    f = lax_numpy.where(ufuncs.less(x, xp[0]), fp[0] if left is None else left, f)
-    f = lax_numpy.where(ufuncs.greater(x, xp[-1]), fp[-1] if right is None else right, f)
+    f = lax_numpy.where(ufuncs.less(x, xp[0]), left_fill, f)
+  right_fill = fp[-1] if right is None else right
+  if period is None:
+    f = lax_numpy.where(ufuncs.greater(x, xp[-1]), right_fill, f)
   return f
 
 
@@ -361,23 +403,23 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
   p = _arr("unwrap", p)
   if _dtype(p).kind == "c":
     raise ValueError("jnp.unwrap does not support complex inputs.")
+  (p,) = util.promote_dtypes_inexact(p)
   if _shape(p)[axis] == 0:
-    (p,) = util.promote_dtypes_inexact(p)
     return p
-  if discont is None:
-    discont = period / 2
-  interval = period / 2
+  period = creation.asarray(period, dtype=_dtype(p))
+  discont = ufuncs.divide(period, 2) if discont is None else discont
+  interval = ufuncs.divide(period, 2)
   dd = shape_ops.diff(p, axis=axis)
-  (dd,) = util.promote_dtypes_inexact(dd)
   ddmod = ufuncs.subtract(ufuncs.remainder(ufuncs.add(dd, interval), period), interval)
-  ddmod = lax_numpy.where(ufuncs.logical_and(ufuncs.equal(ddmod, -interval), ufuncs.greater(dd, 0)),
-                    interval, ddmod)
+  # A jump of exactly half a period keeps its sign (NumPy's convention).
+  ddmod = lax_numpy.where(ufuncs.logical_and(ufuncs.equal(ddmod, ufuncs.negative(interval)),
+                                             ufuncs.greater(dd, 0)), interval, ddmod)
   ph_correct = lax_numpy.where(ufuncs.less(ufuncs.abs(dd), discont), 0, ufuncs.subtract(ddmod, dd))
-  up = lax_numpy.concatenate((lax_structural.slice_in_dim(p, 0, 1, axis=axis).astype(_dtype(dd)),
-                        ufuncs.add(lax_structural.slice_in_dim(p, 1, None if False else _shape(p)[axis],
-                                                            axis=axis),
-                                reductions.cumsum(ph_correct, axis=axis))), axis=axis)
-  return up
+  n = _shape(p)[axis]
+  first = lax_structural.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax_structural.slice_in_dim(p, 1, n, axis=axis)
+  return lax_numpy.concatenate((first, ufuncs.add(rest, reductions.cumsum(ph_correct, axis=axis))),
+                               axis=axis)
 
 
 # ---------------------------------------------------------------------------
@@ -400,13 +442,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
       range = (reductions.min(a), reductions.max(a))
   if not (isinstance(range, (tuple, list)) and len(range) == 2) and np.shape(range) != (2,):
     raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-  lo = creation.asarray(range[0], dtype=dtype) if not isinstance(range[0], (Array, Tracer)) else \
-      lax_elementwise._convert_element_type(range[0], dtype, False)
-  hi = creation.asarray(range[1], dtype=dtype) if not isinstance(range[1], (Array, Tracer)) else \
-      lax_elementwise._convert_element_type(range[1], dtype, False)
-  same = ufuncs.equal(lo, hi)
-  lo = lax_numpy.where(same, ufuncs.subtract(lo, 0.5), lo)
-  hi = lax_numpy.where(same, ufuncs.add(hi, 0.5), hi)
+  range = creation.asarray(range, dtype=dtype)
+  # An empty range widens to one unit around its value.
+  lo = lax_numpy.where(ufuncs.equal(statistics._ptp(range), 0), ufuncs.subtract(range[0], 0.5),
+                       range[0])
+  hi = lax_numpy.where(ufuncs.equal(statistics._ptp(range), 0), ufuncs.add(range[1], 0.5),
+                       range[1])
   return lax_numpy.linspace(lo, hi, bins + 1, dtype=dtype)
 
 

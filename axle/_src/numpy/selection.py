@@ -7,6 +7,7 @@ to work under ``jit``: then they are computed with cumulative sums and scatters,
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import NamedTuple
 
@@ -17,7 +18,9 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import loops as lax_loops
 from axle._src.lax import reductions as lax_reductions
+from axle._src.lax import slicing as lax_slicing
 from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.lax import structural_extra as lax_structural_extra
@@ -27,6 +30,7 @@ from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "put", "place", "extract", "compress",
            "choose", "select", "piecewise", "argwhere", "flatnonzero", "sort",
@@ -104,27 +108,16 @@ def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value
 
 
 def _along_axis_index(arr_shape, indices, axis):
-  """An index tuple that pairs ``indices`` along ``axis`` with every position of the other axes
-  (which broadcast between ``arr`` and ``indices``)."""
-  idx_shape = _shape(indices)
-  shape = []
-  for i, (d_arr, d_idx) in enumerate(zip(arr_shape, idx_shape)):
-    if i == axis:
-      shape.append(d_idx)
-    elif d_arr == d_idx or d_idx == 1 or d_arr == 1:
-      shape.append(builtins.max(d_arr, d_idx) if d_arr != 1 else d_idx)
-    else:
-      raise ValueError(f"indices and arr must be broadcast-compatible on non-axis dimensions; got "
-                       f"arr.shape={arr_shape}, indices.shape={idx_shape}, axis={axis}")
-  shape = tuple(shape)
+  """An index tuple that pairs ``indices`` along ``axis`` with every position of the other axes:
+  an iota per axis, shaped to broadcast against the others (the iota of ``axis`` itself is built
+  too and then replaced, as in JAX's program)."""
+  rank = len(arr_shape)
   index = []
-  for i, d_arr in enumerate(arr_shape):
-    if i == axis:
-      index.append(creation.broadcast_to(indices, shape))
-    elif d_arr == 1:
-      index.append(lax_structural.full(shape, 0, _int_dtype()))
-    else:
-      index.append(lax_structural.broadcasted_iota(_int_dtype(), shape, i))
+  for i, size in enumerate(arr_shape):
+    iota = lax_structural.iota(_int_dtype(), size)
+    shape = tuple(size if d == i else 1 for d in range(rank))
+    iota = lax_structural.broadcast_in_dim(iota, shape, (i,))
+    index.append(indices if i == axis else iota)
   return tuple(index)
 
 
@@ -148,9 +141,53 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
   indices give ``fill_value`` (NaN for inexact types) unless ``mode='clip'``."""
   arr, indices = _arr("take_along_axis", arr, indices)
   arr, axis = _check_along_axis("take_along_axis", arr, indices, axis)
-  index = _along_axis_index(_shape(arr), indices, axis)
-  return indexing.rewriting_take(arr, index, mode="fill" if mode is None else mode,
-                                 fill_value=fill_value)
+  arr_shape, idx_shape = _shape(arr), _shape(indices)
+  for i, (d_arr, d_idx) in enumerate(zip(arr_shape, idx_shape)):
+    if i != axis and d_arr != d_idx and d_arr != 1 and d_idx != 1:
+      raise ValueError(f"indices and arr must be broadcast-compatible on non-axis dimensions; got "
+                       f"arr.shape={arr_shape}, indices.shape={idx_shape}, axis={axis}")
+  mode = "fill" if mode is None else mode
+  index_dtype = _int_dtype()
+  if _dtype(indices) != index_dtype:
+    indices = lax_elementwise._convert_element_type(indices, index_dtype, False)
+  if mode != "promise_in_bounds":
+    size = np.array(arr_shape[axis], index_dtype)
+    indices = lax_elementwise.select_n(lax_elementwise.lt(indices, np.zeros((), index_dtype)),
+                                       indices, lax_elementwise.add(indices, size))
+  # One gather: ``axis`` is indexed; a dimension where ``indices`` has size 1 is read whole (an
+  # offset dimension); one where ``arr`` has size 1 is squeezed away (``indices`` then just
+  # batches); the others pair up as batch dimensions.
+  offset_dims, squeezed, batch_dims = [], [], []
+  kept_index_shape = []
+  for i in range(len(arr_shape)):
+    if i == axis:
+      kept_index_shape.append(idx_shape[i])
+    elif idx_shape[i] == 1:
+      offset_dims.append(i)
+    elif arr_shape[i] == 1:
+      squeezed.append(i)
+      kept_index_shape.append(idx_shape[i])
+    else:
+      batch_dims.append(i)
+      kept_index_shape.append(idx_shape[i])
+  indices = lax_structural.reshape(indices, tuple(kept_index_shape) + (1,))
+  if squeezed:
+    arr = lax_structural.squeeze(arr, tuple(squeezed))
+
+  def operand_dim(i):
+    return i - builtins.sum(1 for d in squeezed if d < i)
+
+  def index_dim(i):
+    return i - builtins.sum(1 for d in offset_dims if d < i)
+
+  dnums = lax_slicing.GatherDimensionNumbers(
+      offset_dims=tuple(offset_dims), collapsed_slice_dims=(operand_dim(axis),),
+      start_index_map=(operand_dim(axis),),
+      operand_batching_dims=tuple(operand_dim(i) for i in batch_dims),
+      start_indices_batching_dims=tuple(index_dim(i) for i in batch_dims))
+  slice_sizes = tuple(arr_shape[i] if i in offset_dims else 1
+                      for i in range(len(arr_shape)) if i not in squeezed)
+  return lax_slicing.gather(arr, indices, dnums, slice_sizes, mode=mode, fill_value=fill_value)
 
 
 def _no_inplace(name):
@@ -169,6 +206,7 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = True, *, mode=Non
   util.check_arraylike("put_along_axis", values)
   original_shape = _shape(arr)
   arr2, axis2 = _check_along_axis("put_along_axis", arr, indices, axis)
+  values = creation.broadcast_to(values, _shape(indices))
   index = _along_axis_index(_shape(arr2), indices, axis2)
   out = arr2.at[index].set(values, mode=mode)
   return lax_numpy.reshape(out, original_shape) if axis is None else out
@@ -183,7 +221,12 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
   size = core.get_aval(a).size
   ind = lax_numpy.ravel(ind)
   v = lax_numpy.ravel(v)
-  if mode is None or mode == "clip":
+  n = _shape(ind)[0]
+  if _shape(v)[0] != n:
+    v = _tile_to_size(v, n)
+  if mode is None:
+    scatter_mode = None  # out-of-range flat positions unravel to the nearest edge
+  elif mode == "clip":
     ind = lax_numpy.clip(ind, 0, size - 1)
     scatter_mode = "promise_in_bounds"
   elif mode == "wrap":
@@ -193,10 +236,23 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
   else:
     raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
-  n = _shape(ind)[0]
-  if _shape(v)[0] != n:
-    v = _tile_to_size(v, n)
-  return lax_numpy.reshape(lax_numpy.ravel(a).at[ind].set(v, mode=scatter_mode), _shape(a))
+  return a.at[_unravel_flat(ind, _shape(a))].set(v, mode=scatter_mode)
+
+
+def _unravel_flat(flat, shape):
+  """Coordinates in ``shape`` of the (non-empty) flat positions ``flat``, out-of-range ones
+  clamped to the nearest edge: the program of ``jnp.unravel_index`` (shape_ops imports this
+  module, so it cannot be called from here)."""
+  if 0 in shape:
+    return tuple(lax_structural.full_like(flat, 0) for _ in shape)
+  quotient, coords = flat, []
+  for d in reversed(shape):
+    quotient, r = ufuncs.divmod(quotient, d)
+    coords.append(r)
+  too_big = ufuncs.greater(quotient, 0)
+  too_small = ufuncs.less(quotient, -1)
+  return tuple(lax_numpy.where(too_big, d - 1, lax_numpy.where(too_small, 0, r))
+               for r, d in zip(coords[::-1], shape))
 
 
 def _tile_to_size(x, n):
@@ -205,7 +261,9 @@ def _tile_to_size(x, n):
   if m == 0:
     return x if n == 0 else lax_structural.full((n,), 0, _dtype(x))
   reps = -(-n // m)
-  return lax_numpy.concatenate([x] * reps)[:n] if reps > 1 else x[:n]
+  if reps > 1:
+    x = lax_structural_extra.tile(x, (reps,))
+  return x if reps * m == n else lax_structural.slice(x, (0,), (n,))
 
 
 def place(arr, mask, vals, *, inplace: bool = True):
@@ -214,10 +272,11 @@ def place(arr, mask, vals, *, inplace: bool = True):
   if inplace:
     _no_inplace("place")
   arr, mask, vals = _arr("place", arr, mask, vals)
-  data, mask, vals = lax_numpy.ravel(arr), lax_numpy.ravel(mask), lax_numpy.ravel(vals)
+  mask, vals = lax_numpy.ravel(mask), lax_numpy.ravel(vals)
   size = _shape(mask)[0]
   indices = lax_numpy.nonzero(mask, size=size, fill_value=size)[0]
   vals = _tile_to_size(vals, _shape(indices)[0])
+  data = lax_numpy.ravel(arr)
   return lax_numpy.reshape(data.at[indices].set(vals, mode="drop"), _shape(arr))
 
 
@@ -422,8 +481,20 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
 @util.jit_when_tracing(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
   """Indices that sort by the last key, then the one before, ... (``jnp.lexsort``)."""
-  key_arrays = tuple(_arr("lexsort", *keys)) if len(keys) > 1 else (_arr("lexsort", *keys),) \
-      if len(keys) == 1 else ()
+  if isinstance(keys, (list, tuple)):
+    key_arrays = tuple(_arr("lexsort", *keys)) if len(keys) > 1 else \
+        (_arr("lexsort", *keys),) if len(keys) == 1 else ()
+  else:
+    # An array of keys is iterated as JAX iterates an array: a unit-strided slice per row.
+    keys = _arr("lexsort", keys)
+    shape = _shape(keys)
+    if not shape:
+      raise TypeError("iteration over a 0-d array")
+    ones = (1,) * len(shape)
+    key_arrays = tuple(
+        lax_structural.squeeze(lax_structural.slice(keys, (i,) + (0,) * (len(shape) - 1),
+                                                    (i + 1,) + shape[1:], ones), (0,))
+        for i in range(shape[0]))
   if len(key_arrays) == 0:
     raise TypeError("need sequence of keys with len > 0 in lexsort")
   if len({_shape(k) for k in key_arrays}) > 1:
@@ -466,11 +537,18 @@ def argpartition(a, kth: int, axis: int = -1):
   arr = lax_numpy.swapaxes(a, axis, -1)
   n = _shape(arr)[-1]
   bottom_ind = lax_sorting.top_k(ufuncs.negative(arr), kth + 1)[1]
-  ones = lax_structural.full(_shape(arr), 1, np.int32)
-  proxy = put_along_axis(ones, bottom_ind, 0, axis=-1, inplace=False)
+  # Zeros where the bottom k+1 are, ones elsewhere: the rest are the top entries of that mask.
+  set_to_zero = _set_to_zero
+  for _ in range(len(_shape(arr)) - 1):
+    set_to_zero = vmap(set_to_zero)
+  proxy = set_to_zero(creation.ones_like(arr), bottom_ind)
   top_ind = lax_sorting.top_k(proxy, n - kth - 1)[1]
   out = lax_structural.concatenate([bottom_ind, top_ind], len(_shape(arr)) - 1)
   return lax_numpy.swapaxes(out, -1, axis)
+
+
+def _set_to_zero(row, indices):
+  return row.at[indices].set(0)
 
 
 @util.jit_when_tracing
@@ -495,10 +573,121 @@ def _complex_lt(x, y):
                           ufuncs.logical_and(lax_elementwise.eq(xr, yr), lax_elementwise.lt(lax_elementwise.imag(x), lax_elementwise.imag(y))))
 
 
+def _order_canonical(x):
+  """``x`` with -0.0 made +0.0 and every NaN the canonical NaN, as sort's comparator sees it."""
+  is_zero = lax_elementwise.eq(x, np.zeros((), _dtype(x)))
+  zeroed = lax_elementwise.select_n(is_zero, x, lax_structural.full_like(x, 0))
+  is_nan = lax_elementwise.ne(x, x)
+  return lax_elementwise.select_n(is_nan, zeroed, lax_structural.full_like(x, np.nan))
+
+
+def _order_parts(x):
+  """The canonicalised parts of ``x`` that sort's order compares, most significant first."""
+  kind = _dtype(x).kind
+  if kind == "c":
+    return [_order_canonical(lax_elementwise.real(x)), _order_canonical(lax_elementwise.imag(x))]
+  if kind == "f" or _dtype(x) == dtypes.bfloat16:
+    return [_order_canonical(x)]
+  return [x]
+
+
+def _order_compare(x_parts, y_parts, strict: bool, broadcast=None):
+  """``x < y`` (``strict``) or ``x <= y`` in sort's order, from the parts of ``_order_parts``.
+
+  ``broadcast(x_part, y_part)``, when given, shapes each pair just before it is compared."""
+  def compare(primitive, x, y):
+    if broadcast is not None:
+      x, y = broadcast(x, y)
+    return primitive.bind(x, y)
+
+  last = compare(lax_sorting.lt_to_p if strict else lax_sorting.le_to_p, x_parts[-1], y_parts[-1])
+  if len(x_parts) == 1:
+    return last
+  (xr, _), (yr, _) = x_parts, y_parts
+  return ufuncs.logical_or(compare(lax_sorting.lt_to_p, xr, yr),
+                           ufuncs.logical_and(compare(lax_sorting.eq_to_p, xr, yr), last))
+
+
+@util.jit_when_tracing(static_argnames=("side", "dtype", "unrolled"))
+def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
+  # A binary search per query element: the search of a scalar, vmapped one query axis at a time
+  # (each level its own jit equation, as in JAX).
+  n = _shape(sorted_arr)[0]
+  if n == 0:
+    return lax_structural.full(_shape(query), 0, dtype)
+  if _shape(query):
+    scalar_search = functools.partial(_searchsorted_scan_impl, side=side, dtype=dtype,
+                                      unrolled=unrolled)
+    return vmap(scalar_search, in_axes=(None, 0))(sorted_arr, query)
+  unsigned = np.dtype(np.uint32 if np.dtype(dtype) == np.int32 else np.uint64)
+
+  def step(carry, _):
+    low, high = carry
+    mid = lax_elementwise.add(low, ufuncs.floor_divide(lax_elementwise.sub(high, low), 2))
+    value = lax_structural.squeeze(lax_structural.dynamic_slice(sorted_arr, (mid,), (1,)), (0,))
+    # left: go left while query <= a[mid]; right: while query < a[mid].
+    go_left = _order_compare(_order_parts(query), _order_parts(value), strict=side == "right")
+    return (lax_elementwise.select_n(go_left, mid, low),
+            lax_elementwise.select_n(go_left, high, mid)), ()
+
+  levels = int(np.ceil(np.log2(n + 1)))
+  init = (np.zeros((), unsigned), np.array(n, unsigned))
+  (_, high), _ = lax_loops.scan(step, init, (), length=levels,
+                                unroll=levels if unrolled else 1)
+  return lax_elementwise._convert_element_type(high, dtype, False)
+
+
+def _rank_in_sorted_order(x, dtype):
+  """The position each element of the 1-D ``x`` takes in ``x`` stably sorted."""
+  positions = lax_structural.iota(np.dtype(dtype), _shape(x)[0])
+  zeros = creation.zeros_like(positions)
+  _, permutation = lax_sorting.sort_key_val(x, positions)
+  return zeros.at[permutation].set(positions)
+
+
+@util.jit_when_tracing(static_argnames=("side", "dtype"))
+def _searchsorted_sort_impl(sorted_arr, query, side, dtype):
+  # Sorting the search keys together with the queries: a query's position there, less its own
+  # rank among the queries, is its insertion point.
+  n, m = _shape(sorted_arr)[0], int(np.prod(_shape(query), dtype=np.int64))
+  work_dtype = np.int32 if n + m < np.iinfo(np.int32).max else dtypes.default_int_dtype()
+  if side == "left":
+    combined = lax_structural.concatenate([lax_numpy.ravel(query), sorted_arr], 0)
+    start, stop = 0, m
+  else:
+    combined = lax_structural.concatenate([sorted_arr, lax_numpy.ravel(query)], 0)
+    start, stop = n, n + m
+  in_combined = _rank_in_sorted_order(combined, work_dtype)
+  if (start, stop) != (0, n + m):  # a static slice of the whole array is no operation
+    in_combined = lax_structural.slice(in_combined, (start,), (stop,))
+  among_queries = _rank_in_sorted_order(lax_numpy.ravel(query), work_dtype)
+  result = lax_structural.reshape(lax_elementwise.sub(in_combined, among_queries), _shape(query))
+  return lax_elementwise._convert_element_type(result, dtype, False)
+
+
+@util.jit_when_tracing(static_argnames=("side", "dtype"))
+def _searchsorted_compare_all_impl(sorted_arr, query, side, dtype):
+  # Counts the keys before each query: an (n, *query.shape) comparison summed over the keys.
+  rank = len(_shape(query))
+
+  def outer(key, query):  # keys down the first axis, queries across the others
+    query = lax_structural.broadcast_in_dim(query, (1,) + _shape(query),
+                                            tuple(np.int64(d + 1) for d in range(rank)))
+    return lax_structural.broadcast_in_dim(key, _shape(key) + (1,) * rank, (0,)), query
+
+  before = _order_compare(_order_parts(sorted_arr), _order_parts(query), strict=side == "left",
+                          broadcast=outer)
+  return reductions.sum(before, axis=0, dtype=dtype)
+
+
 @util.jit_when_tracing(static_argnames=("side", "method"))
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
   """Where ``v``'s elements would be inserted into the sorted 1-D ``a`` to keep it sorted
-  (``jnp.searchsorted``); NaNs sort last."""
+  (``jnp.searchsorted``); NaNs sort last.
+
+  ``method`` picks the algorithm, as in JAX: ``'scan'`` (a binary search, the default),
+  ``'scan_unrolled'`` (the same, unrolled), ``'sort'`` (one sort of ``a`` and ``v`` together)
+  or ``'compare_all'`` (every element of ``a`` against every element of ``v``)."""
   a, v = _arr("searchsorted", a, v)
   if len(_shape(a)) != 1:
     raise ValueError("a should be 1-dimensional")
@@ -507,20 +696,17 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
   if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
     raise ValueError(f"method={method!r} not recognized; should be one of 'scan', "
                      "'scan_unrolled', 'sort', or 'compare_all'")
-  if sorter is not None:
-    a = take(a, sorter, mode="clip")
   a, v = util.promote_dtypes(a, v)
+  if sorter is not None:
+    a = a[sorter]
   n = _shape(a)[0]
-  if n == 0:
-    return lax_structural.full(_shape(v), 0, np.int32)
-  v_shape = _shape(v)
-  a_b = lax_numpy.reshape(a, (1,) * len(v_shape) + (n,))
-  v_b = lax_numpy.expand_dims(v, -1)
-  if side == "left":
-    before = _sort_lt(a_b, v_b)
-  else:
-    before = ufuncs.logical_not(_sort_lt(v_b, a_b))
-  return reductions.sum(before, axis=-1, dtype=np.int32)
+  dtype = np.int32 if n <= np.iinfo(np.int32).max // 2 else dtypes.default_int_dtype()
+  if method in ("scan", "scan_unrolled"):
+    return _searchsorted_scan_impl(a, v, side=side, dtype=dtype,
+                                   unrolled=method == "scan_unrolled")
+  if method == "sort":
+    return _searchsorted_sort_impl(a, v, side=side, dtype=dtype)
+  return _searchsorted_compare_all_impl(a, v, side=side, dtype=dtype)
 
 
 @util.jit_when_tracing(static_argnames=("right", "method"))
@@ -533,10 +719,11 @@ def digitize(x, bins, right: bool = False, *, method=None):
     return lax_structural.full(_shape(x), 0, np.int32)
   side = "right" if not right else "left"
   kwargs = {} if method is None else {"method": method}
+  is_increasing = ufuncs.greater_equal(bins[-1], bins[0])
   increasing = searchsorted(bins, x, side=side, **kwargs)
   decreasing = ufuncs.subtract(_shape(bins)[0],
                               searchsorted(lax_structural.rev(bins, (0,)), x, side=side, **kwargs))
-  return lax_numpy.where(ufuncs.greater_equal(bins[-1], bins[0]), increasing, decreasing)
+  return lax_numpy.where(is_increasing, increasing, decreasing)
 
 
 # ---------------------------------------------------------------------------
@@ -632,6 +819,85 @@ def _unique_sorted(rows, keep, equal_nan, size, fill_value, name="unique"):
   return values, first_index, inverse, counts
 
 
+@util.jit_when_tracing(static_argnames=("axis", "equal_nan"))
+def _unique_sorted_mask(ar, axis, equal_nan):
+  # The slices along ``axis`` sorted lexicographically, a mask of where each new value starts,
+  # and the sorting permutation (JAX's helper of the same name).
+  aux = lax_numpy.moveaxis(ar, axis, 0)
+  n = _shape(aux)[0]
+  rows = lax_numpy.reshape(aux, (n, int(np.prod(_shape(aux)[1:], dtype=np.int64))))
+  perm = lexsort(lax_structural.rev(lax_structural.transpose(rows, (1, 0)), (0,)))
+  aux = aux[perm]
+  if n:
+    mask = creation.ones(n, dtype=np.bool_)
+    later, earlier = aux[1:], aux[:-1]
+    differs = lax_elementwise.ne(later, earlier)
+    if equal_nan and dtypes.issubdtype(_dtype(aux), np.inexact):
+      both_nan = ufuncs.logical_and(lax_elementwise.ne(later, later),
+                                    lax_elementwise.ne(earlier, earlier))
+      differs = ufuncs.logical_and(differs, ufuncs.logical_not(both_nan))
+    mask = mask.at[1:].set(reductions.any(differs, axis=tuple(range(1, len(_shape(aux))))))
+  else:
+    mask = creation.zeros(n, dtype=np.bool_)
+  return aux, mask, perm
+
+
+def _first_difference(a):
+  return lax_elementwise.sub(a[1:], a[:-1])
+
+
+# The program of jnp.diff(a) (shape_ops, which holds diff, imports this module), under its name.
+_first_difference.__name__ = _first_difference.__qualname__ = "diff"
+_first_difference = util.jit_when_tracing(_first_difference)
+
+
+def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, size, fill_value,
+            name="unique", return_true_size=False):
+  aux, mask, perm = _unique_sorted_mask(ar, axis=axis, equal_nan=equal_nan)
+  if size is None:
+    concrete = core.concrete_or_error(None, mask, _UNIQUE_SIZE_HINT.replace("jnp.unique",
+                                                                             f"jnp.{name}"))
+    ind = lax_numpy.nonzero(concrete)[0]
+    size = _shape(ind)[0]
+  else:
+    size = core.concrete_or_error(operator.index, size, f"The size argument of jnp.{name} must "
+                                  "be static.")
+    ind = lax_numpy.nonzero(mask, size=size)[0]
+  result = aux[ind] if core.get_aval(aux).size else aux
+  if fill_value is not None:
+    fill_value = creation.asarray(fill_value, dtype=_dtype(result))
+    if _shape(result)[0]:
+      valid = ufuncs.less(creation.arange(size), reductions.sum(mask))
+      valid = lax_structural.expand_dims(valid, tuple(range(1, len(_shape(result)))))
+      result = lax_numpy.where(valid, result, fill_value)
+    else:
+      result = lax_structural.full((size,) + _shape(result)[1:], fill_value, _dtype(result))
+  result = lax_numpy.moveaxis(result, 0, axis)
+  outs = [result]
+  if return_index:
+    outs.append(perm[ind] if core.get_aval(aux).size else perm)
+  if return_inverse:
+    if core.get_aval(aux).size:
+      # jnp.cumsum(mask) staged as nonzero stages it (one shared program, as in JAX's jaxprs)
+      group = lax_elementwise.sub(lax_numpy._cumsum_int(mask, None), np.array(1, _int_dtype()))
+      inverse = creation.zeros(_shape(mask), dtype=_int_dtype()).at[perm].set(group)
+    else:
+      inverse = creation.zeros(_shape(ar)[axis], dtype=_int_dtype())
+    outs.append(inverse)
+  if return_counts:
+    if core.get_aval(aux).size:
+      ends = lax_numpy.nonzero(mask, size=size + 1)[0]
+      ends = ends.at[1:].set(lax_numpy.where(ends[1:], ends[1:], _shape(mask)[0]))
+      outs.append(_first_difference(ends))
+    elif _shape(ar)[axis]:
+      outs.append(creation.asarray([_shape(ar)[axis]], dtype=_int_dtype()))
+    else:
+      outs.append(creation.zeros(0, dtype=_int_dtype()))
+  if return_true_size:
+    outs.append(reductions.sum(mask))
+  return outs[0] if len(outs) == 1 else tuple(outs)
+
+
 def unique(ar, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis=None, *, equal_nan: bool = True, size=None,
            fill_value=None, sorted: bool = True):
@@ -643,50 +909,45 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
   arr = _arr("unique", ar)
   shape = _shape(arr)
   if axis is None:
-    rows = lax_numpy.reshape(arr, (-1, 1))
-    values, index, inverse, counts = _unique_sorted(rows, None, equal_nan, size, fill_value)
-    values = values[:, 0]
-    inverse = lax_numpy.reshape(inverse, shape)
+    arr = lax_numpy.ravel(arr)
+    axis = 0
   else:
     if len(shape) == 0:
       raise ValueError("axis must be None for a 0-d array")
     axis = util.canonicalize_axis(axis, len(shape))
-    moved = lax_numpy.moveaxis(arr, axis, 0)
-    rest = _shape(moved)[1:]
-    rows = lax_numpy.reshape(moved, (_shape(moved)[0], -1))
-    values, index, inverse, counts = _unique_sorted(rows, None, equal_nan, size, fill_value)
-    values = lax_numpy.moveaxis(lax_numpy.reshape(values, (_shape(values)[0],) + rest), 0, axis)
-  outs = [values]
-  if return_index:
-    outs.append(index)
-  if return_inverse:
-    outs.append(inverse)
-  if return_counts:
-    outs.append(counts)
-  return outs[0] if len(outs) == 1 else tuple(outs)
+  outs = _unique(arr, axis, return_index, return_inverse, return_counts, equal_nan, size,
+                 fill_value)
+  if return_inverse and len(shape) != 1 and axis == 0 and len(_shape(arr)) == 1:
+    outs = list(outs)
+    outs[1 + return_index] = lax_numpy.reshape(outs[1 + return_index], shape)
+    outs = tuple(outs)
+  return outs
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
   """Unique values, first indices, inverse indices and counts (``jnp.unique_all``)."""
-  values, indices, inverse, counts = unique(x, True, True, True, size=size, fill_value=fill_value)
+  values, indices, inverse, counts = unique(x, True, True, True, equal_nan=False, size=size,
+                                            fill_value=fill_value)
   return _UniqueAllResult(values, indices, inverse, counts)
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
   """Unique values and their counts (``jnp.unique_counts``)."""
-  values, counts = unique(x, return_counts=True, size=size, fill_value=fill_value)
+  values, counts = unique(x, return_counts=True, equal_nan=False, size=size,
+                          fill_value=fill_value)
   return _UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
   """Unique values and the inverse indices that rebuild ``x`` (``jnp.unique_inverse``)."""
-  values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
+  values, inverse = unique(x, return_inverse=True, equal_nan=False, size=size,
+                           fill_value=fill_value)
   return _UniqueInverseResult(values, inverse)
 
 
 def unique_values(x, /, *, size=None, fill_value=None):
   """The sorted unique values of ``x`` (``jnp.unique_values``)."""
-  return unique(x, size=size, fill_value=fill_value)
+  return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False, *,
@@ -725,22 +986,95 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 
 def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
-  """The sorted unique values of ``ar1`` that are not in ``ar2`` (``jnp.setdiff1d``)."""
+  """The sorted unique values of ``ar1`` that are not in ``ar2`` (``jnp.setdiff1d``); with a
+  static ``size``, padded with ``fill_value`` (default 0)."""
   ar1, ar2 = _arr("setdiff1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
-  if size is not None and fill_value is None:
-    fill_value = 0  # unlike unique/union1d/..., setdiff1d pads with zeros by default
-  return _masked_unique("setdiff1d", ar1, isin(ar1, ar2, invert=True), size, fill_value)[0]
+  if size is None:
+    if not assume_unique:
+      ar1 = unique(ar1)
+    keep = _in1d(ar1, ar2, invert=True)
+    keep = core.concrete_or_error(None, keep, "The error arose in setdiff1d()")
+    return ar1[keep]
+  size = core.concrete_or_error(operator.index, size, "The size argument of jnp.setdiff1d must "
+                                "be static.")
+  n = _shape(ar1)[0]
+  fill_value = creation.asarray(0 if fill_value is None else fill_value, dtype=_dtype(ar1))
+  if n == 0:
+    return lax_structural.full((size,), fill_value, _dtype(ar1))
+  if not assume_unique:
+    ar1 = unique(ar1, size=n)
+  keep = _in1d(ar1, ar2, invert=True)
+  if not assume_unique:
+    # unique pads with copies of its first value: only the first n_unique entries count.
+    n_unique = ufuncs.subtract(n + 1, reductions.sum(ufuncs.equal(ar1, ar1[0])))
+    keep = lax_numpy.where(ufuncs.less(creation.arange(n), n_unique), keep, False)
+  valid = ufuncs.less(creation.arange(size), reductions.sum(keep))
+  ind = lax_numpy.nonzero(keep, size=size)[0]
+  return lax_numpy.where(valid, ar1[ind], fill_value)
+
+
+@util.jit_when_tracing(static_argnames=("size",))
+def _setxor1d_size(arr1, arr2, fill_value, *, size):
+  # JAX's program: both arrays' unique values side by side in one buffer, sorted with the unused
+  # tail last; a value is kept when it differs from both neighbours.
+  n1, n2 = _shape(arr1)[0], _shape(arr2)[0]
+  arr1, count1 = _unique(arr1, 0, False, False, False, True, n1, None, return_true_size=True)
+  arr2, count2 = _unique(arr2, 0, False, False, False, True, n2, None, return_true_size=True)
+  arr = creation.zeros(n1 + n2, dtype=_dtype(arr1))
+  arr = lax_structural.dynamic_update_slice(arr, arr1, (0,))
+  arr = lax_structural.dynamic_update_slice(arr, arr2, (count1,))
+  count = ufuncs.add(count1, count2)
+  in_use = ufuncs.less(creation.arange(n1 + n2 + 1), ufuncs.add(count, 1))
+  _, arr = lax_sorting.sort((ufuncs.logical_not(in_use[1:]), arr), dimension=0, num_keys=2)
+  differs = ufuncs.not_equal(arr[1:], arr[:-1])
+  unique_here = lax_numpy.concatenate([True, differs, False], axis=None)
+  unique_here = unique_here.at[count].set(True)
+  unique_here = ufuncs.logical_and(in_use, unique_here)
+  keep = ufuncs.logical_and(unique_here[1:], unique_here[:-1])
+  n_kept = reductions.sum(keep)
+  indices = lax_numpy.nonzero(keep, size=size, fill_value=_shape(keep)[0])[0]
+  out = arr.at[indices].get(mode="fill", fill_value=0)
+  out = lax_numpy.where(ufuncs.less(creation.arange(size), n_kept), out, reductions.max(out))
+  valid = ufuncs.less(creation.arange(size), n_kept)
+  return lax_numpy.where(valid, out, reductions.min(out) if fill_value is None else fill_value)
 
 
 def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
   """The sorted values in exactly one of the arrays (``jnp.setxor1d``)."""
   ar1, ar2 = _arr("setxor1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
+  if size is not None:
+    size = core.concrete_or_error(operator.index, size, "The size argument of jnp.setxor1d must "
+                                  "be static.")
+    if _shape(ar1)[0] and _shape(ar2)[0]:
+      return _setxor1d_size(ar1, ar2, fill_value, size=size)
   both = lax_numpy.concatenate([ar1, ar2])
   # JAX's setxor1d has its own program; membership is not staged as _in1d there
   keep = lax_numpy.concatenate([_in1d_inline(ar1, ar2, True), _in1d_inline(ar2, ar1, True)])
   return _masked_unique("setxor1d", both, keep, size, fill_value)[0]
+
+
+@util.jit_when_tracing(static_argnames=("size",))
+def _intersect1d_size(arr1, arr2, fill_value, *, size):
+  # JAX's program: both arrays' unique values side by side in one buffer, sorted with the unused
+  # tail last; a value equal to its predecessor is in both arrays.
+  n1, n2 = _shape(arr1)[0], _shape(arr2)[0]
+  arr1, _, count1 = _unique(arr1, 0, True, False, False, True, n1, 0, return_true_size=True)
+  arr2, _, count2 = _unique(arr2, 0, True, False, False, True, n2, 0, return_true_size=True)
+  arr = creation.zeros(n1 + n2, dtype=_dtype(arr1))
+  arr = lax_structural.dynamic_update_slice(arr, arr1, (0,))
+  arr = lax_structural.dynamic_update_slice(arr, arr2, (count1,))
+  in_use = ufuncs.less(creation.arange(n1 + n2), ufuncs.add(count1, count2))
+  _, arr, _ = lax_sorting.sort((ufuncs.logical_not(in_use), arr, creation.arange(n1 + n2)),
+                               dimension=0, num_keys=2)
+  in_both = ufuncs.logical_and(ufuncs.equal(arr[1:], arr[:-1]), in_use[1:])
+  n_kept = reductions.sum(in_both)
+  indices = lax_numpy.nonzero(in_both, size=size, fill_value=_shape(arr)[0])[0]
+  out = arr.at[indices].get(mode="fill", fill_value=0)
+  out = lax_numpy.where(ufuncs.less(creation.arange(size), n_kept), out, reductions.max(out))
+  valid = ufuncs.less(creation.arange(size), n_kept)
+  return lax_numpy.where(valid, out, reductions.min(out) if fill_value is None else fill_value)
 
 
 def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = False, *,
@@ -749,6 +1083,10 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
   (``jnp.intersect1d``)."""
   ar1, ar2 = _arr("intersect1d", ar1, ar2)
   ar1, ar2 = util.promote_dtypes(lax_numpy.ravel(ar1), lax_numpy.ravel(ar2))
+  if size is not None and not return_indices and _shape(ar1)[0] and _shape(ar2)[0]:
+    size = core.concrete_or_error(operator.index, size, "The size argument of jnp.intersect1d "
+                                  "must be static.")
+    return _intersect1d_size(ar1, ar2, fill_value, size=size)
   # JAX's intersect1d has its own program; membership is not staged as _in1d there
   values, index1 = _masked_unique("intersect1d", ar1, _in1d_inline(ar1, ar2, False), size, fill_value)
   if not return_indices:

@@ -15,7 +15,9 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import sorting as lax_sorting
+from axle._src.lax import slicing as lax_slicing
 from axle._src.lax import special as lax_special
+from axle._src.lax import structural as lax_structural
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
 from axle._src.numpy import selection
@@ -169,9 +171,15 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
   if dtype is None:
     dtype = aval.dtype
   not_nan = ufuncs.logical_not(ufuncs.isnan(a))
-  count = reductions.sum(not_nan, axis, dtype=dtype, keepdims=keepdims, where=where)
+  count = reductions.sum(_as_default_int(not_nan), axis, dtype=dtype, keepdims=keepdims,
+                         where=where)
   total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
   return ufuncs.divide(total, count)
+
+
+def _as_default_int(mask):
+  # JAX sums booleans into a float dtype through the default integer type.
+  return lax_elementwise._convert_element_type(mask, dtypes.default_int_dtype(), False)
 
 
 @util.jit_when_tracing(static_argnames=("axis", "dtype", "keepdims"))
@@ -181,19 +189,21 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
   aval = core.get_aval(a)
   compute_dtype, result_dtype = _var_dtypes(aval.dtype, dtype)
   a = lax_elementwise._convert_element_type(a, compute_dtype, False)
-  mean = nanmean(a, axis, keepdims=True, where=where)
+  mean = nanmean(a, axis, dtype=compute_dtype, keepdims=True, where=where)
   centered = lax_numpy.where(ufuncs.isnan(a), 0, lax_elementwise.sub(a, mean))
   if compute_dtype.kind == "c":
     centered = lax_elementwise.real(lax_elementwise.mul(centered, lax_elementwise.conj(centered)))
   else:
-    centered = lax_elementwise.mul(centered, centered)
-  not_nan = ufuncs.logical_not(ufuncs.isnan(a))
-  real_dtype = np.dtype(centered.dtype)
-  count = reductions.sum(not_nan, axis, dtype=real_dtype, keepdims=keepdims, where=where)
-  normalizer = lax_elementwise.sub(count, lax_elementwise._convert_element_type(ddof, real_dtype, False))
+    centered = lax_elementwise.square(centered)
+  normalizer = reductions.sum(ufuncs.logical_not(ufuncs.isnan(a)), axis, keepdims=keepdims,
+                              where=where)
+  normalizer = ufuncs.subtract(normalizer, ddof)
+  empty = lax_elementwise.le(normalizer, np.zeros((), core.get_aval(normalizer).dtype))
   total = reductions.sum(centered, axis, keepdims=keepdims, where=where)
-  result = lax_numpy.where(lax_elementwise.le(normalizer, lax_elementwise._convert_element_type(0, real_dtype, False)),
-                        np.nan, lax_elementwise.div(total, normalizer))
+  total = lax_numpy.where(empty, np.nan, total)
+  divisor = lax_numpy.where(empty, 1, normalizer)
+  result = lax_elementwise.div(total, lax_elementwise._convert_element_type(
+      divisor, core.get_aval(total).dtype, False))
   return lax_elementwise._convert_element_type(result, result_dtype, False)
 
 
@@ -261,78 +271,120 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name, a, q, axis, method, keepdims, squash_nans):
+  # JAX's steps: sort along the axis, then read the two neighbours of each quantile's position
+  # (with one gather each, or NumPy-style indexing when NaNs are dropped) and weight them.
   util.check_arraylike(name, a, q)
   if method not in _QUANTILE_METHODS:
     raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
                      "'inverted_cdf'")
-  a, q = util.promote_dtypes_inexact(a, q)
+  a, = util.promote_dtypes_inexact(a)
+  q, = util.promote_dtypes_inexact(q)
   if dtypes.issubdtype(core.get_aval(a).dtype, np.complexfloating):
     raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
-  q_ndim = np.ndim(q)
-  if q_ndim > 1:
-    raise ValueError(f"q must be have rank <= 1, got shape {np.shape(q)}")
   a_shape = core.get_aval(a).shape
+  keep_shape = None
   if axis is None:
-    keep_shape = (1,) * len(a_shape)
+    if keepdims:
+      keep_shape = (1,) * len(a_shape)
     a = lax_numpy.ravel(a)
     axis = 0
   elif isinstance(axis, (tuple, list)):
     axes = util.canonicalize_axes(axis, len(a_shape))
-    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a_shape))
-    rest = [i for i in range(len(a_shape)) if i not in axes]
-    a = lax_numpy.transpose(a, rest + list(axes))
-    a = lax_numpy.reshape(a, tuple(a_shape[i] for i in rest) + (-1,))
-    axis = len(rest)
+    if keepdims:
+      keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a_shape))
+    kept = [i for i in range(len(a_shape)) if i not in axes]
+    reduced = int(np.prod([a_shape[i] for i in axes], dtype=np.int64))
+    a = lax_structural.reshape(a, tuple(a_shape[i] for i in kept) + (reduced,),
+                               tuple(kept) + tuple(axes))
+    axis = len(kept)
   else:
     axis = util.canonicalize_axis(axis, len(a_shape))
-    keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a_shape))
-  a = lax_numpy.moveaxis(a, axis, -1)
-  n = core.get_aval(a).shape[-1]
+  q_shape = core.get_aval(q).shape
+  q_ndim = len(q_shape)
+  if q_ndim > 1:
+    raise ValueError(f"q must be have rank <= 1, got shape {q_shape}")
+  a_shape = core.get_aval(a).shape
   q_dtype = core.get_aval(q).dtype
-  isnan = ufuncs.isnan
+
+  def const(value):
+    return np.array(value, q_dtype)
+
   if squash_nans:
-    a = lax_sorting.sort(a, dimension=-1)
-    counts = reductions.sum(ufuncs.logical_not(isnan(a)), -1, dtype=q_dtype)
+    a = ufuncs._where(ufuncs.isnan(a), np.nan, a)
+    a = lax_sorting.sort(a, dimension=axis)
+    # JAX sums booleans into a float dtype through the default integer type.
+    not_nan = lax_elementwise._convert_element_type(ufuncs.logical_not(ufuncs.isnan(a)),
+                                                    dtypes.default_int_dtype(), False)
+    counts = reductions.sum(not_nan, axis=axis, dtype=q_dtype, keepdims=keepdims)
+    reduced_shape = core.get_aval(counts).shape
+    q = lax_structural.expand_dims(q, tuple(range(q_ndim, len(reduced_shape) + q_ndim)))
+    counts = lax_structural.expand_dims(counts, tuple(range(q_ndim)))
+    q = lax_elementwise.mul(q, lax_elementwise.sub(counts, const(1)))
+    low, high = lax_elementwise.floor(q), lax_elementwise.ceil(q)
+    high_weight = lax_elementwise.sub(q, low)
+    low_weight = lax_elementwise.sub(const(1), high_weight)
+    low = lax_elementwise.max(const(0), lax_elementwise.min(low, lax_elementwise.sub(counts, const(1))))
+    high = lax_elementwise.max(const(0), lax_elementwise.min(high, lax_elementwise.sub(counts, const(1))))
+    int_dtype = dtypes.default_int_dtype()
+    low = lax_elementwise._convert_element_type(low, int_dtype, False)
+    high = lax_elementwise._convert_element_type(high, int_dtype, False)
+    out_shape = q_shape + reduced_shape
+    index = [lax_structural.broadcasted_iota(int_dtype, out_shape, d + q_ndim)
+             for d in range(len(reduced_shape))]
+    if keepdims:
+      index[axis] = low
+    else:
+      index.insert(axis, low)
+    low_value = a[tuple(index)]
+    index[axis] = high
+    high_value = a[tuple(index)]
   else:
-    a = lax_numpy.where(reductions.any(isnan(a), -1, keepdims=True), np.nan, a)
-    a = lax_sorting.sort(a, dimension=-1)
-    counts = lax_elementwise._convert_element_type(n, q_dtype, False)
-  rest_shape = core.get_aval(a).shape[:-1]
-  q = lax_numpy.reshape(q, np.shape(q) + (1,) * len(rest_shape))
-  one = lax_elementwise._convert_element_type(1, q_dtype, False)
-  zero = lax_elementwise._convert_element_type(0, q_dtype, False)
-  position = ufuncs.multiply(q, lax_elementwise.sub(counts, one))
-  low = lax_elementwise.floor(position)
-  high = lax_elementwise.ceil(position)
-  high_weight = lax_elementwise.sub(position, low)
-  low_weight = lax_elementwise.sub(one, high_weight)
-  top = ufuncs.maximum(lax_elementwise.sub(counts, one), zero)
-  low = ufuncs.minimum(ufuncs.maximum(low, zero), top)
-  high = ufuncs.minimum(ufuncs.maximum(high, zero), top)
-  out_shape = util.broadcast_shapes(np.shape(q), rest_shape)
-  index_dtype = dtypes.default_int_dtype()
-  sorted_b = lax_numpy.broadcast_to(a, out_shape[:q_ndim] + rest_shape + (n,)) if q_ndim else a
+    a = ufuncs._where(reductions.any(ufuncs.isnan(a), axis=axis, keepdims=True), np.nan, a)
+    a = lax_sorting.sort(a, dimension=axis)
+    n = lax_elementwise._convert_element_type(a_shape[axis], q_dtype, False)
+    q = lax_elementwise.mul(q, lax_elementwise.sub(n, const(1)))
+    low, high = lax_elementwise.floor(q), lax_elementwise.ceil(q)
+    high_weight = lax_elementwise.sub(q, low)
+    low_weight = lax_elementwise.sub(const(1), high_weight)
+    low = lax_elementwise.clamp(const(0), low, lax_elementwise.sub(n, const(1)))
+    high = lax_elementwise.clamp(const(0), high, lax_elementwise.sub(n, const(1)))
+    int_dtype = dtypes.default_int_dtype()
+    low = lax_elementwise._convert_element_type(low, int_dtype, False)
+    high = lax_elementwise._convert_element_type(high, int_dtype, False)
+    slice_sizes = list(a_shape)
+    slice_sizes[axis] = 1
+    rank = len(a_shape) + q_ndim - (0 if keepdims else 1)
+    dnums = lax_slicing.GatherDimensionNumbers(
+        offset_dims=tuple(range(q_ndim, rank)), collapsed_slice_dims=() if keepdims else (axis,),
+        start_index_map=(axis,))
 
-  def pick(index):
-    index = lax_numpy.broadcast_to(lax_elementwise._convert_element_type(index, index_dtype, False), out_shape)
-    return selection.take_along_axis.__wrapped__(sorted_b, index[..., None], axis=-1, mode="clip")[..., 0]
+    def read(index):
+      index = lax_structural.expand_dims(index, (q_ndim,))
+      return lax_slicing.gather(a, index, dnums, slice_sizes)
 
-  low_value, high_value = pick(low), pick(high)
+    low_value = read(low)
+    high_value = read(high)
+    if q_ndim == 1:
+      low_weight = lax_structural.broadcast_in_dim(low_weight, core.get_aval(low_value).shape, (0,))
+      high_weight = lax_structural.broadcast_in_dim(high_weight, core.get_aval(high_value).shape,
+                                                    (0,))
   if method == "linear":
-    result = ufuncs.add(ufuncs.multiply(low_value, low_weight),
-                           ufuncs.multiply(high_value, high_weight))
+    result = lax_elementwise.add(
+        lax_elementwise.mul(lax_elementwise._convert_element_type(low_value, q_dtype, False), low_weight),
+        lax_elementwise.mul(lax_elementwise._convert_element_type(high_value, q_dtype, False), high_weight))
   elif method == "lower":
     result = low_value
   elif method == "higher":
     result = high_value
   elif method == "nearest":
-    result = lax_numpy.where(ufuncs.less_equal(high_weight, 0.5), low_value, high_value)
+    result = lax_elementwise.select(lax_elementwise.le(high_weight, const(0.5)), low_value,
+                                    high_value)
   else:
-    result = ufuncs.multiply(ufuncs.add(low_value, high_value), 0.5)
-  result = lax_elementwise._convert_element_type(lax_numpy.broadcast_to(result, out_shape), q_dtype, False)
-  if keepdims:
-    result = lax_numpy.reshape(result, np.shape(q)[:q_ndim] + keep_shape)
-  return result
+    result = lax_elementwise.mul(lax_elementwise.add(low_value, high_value),
+                                 np.array(0.5, core.get_aval(low_value).dtype))
+  if keep_shape is not None:
+    result = lax_structural.reshape(result, q_shape + keep_shape)
+  return lax_elementwise._convert_element_type(result, core.get_aval(a).dtype, False)
 
 
 @util.jit_when_tracing(static_argnames=("axis", "overwrite_input", "interpolation", "keepdims", "method"))
@@ -357,8 +409,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False,
 
 
 def _percent(q):
-  if isinstance(q, (core.Tracer,)) or not isinstance(q, (int, float)):
-    (q,) = util.promote_dtypes_inexact(util.asarray_operand(q) if not isinstance(q, (list, tuple)) else q)
+  q, = util.promote_dtypes_inexact(q)
   return ufuncs.true_divide(q, 100.0)
 
 
@@ -429,7 +480,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         raise ValueError("Axis must be specified when shapes of a and weights differ.")
       if w_shape[0] != a_shape[axis]:
         raise ValueError("Length of weights not compatible with specified axis.")
-      weights = lax_numpy.broadcast_to(weights, (len(a_shape) - 1) * (1,) + w_shape)
+      weights = lax_structural.reshape(weights, (len(a_shape) - 1) * (1,) + w_shape)
       weights = lax_numpy.moveaxis(weights, -1, axis)
     weights_sum = reductions.sum(weights, axis=axis, keepdims=keepdims)
     avg = ufuncs.divide(reductions.sum(ufuncs.multiply(a, weights), axis=axis,
