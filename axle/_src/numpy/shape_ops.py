@@ -17,6 +17,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -95,11 +96,12 @@ def permute_dims(a, /, axes):
 
 
 def unstack(x, /, *, axis: int = 0):
-  """The slices of ``x`` along ``axis`` as a tuple (``jnp.unstack``)."""
-  x = _arr("unstack", x)
+  """The slices of ``x`` along ``axis`` as a tuple (``jnp.unstack``): one ``unstack``
+  equation, as in JAX."""
+  util.check_arraylike("unstack", x)
+  x = creation.asarray(x)
   axis = util.canonicalize_axis(axis, _ndim(x))
-  return tuple(lax_structural.index_in_dim(x, i, axis, keepdims=False)
-               for i in range(_shape(x)[axis]))
+  return lax_structural_extra.unstack(x, axis)
 
 
 # ---------------------------------------------------------------------------
@@ -280,18 +282,26 @@ def rollaxis(a, axis: int, start: int = 0):
 
 
 def tile(A, reps):
-  """``A`` repeated ``reps`` times along each axis (``jnp.tile``)."""
-  A = _arr("tile", A)
-  reps = (reps,) if not isinstance(reps, (tuple, list)) and np.ndim(reps) == 0 else tuple(reps)
-  reps = tuple(core.concrete_or_error(operator.index, r, "The error arose in jnp.tile().")
-               for r in reps)
+  """``A`` repeated ``reps`` times along each axis (``jnp.tile``): a ``tile`` equation, after
+  leading unit axes are added to ``A`` or ``reps`` so that their lengths agree, as in JAX."""
+  util.check_arraylike("tile", A)
+  A = creation.asarray(A)
+  try:
+    iter(reps)
+  except TypeError:
+    reps = (reps,)
+  reps = tuple(reps)
+  if any(isinstance(r, Tracer) for r in reps):
+    reps = tuple(core.concrete_or_error(operator.index, r, "The error arose in jnp.tile().")
+                 for r in reps)
+  reps = core.canonicalize_shape(reps)
   shape = _shape(A)
+  if len(reps) > len(shape):
+    new_shape = (1,) * (len(reps) - len(shape)) + shape
+    A = lax_structural.broadcast_in_dim(A, new_shape, tuple(range(len(new_shape) - len(shape),
+                                                                  len(new_shape))))
   reps = (1,) * (len(shape) - len(reps)) + reps
-  shape = (1,) * (len(reps) - len(shape)) + shape
-  A = lax_numpy.reshape(A, shape)
-  expanded = lax_structural.broadcast_in_dim(
-      A, tuple(d for pair in zip(reps, shape) for d in pair), tuple(range(1, 2 * len(shape), 2)))
-  return lax_numpy.reshape(expanded, tuple(r * d for r, d in zip(reps, shape)))
+  return lax_structural_extra.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
@@ -346,9 +356,7 @@ def resize(a, new_shape):
   n = _shape(flat)[0]
   if size == 0 or n == 0:
     return creation.zeros(new_shape, _dtype(a))
-  reps = -(-size // n)
-  if reps > 1:
-    flat = lax_numpy.concatenate([flat] * reps)
+  flat = tile(flat, -(-size // n))
   return lax_numpy.reshape(flat[:size], new_shape)
 
 
