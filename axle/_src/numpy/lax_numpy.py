@@ -6,6 +6,7 @@ NumPy surface grows in the numpy issue.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 
@@ -25,6 +26,7 @@ from axle._src.lax.convolution import conv_general_dilated
 from axle._src.lax.contractions import canonicalize_precision, dot_general, dot_general_p
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,
                                       zeros)
 from axle._src.xla import spmd_jit
@@ -563,17 +565,22 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
   if any(np.ndim(a) != 1 for a in args):
     raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
                      f"{[np.shape(a) for a in args]}")
+  # As JAX does for 'xy': the first two inputs swap places, the grids are built in 'ij' order,
+  # and the first two results swap back.
+  swap = indexing == "xy" and len(args) >= 2
+  if swap:
+    args[0], args[1] = args[1], args[0]
   shape = [np.shape(a)[0] for a in args]
   outputs = []
   for i, a in enumerate(args):
     if sparse:
-      s = [1] * len(args)
-      s[i] = shape[i]
-      outputs.append(reshape(a, tuple(s)))
+      out_shape = [1] * len(args)
+      out_shape[i] = shape[i]
     else:
-      outputs.append(lax_structural.broadcast_in_dim(a, tuple(shape), (i,)))
-  if indexing == "xy" and len(args) >= 2:
-    outputs = [swapaxes(o, 0, 1) for o in outputs]
+      out_shape = shape
+    outputs.append(lax_structural.broadcast_in_dim(a, tuple(out_shape), (i,)))
+  if swap:
+    outputs[0], outputs[1] = outputs[1], outputs[0]
   return outputs
 
 
@@ -625,21 +632,24 @@ def indices(dimensions, dtype=None, sparse: bool = False):
   n = len(dimensions)
   outputs = []
   for i, d in enumerate(dimensions):
-    shape = [1] * n
-    shape[i] = d
-    iota = reshape(lax_structural.iota(dtype, d), tuple(shape))
-    outputs.append(iota if sparse else broadcast_to(iota, dimensions))
+    out_shape = [1] * n if sparse else list(dimensions)
+    out_shape[i] = d
+    outputs.append(lax_structural.broadcast_in_dim(lax_structural.iota(dtype, d),
+                                                   tuple(out_shape), (i,)))
   if sparse:
     return tuple(outputs)
-  return stack(outputs, 0) if outputs else zeros((0,), dtype)
+  return stack(outputs, 0) if outputs else asarray(np.zeros((0,), dtype))
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
-  """``function`` called on the index grids of ``shape`` (``jnp.fromfunction``); like NumPy, the
-  function receives whole index arrays."""
+  """``function`` called on the index grids of ``shape`` (``jnp.fromfunction``): as in JAX,
+  ``function`` is mapped with one ``vmap`` per axis over that axis' ``iota``."""
   shape = core.canonicalize_shape(shape, "in jnp.fromfunction")
-  grids = indices(shape, dtype=dtype)
-  return function(*(grids[i] for i in range(len(shape))), **kwargs)
+  dtype = dtypes.canonicalize_dtype(dtype)
+  mapped = functools.partial(function, **kwargs) if kwargs else function
+  for axis in reversed(range(len(shape))):
+    mapped = vmap(mapped, in_axes=tuple(0 if i == axis else None for i in range(len(shape))))
+  return mapped(*(lax_structural.iota(dtype, d) for d in shape))
 
 
 @util.jit_when_tracing

@@ -1004,7 +1004,7 @@ def ix_(*args):
       raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
     shape = [1] * n
     shape[i] = _shape(a)[0]
-    out.append(lax_numpy.reshape(a, tuple(shape)))
+    out.append(lax_structural.broadcast_in_dim(a, tuple(shape), (i,)))
   return tuple(out)
 
 
