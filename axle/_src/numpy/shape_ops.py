@@ -739,9 +739,13 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
   if size == 0:
     return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
+  # Two iotas, the offset added to the second one, as JAX's program does.
   i = lax_structural.iota(np.dtype(np.int32), size)
-  rows = lax_elementwise.add(i, lax_elementwise._convert_element_type(-builtins.min(offset, 0), np.int32, False))
-  cols = lax_elementwise.add(i, lax_elementwise._convert_element_type(builtins.max(offset, 0), np.int32, False))
+  j = lax_structural.iota(np.dtype(np.int32), size)
+  if offset:
+    j = lax_elementwise.add(
+        lax_elementwise._convert_element_type(builtins.abs(offset), np.int32, False), j)
+  rows, cols = (i, j) if offset >= 0 else (j, i)
   return a[..., rows, cols]
 
 
@@ -768,8 +772,19 @@ def _diag(v, k):
 
 def diagflat(v, k: int = 0):
   """A 2-D array with the flattened ``v`` on its ``k``-th diagonal (``jnp.diagflat``)."""
-  v = _arr("diagflat", v)
-  return diag(lax_numpy.ravel(v), k)
+  util.check_arraylike("diagflat", v)
+  k = core.concrete_or_error(operator.index, k, "'k' argument of jnp.diagflat")
+  v = lax_numpy.ravel(creation.asarray(v))
+  size = _shape(v)[0]
+  n = size + builtins.abs(k)
+  # As JAX does: the values scattered at their flat positions in an n*n vector, reshaped.
+  out = creation.zeros((n * n,), _dtype(v))
+  i = creation.arange(size)
+  if k >= 0:
+    flat = ufuncs.add(ufuncs.add(i, k), ufuncs.multiply(i, n))
+  else:
+    flat = ufuncs.add(i, ufuncs.multiply(ufuncs.subtract(i, k), n))
+  return lax_numpy.reshape(out.at[flat].set(v), (n, n))
 
 
 @util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2", "dtype"))
@@ -834,16 +849,22 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
     raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
   if wrap:
     raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
-  a, val = _arr("fill_diagonal", a, val)
+  util.check_arraylike("fill_diagonal", a, val)
+  a = creation.asarray(a)
   if _ndim(a) < 2:
     raise ValueError("array must be at least 2-d")
   if _ndim(a) > 2 and not all(d == _shape(a)[0] for d in _shape(a)[1:]):
     raise ValueError("All dimensions of input must be of equal length")
   n = builtins.min(_shape(a))
   idx = creation.arange(n)
-  return a.at[(idx,) * _ndim(a)].set(lax_numpy.ravel(creation.broadcast_to(
-      lax_numpy.ravel(val) if np.ndim(val) else val, (n,)) if np.ndim(val) <= 1 else
-      resize(val, (n,))))
+  if np.ndim(val) > 0:
+    # The values are used in order and cycled (NumPy's rule), with no jit around it as in JAX.
+    val = lax_numpy.ravel(val)
+    size = _shape(val)[0]
+    if 0 < size < n:
+      val = tile(val, -(-n // size))
+    val = val[:n]
+  return a.at[(idx,) * _ndim(a)].set(val)
 
 
 def trim_zeros(filt, trim: str = "fb"):
@@ -980,13 +1001,15 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
     indices = [ufuncs.remainder(i, d) for i, d in zip(indices, dims)]
   else:
     raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-  order_dims = list(range(len(dims)))[::-1] if order == "C" else list(range(len(dims)))
-  result = None
-  stride = 1
-  for axis in order_dims:
-    term = ufuncs.multiply(indices[axis], stride)
-    result = term if result is None else ufuncs.add(result, term)
-    stride *= dims[axis]
+  if order == "C":
+    strides = [math.prod(dims[i + 1:]) for i in range(len(dims))]
+  else:
+    strides = [math.prod(dims[:i]) for i in range(len(dims))]
+  # Summed from a Python 0 in axis order, each term written out even for a unit stride: JAX's
+  # equations.
+  result = 0
+  for index, stride in zip(indices, strides):
+    result = ufuncs.add(result, ufuncs.multiply(index, stride))
   return result
 
 
@@ -1036,7 +1059,7 @@ def vander(x, N=None, increasing: bool = False):
   powers = lax_structural.iota(dtypes.dtype(x, canonicalize=True) if _dtype(x) != np.bool_
                                else dtypes.default_int_dtype(), N)
   if not increasing:
-    powers = lax_structural.rev(powers, (0,))
+    powers = ufuncs.subtract(N - 1, powers)
   return ufuncs.power(x[:, None], powers[None, :])
 
 
@@ -1048,21 +1071,23 @@ def packbits(a, axis=None, bitorder: str = "big"):
     raise TypeError("Expected an input array of integer or boolean data type")
   if bitorder not in ("little", "big"):
     raise ValueError("'order' must be either 'little' or 'big'")
-  a = lax_elementwise._convert_element_type(ufuncs._to_bool(a), np.uint8, False)
+  zero = lax_elementwise._convert_element_type(0, _dtype(a), False)
+  a = lax_elementwise._convert_element_type(lax_elementwise.ne(a, zero), np.uint8, False)
+  bits = lax_structural.iota(np.dtype(np.uint8), 8)
+  if bitorder == "big":
+    bits = lax_structural.rev(bits, (0,))
   if axis is None:
     a = lax_numpy.ravel(a)
     axis = 0
-  a = lax_numpy.moveaxis(a, axis, -1)
-  n = _shape(a)[-1]
-  remainder = (-n) % 8
+  a = lax_numpy.swapaxes(a, axis, -1)
+  remainder = (-_shape(a)[-1]) % 8
   if remainder:
-    a = pad(a, [(0, 0)] * (_ndim(a) - 1) + [(0, remainder)])
+    config = [(0, 0, 0)] * (_ndim(a) - 1) + [(0, remainder, 0)]
+    a = lax_structural.pad(a, lax_elementwise._convert_element_type(0, np.uint8, False), config)
   a = lax_numpy.reshape(a, _shape(a)[:-1] + (-1, 8))
-  shifts = np.arange(8, dtype=np.uint8)
-  if bitorder == "big":
-    shifts = shifts[::-1].copy()
-  packed = reductions.sum(ufuncs.left_shift(a, Array(shifts)), axis=-1, dtype=np.uint8)
-  return lax_numpy.moveaxis(packed, -1, axis)
+  packed = reductions.sum(ufuncs.left_shift(a, bits), axis=-1)
+  packed = lax_elementwise._convert_element_type(packed, np.uint8, False)
+  return lax_numpy.swapaxes(packed, axis, -1)
 
 
 @util.jit_when_tracing(static_argnames=("axis", "count", "bitorder"))
@@ -1073,25 +1098,27 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
     raise TypeError("Expected an input array of unsigned byte data type")
   if bitorder not in ("little", "big"):
     raise ValueError("'order' must be either 'little' or 'big'")
-  shifts = np.arange(8, dtype=np.uint8)
+  one = lax_elementwise._convert_element_type(1, np.uint8, False)
+  bits = lax_elementwise.shift_left(one, lax_structural.iota(np.dtype(np.uint8), 8))
   if bitorder == "big":
-    shifts = shifts[::-1].copy()
-  bits = ufuncs.bitwise_and(ufuncs.right_shift(a[..., None], Array(shifts)), np.uint8(1))
+    bits = lax_structural.rev(bits, (0,))
   if axis is None:
-    bits = lax_numpy.ravel(bits)
+    a = lax_numpy.ravel(a)
     axis = 0
-  else:
-    axis = util.canonicalize_axis(axis, _ndim(a))
-    bits = lax_numpy.moveaxis(bits, -1, axis + 1)
-    bits = lax_numpy.reshape(bits, _shape(a)[:axis] + (-1,) + _shape(a)[axis + 1:])
+  axis = util.canonicalize_axis(axis, _ndim(a))
+  a = lax_numpy.swapaxes(a, axis, -1)
+  unpacked = ufuncs.greater(ufuncs.bitwise_and(a[..., None], bits), 0)
+  bits = lax_elementwise._convert_element_type(unpacked, np.uint8, False)
+  bits = lax_numpy.reshape(bits, _shape(bits)[:-2] + (-1,))
   if count is not None:
-    n = _shape(bits)[axis]
-    if count <= n:
-      bits = lax_structural.slice_in_dim(bits, 0, count, axis=axis)
+    n = _shape(bits)[-1]
+    if count > n:
+      widths = np.zeros((_ndim(bits), 2), dtype=int)
+      widths[-1, 1] = count - n
+      bits = pad(bits, widths)
     else:
-      config = [(0, 0, 0)] * _ndim(bits)
-      config[axis] = (0, count - n, 0)
-      bits = lax_structural.pad(bits, lax_elementwise._convert_element_type(0, np.uint8, False), config)
+      bits = bits[..., :count]
+  bits = lax_numpy.swapaxes(bits, axis, -1)
   return bits
 
 
