@@ -541,18 +541,20 @@ def _pad(array, widths, mode, constant_values, stat_length, end_values, reflect_
     values = constant_values if mode == "constant" else 0
     return _pad_constant(array, widths, values)
   for axis, (before, after) in enumerate(widths):
-    if before == 0 and after == 0:
-      continue
     size = _shape(array)[axis]
-    if size == 0:
+    if size == 0 and (before or after):
       raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or "
                        "'empty'")
+    # JAX's equations: edge, linear_ramp and the statistics modes treat every axis and side
+    # (a zero width gives an empty piece); reflect and symmetric skip an axis with nothing to
+    # add; wrap adds only the pieces it needs.
     if mode == "edge":
       array = _pad_edge(array, axis, before, after)
     elif mode == "wrap":
       array = _pad_wrap(array, axis, before, after)
     elif mode in ("reflect", "symmetric"):
-      array = _pad_reflect(array, axis, before, after, mode, reflect_type)
+      if before or after:
+        array = _pad_reflect(array, axis, before, after, mode, reflect_type)
     elif mode == "linear_ramp":
       array = _pad_linear_ramp(array, axis, before, after, end_values)
     else:
@@ -585,97 +587,86 @@ def _slice_axis(a, start, stop, axis):
 
 def _pad_edge(a, axis, before, after):
   n = _shape(a)[axis]
-  reps = []
-  if before:
-    first = _slice_axis(a, 0, 1, axis)
-    reps.append(repeat(first, before, axis=axis))
-  reps.append(a)
-  if after:
-    reps.append(repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis))
-  return lax_numpy.concatenate(reps, axis)
+  head = repeat(_slice_axis(a, 0, 1, axis), before, axis=axis)
+  tail = repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis)
+  return lax_numpy.concatenate([head, a, tail], axis)
 
 
 def _pad_wrap(a, axis, before, after):
   n = _shape(a)[axis]
-  reps = -(-(before + after) // n) + 1 if before + after else 1
-  tiled = lax_numpy.concatenate([a] * (2 * reps + 1), axis)
-  start = reps * n - before
-  return _slice_axis(tiled, start, start + n + before + after, axis)
+  parts = []
+  if before % n:
+    parts.append(_slice_axis(a, n - before % n, n, axis))
+  parts += [a] * (before // n + 1 + after // n)
+  if after % n:
+    parts.append(_slice_axis(a, 0, after % n, axis))
+  return lax_numpy.concatenate(parts, axis)
 
 
 def _pad_reflect(a, axis, before, after, mode, reflect_type):
-  n = _shape(a)[axis]
-  if mode == "reflect" and n == 1:
-    return _pad_edge(a, axis, before, after)
-  while before or after:
-    n = _shape(a)[axis]
-    chunk = n - 1 if mode == "reflect" else n
-    b = builtins.min(before, chunk)
-    c = builtins.min(after, chunk)
-    parts = []
-    if b:
-      start = 1 if mode == "reflect" else 0
-      edge = flip(_slice_axis(a, start, start + b, axis), axis)
-      if reflect_type == "odd":
-        edge = ufuncs.subtract(ufuncs.multiply(2, _slice_axis(a, 0, 1, axis)), edge)
-      parts.append(edge)
-    parts.append(a)
-    if c:
-      stop = n - 1 if mode == "reflect" else n
-      edge = flip(_slice_axis(a, stop - c, stop, axis), axis)
-      if reflect_type == "odd":
-        edge = ufuncs.subtract(ufuncs.multiply(2, _slice_axis(a, n - 1, n, axis)), edge)
-      parts.append(edge)
-    a = lax_numpy.concatenate(parts, axis)
-    before -= b
-    after -= c
+  # Each side grows in steps of at most the original length (less one for 'reflect'),
+  # mirroring the array built so far; 'odd' reflects through the current outer edge.
+  symmetric = mode == "symmetric" or _shape(a)[axis] == 1
+  step = _shape(a)[axis] if symmetric else _shape(a)[axis] - 1
+  odd = reflect_type == "odd"
+  edge = _slice_axis(a, 0, 1, axis)
+  while before:
+    take = builtins.min(before, step)
+    start = 0 if symmetric else 1
+    chunk = flip(_slice_axis(a, start, start + take, axis), axis)
+    if odd:
+      chunk = ufuncs.subtract(ufuncs.multiply(2, edge), chunk)
+      edge = _slice_axis(chunk, 0, 1, axis)
+    a = lax_numpy.concatenate([chunk, a], axis)
+    before -= take
+  m = _shape(a)[axis]
+  edge = _slice_axis(a, m - 1, m, axis)
+  while after:
+    take = builtins.min(after, step)
+    m = _shape(a)[axis]
+    stop = m if symmetric else m - 1
+    chunk = flip(_slice_axis(a, stop - take, stop, axis), axis)
+    if odd:
+      chunk = ufuncs.subtract(ufuncs.multiply(2, edge), chunk)
+      edge = _slice_axis(chunk, take - 1, take, axis)
+    a = lax_numpy.concatenate([a, chunk], axis)
+    after -= take
   return a
 
 
 def _pad_linear_ramp(a, axis, before, after, end_values):
   ends = np.broadcast_to(np.asarray(end_values), (_ndim(a), 2))[axis]
   n = _shape(a)[axis]
-  parts = []
   dtype = _dtype(a)
-  if before:
-    edge = _slice_axis(a, 0, 1, axis)
-    ramp = lax_numpy.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
-                             dtype=dtype)
-    parts.append(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (before,) + _shape(edge)[axis + 1:]))
-  parts.append(a)
-  if after:
-    edge = _slice_axis(a, n - 1, n, axis)
-    ramp = lax_numpy.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
-    ramp = flip(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (after,) + _shape(edge)[axis + 1:]),
-                axis)
-    parts.append(ramp)
-  return lax_numpy.concatenate(parts, axis)
+  first = _slice_axis(a, 0, 1, axis)
+  last = _slice_axis(a, n - 1, n, axis)
+  head = lax_numpy.linspace(ends[0], lax_numpy.squeeze(first, axis), before,
+                            endpoint=False, dtype=dtype, axis=axis)
+  tail = lax_numpy.linspace(ends[1], lax_numpy.squeeze(last, axis), after,
+                            endpoint=False, dtype=dtype, axis=axis)
+  return lax_numpy.concatenate([head, a, flip(tail, axis)], axis)
 
 
 def _pad_stats(a, axis, before, after, mode, stat_length):
   n = _shape(a)[axis]
-  if stat_length is None:
-    lengths = (n, n)
-  else:
-    lengths = tuple(int(x) for x in np.broadcast_to(np.asarray(stat_length), (_ndim(a), 2))[axis])
   reduce = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
             "median": statistics.median}[mode]
-
-  def stat(part):
-    value = reduce(part, axis=axis, keepdims=True)
-    if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
-      value = lax_numpy.round(value)
-    return lax_elementwise._convert_element_type(value, _dtype(a), False)
-
-  parts = []
-  if before:
-    s = stat(_slice_axis(a, 0, builtins.max(1, builtins.min(lengths[0], n)), axis))
-    parts.append(repeat(s, before, axis=axis))
-  parts.append(a)
-  if after:
-    s = stat(_slice_axis(a, n - builtins.max(1, builtins.min(lengths[1], n)), n, axis))
-    parts.append(repeat(s, after, axis=axis))
-  return lax_numpy.concatenate(parts, axis)
+  if stat_length is None:
+    # One statistic of the whole axis serves both sides.
+    stat_before = stat_after = reduce(a, axis=axis, keepdims=True)
+  else:
+    lengths = [builtins.max(1, builtins.min(int(x), n)) for x in
+               np.broadcast_to(np.asarray(stat_length), (_ndim(a), 2))[axis]]
+    part_before = _slice_axis(a, 0, lengths[0], axis)
+    part_after = _slice_axis(a, n - lengths[1], n, axis)
+    stat_before = reduce(part_before, axis=axis, keepdims=True)
+    stat_after = reduce(part_after, axis=axis, keepdims=True)
+  if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
+    stat_before, stat_after = lax_numpy.round(stat_before), lax_numpy.round(stat_after)
+  stat_before = lax_elementwise._convert_element_type(stat_before, _dtype(a), False)
+  stat_after = lax_elementwise._convert_element_type(stat_after, _dtype(a), False)
+  return lax_numpy.concatenate([repeat(stat_before, before, axis=axis), a,
+                                repeat(stat_after, after, axis=axis)], axis)
 
 
 # ---------------------------------------------------------------------------
