@@ -332,16 +332,19 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
     value = np.broadcast_to(value, (n,))
     index = np.repeat(np.arange(n), value)
     return selection.take(a, Array(index.astype(dtypes.default_int_dtype())), axis=axis)
-  repeats = creation.broadcast_to(creation.asarray(repeats), (n,))
+  repeats = lax_numpy.ravel(creation.asarray(repeats))
+  repeats = creation.broadcast_to(repeats, (n,))
   if total_repeat_length == 0 or n == 0:
     shape = list(_shape(a))
     shape[axis] = total_repeat_length
     return lax_structural.full(tuple(shape), 0, _dtype(a))
-  ends = reductions.cumsum(repeats)
-  marks = lax_structural.full((total_repeat_length,), 0, dtypes.default_int_dtype())
-  marks = marks.at[ends[:-1]].add(1, mode="drop")
-  index = reductions.cumsum(marks)
-  return selection.take(a, index, axis=axis, mode="clip")
+  # JAX's program: each element's first output position (an exclusive cumsum of the repeats)
+  # marks where a new element starts; the running count of marks, less one, is the element
+  # each output position takes.
+  exclusive = roll(repeats, 1).at[0].set(0)
+  starts = reductions.cumsum(exclusive)
+  marks = creation.zeros((total_repeat_length,), dtypes.default_int_dtype()).at[starts].add(1)
+  return selection.take(a, ufuncs.subtract(reductions.cumsum(marks), 1), axis=axis)
 
 
 @util.jit_when_tracing(static_argnames=("new_shape",))
@@ -398,7 +401,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     keep = creation.arange(n - k)
     keep = ufuncs.add(keep, reductions.sum(ufuncs.greater_equal(keep[None, :], obj[:, None]),
                                           axis=0, dtype=_dtype(keep)))
-    return selection.take(arr, keep, axis=axis)
+    return arr[(slice(None),) * axis + (keep,)]  # indexing (a gather), as in JAX's program
   if isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_)):
     if not -n <= obj < n:  # a ValueError, as JAX raises for a single out-of-bounds index
       raise ValueError(f"jnp.delete: index {obj} is out of bounds for axis {axis} with size {n}")
@@ -428,52 +431,54 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
 
 def insert(arr, obj, values, axis=None):
   """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis``
-  (``jnp.insert``)."""
-  arr, values = _arr("insert", arr, values)
+  (``jnp.insert``).
+
+  JAX's program: the insertion positions (wrapped, clipped, shifted by the values inserted
+  before them) are scattered into a mask of the result's entries; the kept entries' positions
+  come from ``nonzero`` of that mask, and two scatters fill the result."""
+  util.check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+  a = creation.asarray(arr)
   if axis is None:
-    arr = lax_numpy.ravel(arr)
+    a = lax_numpy.ravel(a)
     axis = 0
-  axis = util.canonicalize_axis(axis, _ndim(arr))
-  n = _shape(arr)[axis]
-  values = lax_elementwise._convert_element_type(values, _dtype(arr), False)
-  index = _index_positions("insert", obj, n + 1)
-  scalar_index = np.ndim(index) == 0
-  index = np.atleast_1d(index).astype(np.int64)
-  if np.any((index < -n) | (index > n)):
-    raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
-  index = np.where(index < 0, index + n, index)
-  values = lax_numpy.moveaxis(values, axis, 0) if _ndim(values) > axis and not scalar_index \
-      and _ndim(values) == _ndim(arr) else values
-  rest = _shape(lax_numpy.moveaxis(arr, axis, 0))[1:]
-  if scalar_index:
-    if _ndim(values) == 0:
-      values = creation.broadcast_to(values, (1,) + rest)
-    else:
-      values = lax_numpy.moveaxis(values, 0, 0) if _ndim(values) == _ndim(arr) else values
-      if _ndim(values) == _ndim(arr):
-        values = lax_numpy.moveaxis(values, axis, 0)
-      else:
-        values = creation.broadcast_to(values, (_shape(values)[0] if _ndim(values) and
-                                              _ndim(values) == len(rest) + 1 else 1,) + rest) \
-            if _ndim(values) == len(rest) + 1 else creation.broadcast_to(values, (1,) + rest)
-    count = _shape(values)[0]
-    positions = np.full(count, index[0])
+  axis = util.canonicalize_axis(axis, _ndim(a))
+  n = _shape(a)[axis]
+  if isinstance(obj, slice):
+    start, stop, step = obj.indices(n)
+    count = len(range(start, stop, step))
+    indices = ufuncs.add(start, ufuncs.multiply(step, creation.arange(count)))
   else:
-    values = creation.broadcast_to(values, (len(index),) + rest) if _ndim(values) <= len(rest) \
-        or _shape(values)[0] == 1 else values
-    count = _shape(values)[0]
-    positions = np.broadcast_to(index, (count,))
-  order = np.argsort(positions, kind="stable")
-  positions = positions[order]
-  new_positions = positions + np.arange(count)
-  old_mask = np.ones(n + count, bool)
-  old_mask[new_positions] = False
-  moved = lax_numpy.moveaxis(arr, axis, 0)
-  out = creation.zeros((n + count,) + rest, _dtype(arr))
-  out = out.at[Array(np.nonzero(old_mask)[0].astype(np.int32))].set(moved)
-  out = out.at[Array(new_positions.astype(np.int32))].set(
-      selection.take(values, Array(order.astype(np.int32)), axis=0))
-  return lax_numpy.moveaxis(out, 0, axis)
+    indices = creation.asarray(obj)
+  values = creation.array(values, ndmin=_ndim(a), dtype=_dtype(a), copy=False)
+  if _ndim(indices) > 1:
+    raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a scalar; "
+                     f"got {obj}")
+  if not (dtypes.issubdtype(_dtype(indices), np.integer) or isinstance(obj, slice)):
+    if _shape(indices) == (0,) and not isinstance(obj, (Array, Tracer)):
+      indices = indices.astype(int)
+    else:
+      raise ValueError("jnp.insert(): index array must be integer typed")
+  if _ndim(indices) == 0:
+    indices = lax_numpy.squeeze(lax_numpy.ravel(indices), 0)
+    values = lax_numpy.moveaxis(values, 0, axis)
+    count = _shape(values)[axis]
+    indices = creation.broadcast_to(indices, (count,))
+  else:
+    count = util.broadcast_shapes(_shape(indices), (_shape(values)[axis],))[0]
+    if _shape(indices)[0] != count:
+      indices = creation.broadcast_to(indices, (count,))
+  out_shape = list(_shape(a))
+  out_shape[axis] += count
+  out = creation.zeros(tuple(out_shape), _dtype(a))
+  indices = lax_numpy.where(ufuncs.less(indices, 0), ufuncs.add(indices, n), indices)
+  indices = lax_numpy.clip(indices, 0, n)
+  value_positions = indices.at[selection.argsort(indices)].add(
+      creation.arange(count, dtype=dtypes.default_int_dtype()))
+  kept = creation.ones(n + count, dtype=np.bool_).at[value_positions].set(False)
+  kept_positions = lax_numpy.nonzero(kept, size=n)[0]
+  lead = (slice(None),) * axis
+  out = out.at[lead + (value_positions,)].set(values)
+  return out.at[lead + (kept_positions,)].set(a)
 
 
 # ---------------------------------------------------------------------------
