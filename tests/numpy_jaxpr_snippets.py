@@ -85,6 +85,8 @@ for _name, _fn, _args in [
      "x"),
     ("diagonal_offset", "lambda a: jnp.diagonal(a, offset=-1)", "x"),
     ("diag_k", "lambda a: jnp.diag(a, k=1)", "x"),
+    ("diag_1d", "lambda a: jnp.diag(a[0])", "x"),
+    ("tril", "lambda a: jnp.tril(a, 1)", "x"),
     ("diagflat", "lambda a: jnp.diagflat(a[0, :2], 1)", "x"),
     ("fill_diagonal", "lambda a: jnp.fill_diagonal(a, a[0, :2], inplace=False)", "x"),
     ("vander", "lambda a: jnp.vander(a[0], 3)", "x"),
