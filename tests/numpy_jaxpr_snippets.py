@@ -63,3 +63,68 @@ for _name, _fn, _args in [
     ("spacing", "jnp.spacing", "x"),
 ]:
   SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
+
+# Shape, join, padding, diagonal and creation functions: the lax primitives JAX binds (stack,
+# unstack, tile), the helpers it stages (_linspace, _logspace, _geomspace, _pad's modes) and
+# the steps of its programs (jaxpr, grad jaxpr and vmap jaxpr).
+for _name, _fn, _args in [
+    ("stack", "lambda a: jnp.stack([a, a * 2], axis=-1)", "x"),
+    ("unstack", "lambda a: jnp.unstack(a, axis=1)[2]", "x"),
+    ("tile", "lambda a: jnp.tile(a, (2, 1))", "x"),
+    ("resize", "lambda a: jnp.resize(a, (5, 3))", "x"),
+    ("linspace_traced", "lambda a: jnp.linspace(a[0], a[1], 5, axis=-1)", "x"),
+    ("pad_reflect", "lambda a: jnp.pad(a, ((1, 2), (2, 1)), mode='reflect')", "x"),
+    ("pad_symmetric_odd",
+     "lambda a: jnp.pad(a, ((4, 5), (0, 1)), mode='symmetric', reflect_type='odd')", "x"),
+    ("pad_wrap", "lambda a: jnp.pad(a, ((5, 7), (2, 1)), mode='wrap')", "x"),
+    ("pad_edge", "lambda a: jnp.pad(a, ((0, 2), (2, 0)), mode='edge')", "x"),
+    ("pad_linear_ramp",
+     "lambda a: jnp.pad(a, ((1, 2), (0, 1)), mode='linear_ramp', end_values=(1.5, 2))", "x"),
+    ("pad_mean", "lambda a: jnp.pad(a, ((1, 2), (2, 1)), mode='mean')", "x"),
+    ("pad_maximum_stat", "lambda a: jnp.pad(a, ((1, 2), (2, 1)), mode='maximum', stat_length=2)",
+     "x"),
+    ("diagonal_offset", "lambda a: jnp.diagonal(a, offset=-1)", "x"),
+    ("diag_k", "lambda a: jnp.diag(a, k=1)", "x"),
+    ("diag_1d", "lambda a: jnp.diag(a[0])", "x"),
+    ("tril", "lambda a: jnp.tril(a, 1)", "x"),
+    ("diagflat", "lambda a: jnp.diagflat(a[0, :2], 1)", "x"),
+    ("fill_diagonal", "lambda a: jnp.fill_diagonal(a, a[0, :2], inplace=False)", "x"),
+    ("vander", "lambda a: jnp.vander(a[0], 3)", "x"),
+    ("meshgrid", "lambda a: jnp.meshgrid(a[0], a[1, :2])[1]", "x"),
+    ("fromfunction", "lambda a: a + jnp.fromfunction(lambda i, j: i * 2 + j, (3, 4))", "x"),
+    ("vectorize", "lambda a: jnp.vectorize(lambda u, v: u * v + jnp.sin(u))(a, a[0])", "x"),
+    ("vectorize_signature",
+     "lambda a: jnp.vectorize(jnp.dot, signature='(n),(n)->()')(a, a[0])", "x"),
+    ("insert", "lambda a: jnp.insert(a, 1, 9.0, axis=1)", "x"),
+    ("repeat_total",
+     "lambda a: jnp.repeat(a, np.array([1, 0, 2]), axis=0, total_repeat_length=4)", "x"),
+    ("delete_unique",
+     "lambda a: jnp.delete(a, np.array([0, 2]), axis=1, assume_unique_indices=True)", "x"),
+    ("at_min", "lambda a: a.at[np.array([0, 2])].min(a[1:])", "x"),
+    ("at_multiply", "lambda a: a.at[1].multiply(3.0)", "x"),
+]:
+  for _kind, _helper in {"jaxpr": "J", "grad": "G", "vmap": "V"}.items():
+    SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_helper}({_fn}, {_args})"
+
+for _name, _fn, _args in [
+    ("linspace", "lambda a: a + jnp.linspace(0., 1., 4)", "x"),
+    ("linspace_int_retstep", "lambda a: jnp.linspace(0, 10, 3, dtype=jnp.int32, retstep=True)",
+     "x"),
+    ("logspace", "lambda a: a * jnp.logspace(0., 2., 4)", "x"),
+    ("geomspace", "lambda a: a * jnp.geomspace(a[0, :3], 8, 4, axis=-1)", "x"),
+    ("indices", "lambda a: a + jnp.indices((3, 4)).sum(0)", "x"),
+    ("indices_sparse", "lambda a: jnp.indices((3, 4), sparse=True)", "x"),
+    ("meshgrid_ij_sparse", "lambda a: jnp.meshgrid(a[0], a[1, :2], indexing='ij', sparse=True)",
+     "x"),
+    ("ix", "lambda a: jnp.ix_(jnp.argmax(a, 0), jnp.argmax(a, 1))", "x"),
+    ("stack_array", "lambda a: jnp.stack(a, axis=1)", "x"),
+    ("concatenate_array", "lambda a: jnp.concatenate(a.reshape(3, 2, 2), axis=1)", "x"),
+    ("concatenate_array_bad_axis", "lambda a: jnp.concatenate(a, axis=1)", "x"),
+    ("packbits", "lambda a: jnp.packbits(a > 0, axis=1)", "x"),
+    ("unpackbits", "lambda a: jnp.unpackbits(jnp.packbits(a > 0), count=20)", "x"),
+    ("ravel_multi_index",
+     "lambda a: jnp.ravel_multi_index((jnp.argmax(a, 0), jnp.argmin(a, 0)), (3, 4), mode='clip')",
+     "x"),
+    ("insert_slice", "lambda a: jnp.insert(a, slice(0, 2), a[0], axis=0)", "x"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"

@@ -200,3 +200,17 @@ def test_scan_is_a_while_calling_the_body_and_index_helpers():
     return %1 : tensor<2xf32>
   }
 }"""
+
+
+def test_renamed_private_functions_share_one_module_counter():
+  # Printed by JAX 0.10.2: a taken name gets the next number of one counter for the module.
+  import re
+  x = np.ones((3, 4), np.float32)
+  names = lambda f: re.findall(r"func\.func (?:public |private )?@(\w+)",  # noqa: E731
+                               axle.jit(f).lower(x).as_text())
+  assert names(lambda x: jnp.pad(x, ((1, 2), (2, 1)), mode="linear_ramp")) == [
+      "main", "_pad", "_linspace", "_linspace_0", "_flip", "_linspace_1", "_linspace_2",
+      "_flip_3"]
+  assert names(lambda x: jnp.insert(x, 1, 9.0, axis=0)) == [
+      "main", "_where", "clip", "argsort", "cumsum", "cumsum_0", "clip_1", "cumsum_2",
+      "cumsum_3", "floor_divide", "_where_4", "remainder", "_where_5"]

@@ -167,6 +167,7 @@ class ModuleContext:
     self.mlir_context = None  # the MLIR state of registered rules (interpreters.mlir), if any
     self.functions: list[str] = []
     self.symbols: set[str] = {"main"}
+    self.symbol_counter = 0  # the module-wide suffix of renamed private functions
     self.lowered_jaxprs: dict = {}  # id(Jaxpr) -> (symbol, jaxpr kept alive)
     self.host_callbacks: list = []  # Python functions the program calls back, by index
     # "jit(f)" when operations carry source locations (Lowered.as_text(debug_info=True))
@@ -177,10 +178,11 @@ class ModuleContext:
     numbered ``f_0``, ``f_1``, ... when taken. ``symbol_text`` writes it in MLIR text."""
     base = str(base) or "_"
     name = base
-    i = 0
-    while name in self.symbols:  # JAX's numbering: f, f_0, f_1, ...
-      name = f"{base}_{i}"
-      i += 1
+    # MLIR's symbol table renames a taken name with one counter for the whole module (so
+    # f, f_0, g, g_1, f_2, ...), as in JAX's modules.
+    while name in self.symbols:
+      name = f"{base}_{self.symbol_counter}"
+      self.symbol_counter += 1
     self.symbols.add(name)
     return name
 

@@ -1048,7 +1048,12 @@ def _select_n_batcher(values, dims):
     target = case_dims[0]
     cases = [batching.moveaxis(c, d, target) for c, d in zip(cases, case_dims)]
     return select_n_p.bind(which, *cases), target
-  # General case: batch axes first, unbatched operands broadcast.
+  # General case: batch axes first, unbatched operands broadcast; a predicate of the cases'
+  # rank is moved before the cases are (the order of JAX's equations).
+  if which_rank == case_rank and not (which_dim is None and which_rank == 0):
+    which = batching.bdim_at_front(which, which_dim, size)
+    cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
+    return select_n_p.bind(which, *cases), 0
   cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
   case_shape = _shape(cases[0])
   if which_dim is None and which_rank == 0:

@@ -472,7 +472,8 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, u
       operand_batching_dims=dn.operand_batching_dims,
       scatter_indices_batching_dims=dn.start_indices_batching_dims)
   out = _scatter(scatter_add_p, "add", zeros, indices, ct, scatter_dnums,
-                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted, mode=mode)
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted, mode=mode,
+                 jaxpr_key=_TRANSPOSE_JAXPR)
   return [out, None]
 
 
@@ -836,14 +837,20 @@ for _primitive in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatt
 # scatter transformation rules
 
 
+# Transpose rules combine with update jaxprs of their own: one shared by the scatters transposes
+# make, another by the scatters user code and JVP rules make, so that a program that has both
+# prints two jaxprs (``let jaxpr = ... in let jaxpr1 = ...``) where JAX's does.
+_TRANSPOSE_JAXPR = "transpose"
+
+
 def _scatter(primitive, combiner_name, operand, indices, updates, dimension_numbers, *,
-             indices_are_sorted=False, unique_indices=False, mode=None):
+             indices_are_sorted=False, unique_indices=False, mode=None, jaxpr_key=None):
   """Binds a scatter primitive with the dimension numbers as given (see ``_gather``)."""
   if combiner_name is None:
     jaxpr, consts = None, ()
   else:
     jaxpr, consts = _scalar_update_jaxpr(_combiners[combiner_name], _scalar_aval(operand),
-                                         key=combiner_name)
+                                         key=(combiner_name, jaxpr_key))
   return primitive.bind(operand, indices, updates, dimension_numbers=dimension_numbers,
                         indices_are_sorted=bool(indices_are_sorted),
                         unique_indices=bool(unique_indices),
@@ -945,7 +952,7 @@ def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, updat
   if ad.is_undefined_primal(operand):
     t_operand = _scatter(scatter_mul_p, "mul", ct, indices, updates, dimension_numbers,
                          indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                         mode=mode)
+                         mode=mode, jaxpr_key=_TRANSPOSE_JAXPR)
   if ad.is_undefined_primal(updates):
     if not unique_indices:
       raise NotImplementedError(_UNIQUE_MUL_MESSAGE)

@@ -86,8 +86,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
     must_copy = copy or not isinstance(object, Array)
     np_value = np.array(value, dtype=target, copy=True) if must_copy else np.asarray(value, dtype=target)
     out = Array(np_value, weak_type)
-  if ndmin > np.ndim(out):
-    out = lax_structural.reshape(out, (1,) * (ndmin - np.ndim(out)) + tuple(np.shape(out)))
+  if ndmin > np.ndim(out):  # leading unit axes, added with broadcast_in_dim as JAX adds them
+    out = lax_structural.expand_dims(out, tuple(range(ndmin - np.ndim(out))))
   return out
 
 

@@ -534,11 +534,13 @@ def _index_to_gather(parsed: list[ParsedIndex], shape: tuple[int, ...],
 
   advanced = any(p.typ == IndexType.ARRAY and np.ndim(p.index) > 0 for p in parsed)
   advanced_indexes, idx_advanced_axes, x_advanced_axes = [], [], []
+  advanced_is_integer = []
   if advanced:
     without_none = [(n, p) for n, p in enumerate(parsed) if p.typ != IndexType.NONE]
     for j, (n, p) in enumerate(without_none):
       if p.typ in (IndexType.ARRAY, IndexType.INTEGER):
         advanced_indexes.append(_asarray(p.index))
+        advanced_is_integer.append(p.typ == IndexType.INTEGER)
         idx_advanced_axes.append(n)
         x_advanced_axes.append(j)
 
@@ -555,7 +557,12 @@ def _index_to_gather(parsed: list[ParsedIndex], shape: tuple[int, ...],
       arrays = _broadcast_arrays(advanced_indexes)
       adv_shape = core.get_aval(arrays[0]).shape
       start_dim = len(gather_indices_shape)
-      gather_indices.extend((convert(a, _INDEX_DTYPE), start_dim) for a in arrays)
+      # An index array already of the index dtype is used as is, weak or not; an integer
+      # index broadcast against the arrays is converted (JAX's equations).
+      gather_indices.extend(
+          (a if not is_integer and core.get_aval(a).dtype == _INDEX_DTYPE
+           else convert(a, _INDEX_DTYPE), start_dim)
+          for a, is_integer in zip(arrays, advanced_is_integer))
       gather_indices_shape.extend(adv_shape)
       start_index_map.extend(x_advanced_axes)
       collapsed_slice_dims.extend(x_advanced_axes)

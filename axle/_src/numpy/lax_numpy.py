@@ -6,6 +6,7 @@ NumPy surface grows in the numpy issue.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 
@@ -20,10 +21,12 @@ from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
+from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.lax.convolution import conv_general_dilated
 from axle._src.lax.contractions import canonicalize_precision, dot_general, dot_general_p
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 from axle._src.numpy.creation import (arange, array, arraylike_operands, asarray, broadcast_to, full,
                                       zeros)
 from axle._src.xla import spmd_jit
@@ -166,6 +169,8 @@ def broadcast_arrays(*args):
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype'))
 def concatenate(arrays, axis: int | None = 0, dtype=None):
   """Joins arrays along an existing axis (``jnp.concatenate``)."""
+  if isinstance(arrays, (Array, Tracer, np.ndarray)):
+    return _concatenate_array(arrays, axis, dtype)
   if not len(arrays):
     raise ValueError("Need at least one array to concatenate.")
   if axis is None:
@@ -182,17 +187,47 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
   return lax_structural.concatenate(arrays, axis)
 
 
+def _concatenate_array(arrays, axis, dtype):
+  # One array holding the pieces along its leading axis: JAX joins them with one reshape
+  # (whose ``dimensions`` moves the leading axis next to ``axis``), not a concatenate.
+  arrays = asarray(arrays)
+  if dtype is not None:
+    arrays = lax_elementwise._convert_element_type(arrays, dtypes.canonicalize_dtype(dtype), False)
+  shape = _shape(arrays)
+  if len(shape) == 0:
+    raise ValueError("Need at least one array to concatenate.")
+  if axis is None:
+    return ravel(arrays)
+  if len(shape) == 1:
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  axis = util.canonicalize_axis(axis, len(shape) - 1)
+  dims = tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape)))
+  new_shape = shape[1:axis + 1] + (shape[0] * shape[axis + 1],) + shape[axis + 2:]
+  return lax_structural.reshape(arrays, new_shape, dims)
+
+
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype'))
 def stack(arrays, axis: int = 0, dtype=None):
-  """Joins arrays along a new axis (``jnp.stack``)."""
+  """Joins arrays along a new axis (``jnp.stack``): one ``stack`` equation, as in JAX."""
   if not len(arrays):
     raise ValueError("Need at least one array to stack.")
-  shapes = {tuple(np.shape(a)) for a in arrays}
-  if len(shapes) != 1:
-    raise ValueError("All input arrays must have the same shape.")
-  ndim = np.ndim(arrays[0])
-  axis = util.canonicalize_axis(axis, ndim + 1)
-  return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
+  if isinstance(arrays, (Array, Tracer, np.ndarray)):
+    arrays = asarray(arrays)
+    axis = util.canonicalize_axis(axis, np.ndim(arrays))
+    return concatenate(expand_dims(arrays, axis + 1), axis=axis, dtype=dtype)
+  util.check_arraylike("stack", *arrays)
+  shapes = [tuple(np.shape(a)) for a in arrays]
+  if len({len(s) for s in shapes}) != 1:
+    raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
+                     f"{', '.join(map(str, shapes))}.")
+  if len(set(shapes)) != 1:
+    raise ValueError(f"All input arrays must have the same shape. Got {', '.join(map(str, shapes))}.")
+  axis = util.canonicalize_axis(axis, len(shapes[0]) + 1)
+  arrays = util.promote_dtypes(*arrays)
+  if dtype is not None:
+    dtype = dtypes.canonicalize_dtype(dtype)
+    arrays = [lax_elementwise._convert_element_type(a, dtype, False) for a in arrays]
+  return lax_structural_extra.stack(arrays, axis)
 
 
 def copy(a, order=None):
@@ -410,132 +445,116 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
              dtype=None, axis: int = 0, *, device=None):
   """``num`` evenly spaced values from ``start`` to ``stop`` (``jnp.linspace``).
 
-  Computed as JAX computes it, in the result's precision: ``start * (1 - t) + stop * t`` with
-  ``t = iota / div`` (XLA turns the division by the constant ``div`` into a multiplication by its
-  rounded reciprocal ``c``), then ``stop`` appended when ``endpoint``. For real types XLA's CPU
-  code reassociates ``stop * (iota * c)`` into ``iota * (stop * c)`` and fuses that product with
-  the addition (one rounding: a fused multiply-add), which the eager path reproduces."""
-  num = core.concrete_or_error(int, num, "The num argument of linspace must be static.")
+  Staged as JAX stages it, one ``jit[name=_linspace]`` equation computing
+  ``start * (1 - t) + stop * t`` with ``t = iota / div`` in the result's precision (``stop``
+  appended when ``endpoint``); eagerly that program runs compiled, so the values are XLA's."""
+  num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.linspace")
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
-  if isinstance(start, Tracer) or isinstance(stop, Tracer) or np.shape(start) != np.shape(stop):
-    return _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis)
+  axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
+  start, stop = (asarray(v) if isinstance(v, (list, tuple)) else v for v in (start, stop))
   if dtype is None:
     dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  else:
+    dtypes.check_user_dtype_supported(dtype, "linspace")
   dtype = dtypes.canonicalize_dtype(dtype)
-  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
-  real = np.dtype(compute.type(0).real.dtype)
-  start_value = np.asarray(start, compute)
-  stop_value = np.asarray(stop, compute)
-  div = (num - 1) if endpoint else num
-  with np.errstate(all="ignore"):
-    if num > 1:
-      t = (np.arange(div, dtype=real) * (real.type(1) / real.type(div))).astype(compute)
-      shape = [1] * (np.ndim(start_value) + 1)
-      shape[axis if axis >= 0 else len(shape) + axis] = div
-      t = t.reshape(shape)
-      lo = np.expand_dims(start_value, axis)
-      hi = np.expand_dims(stop_value, axis)
-      if compute == dtypes.bfloat16:
-        # XLA's CPU code runs bfloat16 operations in float32, rounding each result; the
-        # reciprocal c stays float32's.
-        iota = np.arange(div, dtype=compute).reshape(shape)
-        t = (iota.astype(np.float32) * (np.float32(1) / np.float32(div))).astype(compute)
-        out = lo * (compute.type(1) - t) + hi * t
-      elif compute.kind == "f":
-        # fma(iota, stop * c, start * (1 - iota * c)), the product and sum in a wider type.
-        c = compute.type(1) / compute.type(div)
-        iota = np.arange(div, dtype=compute).reshape(shape)
-        wide = np.float64 if compute.itemsize < 8 else np.longdouble
-        out = (iota.astype(wide) * (hi * c).astype(wide)
-               + (lo * (compute.type(1) - iota * c)).astype(wide)).astype(compute)
-      else:
-        out = lo * (compute.type(1) - t) + hi * t
-      if endpoint:
-        out = np.concatenate([out, hi], axis=axis)
-    else:
-      out = np.expand_dims(start_value, axis)[: max(num, 0)]
-    if np.issubdtype(dtype, np.integer):
-      out = np.floor(out)
-    values = out.astype(dtype)
-  if retstep:
-    step = (stop_value - start_value) / div if div > 0 else np.asarray(np.nan, compute)
-    return Array(values), Array(np.asarray(step, compute))
-  return Array(values)
+  return _linspace(start, stop, num=num, endpoint=bool(endpoint), retstep=bool(retstep),
+                   dtype=dtype, axis=axis)
 
 
-def _linspace_traced(start, stop, num, endpoint, retstep, dtype, axis):
-  """linspace for traced bounds, in lax operations (the same arithmetic as the eager path)."""
-  if dtype is None:
-    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  dtype = dtypes.canonicalize_dtype(dtype)
+@util.jit_when_tracing(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
   compute = np.dtype(dtypes.to_inexact_dtype(dtype))
   real = np.dtype(compute.type(0).real.dtype)
-  start = asarray(start, dtype=compute)
-  stop = asarray(stop, dtype=compute)
+  start = lax_elementwise._convert_element_type(util.asarray_operand(start), compute, False)
+  stop = lax_elementwise._convert_element_type(util.asarray_operand(stop), compute, False)
   bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
-  start = broadcast_to(start, tuple(bounds_shape))
-  stop = broadcast_to(stop, tuple(bounds_shape))
+  wide_start = broadcast_to(start, tuple(bounds_shape))
+  wide_stop = broadcast_to(stop, tuple(bounds_shape))
   axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
   bounds_shape.insert(axis, 1)
   div = (num - 1) if endpoint else num
+  step = None
   if num > 1:
+    step = ufuncs.true_divide(ufuncs.subtract(stop, start), div)
     iota_shape = [1] * len(bounds_shape)
     iota_shape[axis] = div
-    t = lax_elementwise.mul(lax_structural.iota(real, div),
-                            lax_elementwise._convert_element_type(real.type(1) / real.type(div),
-                                                                  real, False))
-    t = lax_elementwise._convert_element_type(reshape(t, tuple(iota_shape)), compute,
-                                              False)
-    one = lax_elementwise._convert_element_type(1, compute, False)
-    out = ufuncs.add(ufuncs.multiply(reshape(start, tuple(bounds_shape)),
-                                     lax_elementwise.sub(one, t)),
-                     ufuncs.multiply(reshape(stop, tuple(bounds_shape)), t))
+    t = ufuncs.true_divide(reshape(lax_structural.iota(real, div), tuple(iota_shape)), div)
+    t = lax_elementwise._convert_element_type(t, compute, False)
+    out = ufuncs.add(ufuncs.multiply(reshape(wide_start, tuple(bounds_shape)), ufuncs.subtract(1, t)),
+                     ufuncs.multiply(reshape(wide_stop, tuple(bounds_shape)), t))
     if endpoint:
-      out = concatenate([out, expand_dims(stop, axis)], axis)
+      out = concatenate([out, expand_dims(wide_stop, axis)], axis)
   elif num == 1:
-    out = reshape(start, tuple(bounds_shape))
+    if not endpoint:
+      step = ufuncs.subtract(stop, start)
+    out = reshape(wide_start, tuple(bounds_shape))
   else:
-    empty_shape = list(np.shape(start))
+    empty_shape = list(np.shape(wide_start))
     empty_shape.insert(axis, 0)
-    out = zeros(tuple(empty_shape), compute)
-  if np.issubdtype(dtype, np.integer):
+    out = lax_structural.full(tuple(empty_shape), 0, compute)
+  if np.issubdtype(dtype, np.integer) and not np.issubdtype(compute, np.integer):
     out = lax_elementwise.floor(out)
   out = lax_elementwise._convert_element_type(out, dtype, False)
   if retstep:
-    step = ufuncs.divide(ufuncs.subtract(stop, start), div) if div > 0 else \
-        full(np.shape(start), np.nan, compute)
+    if step is None:
+      step = lax_structural.full(np.shape(wide_start), np.nan, compute)
     return out, step
   return out
 
 
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
              axis: int = 0):
-  """``base ** linspace(start, stop, num)`` (``jnp.logspace``)."""
-  if dtype is not None:
+  """``base ** linspace(start, stop, num)`` (``jnp.logspace``): one ``jit[name=_logspace]``
+  equation, as in JAX."""
+  num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.logspace")
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.logspace")
+  if dtype is None:
+    dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  else:
     dtypes.check_user_dtype_supported(dtype, "logspace")
-  compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  lin = linspace(start, stop, num, endpoint=endpoint, axis=axis, dtype=compute)
-  out = ufuncs.power(asarray(base, dtype=compute) if not isinstance(base, Tracer) else base, lin)
-  return lax_elementwise._convert_element_type(
-      out, dtypes.canonicalize_dtype(dtype or compute), False)
+  return _logspace(start, stop, base, num=num, endpoint=bool(endpoint),
+                   dtype=dtypes.canonicalize_dtype(dtype), axis=axis)
+
+
+@util.jit_when_tracing(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, base, num, endpoint, dtype, axis):
+  compute = np.dtype(dtypes.to_inexact_dtype(dtype))
+  start = lax_elementwise._convert_element_type(util.asarray_operand(start), compute, False)
+  stop = lax_elementwise._convert_element_type(util.asarray_operand(stop), compute, False)
+  lin = _linspace(start, stop, num=num, endpoint=endpoint, retstep=False, dtype=compute, axis=axis)
+  base = lax_elementwise._convert_element_type(util.asarray_operand(base), compute, False)
+  return lax_elementwise._convert_element_type(ufuncs.power(base, lin), dtype, False)
 
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
-  """``num`` values spaced evenly on a log scale from ``start`` to ``stop`` (``jnp.geomspace``)."""
+  """``num`` values spaced evenly on a log scale from ``start`` to ``stop`` (``jnp.geomspace``):
+  one ``jit[name=_geomspace]`` equation, as in JAX."""
+  num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.geomspace")
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.geomspace")
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "geomspace")
-  compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-  start = asarray(start, dtype=compute)
-  stop = asarray(stop, dtype=compute)
+    dtype = dtypes.canonicalize_dtype(dtype)
+  return _geomspace(start, stop, num=num, endpoint=bool(endpoint), dtype=dtype, axis=axis)
+
+
+@util.jit_when_tracing(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, num, endpoint, dtype, axis):
+  compute = np.dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
+  start = lax_elementwise._convert_element_type(util.asarray_operand(start), compute, False)
+  stop = lax_elementwise._convert_element_type(util.asarray_operand(stop), compute, False)
   sign = ufuncs.sign(start)
-  res = ufuncs.multiply(sign, logspace(ufuncs.log10(ufuncs.divide(start, sign)),
-                                       ufuncs.log10(ufuncs.divide(stop, sign)), num,
-                                       endpoint=endpoint, base=10.0, dtype=compute, axis=0))
+  res = _logspace(ufuncs.log10(ufuncs.true_divide(start, sign)),
+                  ufuncs.log10(ufuncs.true_divide(stop, sign)), 10.0,
+                  num=num, endpoint=endpoint, dtype=compute, axis=0)
+  res = ufuncs.multiply(sign, res)
   if axis != 0:
     res = moveaxis(res, 0, axis)
-  return lax_elementwise._convert_element_type(res, dtypes.canonicalize_dtype(dtype or compute),
-                                               False)
+  return lax_elementwise._convert_element_type(res, dtype or compute, False)
 
 
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
@@ -550,17 +569,22 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
   if any(np.ndim(a) != 1 for a in args):
     raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
                      f"{[np.shape(a) for a in args]}")
+  # As JAX does for 'xy': the first two inputs swap places, the grids are built in 'ij' order,
+  # and the first two results swap back.
+  swap = indexing == "xy" and len(args) >= 2
+  if swap:
+    args[0], args[1] = args[1], args[0]
   shape = [np.shape(a)[0] for a in args]
   outputs = []
   for i, a in enumerate(args):
     if sparse:
-      s = [1] * len(args)
-      s[i] = shape[i]
-      outputs.append(reshape(a, tuple(s)))
+      out_shape = [1] * len(args)
+      out_shape[i] = shape[i]
     else:
-      outputs.append(lax_structural.broadcast_in_dim(a, tuple(shape), (i,)))
-  if indexing == "xy" and len(args) >= 2:
-    outputs = [swapaxes(o, 0, 1) for o in outputs]
+      out_shape = shape
+    outputs.append(lax_structural.broadcast_in_dim(a, tuple(out_shape), (i,)))
+  if swap:
+    outputs[0], outputs[1] = outputs[1], outputs[0]
   return outputs
 
 
@@ -612,21 +636,24 @@ def indices(dimensions, dtype=None, sparse: bool = False):
   n = len(dimensions)
   outputs = []
   for i, d in enumerate(dimensions):
-    shape = [1] * n
-    shape[i] = d
-    iota = reshape(lax_structural.iota(dtype, d), tuple(shape))
-    outputs.append(iota if sparse else broadcast_to(iota, dimensions))
+    out_shape = [1] * n if sparse else list(dimensions)
+    out_shape[i] = d
+    outputs.append(lax_structural.broadcast_in_dim(lax_structural.iota(dtype, d),
+                                                   tuple(out_shape), (i,)))
   if sparse:
     return tuple(outputs)
-  return stack(outputs, 0) if outputs else zeros((0,), dtype)
+  return stack(outputs, 0) if outputs else asarray(np.zeros((0,), dtype))
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
-  """``function`` called on the index grids of ``shape`` (``jnp.fromfunction``); like NumPy, the
-  function receives whole index arrays."""
+  """``function`` called on the index grids of ``shape`` (``jnp.fromfunction``): as in JAX,
+  ``function`` is mapped with one ``vmap`` per axis over that axis' ``iota``."""
   shape = core.canonicalize_shape(shape, "in jnp.fromfunction")
-  grids = indices(shape, dtype=dtype)
-  return function(*(grids[i] for i in range(len(shape))), **kwargs)
+  dtype = dtypes.canonicalize_dtype(dtype)
+  mapped = functools.partial(function, **kwargs) if kwargs else function
+  for axis in reversed(range(len(shape))):
+    mapped = vmap(mapped, in_axes=tuple(0 if i == axis else None for i in range(len(shape))))
+  return mapped(*(lax_structural.iota(dtype, d) for d in shape))
 
 
 @util.jit_when_tracing

@@ -180,7 +180,7 @@ class ufunc:
   def _call_vectorized(self):
     # JAX stages a ufunc without a ``call`` as a jit equation named _call_vectorized
     def _call_vectorized(*args):
-      return self._func(*args)
+      return vectorize(self._func)(*args)
     return util.jit_when_tracing(_call_vectorized)
 
   def outer(self, A, B, /):
@@ -316,6 +316,31 @@ def _parse_gufunc_signature(signature: str):
   return args, retvals
 
 
+def _checked_output_dims(func, dim_sizes, output_core_dims, context):
+  """``func`` with its results checked against the signature's output core dimensions."""
+  if output_core_dims is None:
+    return func
+
+  def checked(*args):
+    out = func(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(output_core_dims):
+      raise TypeError(f"wrong number of output arguments: expected {len(output_core_dims)}, "
+                      f"got {len(outs)} {context}")
+    sizes = dict(dim_sizes)
+    for o, core_dims in zip(outs, output_core_dims):
+      shape = np.shape(o)
+      if len(shape) != len(core_dims):
+        raise ValueError(f"output shape {shape} does not match core dimensions {core_dims} "
+                         f"{context}")
+      for dim, size_ in zip(core_dims, shape):
+        if sizes.setdefault(dim, size_) != size_:
+          raise ValueError(f"inconsistent size for core dimension {dim!r}: {size_} vs "
+                           f"{sizes[dim]} {context}")
+    return out
+  return checked
+
+
 def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
   """A function that maps ``pyfunc`` over the leading (broadcast) dimensions of its array
   arguments, with ``signature`` naming core dimensions (``jnp.vectorize``)."""
@@ -371,19 +396,31 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
         dim_sizes[dim] = size_
       broadcast_shapes.append(arg.shape[:arg.ndim - n])
     loop_shape = util.broadcast_shapes(*broadcast_shapes)
-    # Each argument broadcast to the full loop shape, then one vmap per loop axis.
-    args = [creation.broadcast_to(arg, loop_shape + arg.shape[arg.ndim - len(core_dims):])
-            for arg, core_dims in zip(args, input_core_dims)]
-    f = excluded_func
-    for _ in loop_shape:
-      f = vmap(f)
-    out = f(*args)
-    if output_core_dims is not None:
-      outs = out if isinstance(out, tuple) else (out,)
-      if len(outs) != len(output_core_dims):
-        raise ValueError(f"wrong number of output arguments: expected {len(output_core_dims)}, "
-                         f"got {len(outs)}")
-    return out
+    # As JAX does: no argument is broadcast up front. Size-1 loop dimensions are squeezed away
+    # and each loop axis (innermost first) gets one vmap, mapping only the arguments that have
+    # that axis (in_axes None for the others); an axis no argument has comes back as a unit
+    # dimension of the result.
+    squeezed, padded_shapes = [], []
+    for arg, loop_dims in zip(args, broadcast_shapes):
+      unit_axes = tuple(i for i, d in enumerate(loop_dims) if d == 1)
+      squeezed.append(lax_numpy.squeeze(arg, unit_axes) if unit_axes else arg)
+      padded_shapes.append((1,) * (len(loop_shape) - len(loop_dims)) + tuple(loop_dims))
+    f = _checked_output_dims(excluded_func, dim_sizes, output_core_dims,
+                             f"on vectorized function with excluded={frozenset(excluded)!r} and "
+                             f"signature={signature!r}")
+    unit_loop_axes = []
+    for axis in reversed(range(len(loop_shape))):
+      in_axes = tuple(None if shape[axis] == 1 else 0 for shape in padded_shapes)
+      if all(a is None for a in in_axes):
+        unit_loop_axes.append(axis)
+      else:
+        f = vmap(f, in_axes=in_axes)
+    out = f(*squeezed)
+    if not unit_loop_axes:
+      return out
+    if isinstance(out, tuple):
+      return tuple(lax_numpy.expand_dims(o, tuple(unit_loop_axes)) for o in out)
+    return lax_numpy.expand_dims(out, tuple(unit_loop_axes))
 
   return wrapped
 

@@ -17,6 +17,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
+from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -95,11 +96,12 @@ def permute_dims(a, /, axes):
 
 
 def unstack(x, /, *, axis: int = 0):
-  """The slices of ``x`` along ``axis`` as a tuple (``jnp.unstack``)."""
-  x = _arr("unstack", x)
+  """The slices of ``x`` along ``axis`` as a tuple (``jnp.unstack``): one ``unstack``
+  equation, as in JAX."""
+  util.check_arraylike("unstack", x)
+  x = creation.asarray(x)
   axis = util.canonicalize_axis(axis, _ndim(x))
-  return tuple(lax_structural.index_in_dim(x, i, axis, keepdims=False)
-               for i in range(_shape(x)[axis]))
+  return lax_structural_extra.unstack(x, axis)
 
 
 # ---------------------------------------------------------------------------
@@ -280,18 +282,26 @@ def rollaxis(a, axis: int, start: int = 0):
 
 
 def tile(A, reps):
-  """``A`` repeated ``reps`` times along each axis (``jnp.tile``)."""
-  A = _arr("tile", A)
-  reps = (reps,) if not isinstance(reps, (tuple, list)) and np.ndim(reps) == 0 else tuple(reps)
-  reps = tuple(core.concrete_or_error(operator.index, r, "The error arose in jnp.tile().")
-               for r in reps)
+  """``A`` repeated ``reps`` times along each axis (``jnp.tile``): a ``tile`` equation, after
+  leading unit axes are added to ``A`` or ``reps`` so that their lengths agree, as in JAX."""
+  util.check_arraylike("tile", A)
+  A = creation.asarray(A)
+  try:
+    iter(reps)
+  except TypeError:
+    reps = (reps,)
+  reps = tuple(reps)
+  if any(isinstance(r, Tracer) for r in reps):
+    reps = tuple(core.concrete_or_error(operator.index, r, "The error arose in jnp.tile().")
+                 for r in reps)
+  reps = core.canonicalize_shape(reps)
   shape = _shape(A)
+  if len(reps) > len(shape):
+    new_shape = (1,) * (len(reps) - len(shape)) + shape
+    A = lax_structural.broadcast_in_dim(A, new_shape, tuple(range(len(new_shape) - len(shape),
+                                                                  len(new_shape))))
   reps = (1,) * (len(shape) - len(reps)) + reps
-  shape = (1,) * (len(reps) - len(shape)) + shape
-  A = lax_numpy.reshape(A, shape)
-  expanded = lax_structural.broadcast_in_dim(
-      A, tuple(d for pair in zip(reps, shape) for d in pair), tuple(range(1, 2 * len(shape), 2)))
-  return lax_numpy.reshape(expanded, tuple(r * d for r, d in zip(reps, shape)))
+  return lax_structural_extra.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
@@ -322,16 +332,19 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
     value = np.broadcast_to(value, (n,))
     index = np.repeat(np.arange(n), value)
     return selection.take(a, Array(index.astype(dtypes.default_int_dtype())), axis=axis)
-  repeats = creation.broadcast_to(creation.asarray(repeats), (n,))
+  repeats = lax_numpy.ravel(creation.asarray(repeats))
+  repeats = creation.broadcast_to(repeats, (n,))
   if total_repeat_length == 0 or n == 0:
     shape = list(_shape(a))
     shape[axis] = total_repeat_length
     return lax_structural.full(tuple(shape), 0, _dtype(a))
-  ends = reductions.cumsum(repeats)
-  marks = lax_structural.full((total_repeat_length,), 0, dtypes.default_int_dtype())
-  marks = marks.at[ends[:-1]].add(1, mode="drop")
-  index = reductions.cumsum(marks)
-  return selection.take(a, index, axis=axis, mode="clip")
+  # JAX's program: each element's first output position (an exclusive cumsum of the repeats)
+  # marks where a new element starts; the running count of marks, less one, is the element
+  # each output position takes.
+  exclusive = roll(repeats, 1).at[0].set(0)
+  starts = reductions.cumsum(exclusive)
+  marks = creation.zeros((total_repeat_length,), dtypes.default_int_dtype()).at[starts].add(1)
+  return selection.take(a, ufuncs.subtract(reductions.cumsum(marks), 1), axis=axis)
 
 
 @util.jit_when_tracing(static_argnames=("new_shape",))
@@ -346,9 +359,7 @@ def resize(a, new_shape):
   n = _shape(flat)[0]
   if size == 0 or n == 0:
     return creation.zeros(new_shape, _dtype(a))
-  reps = -(-size // n)
-  if reps > 1:
-    flat = lax_numpy.concatenate([flat] * reps)
+  flat = tile(flat, -(-size // n))
   return lax_numpy.reshape(flat[:size], new_shape)
 
 
@@ -390,7 +401,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     keep = creation.arange(n - k)
     keep = ufuncs.add(keep, reductions.sum(ufuncs.greater_equal(keep[None, :], obj[:, None]),
                                           axis=0, dtype=_dtype(keep)))
-    return selection.take(arr, keep, axis=axis)
+    return arr[(slice(None),) * axis + (keep,)]  # indexing (a gather), as in JAX's program
   if isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_)):
     if not -n <= obj < n:  # a ValueError, as JAX raises for a single out-of-bounds index
       raise ValueError(f"jnp.delete: index {obj} is out of bounds for axis {axis} with size {n}")
@@ -420,52 +431,54 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
 
 def insert(arr, obj, values, axis=None):
   """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis``
-  (``jnp.insert``)."""
-  arr, values = _arr("insert", arr, values)
+  (``jnp.insert``).
+
+  JAX's program: the insertion positions (wrapped, clipped, shifted by the values inserted
+  before them) are scattered into a mask of the result's entries; the kept entries' positions
+  come from ``nonzero`` of that mask, and two scatters fill the result."""
+  util.check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+  a = creation.asarray(arr)
   if axis is None:
-    arr = lax_numpy.ravel(arr)
+    a = lax_numpy.ravel(a)
     axis = 0
-  axis = util.canonicalize_axis(axis, _ndim(arr))
-  n = _shape(arr)[axis]
-  values = lax_elementwise._convert_element_type(values, _dtype(arr), False)
-  index = _index_positions("insert", obj, n + 1)
-  scalar_index = np.ndim(index) == 0
-  index = np.atleast_1d(index).astype(np.int64)
-  if np.any((index < -n) | (index > n)):
-    raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
-  index = np.where(index < 0, index + n, index)
-  values = lax_numpy.moveaxis(values, axis, 0) if _ndim(values) > axis and not scalar_index \
-      and _ndim(values) == _ndim(arr) else values
-  rest = _shape(lax_numpy.moveaxis(arr, axis, 0))[1:]
-  if scalar_index:
-    if _ndim(values) == 0:
-      values = creation.broadcast_to(values, (1,) + rest)
-    else:
-      values = lax_numpy.moveaxis(values, 0, 0) if _ndim(values) == _ndim(arr) else values
-      if _ndim(values) == _ndim(arr):
-        values = lax_numpy.moveaxis(values, axis, 0)
-      else:
-        values = creation.broadcast_to(values, (_shape(values)[0] if _ndim(values) and
-                                              _ndim(values) == len(rest) + 1 else 1,) + rest) \
-            if _ndim(values) == len(rest) + 1 else creation.broadcast_to(values, (1,) + rest)
-    count = _shape(values)[0]
-    positions = np.full(count, index[0])
+  axis = util.canonicalize_axis(axis, _ndim(a))
+  n = _shape(a)[axis]
+  if isinstance(obj, slice):
+    start, stop, step = obj.indices(n)
+    count = len(range(start, stop, step))
+    indices = ufuncs.add(start, ufuncs.multiply(step, creation.arange(count)))
   else:
-    values = creation.broadcast_to(values, (len(index),) + rest) if _ndim(values) <= len(rest) \
-        or _shape(values)[0] == 1 else values
-    count = _shape(values)[0]
-    positions = np.broadcast_to(index, (count,))
-  order = np.argsort(positions, kind="stable")
-  positions = positions[order]
-  new_positions = positions + np.arange(count)
-  old_mask = np.ones(n + count, bool)
-  old_mask[new_positions] = False
-  moved = lax_numpy.moveaxis(arr, axis, 0)
-  out = creation.zeros((n + count,) + rest, _dtype(arr))
-  out = out.at[Array(np.nonzero(old_mask)[0].astype(np.int32))].set(moved)
-  out = out.at[Array(new_positions.astype(np.int32))].set(
-      selection.take(values, Array(order.astype(np.int32)), axis=0))
-  return lax_numpy.moveaxis(out, 0, axis)
+    indices = creation.asarray(obj)
+  values = creation.array(values, ndmin=_ndim(a), dtype=_dtype(a), copy=False)
+  if _ndim(indices) > 1:
+    raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a scalar; "
+                     f"got {obj}")
+  if not (dtypes.issubdtype(_dtype(indices), np.integer) or isinstance(obj, slice)):
+    if _shape(indices) == (0,) and not isinstance(obj, (Array, Tracer)):
+      indices = indices.astype(int)
+    else:
+      raise ValueError("jnp.insert(): index array must be integer typed")
+  if _ndim(indices) == 0:
+    indices = lax_numpy.squeeze(lax_numpy.ravel(indices), 0)
+    values = lax_numpy.moveaxis(values, 0, axis)
+    count = _shape(values)[axis]
+    indices = creation.broadcast_to(indices, (count,))
+  else:
+    count = util.broadcast_shapes(_shape(indices), (_shape(values)[axis],))[0]
+    if _shape(indices)[0] != count:
+      indices = creation.broadcast_to(indices, (count,))
+  out_shape = list(_shape(a))
+  out_shape[axis] += count
+  out = creation.zeros(tuple(out_shape), _dtype(a))
+  indices = lax_numpy.where(ufuncs.less(indices, 0), ufuncs.add(indices, n), indices)
+  indices = lax_numpy.clip(indices, 0, n)
+  value_positions = indices.at[selection.argsort(indices)].add(
+      creation.arange(count, dtype=dtypes.default_int_dtype()))
+  kept = creation.ones(n + count, dtype=np.bool_).at[value_positions].set(False)
+  kept_positions = lax_numpy.nonzero(kept, size=n)[0]
+  lead = (slice(None),) * axis
+  out = out.at[lead + (value_positions,)].set(values)
+  return out.at[lead + (kept_positions,)].set(a)
 
 
 # ---------------------------------------------------------------------------
@@ -533,18 +546,20 @@ def _pad(array, widths, mode, constant_values, stat_length, end_values, reflect_
     values = constant_values if mode == "constant" else 0
     return _pad_constant(array, widths, values)
   for axis, (before, after) in enumerate(widths):
-    if before == 0 and after == 0:
-      continue
     size = _shape(array)[axis]
-    if size == 0:
+    if size == 0 and (before or after):
       raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or "
                        "'empty'")
+    # JAX's equations: edge, linear_ramp and the statistics modes treat every axis and side
+    # (a zero width gives an empty piece); reflect and symmetric skip an axis with nothing to
+    # add; wrap adds only the pieces it needs.
     if mode == "edge":
       array = _pad_edge(array, axis, before, after)
     elif mode == "wrap":
       array = _pad_wrap(array, axis, before, after)
     elif mode in ("reflect", "symmetric"):
-      array = _pad_reflect(array, axis, before, after, mode, reflect_type)
+      if before or after:
+        array = _pad_reflect(array, axis, before, after, mode, reflect_type)
     elif mode == "linear_ramp":
       array = _pad_linear_ramp(array, axis, before, after, end_values)
     else:
@@ -577,97 +592,86 @@ def _slice_axis(a, start, stop, axis):
 
 def _pad_edge(a, axis, before, after):
   n = _shape(a)[axis]
-  reps = []
-  if before:
-    first = _slice_axis(a, 0, 1, axis)
-    reps.append(repeat(first, before, axis=axis))
-  reps.append(a)
-  if after:
-    reps.append(repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis))
-  return lax_numpy.concatenate(reps, axis)
+  head = repeat(_slice_axis(a, 0, 1, axis), before, axis=axis)
+  tail = repeat(_slice_axis(a, n - 1, n, axis), after, axis=axis)
+  return lax_numpy.concatenate([head, a, tail], axis)
 
 
 def _pad_wrap(a, axis, before, after):
   n = _shape(a)[axis]
-  reps = -(-(before + after) // n) + 1 if before + after else 1
-  tiled = lax_numpy.concatenate([a] * (2 * reps + 1), axis)
-  start = reps * n - before
-  return _slice_axis(tiled, start, start + n + before + after, axis)
+  parts = []
+  if before % n:
+    parts.append(_slice_axis(a, n - before % n, n, axis))
+  parts += [a] * (before // n + 1 + after // n)
+  if after % n:
+    parts.append(_slice_axis(a, 0, after % n, axis))
+  return lax_numpy.concatenate(parts, axis)
 
 
 def _pad_reflect(a, axis, before, after, mode, reflect_type):
-  n = _shape(a)[axis]
-  if mode == "reflect" and n == 1:
-    return _pad_edge(a, axis, before, after)
-  while before or after:
-    n = _shape(a)[axis]
-    chunk = n - 1 if mode == "reflect" else n
-    b = builtins.min(before, chunk)
-    c = builtins.min(after, chunk)
-    parts = []
-    if b:
-      start = 1 if mode == "reflect" else 0
-      edge = flip(_slice_axis(a, start, start + b, axis), axis)
-      if reflect_type == "odd":
-        edge = ufuncs.subtract(ufuncs.multiply(2, _slice_axis(a, 0, 1, axis)), edge)
-      parts.append(edge)
-    parts.append(a)
-    if c:
-      stop = n - 1 if mode == "reflect" else n
-      edge = flip(_slice_axis(a, stop - c, stop, axis), axis)
-      if reflect_type == "odd":
-        edge = ufuncs.subtract(ufuncs.multiply(2, _slice_axis(a, n - 1, n, axis)), edge)
-      parts.append(edge)
-    a = lax_numpy.concatenate(parts, axis)
-    before -= b
-    after -= c
+  # Each side grows in steps of at most the original length (less one for 'reflect'),
+  # mirroring the array built so far; 'odd' reflects through the current outer edge.
+  symmetric = mode == "symmetric" or _shape(a)[axis] == 1
+  step = _shape(a)[axis] if symmetric else _shape(a)[axis] - 1
+  odd = reflect_type == "odd"
+  edge = _slice_axis(a, 0, 1, axis)
+  while before:
+    take = builtins.min(before, step)
+    start = 0 if symmetric else 1
+    chunk = flip(_slice_axis(a, start, start + take, axis), axis)
+    if odd:
+      chunk = ufuncs.subtract(ufuncs.multiply(2, edge), chunk)
+      edge = _slice_axis(chunk, 0, 1, axis)
+    a = lax_numpy.concatenate([chunk, a], axis)
+    before -= take
+  m = _shape(a)[axis]
+  edge = _slice_axis(a, m - 1, m, axis)
+  while after:
+    take = builtins.min(after, step)
+    m = _shape(a)[axis]
+    stop = m if symmetric else m - 1
+    chunk = flip(_slice_axis(a, stop - take, stop, axis), axis)
+    if odd:
+      chunk = ufuncs.subtract(ufuncs.multiply(2, edge), chunk)
+      edge = _slice_axis(chunk, take - 1, take, axis)
+    a = lax_numpy.concatenate([a, chunk], axis)
+    after -= take
   return a
 
 
 def _pad_linear_ramp(a, axis, before, after, end_values):
   ends = np.broadcast_to(np.asarray(end_values), (_ndim(a), 2))[axis]
   n = _shape(a)[axis]
-  parts = []
   dtype = _dtype(a)
-  if before:
-    edge = _slice_axis(a, 0, 1, axis)
-    ramp = lax_numpy.linspace(ends[0].item(), edge, before, endpoint=False, axis=axis,
-                             dtype=dtype)
-    parts.append(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (before,) + _shape(edge)[axis + 1:]))
-  parts.append(a)
-  if after:
-    edge = _slice_axis(a, n - 1, n, axis)
-    ramp = lax_numpy.linspace(ends[1].item(), edge, after, endpoint=False, axis=axis, dtype=dtype)
-    ramp = flip(lax_numpy.reshape(ramp, _shape(edge)[:axis] + (after,) + _shape(edge)[axis + 1:]),
-                axis)
-    parts.append(ramp)
-  return lax_numpy.concatenate(parts, axis)
+  first = _slice_axis(a, 0, 1, axis)
+  last = _slice_axis(a, n - 1, n, axis)
+  head = lax_numpy.linspace(ends[0], lax_numpy.squeeze(first, axis), before,
+                            endpoint=False, dtype=dtype, axis=axis)
+  tail = lax_numpy.linspace(ends[1], lax_numpy.squeeze(last, axis), after,
+                            endpoint=False, dtype=dtype, axis=axis)
+  return lax_numpy.concatenate([head, a, flip(tail, axis)], axis)
 
 
 def _pad_stats(a, axis, before, after, mode, stat_length):
   n = _shape(a)[axis]
-  if stat_length is None:
-    lengths = (n, n)
-  else:
-    lengths = tuple(int(x) for x in np.broadcast_to(np.asarray(stat_length), (_ndim(a), 2))[axis])
   reduce = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
             "median": statistics.median}[mode]
-
-  def stat(part):
-    value = reduce(part, axis=axis, keepdims=True)
-    if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
-      value = lax_numpy.round(value)
-    return lax_elementwise._convert_element_type(value, _dtype(a), False)
-
-  parts = []
-  if before:
-    s = stat(_slice_axis(a, 0, builtins.max(1, builtins.min(lengths[0], n)), axis))
-    parts.append(repeat(s, before, axis=axis))
-  parts.append(a)
-  if after:
-    s = stat(_slice_axis(a, n - builtins.max(1, builtins.min(lengths[1], n)), n, axis))
-    parts.append(repeat(s, after, axis=axis))
-  return lax_numpy.concatenate(parts, axis)
+  if stat_length is None:
+    # One statistic of the whole axis serves both sides.
+    stat_before = stat_after = reduce(a, axis=axis, keepdims=True)
+  else:
+    lengths = [builtins.max(1, builtins.min(int(x), n)) for x in
+               np.broadcast_to(np.asarray(stat_length), (_ndim(a), 2))[axis]]
+    part_before = _slice_axis(a, 0, lengths[0], axis)
+    part_after = _slice_axis(a, n - lengths[1], n, axis)
+    stat_before = reduce(part_before, axis=axis, keepdims=True)
+    stat_after = reduce(part_after, axis=axis, keepdims=True)
+  if mode in ("mean", "median") and dtypes.issubdtype(_dtype(a), np.integer):
+    stat_before, stat_after = lax_numpy.round(stat_before), lax_numpy.round(stat_after)
+  stat_before = lax_elementwise._convert_element_type(stat_before, _dtype(a), False)
+  stat_after = lax_elementwise._convert_element_type(stat_after, _dtype(a), False)
+  return lax_numpy.concatenate([repeat(stat_before, before, axis=axis), a,
+                                repeat(stat_after, after, axis=axis)], axis)
 
 
 # ---------------------------------------------------------------------------
@@ -731,9 +735,13 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
   if size == 0:
     return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
+  # Two iotas, the offset added to the second one, as JAX's program does.
   i = lax_structural.iota(np.dtype(np.int32), size)
-  rows = lax_elementwise.add(i, lax_elementwise._convert_element_type(-builtins.min(offset, 0), np.int32, False))
-  cols = lax_elementwise.add(i, lax_elementwise._convert_element_type(builtins.max(offset, 0), np.int32, False))
+  j = lax_structural.iota(np.dtype(np.int32), size)
+  if offset:
+    j = lax_elementwise.add(
+        lax_elementwise._convert_element_type(builtins.abs(offset), np.int32, False), j)
+  rows, cols = (i, j) if offset >= 0 else (j, i)
   return a[..., rows, cols]
 
 
@@ -760,8 +768,19 @@ def _diag(v, k):
 
 def diagflat(v, k: int = 0):
   """A 2-D array with the flattened ``v`` on its ``k``-th diagonal (``jnp.diagflat``)."""
-  v = _arr("diagflat", v)
-  return diag(lax_numpy.ravel(v), k)
+  util.check_arraylike("diagflat", v)
+  k = core.concrete_or_error(operator.index, k, "'k' argument of jnp.diagflat")
+  v = lax_numpy.ravel(creation.asarray(v))
+  size = _shape(v)[0]
+  n = size + builtins.abs(k)
+  # As JAX does: the values scattered at their flat positions in an n*n vector, reshaped.
+  out = creation.zeros((n * n,), _dtype(v))
+  i = creation.arange(size)
+  if k >= 0:
+    flat = ufuncs.add(ufuncs.add(i, k), ufuncs.multiply(i, n))
+  else:
+    flat = ufuncs.add(i, ufuncs.multiply(ufuncs.subtract(i, k), n))
+  return lax_numpy.reshape(out.at[flat].set(v), (n, n))
 
 
 @util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2", "dtype"))
@@ -826,16 +845,22 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
     raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
   if wrap:
     raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
-  a, val = _arr("fill_diagonal", a, val)
+  util.check_arraylike("fill_diagonal", a, val)
+  a = creation.asarray(a)
   if _ndim(a) < 2:
     raise ValueError("array must be at least 2-d")
   if _ndim(a) > 2 and not all(d == _shape(a)[0] for d in _shape(a)[1:]):
     raise ValueError("All dimensions of input must be of equal length")
   n = builtins.min(_shape(a))
   idx = creation.arange(n)
-  return a.at[(idx,) * _ndim(a)].set(lax_numpy.ravel(creation.broadcast_to(
-      lax_numpy.ravel(val) if np.ndim(val) else val, (n,)) if np.ndim(val) <= 1 else
-      resize(val, (n,))))
+  if np.ndim(val) > 0:
+    # The values are used in order and cycled (NumPy's rule), with no jit around it as in JAX.
+    val = lax_numpy.ravel(val)
+    size = _shape(val)[0]
+    if 0 < size < n:
+      val = tile(val, -(-n // size))
+    val = val[:n]
+  return a.at[(idx,) * _ndim(a)].set(val)
 
 
 def trim_zeros(filt, trim: str = "fb"):
@@ -972,13 +997,15 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
     indices = [ufuncs.remainder(i, d) for i, d in zip(indices, dims)]
   else:
     raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-  order_dims = list(range(len(dims)))[::-1] if order == "C" else list(range(len(dims)))
-  result = None
-  stride = 1
-  for axis in order_dims:
-    term = ufuncs.multiply(indices[axis], stride)
-    result = term if result is None else ufuncs.add(result, term)
-    stride *= dims[axis]
+  if order == "C":
+    strides = [math.prod(dims[i + 1:]) for i in range(len(dims))]
+  else:
+    strides = [math.prod(dims[:i]) for i in range(len(dims))]
+  # Summed from a Python 0 in axis order, each term written out even for a unit stride: JAX's
+  # equations.
+  result = 0
+  for index, stride in zip(indices, strides):
+    result = ufuncs.add(result, ufuncs.multiply(index, stride))
   return result
 
 
@@ -996,7 +1023,7 @@ def ix_(*args):
       raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
     shape = [1] * n
     shape[i] = _shape(a)[0]
-    out.append(lax_numpy.reshape(a, tuple(shape)))
+    out.append(lax_structural.broadcast_in_dim(a, tuple(shape), (i,)))
   return tuple(out)
 
 
@@ -1028,7 +1055,7 @@ def vander(x, N=None, increasing: bool = False):
   powers = lax_structural.iota(dtypes.dtype(x, canonicalize=True) if _dtype(x) != np.bool_
                                else dtypes.default_int_dtype(), N)
   if not increasing:
-    powers = lax_structural.rev(powers, (0,))
+    powers = ufuncs.subtract(N - 1, powers)
   return ufuncs.power(x[:, None], powers[None, :])
 
 
@@ -1040,21 +1067,23 @@ def packbits(a, axis=None, bitorder: str = "big"):
     raise TypeError("Expected an input array of integer or boolean data type")
   if bitorder not in ("little", "big"):
     raise ValueError("'order' must be either 'little' or 'big'")
-  a = lax_elementwise._convert_element_type(ufuncs._to_bool(a), np.uint8, False)
+  zero = lax_elementwise._convert_element_type(0, _dtype(a), False)
+  a = lax_elementwise._convert_element_type(lax_elementwise.ne(a, zero), np.uint8, False)
+  bits = lax_structural.iota(np.dtype(np.uint8), 8)
+  if bitorder == "big":
+    bits = lax_structural.rev(bits, (0,))
   if axis is None:
     a = lax_numpy.ravel(a)
     axis = 0
-  a = lax_numpy.moveaxis(a, axis, -1)
-  n = _shape(a)[-1]
-  remainder = (-n) % 8
+  a = lax_numpy.swapaxes(a, axis, -1)
+  remainder = (-_shape(a)[-1]) % 8
   if remainder:
-    a = pad(a, [(0, 0)] * (_ndim(a) - 1) + [(0, remainder)])
+    config = [(0, 0, 0)] * (_ndim(a) - 1) + [(0, remainder, 0)]
+    a = lax_structural.pad(a, lax_elementwise._convert_element_type(0, np.uint8, False), config)
   a = lax_numpy.reshape(a, _shape(a)[:-1] + (-1, 8))
-  shifts = np.arange(8, dtype=np.uint8)
-  if bitorder == "big":
-    shifts = shifts[::-1].copy()
-  packed = reductions.sum(ufuncs.left_shift(a, Array(shifts)), axis=-1, dtype=np.uint8)
-  return lax_numpy.moveaxis(packed, -1, axis)
+  packed = reductions.sum(ufuncs.left_shift(a, bits), axis=-1)
+  packed = lax_elementwise._convert_element_type(packed, np.uint8, False)
+  return lax_numpy.swapaxes(packed, axis, -1)
 
 
 @util.jit_when_tracing(static_argnames=("axis", "count", "bitorder"))
@@ -1065,25 +1094,27 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
     raise TypeError("Expected an input array of unsigned byte data type")
   if bitorder not in ("little", "big"):
     raise ValueError("'order' must be either 'little' or 'big'")
-  shifts = np.arange(8, dtype=np.uint8)
+  one = lax_elementwise._convert_element_type(1, np.uint8, False)
+  bits = lax_elementwise.shift_left(one, lax_structural.iota(np.dtype(np.uint8), 8))
   if bitorder == "big":
-    shifts = shifts[::-1].copy()
-  bits = ufuncs.bitwise_and(ufuncs.right_shift(a[..., None], Array(shifts)), np.uint8(1))
+    bits = lax_structural.rev(bits, (0,))
   if axis is None:
-    bits = lax_numpy.ravel(bits)
+    a = lax_numpy.ravel(a)
     axis = 0
-  else:
-    axis = util.canonicalize_axis(axis, _ndim(a))
-    bits = lax_numpy.moveaxis(bits, -1, axis + 1)
-    bits = lax_numpy.reshape(bits, _shape(a)[:axis] + (-1,) + _shape(a)[axis + 1:])
+  axis = util.canonicalize_axis(axis, _ndim(a))
+  a = lax_numpy.swapaxes(a, axis, -1)
+  unpacked = ufuncs.greater(ufuncs.bitwise_and(a[..., None], bits), 0)
+  bits = lax_elementwise._convert_element_type(unpacked, np.uint8, False)
+  bits = lax_numpy.reshape(bits, _shape(bits)[:-2] + (-1,))
   if count is not None:
-    n = _shape(bits)[axis]
-    if count <= n:
-      bits = lax_structural.slice_in_dim(bits, 0, count, axis=axis)
+    n = _shape(bits)[-1]
+    if count > n:
+      widths = np.zeros((_ndim(bits), 2), dtype=int)
+      widths[-1, 1] = count - n
+      bits = pad(bits, widths)
     else:
-      config = [(0, 0, 0)] * _ndim(bits)
-      config[axis] = (0, count - n, 0)
-      bits = lax_structural.pad(bits, lax_elementwise._convert_element_type(0, np.uint8, False), config)
+      bits = bits[..., :count]
+  bits = lax_numpy.swapaxes(bits, axis, -1)
   return bits
 
 
