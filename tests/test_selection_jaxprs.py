@@ -22,8 +22,6 @@ KNOWN_DIFFERENCES = {
     "roots_jaxpr": "jnp.roll with a traced shift (shape_ops.py) is not staged as JAX's "
                    "jit[name=_roll_dynamic]",
     "nanstd_grad": "partial evaluation: JAX's linearized _where keeps a 0.0 residual output",
-    "histogram_bin_edges_range_jaxpr": "jnp.linspace (creation.py) is not staged as JAX's "
-                                       "jit[name=_linspace] (iota divided by num)",
 }
 
 
