@@ -39,7 +39,7 @@ def _key(name, key):
 def _split(key_data, num: int = 2):
   """``num`` subkeys of (possibly batched) key data, as a list."""
   out = prng.random_split_p.bind(key_data, shape=(num,))
-  return [out[..., i, :] for i in range(num)]
+  return [out[..., i] for i in range(num)]
 
 
 def _random_bits(key_data, bit_width: int, shape):
@@ -90,7 +90,7 @@ def _uniform_impl(key_data, shape, dtype, minval, maxval):
   """Uniform floats in [minval, maxval); key data may carry batch dims (prepended)."""
   shape = tuple(shape)
   dtype = np.dtype(dtype)
-  batch = _shape_of(key_data)[:-1]
+  batch = _shape_of(key_data)
   minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
   minval = lax.broadcast_to_rank(minval, len(shape))
   maxval = lax.broadcast_to_rank(maxval, len(shape))
@@ -681,8 +681,7 @@ def _gamma_one(key_data, alpha, log_space):
       x2 = _normal(sub, (), dtype)
       v2 = lax.add(one, lax.mul(x2, c))
       sel = lambda new, old: lax.select(todo, new, old)
-      sel_key = lambda new, old: lax.select(jnp.broadcast_to(todo[:, None], (n, 2)), new, old)
-      return sel_key(k2, k), sel(x2, x), sel(v2, v), act
+      return sel(k2, k), sel(x2, x), sel(v2, v), act
 
     init = (x_key, jnp.zeros((n,), dtype), jnp.full((n,), -1, dtype), active)
     _, x, v, _ = while_loop(inner_cond, inner_body, init)
@@ -690,7 +689,7 @@ def _gamma_one(key_data, alpha, log_space):
     V2 = lax.mul(lax.mul(v, v), v)
     U2 = _uniform(u_key, (), dtype)
     sel = lambda new, old: lax.select(active, new, old)
-    key = lax.select(jnp.broadcast_to(active[:, None], (n, 2)), new_key, key)
+    key = lax.select(active, new_key, key)
     return key, sel(X2, X), sel(V2, V), sel(U2, U)
 
   split = prng.random_split_p.bind(key_data, shape=(2,))

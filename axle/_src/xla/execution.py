@@ -152,7 +152,8 @@ class CompiledCall:
     kept = self.kept
     self.donated = donated if kept is None else tuple(kept[p] for p in donated)
     self.has_callbacks = bool(host_callbacks)
-    self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
+    self.executable = compile_text(self.text, [core.physical_aval(a) for a in self.out_avals],
+                                   name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
     self._spmd_calls = {}
     # Weak: the jit cache entry holds the jaxpr; this call must not keep it alive.
@@ -219,8 +220,12 @@ def _device_arrays(buffers, avals) -> list:
   for buffer, aval in zip(buffers, avals):
     array = new(Array)
     array._value = None
-    array._aval = aval
     array._buffer = buffer
+    if not isinstance(aval.dtype, dtypes.ExtendedDType):
+      array._aval = aval
+    else:  # key arrays: the buffer holds their data
+      array._aval = core.physical_aval(aval)
+      array = aval.dtype.wrap_physical(array)
     results.append(array)
   return results
 
@@ -297,6 +302,8 @@ def signature_runner(call, leaves, build):
   for position in call.donated:
     if type(leaves[position]) is Array:
       lines.append(f"l{position}._value = None\n  l{position}._buffer = None")
+  if any(isinstance(aval.dtype, dtypes.ExtendedDType) for aval in call.out_avals):
+    return None  # key outputs: the general path wraps their data
   results = []
   for j, aval in enumerate(call.out_avals):
     namespace[f"O{j}"] = aval
@@ -371,6 +378,8 @@ def _hoist_large_consts(closed: ClosedJaxpr):
 
 
 def _const_buffer(value):
+  if core.is_extended(getattr(value, "aval", None)):
+    value = value._base_array
   if isinstance(value, Array):
     return value._device_buffer()
   host = np.asarray(value)
@@ -402,6 +411,8 @@ def leaf_buffer(leaf, aval: ShapedArray):
     return buffer
   if isinstance(leaf, core.Tracer):
     raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(leaf))
+  if isinstance(aval.dtype, dtypes.ExtendedDType):  # a key array: the buffer of its data
+    return leaf_buffer(leaf._base_array, core.physical_aval(aval))
   if hasattr(leaf, "__jax_array__"):
     leaf = leaf.__jax_array__()
     if isinstance(leaf, Array):
