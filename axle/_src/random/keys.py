@@ -283,6 +283,16 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
   return keys, typed
 
 
+def _validate_keys(key) -> None:
+  """Checks that ``key`` is a key array or raw key data, binding nothing."""
+  if is_key_array(key):
+    return
+  if isinstance(key, (int, float, complex, bool, str, np.generic)) or _is_key_data_like(key):
+    prng.check_key_data(key)
+    return
+  raise TypeError(f"unexpected PRNG key type {type(key)}")
+
+
 def _return_keys(keys, typed: bool):
   return keys if typed else prng.random_unwrap_p.bind(keys)
 
@@ -329,7 +339,7 @@ def key_data(keys):
   """The underlying ``uint32[..., 2]`` data of a key array (raw keys are returned as is)."""
   if is_key_array(keys):
     return prng.random_unwrap_p.bind(keys)
-  check_prng_key("key_data", keys, allow_batched=True)
+  _validate_keys(keys)
   return keys
 
 
@@ -346,7 +356,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
 
 def key_impl(keys):
   """The PRNG implementation of ``keys`` (``threefry2x32``)."""
-  check_prng_key("key_impl", keys, allow_batched=True)
+  _validate_keys(keys)
   return prng.threefry_prng_impl
 
 
@@ -387,8 +397,8 @@ def fold_in(key, data):
 
 def clone(key):
   """A copy of ``key`` (keys are immutable, so the same key)."""
-  check_prng_key("clone", key, allow_batched=True)
-  return key
+  _validate_keys(key)
+  return prng.random_clone_p.bind(key)
 
 
 def random_bits(keys, bit_width: int, shape) -> object:

@@ -678,6 +678,15 @@ batching.defvectorized(random_unwrap_p)
 ad.defjvp_zero(random_unwrap_p)
 
 
+# random_clone: a copy of keys (identity; takes raw key data as it is too) ---------
+
+random_clone_p = core.Primitive("random_clone")
+random_clone_p.def_abstract_eval(lambda keys: keys)
+_register_key_primitive(random_clone_p, lambda ctx, keys: keys)
+batching.defvectorized(random_clone_p)
+ad.defjvp_zero(random_clone_p)
+
+
 # random_split -------------------------------------------------------------
 
 random_split_p = core.Primitive("random_split")
@@ -719,6 +728,8 @@ def _fold_in_batcher(values, dims):
   size = core.get_aval(keys).shape[kd] if kd is not None else core.get_aval(msgs).shape[md]
   keys = batching.bdim_at_front(keys, kd, size)
   key_batch = core.get_aval(keys).shape
+  if md is None and not core.get_aval(msgs).shape:
+    return random_fold_in_p.bind(keys, msgs), 0  # one message for every key, as JAX's
   if md is None:
     msgs = lax_structural.broadcast_in_dim(msgs, key_batch, tuple(
         range(len(key_batch) - core.get_aval(msgs).ndim, len(key_batch))))
@@ -778,6 +789,7 @@ def _eager_on_keys(primitive, kernel):
 _eager_on_keys(random_seed_p, lambda seeds, *, impl: _seed_numpy(seeds))
 _eager_on_keys(random_wrap_p, lambda data, *, impl: data)
 _eager_on_keys(random_unwrap_p, lambda data: data)
+_eager_on_keys(random_clone_p, lambda data: data)
 _eager_on_keys(random_split_p,
                lambda keys, *, shape: _split_numpy(keys, shape, threefry_partitionable()))
 _eager_on_keys(random_fold_in_p, _fold_in_numpy)
@@ -787,4 +799,5 @@ _eager_on_keys(random_bits_p, lambda keys, *, bit_width, shape: _bits_numpy(
 
 __all__ = ["threefry2x32", "threefry2x32_p", "random_seed_p", "random_split_p",
            "random_fold_in_p", "random_bits_p", "random_wrap_p", "random_unwrap_p",
+           "random_clone_p",
            "threefry_prng_impl", "check_key_data", "KeyTy", "key_aval"]
