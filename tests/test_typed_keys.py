@@ -3,9 +3,10 @@
 their bits (typed and raw keys alike), what they are (dtype, typeof, repr), key arrays through
 jit, vmap, scan and cond, and the errors arithmetic on keys raises.
 
-Cases in NOT_YET are what axle's typed keys do not do yet (keys are still a pytree over their
-uint32 data rather than arrays with a key dtype in avals); they are strict xfails so that they
-are noticed when they start to pass.
+Key arrays are values with the extended dtype ``key<fry>``: the jaxprs show ``key<fry>[...]``
+avals and JAX's ``random_wrap`` / ``random_unwrap`` / ``random_seed`` equations, through jit,
+vmap, scan, cond, while_loop and grad. Cases in NOT_YET (expression -> reason) are what axle
+does not do yet; they are strict xfails so that they are noticed when they start to pass.
 """
 import json
 import os
@@ -20,17 +21,7 @@ from axle import random
 _REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data",
                                          "typed_keys_reference.json")))["cases"]
 
-NOT_YET = {
-    # jaxprs: key<fry> avals, random_wrap / random_unwrap / random_seed on typed keys
-    "str(jax.make_jaxpr(lambda k: random.bits(k, (3,)))(k))",
-    "str(jax.make_jaxpr(lambda s: random.split(random.key(s)))(0))",
-    "str(jax.make_jaxpr(lambda k: random.fold_in(k, 3))(k))",
-    "str(jax.make_jaxpr(random.key_data)(k))",
-    "str(jax.make_jaxpr(random.wrap_key_data)(random.key_data(k)))",
-    "str(jax.make_jaxpr(lambda k: random.bits(k, (2,)))(rk))",
-    # keys as pytree leaves (axle's leaf is the key data)
-    "jax.tree_util.tree_leaves(k)",
-}
+NOT_YET: dict = {}
 
 
 def _env():
@@ -49,8 +40,7 @@ def _plain(value):
 
 
 @pytest.mark.parametrize("expr", [
-    pytest.param(expr, marks=pytest.mark.xfail(
-        strict=True, reason="not yet: typed keys are a pytree over uint32 data in axle"))
+    pytest.param(expr, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[expr]))
     if expr in NOT_YET else expr for expr in sorted(_REFERENCE)])
 def test_matches_jax(expr):
   expected = _REFERENCE[expr]
