@@ -227,7 +227,7 @@ class StagingTrace(core.Trace):
       value = dtypes.scalar_to_array(x)
       return Literal(value[()], ShapedArray((), value.dtype, type(x) is not bool))
     aval = core.get_aval(x)
-    if not aval.shape:
+    if not aval.shape and not core.is_extended(aval):  # (a key is a constant, not a literal)
       value = np.asarray(x)
       if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)

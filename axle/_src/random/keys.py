@@ -23,6 +23,7 @@ from axle._src.config import config
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
+from axle._src.numpy import indexing as jnp_indexing
 from axle._src.numpy import reductions as jnp_reductions
 from axle._src.numpy import ufuncs as jnp_ufuncs
 from axle._src import custom_derivatives
@@ -34,6 +35,11 @@ UINT32 = prng.UINT32
 
 
 KeyTy = prng.KeyTy
+
+
+def _staging() -> bool:
+  """Whether a transformation is tracing (operations on keys are then staged as key ops)."""
+  return core._context.trace is not core.eval_trace
 
 
 class PRNGKeyArray:
@@ -61,6 +67,8 @@ class PRNGKeyArray:
   def T(self):
     """The keys with their axes reversed."""
     ndim = self.ndim
+    if _staging():
+      return lax_structural.transpose(self, tuple(range(ndim - 1, -1, -1)))
     return PRNGKeyArray(self._impl, lax_structural.transpose(
         self._base_array, (*range(ndim - 1, -1, -1), ndim)))
 
@@ -77,6 +85,9 @@ class PRNGKeyArray:
   def __getitem__(self, index):
     if not isinstance(index, tuple):
       index = (index,)
+    if _staging() or any(isinstance(i, core.Tracer) for i in index):
+      # under a transformation: the indexing ops are staged with these keys as a constant
+      return jnp_indexing.getitem(self, index)
     if any(i is Ellipsis for i in index):
       index = (*index, slice(None))
     return PRNGKeyArray(self._impl, self._base_array[index])
@@ -89,6 +100,8 @@ class PRNGKeyArray:
     if -1 in shape:
       known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
       shape[shape.index(-1)] = self.size // max(known, 1)
+    if _staging():
+      return lax_structural.reshape(self, tuple(shape))
     return PRNGKeyArray(self._impl, lax_structural.reshape(self._base_array, (*shape, 2)))
 
   def ravel(self):
