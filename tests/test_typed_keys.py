@@ -85,3 +85,30 @@ def test_key_equality_is_elementwise():
   np.testing.assert_array_equal(ks == ks[1], [False, True, False])
   with pytest.raises(TypeError, match="does not accept dtypes key<fry>, float32"):
     ks + jnp.float32(1)
+
+
+def test_jitted_calls_pass_keys_by_their_data():
+  # the repeated-call path (call plans) hands XLA a key's data buffer and wraps key results
+  step = jax.jit(lambda x, k: (x + random.uniform(k, (2,)), random.split(k)[0]))
+  key = random.key(7)
+  for _ in range(4):
+    out, next_key = step(np.float32(1), key)
+    np.testing.assert_array_equal(out, 1 + random.uniform(key, (2,)))
+    assert isinstance(next_key, random.PRNGKeyArray) and next_key.shape == ()
+    np.testing.assert_array_equal(random.key_data(next_key),
+                                  random.key_data(random.split(key)[0]))
+    key = next_key
+  keys = random.split(key, 3)  # another signature: key<fry>[3]
+  np.testing.assert_array_equal(
+      step(np.float32(0), keys[0])[0], random.uniform(keys[0], (2,)))
+  with pytest.raises(ValueError, match="uniform accepts a single key"):
+    step(np.float32(0), keys)
+
+
+def test_key_arrays_are_leaves_and_closed_over_keys_are_constants():
+  key = random.key(3)
+  assert jax.tree_util.tree_leaves({"k": key, "x": 1.0}) == [key, 1.0]
+  keys = random.split(key, 3)
+  pick = jax.jit(lambda i: random.bits(keys[i]))
+  np.testing.assert_array_equal(pick(2), random.bits(keys[2]))
+  assert "a:key<fry>[3]" in str(jax.make_jaxpr(lambda i: keys[i])(1))

@@ -266,6 +266,20 @@ def signature_runner(call, leaves, build):
       array_names.append(name)
       if i in kept_set:
         fetch.append(f"b{i} = {name}._buffer\n  if b{i} is None: b{i} = {name}._device_buffer()")
+    elif isinstance(aval.dtype, dtypes.ExtendedDType):
+      # a key array: the buffer of its data (an Array of the physical aval)
+      data = getattr(leaf, "_base_array", None)
+      if type(data) is not Array or data._aval != core.physical_aval(aval) or (
+          i in call.donated):
+        return None
+      namespace[f"T{i}"] = t
+      namespace[f"I{i}"] = leaf._impl
+      namespace[f"A{i}"] = data._aval
+      checks.append(f"if type({name}) is not T{i} or {name}._impl is not I{i}: return MISMATCH\n"
+                    f"  d{i} = {name}._base_array\n"
+                    f"  if type(d{i}) is not Array or d{i}._aval != A{i}: return MISMATCH")
+      if i in kept_set:
+        fetch.append(f"b{i} = d{i}._buffer\n  if b{i} is None: b{i} = d{i}._device_buffer()")
     elif t in core.python_scalar_types or isinstance(leaf, np.generic) or t in _HOST_LEAF_TYPES:
       namespace[f"T{i}"] = t
       namespace[f"A{i}"] = aval
@@ -302,13 +316,14 @@ def signature_runner(call, leaves, build):
   for position in call.donated:
     if type(leaves[position]) is Array:
       lines.append(f"l{position}._value = None\n  l{position}._buffer = None")
-  if any(isinstance(aval.dtype, dtypes.ExtendedDType) for aval in call.out_avals):
-    return None  # key outputs: the general path wraps their data
   results = []
   for j, aval in enumerate(call.out_avals):
-    namespace[f"O{j}"] = aval
+    namespace[f"O{j}"] = core.physical_aval(aval)
     lines.append(f"r{j} = new(Array)\n  r{j}._value = None\n  r{j}._aval = O{j}\n"
                  f"  r{j}._buffer = outs[{j}]")
+    if isinstance(aval.dtype, dtypes.ExtendedDType):  # key outputs: key arrays over the data
+      namespace[f"W{j}"] = aval.dtype.wrap_physical
+      lines.append(f"r{j} = W{j}(r{j})")
     results.append(f"r{j}")
   lines.append(f"return build([{', '.join(results)}])")
   source = "def run(leaves):\n" + "".join(f"  {line}\n" for line in lines)
