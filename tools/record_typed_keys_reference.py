@@ -92,6 +92,12 @@ CASES = [
     "random.key_data(random.key_data(jax.jit(random.split)(rk)))",
     "str(jax.eval_shape(random.split, k))",
     "isinstance(k, jax.Array)",
+    "random.key_data(jnp.stack([k, random.key(1)]))",
+    "random.key_data(jnp.where(jnp.array([True, False]), ks[:2], ks[1:]))",
+    "random.key_data(jnp.concatenate([ks, ks[::-1]]))",
+    "random.key_data(jnp.broadcast_to(k, (2, 2)))",
+    "str(jax.make_jaxpr(lambda a, b: jnp.where(True, a, b))(k, k))",
+    "str(jax.make_jaxpr(lambda a: jnp.concatenate([a, a[::-1]]))(ks))",
     "str(jax.typeof(random.split(k, (2, 3))))",
 ]
 
