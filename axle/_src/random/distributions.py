@@ -128,6 +128,20 @@ def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
   return _uniform_jit(key_data, tuple(shape), np.dtype(dtype), minval, maxval)
 
 
+def _uniform_keywords_impl(key_data, shape, dtype, maxval, minval):
+  return _uniform_impl(key_data, shape, dtype, minval, maxval)
+
+
+# JAX's jit flattens keyword arguments after the positional ones, by name: a sampler that
+# passes minval= and maxval= by keyword calls _uniform with (maxval, minval).
+_uniform_keywords_jit = _compiled(_uniform_keywords_impl, (1, 2), "_uniform")
+
+
+def _uniform_by_keywords(key_data, shape, dtype, minval, maxval):
+  """``_uniform`` as JAX's samplers call it with ``minval=``/``maxval=`` keywords."""
+  return _uniform_keywords_jit(key_data, tuple(shape), np.dtype(dtype), maxval, minval)
+
+
 def _bcast(x, shape):
   x_shape = _shape_of(x)
   if x_shape == tuple(shape):
@@ -256,12 +270,23 @@ def exponential(key, shape=(), dtype=None):
   return _exponential(data, shape, dtype)
 
 
-def _exponential(key_data, shape, dtype):
+def _exponential_impl(key_data, shape, dtype):
   u = _uniform(key_data, shape, dtype)
   return lax.neg(lax.log1p(lax.neg(u)))
 
 
+_exponential_jit = _compiled(_exponential_impl, (1, 2), "_exponential")
+
+
+def _exponential(key_data, shape, dtype):
+  return _exponential_jit(key_data, tuple(shape), np.dtype(dtype))
+
+
 def _gumbel(key_data, shape, dtype, mode):
+  return _gumbel_jit(key_data, tuple(shape), np.dtype(dtype), mode)
+
+
+def _gumbel_impl(key_data, shape, dtype, mode):
   info = dtypes.finfo(dtype)
   if mode == "high" or (mode == "highest" and dtype != np.float32):
     both = _uniform(key_data, (2, *shape), dtype)
@@ -270,7 +295,10 @@ def _gumbel(key_data, shape, dtype, mode):
     return -jnp.log(-jnp.log1p(-x))
   if mode == "highest":
     raise NotImplementedError("gumbel mode='highest' for float32 is not implemented in axle")
-  return -jnp.log(-jnp.log(_uniform(key_data, shape, dtype, info.tiny, 1.)))
+  return -jnp.log(-jnp.log(_uniform_by_keywords(key_data, shape, dtype, info.tiny, 1.)))
+
+
+_gumbel_jit = _compiled(_gumbel_impl, (1, 2, 3), "_gumbel")
 
 
 def _gumbel_mode(mode):
@@ -294,8 +322,15 @@ def laplace(key, shape=(), dtype=None):
   data = _key("laplace", key)
   dtype = _float_dtype("laplace", dtype)
   shape = core.canonicalize_shape(shape)
-  u = _uniform(data, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1.)
+  return _laplace_jit(data, shape, dtype)
+
+
+def _laplace_impl(key_data, shape, dtype):
+  u = _uniform(key_data, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1.)
   return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+_laplace_jit = _compiled(_laplace_impl, (1, 2), "_laplace")
 
 
 def logistic(key, shape=(), dtype=None):
@@ -303,8 +338,15 @@ def logistic(key, shape=(), dtype=None):
   data = _key("logistic", key)
   dtype = _float_dtype("logistic", dtype)
   shape = core.canonicalize_shape(shape)
-  x = _uniform(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.)
+  return _logistic_jit(data, shape, dtype)
+
+
+def _logistic_impl(key_data, shape, dtype):
+  x = _uniform(key_data, shape, dtype, dtypes.finfo(dtype).tiny, 1.)
   return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+_logistic_jit = _compiled(_logistic_impl, (1, 2), "_logistic")
 
 
 def cauchy(key, shape=(), dtype=None):
@@ -312,8 +354,15 @@ def cauchy(key, shape=(), dtype=None):
   data = _key("cauchy", key)
   dtype = _float_dtype("cauchy", dtype)
   shape = core.canonicalize_shape(shape)
-  u = _uniform(data, shape, dtype, dtypes.finfo(dtype).eps, 1.)
+  return _cauchy_jit(data, shape, dtype)
+
+
+def _cauchy_impl(key_data, shape, dtype):
+  u = _uniform(key_data, shape, dtype, dtypes.finfo(dtype).eps, 1.)
   return lax.tan(lax.mul(_const(dtype, np.pi), lax.sub(u, _const(dtype, 0.5))))
+
+
+_cauchy_jit = _compiled(_cauchy_impl, (1, 2), "_cauchy")
 
 
 def _broadcast_param_shape(name, shape, *params):
@@ -329,9 +378,16 @@ def pareto(key, b, shape=None, dtype=None):
   data = _key("pareto", key)
   dtype = _float_dtype("pareto", dtype)
   shape = _broadcast_param_shape("pareto", shape, b)
+  return _pareto_jit(data, b, shape, dtype)
+
+
+def _pareto_impl(key_data, b, shape, dtype):
   b = _convert(b, dtype)
-  e = _exponential(data, shape, dtype)
+  e = _exponential(key_data, shape, dtype)
   return lax.exp(e / b)
+
+
+_pareto_jit = _compiled(_pareto_impl, (2, 3), "_pareto")
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):

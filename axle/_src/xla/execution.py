@@ -163,7 +163,7 @@ class CompiledCall:
     self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
 
   def _confirm(self, outs) -> None:
-    client.block_until_ready([o._buffer for o in outs])
+    client.block_until_ready([getattr(o, "_base_array", o)._buffer for o in outs])  # (keys)
     disk_cache.confirm(self.executable)
     self.unconfirmed = False
 
