@@ -39,6 +39,9 @@ def _key(name, key):
 def _split(key_data, num: int = 2):
   """``num`` subkeys of (possibly batched) key data, as a list."""
   out = prng.random_split_p.bind(key_data, shape=(num,))
+  if core.get_aval(out).ndim == 1:
+    # one key: unpacked by iterating over the keys, as JAX's samplers do (slice, squeeze)
+    return [lax.squeeze(lax.slice(out, (i,), (i + 1,), (1,)), (0,)) for i in range(num)]
   return [out[..., i] for i in range(num)]
 
 
@@ -212,15 +215,22 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     shape = jnp.broadcast_shapes(_shape_of(lower), _shape_of(upper))
   else:
     _check_shape("truncated_normal", shape, _shape_of(lower), _shape_of(upper))
+  return _truncated_normal_jit(data, lower, upper, shape, dtype)
+
+
+def _truncated_normal_impl(key_data, lower, upper, shape, dtype):
   sqrt2 = _const(dtype, np.sqrt(2))
   lower = _convert(lower, dtype)
   upper = _convert(upper, dtype)
   a = lax.erf(lax.div(lower, sqrt2))
   b = lax.erf(lax.div(upper, sqrt2))
-  u = _uniform(data, shape, dtype, a, b)
+  u = _uniform(key_data, shape, dtype, a, b)
   out = lax.mul(sqrt2, lax.erf_inv(u))
   return jnp.clip(out, lax.nextafter(lax.stop_gradient(lower), _const(dtype, np.inf)),
                   lax.nextafter(lax.stop_gradient(upper), _const(dtype, -np.inf)))
+
+
+_truncated_normal_jit = _compiled(_truncated_normal_impl, (3, 4), "_truncated_normal")
 
 
 def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
@@ -258,8 +268,15 @@ def rademacher(key, shape=(), dtype=int):
   data = _key("rademacher", key)
   dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
   shape = core.canonicalize_shape(shape)
-  samples = bernoulli(data, 0.5, shape).astype(dtype)
+  return _rademacher_jit(data, shape, dtype)
+
+
+def _rademacher_impl(key_data, shape, dtype):
+  samples = bernoulli(key_data, 0.5, shape).astype(dtype)
   return (2 * samples - 1).astype(dtype)
+
+
+_rademacher_jit = _compiled(_rademacher_impl, (1, 2), "_rademacher")
 
 
 def exponential(key, shape=(), dtype=None):
@@ -395,8 +412,15 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
   data = _key("weibull_min", key)
   dtype = _float_dtype("weibull_min", dtype)
   shape = core.canonicalize_shape(shape)
-  u = _uniform(data, shape, dtype, 0, 1)
+  return _weibull_min_jit(data, scale, concentration, shape, dtype)
+
+
+def _weibull_min_impl(key_data, scale, concentration, shape, dtype):
+  u = _uniform(key_data, shape, dtype, 0, 1)
   return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+_weibull_min_jit = _compiled(_weibull_min_impl, (3, 4), "_weibull_min")
 
 
 def rayleigh(key, scale, shape=None, dtype=None):
@@ -404,9 +428,16 @@ def rayleigh(key, scale, shape=None, dtype=None):
   data = _key("rayleigh", key)
   dtype = _float_dtype("rayleigh", dtype)
   shape = _broadcast_param_shape("rayleigh", shape, scale)
-  u = _uniform(data, shape, dtype)
+  return _rayleigh_jit(data, scale, shape, dtype)
+
+
+def _rayleigh_impl(key_data, scale, shape, dtype):
+  u = _uniform(key_data, shape, dtype)
   scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
   return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(dtype, -2))))
+
+
+_rayleigh_jit = _compiled(_rayleigh_impl, (2, 3), "_rayleigh")
 
 
 def wald(key, mean, shape=None, dtype=None):
@@ -414,7 +445,11 @@ def wald(key, mean, shape=None, dtype=None):
   data = _key("wald", key)
   dtype = _float_dtype("wald", dtype)
   shape = _broadcast_param_shape("wald", shape, mean)
-  k1, k2 = _split(data, 2)
+  return _wald_jit(data, mean, shape, dtype)
+
+
+def _wald_impl(key_data, mean, shape, dtype):
+  k1, k2 = _split(key_data, 2)
   mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
   v = _normal(k1, shape, dtype)
   z = _uniform(k2, shape, dtype)
@@ -426,6 +461,9 @@ def wald(key, mean, shape=None, dtype=None):
   return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+_wald_jit = _compiled(_wald_impl, (2, 3), "_wald")
+
+
 def geometric(key, p, shape=None, dtype=int):
   """Samples the geometric distribution (number of trials to the first success)."""
   data = _key("geometric", key)
@@ -433,14 +471,22 @@ def geometric(key, p, shape=None, dtype=int):
   if not dtypes.issubdtype(dtype, np.integer):
     raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
   shape = _broadcast_param_shape("geometric", shape, p)
+  return _geometric_jit(data, p, shape, dtype)
+
+
+def _geometric_impl(key_data, p, shape, dtype):
   p = jnp.asarray(p)
   if not dtypes.issubdtype(p.dtype, np.inexact):
     p = p.astype(dtypes.canonicalize_dtype(float))
-  u = _uniform(data, shape, p.dtype)
+  u = _uniform(key_data, shape, p.dtype)
   u = jnp.where(u == 0, 1, u)
+  log_u = lax.log(u)
   log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
-  g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+  g = lax.floor(lax.div(log_u, log_one_minus_p)) + 1
   return g.astype(dtype)
+
+
+_geometric_jit = _compiled(_geometric_impl, (2, 3), "_geometric")
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
@@ -467,16 +513,19 @@ def lognormal(key, sigma=1., shape=None, dtype=None):
   return lax.exp(_normal(data, shape, dtype) * sigma)
 
 
-def _norm_last(x):
-  return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conjugate(x)), axis=-1))
-
-
 def maxwell(key, shape=(), dtype=None):
   """Samples the Maxwell distribution (norm of a 3-d standard normal)."""
   data = _key("maxwell", key)
   dtype = _float_dtype("maxwell", dtype)
   shape = core.canonicalize_shape(shape)
-  return _norm_last(_normal(data, (*shape, 3), dtype))
+  return _maxwell_jit(data, shape, dtype)
+
+
+def _maxwell_impl(key_data, shape, dtype):
+  return jnp.linalg.norm(_normal(key_data, (*shape, 3), dtype), axis=-1)
+
+
+_maxwell_jit = _compiled(_maxwell_impl, (1, 2), "_maxwell")
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
@@ -488,10 +537,18 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
   if not shape:
     shape = params_shape
   shape = shape + params_shape
-  maxwell_key, rademacher_key = _split(data)
+  return _double_sided_maxwell_jit(data, loc, scale, shape, dtype)
+
+
+def _double_sided_maxwell_impl(key_data, loc, scale, shape, dtype):
+  maxwell_key, rademacher_key = _split(key_data)
   maxwell_rvs = maxwell(maxwell_key, shape, dtype)
   random_sign = rademacher(rademacher_key, shape, dtype)
   return random_sign * maxwell_rvs * scale + loc
+
+
+_double_sided_maxwell_jit = _compiled(_double_sided_maxwell_impl, (3, 4),
+                                      "_double_sided_maxwell")
 
 
 # ---------------------------------------------------------------------------
