@@ -582,17 +582,21 @@ def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
 
 def _randint(key_data, shape, minval, maxval, dtype):
   _check_shape("randint", shape, _shape_of(minval), _shape_of(maxval))
+  return _randint_jit(key_data, tuple(shape), minval, maxval, np.dtype(dtype))
+
+
+def _randint_impl(key_data, shape, minval, maxval, dtype):
   minval = jnp.asarray(minval)
   maxval = jnp.asarray(maxval)
   if not dtypes.issubdtype(minval.dtype, np.integer):
     minval = minval.astype(int)
   if not dtypes.issubdtype(maxval.dtype, np.integer):
     maxval = maxval.astype(int)
+  # whether maxval exceeds the largest value of dtype (then maxval itself can be drawn)
   maxval_out_of_range = lax.gt(maxval, _convert_and_clip_integer(
       jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
   minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
   maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
-  maxval_out_of_range = lax.broadcast_to_rank(maxval_out_of_range, len(shape))
   nbits = dtypes.iinfo(dtype).bits
   if nbits not in (8, 16, 32, 64):
     raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
@@ -600,18 +604,19 @@ def _randint(key_data, shape, minval, maxval, dtype):
   higher_bits = _random_bits(k1, nbits, shape)
   lower_bits = _random_bits(k2, nbits, shape)
   unsigned = UINT_DTYPES[nbits]
-  minval = _bcast(minval, shape)
-  maxval = _bcast(maxval, shape)
-  maxval_out_of_range = _bcast(maxval_out_of_range, shape)
+  # span, multiplier and offset keep the bounds' (size-1) shape; lax broadcasts them
   span = _convert(lax.sub(maxval, minval), unsigned)
   span = lax.select(lax.le(maxval, minval), lax.full_like(span, 1), span)
   span = lax.select(lax.bitwise_and(maxval_out_of_range, lax.gt(maxval, minval)),
-                    lax.add(span, lax.full_like(span, 1)), span)
-  multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+                    lax.add(span, np.array(1, unsigned)), span)
+  multiplier = lax.rem(np.array(2 ** (nbits // 2), unsigned), span)
   multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
   offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
   offset = lax.rem(offset, span)
   return lax.add(minval, _convert(offset, dtype))
+
+
+_randint_jit = _compiled(_randint_impl, (1, 4), "_randint")
 
 
 def _shuffle(key_data, x, axis):
