@@ -620,6 +620,10 @@ _randint_jit = _compiled(_randint_impl, (1, 4), "_randint")
 
 
 def _shuffle(key_data, x, axis):
+  return _shuffle_jit(key_data, x, axis)
+
+
+def _shuffle_impl(key_data, x, axis):
   exponent = 3
   uint32max = np.iinfo(np.uint32).max
   size = math.prod(_shape_of(x))
@@ -629,6 +633,9 @@ def _shuffle(key_data, x, axis):
     sort_keys = _random_bits(subkey, 32, _shape_of(x))
     _, x = lax.sort_key_val(sort_keys, x, axis)
   return x
+
+
+_shuffle_jit = _compiled(_shuffle_impl, (2,), "_shuffle")
 
 
 def _take(arr, ind, axis):
