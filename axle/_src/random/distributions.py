@@ -1104,7 +1104,8 @@ def _binomial_inversion(key_data, count, prob, shape, dtype, max_iters):
     num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
     u = _uniform(subkey, shape, prob.dtype)
     geom = jnp.ceil(jnp.log(u) / log1minusprob)
-    return i + 1, num_geom_out, geom_sum + geom, key
+    geom_sum = geom_sum + geom
+    return i + 1, num_geom_out, geom_sum, key
 
   def cond_fn(carry):
     i, geom_sum = carry[0], carry[2]
@@ -1141,9 +1142,11 @@ def _btrs(key_data, count, prob, shape, dtype, max_iters):
           + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
           + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
           - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
-    accept = accept1 | (~reject & (v <= ub))
+    accept2 = v <= ub
+    accept = accept1 | (~reject & accept2)
     k_out = lax.select(accept, k, k_out)
-    return i + 1, k_out, accepted | accept, key
+    accepted = accepted | accept
+    return i + 1, k_out, accepted, key
 
   def cond_fn(carry):
     i, accepted = carry[0], carry[2]
@@ -1279,11 +1282,18 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
   shape = core.canonicalize_shape(shape)
   n = core.concrete_or_error(int, n, "The error occurred in jax.random.orthogonal()")
   m = n if m is None else core.concrete_or_error(int, m, "The error occurred in jax.random.orthogonal()")
-  z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
+  return _orthogonal_jit(data, n, shape, dtype, m)
+
+
+def _orthogonal_impl(key_data, n, shape, dtype, m):
+  z = _normal(key_data, (*shape, max(n, m), min(n, m)), dtype)
   q, r = jnp.linalg.qr(z)
   d = jnp.diagonal(r, axis1=-2, axis2=-1)
   x = q * jnp.expand_dims(jnp.sign(d), -2)
   return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+_orthogonal_jit = _compiled(_orthogonal_impl, (1, 2, 3, 4), "_orthogonal")
 
 
 __all__ = ["uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",
