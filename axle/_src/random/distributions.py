@@ -1261,6 +1261,10 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     shape = tuple(jnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
   else:
     _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+  return _multivariate_normal_jit(data, mean, cov, tuple(shape), dtype, method)
+
+
+def _multivariate_normal_impl(key_data, mean, cov, shape, dtype, method):
   if method == "svd":
     u, s, _ = jnp.linalg.svd(cov)
     factor = u * jnp.sqrt(s[..., None, :])
@@ -1269,9 +1273,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     factor = v * jnp.sqrt(w[..., None, :])
   else:
     factor = jnp.linalg.cholesky(cov)
-  samples = _normal(data, tuple(shape) + mean.shape[-1:], dtype)
-  # einsum('...ij,...j->...i', factor, samples) as a broadcast multiply and sum.
-  return mean + jnp.sum(factor * samples[..., None, :], axis=-1)
+  samples = _normal(key_data, tuple(shape) + mean.shape[-1:], dtype)
+  return mean + jnp.einsum("...ij,...j->...i", factor, samples)
+
+
+_multivariate_normal_jit = _compiled(_multivariate_normal_impl, (3, 4, 5), "_multivariate_normal")
 
 
 def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
