@@ -1029,6 +1029,9 @@ def _poisson_knuth(key_data, lam, shape, dtype, max_iters):
   return (k - 1).astype(dtype)
 
 
+_poisson_knuth_jit = _compiled(_poisson_knuth, (2, 3, 4), "_poisson_knuth")
+
+
 def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
   log_lam = lax.log(lam)
   b = 0.931 + 2.53 * lax.sqrt(lam)
@@ -1050,7 +1053,8 @@ def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
     accept2 = s <= t_
     accept = accept1 | (~reject & accept2)
     k_out = lax.select(accept, k, k_out)
-    return i + 1, k_out, accepted | accept, key
+    accepted = accepted | accept
+    return i + 1, k_out, accepted, key
 
   def cond_fn(carry):
     i, _, accepted, _ = carry
@@ -1062,6 +1066,9 @@ def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
   return k.astype(dtype)
 
 
+_poisson_rejection_jit = _compiled(_poisson_rejection, (2, 3, 4), "_poisson_rejection")
+
+
 def poisson(key, lam, shape=None, dtype=int):
   """Samples the Poisson distribution with rate ``lam`` (Knuth's method below 10, else
   transformed rejection)."""
@@ -1070,13 +1077,21 @@ def poisson(key, lam, shape=None, dtype=int):
   shape = core.canonicalize_shape(shape) if shape is not None else _shape_of(lam)
   lam = jnp.broadcast_to(lam, shape)
   lam = _convert(lam, np.float32)
+  return _poisson_jit(data, lam, tuple(shape), np.dtype(dtype))
+
+
+def _poisson_impl(key_data, lam, shape, dtype):
   use_knuth = jnp.isnan(lam) | (lam < 10)
   lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
   lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
   max_iters = dtype.type(dtypes.iinfo(dtype).max)
-  result = lax.select(use_knuth, _poisson_knuth(data, lam_knuth, shape, dtype, max_iters),
-                      _poisson_rejection(data, lam_rejection, shape, dtype, max_iters))
+  result = lax.select(use_knuth,
+                      _poisson_knuth_jit(key_data, lam_knuth, shape, dtype, max_iters),
+                      _poisson_rejection_jit(key_data, lam_rejection, shape, dtype, max_iters))
   return lax.select(lam == 0, jnp.zeros_like(result), result)
+
+
+_poisson_jit = _compiled(_poisson_impl, (2, 3), "_poisson")
 
 
 _STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
