@@ -141,7 +141,9 @@ def test_typed_keys():
   wrapped = random.wrap_key_data(random.key_data(keys))
   assert wrapped.shape == (2, 3)
   assert str(random.key_impl(key)) == "threefry2x32"
-  assert random.clone(key) is key
+  cloned = random.clone(key)  # random_clone: a new key array over the same data, as JAX's
+  assert isinstance(cloned, random.PRNGKeyArray) and cloned.dtype == key.dtype
+  np.testing.assert_array_equal(random.key_data(cloned), random.key_data(key))
   out = axle.jit(lambda k: random.split(k, 4))(key)
   assert isinstance(out, random.PRNGKeyArray) and out.shape == (4,)
   np.testing.assert_array_equal(np.asarray(random.key_data(out)),

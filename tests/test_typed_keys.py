@@ -3,9 +3,10 @@
 their bits (typed and raw keys alike), what they are (dtype, typeof, repr), key arrays through
 jit, vmap, scan and cond, and the errors arithmetic on keys raises.
 
-Cases in NOT_YET are what axle's typed keys do not do yet (keys are still a pytree over their
-uint32 data rather than arrays with a key dtype in avals); they are strict xfails so that they
-are noticed when they start to pass.
+Key arrays are values with the extended dtype ``key<fry>``: the jaxprs show ``key<fry>[...]``
+avals and JAX's ``random_wrap`` / ``random_unwrap`` / ``random_seed`` equations, through jit,
+vmap, scan, cond, while_loop and grad. Cases in NOT_YET (expression -> reason) are what axle
+does not do yet; they are strict xfails so that they are noticed when they start to pass.
 """
 import json
 import os
@@ -20,17 +21,7 @@ from axle import random
 _REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "data",
                                          "typed_keys_reference.json")))["cases"]
 
-NOT_YET = {
-    # jaxprs: key<fry> avals, random_wrap / random_unwrap / random_seed on typed keys
-    "str(jax.make_jaxpr(lambda k: random.bits(k, (3,)))(k))",
-    "str(jax.make_jaxpr(lambda s: random.split(random.key(s)))(0))",
-    "str(jax.make_jaxpr(lambda k: random.fold_in(k, 3))(k))",
-    "str(jax.make_jaxpr(random.key_data)(k))",
-    "str(jax.make_jaxpr(random.wrap_key_data)(random.key_data(k)))",
-    "str(jax.make_jaxpr(lambda k: random.bits(k, (2,)))(rk))",
-    # keys as pytree leaves (axle's leaf is the key data)
-    "jax.tree_util.tree_leaves(k)",
-}
+NOT_YET: dict = {}
 
 
 def _env():
@@ -49,8 +40,7 @@ def _plain(value):
 
 
 @pytest.mark.parametrize("expr", [
-    pytest.param(expr, marks=pytest.mark.xfail(
-        strict=True, reason="not yet: typed keys are a pytree over uint32 data in axle"))
+    pytest.param(expr, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[expr]))
     if expr in NOT_YET else expr for expr in sorted(_REFERENCE)])
 def test_matches_jax(expr):
   expected = _REFERENCE[expr]
@@ -95,3 +85,30 @@ def test_key_equality_is_elementwise():
   np.testing.assert_array_equal(ks == ks[1], [False, True, False])
   with pytest.raises(TypeError, match="does not accept dtypes key<fry>, float32"):
     ks + jnp.float32(1)
+
+
+def test_jitted_calls_pass_keys_by_their_data():
+  # the repeated-call path (call plans) hands XLA a key's data buffer and wraps key results
+  step = jax.jit(lambda x, k: (x + random.uniform(k, (2,)), random.split(k)[0]))
+  key = random.key(7)
+  for _ in range(4):
+    out, next_key = step(np.float32(1), key)
+    np.testing.assert_array_equal(out, 1 + random.uniform(key, (2,)))
+    assert isinstance(next_key, random.PRNGKeyArray) and next_key.shape == ()
+    np.testing.assert_array_equal(random.key_data(next_key),
+                                  random.key_data(random.split(key)[0]))
+    key = next_key
+  keys = random.split(key, 3)  # another signature: key<fry>[3]
+  np.testing.assert_array_equal(
+      step(np.float32(0), keys[0])[0], random.uniform(keys[0], (2,)))
+  with pytest.raises(ValueError, match="uniform accepts a single key"):
+    step(np.float32(0), keys)
+
+
+def test_key_arrays_are_leaves_and_closed_over_keys_are_constants():
+  key = random.key(3)
+  assert jax.tree_util.tree_leaves({"k": key, "x": 1.0}) == [key, 1.0]
+  keys = random.split(key, 3)
+  pick = jax.jit(lambda i: random.bits(keys[i]))
+  np.testing.assert_array_equal(pick(2), random.bits(keys[2]))
+  assert "a:key<fry>[3]" in str(jax.make_jaxpr(lambda i: keys[i])(1))

@@ -310,7 +310,8 @@ def _leaf_aval(x) -> ShapedArray:
   if aval is not None and isinstance(aval, ShapedArray):
     return aval
   if isinstance(x, ShapeDtypeStruct):
-    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype, allow_extended_dtype=True),
+                       x.weak_type)
   try:
     return core.get_aval(x)
   except TypeError:
@@ -1162,7 +1163,7 @@ class ShapeDtypeStruct:
     self.shape = tuple(shape)
     if dtype is None:
       raise ValueError("ShapeDtypeStruct: dtype must be specified.")
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
     self.sharding = sharding
     self.weak_type = weak_type
 

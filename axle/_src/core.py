@@ -197,6 +197,21 @@ class _ManualAxisType:
             f"reduced={self.reduced})")
 
 
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+  """The aval of the data an array of ``aval`` is stored as: itself for NumPy dtypes; for an
+  extended dtype (PRNG keys) its ``physical_dtype`` with ``physical_shape`` appended
+  (``key<fry>[3]`` is stored as ``uint32[3,2]``)."""
+  dtype = aval.dtype
+  if not isinstance(dtype, dtypes.ExtendedDType):
+    return aval
+  return ShapedArray((*aval.shape, *dtype.physical_shape), dtype.physical_dtype)
+
+
+def is_extended(aval) -> bool:
+  """Whether ``aval`` has an extended dtype (a PRNG key array)."""
+  return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)
+
+
 def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
   """``aval`` without its mapped axis ``axis`` (of length ``size``); unchanged for None."""
   if axis is None:

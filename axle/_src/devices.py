@@ -156,6 +156,9 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
       array = leaf
     elif isinstance(leaf, core.Tracer):
       return leaf
+    elif core.is_extended(getattr(leaf, "aval", None)):  # a key array: its data is placed
+      put(leaf._base_array)
+      return leaf
     else:
       if not core.valid_jaxtype(leaf) and not hasattr(leaf, "__jax_array__"):
         raise TypeError(f"device_put: argument {leaf!r} of type {type(leaf)} is not a valid "

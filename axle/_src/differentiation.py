@@ -57,6 +57,8 @@ def _as_array_primal(x):
   if isinstance(x, (core.Tracer, Array)):
     return x
   aval = core.get_aval(x)
+  if core.is_extended(aval):  # a key array
+    return x
   return Array(np.asarray(x, aval.dtype), aval.weak_type)
 
 

@@ -130,10 +130,13 @@ class SpmdCall:
     self.donated = tuple(aliases)
     self.text = spmd.lower_spmd_module(closed, f"jit_{name}", mesh, list(params["in_specs"]),
                                        list(params["out_specs"]), aliases)
-    self.executable = _compile(self.text, self.in_avals, self.out_avals, mesh)
+    # key arrays (an extended dtype) go in and out as their physical data
+    self.executable = _compile(self.text, [core.physical_aval(a) for a in self.in_avals],
+                               [core.physical_aval(a) for a in self.out_avals], mesh)
 
   def run(self, values) -> list:
-    buffers = [sharded_buffer_for(v, s, a)
+    buffers = [sharded_buffer_for(v._base_array, s, core.physical_aval(a)) if core.is_extended(a)
+               else sharded_buffer_for(v, s, a)
                for v, s, a in zip(values, self.in_shardings, self.in_avals)]
     outs = self.executable.execute(buffers)
     for position in self.donated:
@@ -143,7 +146,8 @@ class SpmdCall:
         value._pieces = None
         value._value = None
         value._buffer = None
-    return [ShardedArray.from_buffer(b, a, s)
+    return [a.dtype.wrap_physical(ShardedArray.from_buffer(b, core.physical_aval(a), s))
+            if core.is_extended(a) else ShardedArray.from_buffer(b, a, s)
             for b, a, s in zip(outs, self.out_avals, self.out_shardings)]
 
 

@@ -47,6 +47,8 @@ float0 = dtypes.float0
 
 def tangent_dtype(dtype) -> np.dtype:
   """The dtype of tangents of a value of ``dtype``: itself if inexact, else float0."""
+  if isinstance(dtype, dtypes.ExtendedDType):  # PRNG keys: not differentiable
+    return float0
   dtype = np.dtype(dtype)
   return dtype if dtypes.issubdtype(dtype, np.inexact) else float0
 

@@ -382,7 +382,7 @@ def _eval_without_shape_rule(primitive: core.Primitive, values, params, avals=No
   outs = out if primitive.multiple_results else [out]
   wrapped = []
   for o in outs:
-    if isinstance(o, Array):
+    if isinstance(o, Array) or core.is_extended(getattr(o, "aval", None)):
       wrapped.append(o)
       continue
     value = np.asarray(o)
@@ -530,6 +530,29 @@ def dispatch(primitive: core.Primitive, avals, params):
   return entry
 
 
+# primitive -> rule(*args, **params): the eager rule of a primitive that takes key arrays
+# (``random_bits`` etc. run their NumPy kernels on the keys' data); set by the random package.
+extended_eval_rules: dict = {}
+
+
+def eval_on_extended(primitive: core.Primitive, args, params):
+  """Eager evaluation of ``primitive`` where an operand is a key array (an extended dtype):
+  its own rule if it has one, else one compiled equation on the keys' data (structural ops,
+  control flow), whose key-typed results come back as key arrays."""
+  rule = extended_eval_rules.get(primitive)
+  if rule is not None:
+    return rule(*args, **params)
+  avals = []
+  for x in args:
+    if isinstance(x, Tracer):
+      raise errors.UnexpectedTracerError(_leaked_tracer_message(x))
+    avals.append(core.get_aval(x).strip_weak_type())
+  out_aval = abstract_eval(primitive, avals, params)
+  out_avals = list(out_aval) if primitive.multiple_results else [out_aval]
+  outs = xla_runner(primitive, avals, params, out_avals)(list(args))
+  return outs if primitive.multiple_results else outs[0]
+
+
 class EvalTrace(core.Trace):
   """The root trace: evaluates primitives right away with NumPy kernels."""
   parent = None
@@ -557,6 +580,8 @@ class EvalTrace(core.Trace):
             return primitive.bind(*args, **params)
         raise
       except TypeError:
+        if core.is_extended(getattr(x, "aval", None)):
+          return eval_on_extended(primitive, args, params)  # an operand is a key array
         raise _operand_error(primitive, position, x) from None
       values.append(value)
       avals.append(aval)

@@ -77,8 +77,10 @@ def tensor_type(aval: ShapedArray) -> str:
   key = (aval.shape, aval.dtype)
   text = _tensor_types.get(key)
   if text is None:
-    dims = "".join(f"{d}x" for d in aval.shape)
-    text = _tensor_types[key] = f"tensor<{dims}{element_type(aval.dtype)}>"
+    # an extended dtype (PRNG keys) is stored as its physical type (uint32[..., 2])
+    physical = core.physical_aval(aval)
+    dims = "".join(f"{d}x" for d in physical.shape)
+    text = _tensor_types[key] = f"tensor<{dims}{element_type(physical.dtype)}>"
   return text
 
 
@@ -375,6 +377,9 @@ def materialize(ctx: RuleContext, x: Value) -> Value:
 
 def full_like_aval(ctx: RuleContext, value, aval: ShapedArray) -> Value:
   """A constant of ``aval``'s shape and dtype, every element ``value`` (a splat)."""
+  if core.is_extended(aval):  # key arrays: their data filled with ``value``
+    data = full_like_aval(ctx, value, core.physical_aval(aval))
+    return Value(data.name, aval)
   scalar = constant(ctx, np.asarray(value).astype(aval.dtype))
   if not aval.shape:
     return scalar
@@ -547,7 +552,14 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
     rule = lowering_rules.get(eqn.primitive)
     operands = [read(a) for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
-    rule_ctx = RuleContext(function, eqn.primitive, [a.aval for a in eqn.invars], avals_out)
+    avals_in = [a.aval for a in eqn.invars]
+    if physical_lowering is not None and eqn.primitive not in extended_dtype_rules and (
+        any(isinstance(a.dtype, dtypes.ExtendedDType) for a in avals_in)
+        or any(isinstance(a.dtype, dtypes.ExtendedDType) for a in avals_out)) and not _has_subjaxprs(eqn):
+      # an operation on key arrays whose rule knows only NumPy dtypes: lowered on the
+      # physical representation (see ``physical_lowering``)
+      rule = physical_lowering(eqn.primitive, avals_in, avals_out)
+    rule_ctx = RuleContext(function, eqn.primitive, avals_in, avals_out)
     try:
       if rule is None:
         raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive.name}' "
@@ -572,6 +584,30 @@ def jaxpr_subcomp(ctx: RuleContext, jaxpr: Jaxpr, consts: Sequence, args: Sequen
       env[var] = value
   function.loc = outer_loc
   return [read(v) for v in jaxpr.outvars]
+
+
+# Extended dtypes (PRNG keys). Primitives whose lowering rules take key-typed operands as
+# they are (the random primitives, and every primitive carrying sub-jaxprs); any other
+# primitive applied to keys (indexing, reshape, select, ...) is lowered by the rule that
+# ``physical_lowering(primitive, avals_in, avals_out)`` returns, set by the random package.
+extended_dtype_rules: set = set()
+physical_lowering: Callable | None = None
+
+
+def _has_subjaxprs(eqn) -> bool:
+  for value in eqn.params.values():
+    if type(value) is tuple and value:
+      value = value[0]
+    if isinstance(value, (ClosedJaxpr, Jaxpr)) or hasattr(value, "eqns") or hasattr(
+        value, "jaxpr"):
+      return True
+  return False
+
+
+def physical_values(values: Sequence[Value]) -> list[Value]:
+  """``values`` typed by their physical avals (keys as their uint32 data); same SSA names."""
+  return [Value(v.name, core.physical_aval(v.aval), v.splat) if core.is_extended(v.aval)
+          else v for v in values]
 
 
 # ---------------------------------------------------------------------------
@@ -682,6 +718,9 @@ def _eqn_location(prefix: str, eqn) -> str:
 
 
 def _constant_of(ctx: RuleContext, value, aval: ShapedArray) -> Value:
+  if core.is_extended(aval):  # a key array: its data, typed as keys
+    data = _constant_of(ctx, value._base_array, core.physical_aval(aval))
+    return Value(data.name, aval)
   host = np.asarray(value.__array__() if hasattr(value, "__array__") else value)
   if host.dtype != aval.dtype:
     host = host.astype(aval.dtype)
@@ -904,7 +943,7 @@ def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArr
     outvars = [ir.Var(a) for a in avals_out]
     jaxpr = Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)])
     text = lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), primitive.name)
-    executable = client.compile(text, avals_out)
+    executable = client.compile(text, [core.physical_aval(a) for a in avals_out])
     _primitive_executables[key] = executable
   return executable
 

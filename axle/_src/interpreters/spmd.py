@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from axle._src import core
 from axle._src.core import ShapedArray
 from axle._src.interpreters import lowering
 from axle._src.ir import ClosedJaxpr
@@ -156,8 +157,8 @@ def emit_manual_computation(ctx, mesh, body: ClosedJaxpr, args, in_specs, out_sp
   ``manual_axes``; ``args`` are the global values; returns the global results."""
   function = ctx.function
   args = [lowering.materialize(ctx, a) for a in args]
-  in_text = ", ".join(sharding_text(s, a.aval.ndim) for s, a in zip(in_specs, args))
-  out_text = ", ".join(sharding_text(s, a.ndim) for s, a in zip(out_specs, global_out_avals))
+  in_text = ", ".join(sharding_text(s, core.physical_aval(a.aval).ndim) for s, a in zip(in_specs, args))
+  out_text = ", ".join(sharding_text(s, core.physical_aval(a).ndim) for s, a in zip(out_specs, global_out_avals))
   manual_text = ", ".join(f'"{a}"' for a in manual_axes)
   region_args = [lowering.Value(function.fresh().replace("%", "%arg_m"), a) for a in body.in_avals]
   token = _lowering_mesh.set((mesh, tuple(manual_axes)))
@@ -198,7 +199,7 @@ def emit_sharding_constraint(ctx, x, spec) -> "lowering.Value":
   x = lowering.materialize(ctx, x)
   name = ctx.function.fresh()
   ctx.function.lines.append(f"{ctx.function.indent}{name} = sdy.sharding_constraint {x.name} "
-                            f"{sharding_text(spec, x.aval.ndim)} : {x.type}")
+                            f"{sharding_text(spec, core.physical_aval(x.aval).ndim)} : {x.type}")
   return lowering.Value(name, x.aval)
 
 
@@ -241,13 +242,13 @@ def _module_text(module, function, mesh, args, outs, in_specs, out_specs, aliase
     if i in aliases:
       attrs.append(f"tf.aliasing_output = {aliases[i]} : i32")
     if in_specs[i] is not None:
-      attrs.append(f"sdy.sharding = #sdy.sharding{sharding_text(in_specs[i], a.aval.ndim)}")
+      attrs.append(f"sdy.sharding = #sdy.sharding{sharding_text(in_specs[i], core.physical_aval(a.aval).ndim)}")
     return f"{a.name}: {a.type}" + (" {" + ", ".join(attrs) + "}" if attrs else "")
 
   def result_text(j, o):
     attrs = []
     if out_specs[j] is not None:
-      attrs.append(f"sdy.sharding = #sdy.sharding{sharding_text(out_specs[j], o.aval.ndim)}")
+      attrs.append(f"sdy.sharding = #sdy.sharding{sharding_text(out_specs[j], core.physical_aval(o.aval).ndim)}")
     return o.type + (" {" + ", ".join(attrs) + "}" if attrs else "")
 
   params = ", ".join(arg_text(i, a) for i, a in enumerate(args))

@@ -230,7 +230,7 @@ class StagingTrace(core.Trace):
       kept = x if type(x) is float and np.isfinite(x) and np.isfinite(value) else value[()]
       return Literal(kept, ShapedArray((), value.dtype, type(x) is not bool))
     aval = core.get_aval(x)
-    if not aval.shape:
+    if not aval.shape and not core.is_extended(aval):  # (a key is a constant, not a literal)
       value = np.asarray(x)
       if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)

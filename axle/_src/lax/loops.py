@@ -370,9 +370,10 @@ def _scan_impl(*values, jaxpr, length, reverse, linear, unroll, num_consts, num_
 
 def _dynamic_index_in_dim(ctx, xs, index, out_aval):
   """``xs[index]`` as JAX's scan takes it: a call of the private ``@dynamic_index_in_dim``."""
-  shape = xs.aval.shape
+  shape = core.physical_aval(xs.aval).shape  # key arrays: sliced as their data
 
   def body(fctx, x, i):
+    x, = mlir.physical_values([x])
     zeros = [mlir.constant(fctx, np.array(0, np.int32)) for _ in shape[1:]]
     sliced = mlir.op(fctx, "stablehlo.dynamic_slice", [x, i, *zeros],
                      ShapedArray((1, *shape[1:]), x.aval.dtype),
@@ -385,9 +386,10 @@ def _dynamic_index_in_dim(ctx, xs, index, out_aval):
 
 def _dynamic_update_index_in_dim(ctx, ys, y, index):
   """``ys`` with ``ys[index] = y``: a call of the private ``@dynamic_update_index_in_dim``."""
-  shape = ys.aval.shape
+  shape = core.physical_aval(ys.aval).shape  # key arrays: updated as their data
 
   def body(fctx, buffer, update, i):
+    buffer, update = mlir.physical_values([buffer, update])
     update = mlir.broadcast_in_dim(fctx, update, ShapedArray((1, *shape[1:]), update.aval.dtype),
                                    list(range(1, len(shape))))
     zeros = [mlir.constant(fctx, np.array(0, np.int32)) for _ in shape[1:]]
@@ -540,17 +542,20 @@ def _scan_lowering_inline(ctx, *args, jaxpr, length, reverse, num_consts, num_ca
     zero_ = mlir.constant(region_ctx, np.array(0, np.int32)) if c_xs or c_ys else None
     x_vals = []
     for x in c_xs:
+      x_aval = x.aval
+      x, = mlir.physical_values([x])  # key arrays: sliced as their data
       shape = x.aval.shape
       sliced = mlir.op(region_ctx, "stablehlo.dynamic_slice", [x, index] + [zero_] * (len(shape) - 1),
                        ShapedArray((1, *shape[1:]), x.aval.dtype),
                        {"slice_sizes": mlir.dense_array((1, *shape[1:]))})
       x_vals.append(mlir.op(region_ctx, "stablehlo.reshape", [sliced],
-                            ShapedArray(shape[1:], x.aval.dtype)))
+                            x_aval.update(shape=x_aval.shape[1:])))
     outs = mlir.jaxpr_subcomp(region_ctx, jaxpr.jaxpr, jaxpr.consts, [*c_consts, *c_carry, *x_vals])
     outs = [mlir.materialize(region_ctx, o) for o in outs]
     new_carry, new_ys_vals = outs[:num_carry], outs[num_carry:]
     new_ys = []
     for buffer, y in zip(c_ys, new_ys_vals):
+      buffer, y = mlir.physical_values([buffer, y])  # key arrays: updated as their data
       shape = buffer.aval.shape
       update = mlir.op(region_ctx, "stablehlo.reshape", [y], ShapedArray((1, *shape[1:]), y.aval.dtype))
       new_ys.append(mlir.op(region_ctx, "stablehlo.dynamic_update_slice",

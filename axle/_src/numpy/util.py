@@ -27,7 +27,7 @@ def check_arraylike(fun_name: str, *args) -> None:
     if type(arg) is Array:
       continue
     if not (isinstance(arg, (Array, Tracer, np.ndarray, np.generic) + _scalar_types)
-            or hasattr(arg, "__jax_array__")):
+            or hasattr(arg, "__jax_array__") or core.is_extended(getattr(arg, "aval", None))):
       raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at "
                       f"position {position}.")
 
@@ -42,6 +42,8 @@ def asarray_operand(x):
     return Array(np.asarray(x, target) if x.dtype != target else x)
   if hasattr(x, "__jax_array__"):
     return x.__jax_array__()
+  if core.is_extended(getattr(x, "aval", None)):  # a key array
+    return x
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array type.")
 
 
@@ -66,7 +68,7 @@ def _common_aval(args, kinds: str | None, same_rank: bool):
   for x in args:
     if type(x) is Array:
       avals.append(x._aval)
-    elif isinstance(x, Tracer):
+    elif isinstance(x, Tracer) or core.is_extended(getattr(x, "aval", None)):  # (key arrays)
       avals.append(x.aval)
     else:
       return None

@@ -39,7 +39,10 @@ def _key(name, key):
 def _split(key_data, num: int = 2):
   """``num`` subkeys of (possibly batched) key data, as a list."""
   out = prng.random_split_p.bind(key_data, shape=(num,))
-  return [out[..., i, :] for i in range(num)]
+  if core.get_aval(out).ndim == 1:
+    # one key: unpacked by iterating over the keys, as JAX's samplers do (slice, squeeze)
+    return [lax.squeeze(lax.slice(out, (i,), (i + 1,), (1,)), (0,)) for i in range(num)]
+  return [out[..., i] for i in range(num)]
 
 
 def _random_bits(key_data, bit_width: int, shape):
@@ -90,7 +93,7 @@ def _uniform_impl(key_data, shape, dtype, minval, maxval):
   """Uniform floats in [minval, maxval); key data may carry batch dims (prepended)."""
   shape = tuple(shape)
   dtype = np.dtype(dtype)
-  batch = _shape_of(key_data)[:-1]
+  batch = _shape_of(key_data)
   minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
   minval = lax.broadcast_to_rank(minval, len(shape))
   maxval = lax.broadcast_to_rank(maxval, len(shape))
@@ -126,6 +129,20 @@ _uniform_jit = _compiled(_uniform_impl, (1, 2), "_uniform")
 
 def _uniform(key_data, shape, dtype, minval=0., maxval=1.):
   return _uniform_jit(key_data, tuple(shape), np.dtype(dtype), minval, maxval)
+
+
+def _uniform_keywords_impl(key_data, shape, dtype, maxval, minval):
+  return _uniform_impl(key_data, shape, dtype, minval, maxval)
+
+
+# JAX's jit flattens keyword arguments after the positional ones, by name: a sampler that
+# passes minval= and maxval= by keyword calls _uniform with (maxval, minval).
+_uniform_keywords_jit = _compiled(_uniform_keywords_impl, (1, 2), "_uniform")
+
+
+def _uniform_by_keywords(key_data, shape, dtype, minval, maxval):
+  """``_uniform`` as JAX's samplers call it with ``minval=``/``maxval=`` keywords."""
+  return _uniform_keywords_jit(key_data, tuple(shape), np.dtype(dtype), maxval, minval)
 
 
 def _bcast(x, shape):
@@ -198,15 +215,22 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     shape = jnp.broadcast_shapes(_shape_of(lower), _shape_of(upper))
   else:
     _check_shape("truncated_normal", shape, _shape_of(lower), _shape_of(upper))
+  return _truncated_normal_jit(data, lower, upper, shape, dtype)
+
+
+def _truncated_normal_impl(key_data, lower, upper, shape, dtype):
   sqrt2 = _const(dtype, np.sqrt(2))
   lower = _convert(lower, dtype)
   upper = _convert(upper, dtype)
   a = lax.erf(lax.div(lower, sqrt2))
   b = lax.erf(lax.div(upper, sqrt2))
-  u = _uniform(data, shape, dtype, a, b)
+  u = _uniform(key_data, shape, dtype, a, b)
   out = lax.mul(sqrt2, lax.erf_inv(u))
   return jnp.clip(out, lax.nextafter(lax.stop_gradient(lower), _const(dtype, np.inf)),
                   lax.nextafter(lax.stop_gradient(upper), _const(dtype, -np.inf)))
+
+
+_truncated_normal_jit = _compiled(_truncated_normal_impl, (3, 4), "_truncated_normal")
 
 
 def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
@@ -244,8 +268,15 @@ def rademacher(key, shape=(), dtype=int):
   data = _key("rademacher", key)
   dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
   shape = core.canonicalize_shape(shape)
-  samples = bernoulli(data, 0.5, shape).astype(dtype)
+  return _rademacher_jit(data, shape, dtype)
+
+
+def _rademacher_impl(key_data, shape, dtype):
+  samples = bernoulli(key_data, 0.5, shape).astype(dtype)
   return (2 * samples - 1).astype(dtype)
+
+
+_rademacher_jit = _compiled(_rademacher_impl, (1, 2), "_rademacher")
 
 
 def exponential(key, shape=(), dtype=None):
@@ -256,12 +287,23 @@ def exponential(key, shape=(), dtype=None):
   return _exponential(data, shape, dtype)
 
 
-def _exponential(key_data, shape, dtype):
+def _exponential_impl(key_data, shape, dtype):
   u = _uniform(key_data, shape, dtype)
   return lax.neg(lax.log1p(lax.neg(u)))
 
 
+_exponential_jit = _compiled(_exponential_impl, (1, 2), "_exponential")
+
+
+def _exponential(key_data, shape, dtype):
+  return _exponential_jit(key_data, tuple(shape), np.dtype(dtype))
+
+
 def _gumbel(key_data, shape, dtype, mode):
+  return _gumbel_jit(key_data, tuple(shape), np.dtype(dtype), mode)
+
+
+def _gumbel_impl(key_data, shape, dtype, mode):
   info = dtypes.finfo(dtype)
   if mode == "high" or (mode == "highest" and dtype != np.float32):
     both = _uniform(key_data, (2, *shape), dtype)
@@ -270,7 +312,10 @@ def _gumbel(key_data, shape, dtype, mode):
     return -jnp.log(-jnp.log1p(-x))
   if mode == "highest":
     raise NotImplementedError("gumbel mode='highest' for float32 is not implemented in axle")
-  return -jnp.log(-jnp.log(_uniform(key_data, shape, dtype, info.tiny, 1.)))
+  return -jnp.log(-jnp.log(_uniform_by_keywords(key_data, shape, dtype, info.tiny, 1.)))
+
+
+_gumbel_jit = _compiled(_gumbel_impl, (1, 2, 3), "_gumbel")
 
 
 def _gumbel_mode(mode):
@@ -294,8 +339,15 @@ def laplace(key, shape=(), dtype=None):
   data = _key("laplace", key)
   dtype = _float_dtype("laplace", dtype)
   shape = core.canonicalize_shape(shape)
-  u = _uniform(data, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1.)
+  return _laplace_jit(data, shape, dtype)
+
+
+def _laplace_impl(key_data, shape, dtype):
+  u = _uniform(key_data, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1.)
   return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+_laplace_jit = _compiled(_laplace_impl, (1, 2), "_laplace")
 
 
 def logistic(key, shape=(), dtype=None):
@@ -303,8 +355,15 @@ def logistic(key, shape=(), dtype=None):
   data = _key("logistic", key)
   dtype = _float_dtype("logistic", dtype)
   shape = core.canonicalize_shape(shape)
-  x = _uniform(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.)
+  return _logistic_jit(data, shape, dtype)
+
+
+def _logistic_impl(key_data, shape, dtype):
+  x = _uniform(key_data, shape, dtype, dtypes.finfo(dtype).tiny, 1.)
   return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+_logistic_jit = _compiled(_logistic_impl, (1, 2), "_logistic")
 
 
 def cauchy(key, shape=(), dtype=None):
@@ -312,8 +371,15 @@ def cauchy(key, shape=(), dtype=None):
   data = _key("cauchy", key)
   dtype = _float_dtype("cauchy", dtype)
   shape = core.canonicalize_shape(shape)
-  u = _uniform(data, shape, dtype, dtypes.finfo(dtype).eps, 1.)
+  return _cauchy_jit(data, shape, dtype)
+
+
+def _cauchy_impl(key_data, shape, dtype):
+  u = _uniform(key_data, shape, dtype, dtypes.finfo(dtype).eps, 1.)
   return lax.tan(lax.mul(_const(dtype, np.pi), lax.sub(u, _const(dtype, 0.5))))
+
+
+_cauchy_jit = _compiled(_cauchy_impl, (1, 2), "_cauchy")
 
 
 def _broadcast_param_shape(name, shape, *params):
@@ -329,9 +395,16 @@ def pareto(key, b, shape=None, dtype=None):
   data = _key("pareto", key)
   dtype = _float_dtype("pareto", dtype)
   shape = _broadcast_param_shape("pareto", shape, b)
+  return _pareto_jit(data, b, shape, dtype)
+
+
+def _pareto_impl(key_data, b, shape, dtype):
   b = _convert(b, dtype)
-  e = _exponential(data, shape, dtype)
+  e = _exponential(key_data, shape, dtype)
   return lax.exp(e / b)
+
+
+_pareto_jit = _compiled(_pareto_impl, (2, 3), "_pareto")
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
@@ -339,8 +412,15 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
   data = _key("weibull_min", key)
   dtype = _float_dtype("weibull_min", dtype)
   shape = core.canonicalize_shape(shape)
-  u = _uniform(data, shape, dtype, 0, 1)
+  return _weibull_min_jit(data, scale, concentration, shape, dtype)
+
+
+def _weibull_min_impl(key_data, scale, concentration, shape, dtype):
+  u = _uniform(key_data, shape, dtype, 0, 1)
   return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+_weibull_min_jit = _compiled(_weibull_min_impl, (3, 4), "_weibull_min")
 
 
 def rayleigh(key, scale, shape=None, dtype=None):
@@ -348,9 +428,16 @@ def rayleigh(key, scale, shape=None, dtype=None):
   data = _key("rayleigh", key)
   dtype = _float_dtype("rayleigh", dtype)
   shape = _broadcast_param_shape("rayleigh", shape, scale)
-  u = _uniform(data, shape, dtype)
+  return _rayleigh_jit(data, scale, shape, dtype)
+
+
+def _rayleigh_impl(key_data, scale, shape, dtype):
+  u = _uniform(key_data, shape, dtype)
   scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
   return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(dtype, -2))))
+
+
+_rayleigh_jit = _compiled(_rayleigh_impl, (2, 3), "_rayleigh")
 
 
 def wald(key, mean, shape=None, dtype=None):
@@ -358,7 +445,11 @@ def wald(key, mean, shape=None, dtype=None):
   data = _key("wald", key)
   dtype = _float_dtype("wald", dtype)
   shape = _broadcast_param_shape("wald", shape, mean)
-  k1, k2 = _split(data, 2)
+  return _wald_jit(data, mean, shape, dtype)
+
+
+def _wald_impl(key_data, mean, shape, dtype):
+  k1, k2 = _split(key_data, 2)
   mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
   v = _normal(k1, shape, dtype)
   z = _uniform(k2, shape, dtype)
@@ -370,6 +461,9 @@ def wald(key, mean, shape=None, dtype=None):
   return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+_wald_jit = _compiled(_wald_impl, (2, 3), "_wald")
+
+
 def geometric(key, p, shape=None, dtype=int):
   """Samples the geometric distribution (number of trials to the first success)."""
   data = _key("geometric", key)
@@ -377,14 +471,22 @@ def geometric(key, p, shape=None, dtype=int):
   if not dtypes.issubdtype(dtype, np.integer):
     raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
   shape = _broadcast_param_shape("geometric", shape, p)
+  return _geometric_jit(data, p, shape, dtype)
+
+
+def _geometric_impl(key_data, p, shape, dtype):
   p = jnp.asarray(p)
   if not dtypes.issubdtype(p.dtype, np.inexact):
     p = p.astype(dtypes.canonicalize_dtype(float))
-  u = _uniform(data, shape, p.dtype)
+  u = _uniform(key_data, shape, p.dtype)
   u = jnp.where(u == 0, 1, u)
+  log_u = lax.log(u)
   log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
-  g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+  g = lax.floor(lax.div(log_u, log_one_minus_p)) + 1
   return g.astype(dtype)
+
+
+_geometric_jit = _compiled(_geometric_impl, (2, 3), "_geometric")
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
@@ -411,16 +513,19 @@ def lognormal(key, sigma=1., shape=None, dtype=None):
   return lax.exp(_normal(data, shape, dtype) * sigma)
 
 
-def _norm_last(x):
-  return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conjugate(x)), axis=-1))
-
-
 def maxwell(key, shape=(), dtype=None):
   """Samples the Maxwell distribution (norm of a 3-d standard normal)."""
   data = _key("maxwell", key)
   dtype = _float_dtype("maxwell", dtype)
   shape = core.canonicalize_shape(shape)
-  return _norm_last(_normal(data, (*shape, 3), dtype))
+  return _maxwell_jit(data, shape, dtype)
+
+
+def _maxwell_impl(key_data, shape, dtype):
+  return jnp.linalg.norm(_normal(key_data, (*shape, 3), dtype), axis=-1)
+
+
+_maxwell_jit = _compiled(_maxwell_impl, (1, 2), "_maxwell")
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
@@ -432,10 +537,18 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
   if not shape:
     shape = params_shape
   shape = shape + params_shape
-  maxwell_key, rademacher_key = _split(data)
+  return _double_sided_maxwell_jit(data, loc, scale, shape, dtype)
+
+
+def _double_sided_maxwell_impl(key_data, loc, scale, shape, dtype):
+  maxwell_key, rademacher_key = _split(key_data)
   maxwell_rvs = maxwell(maxwell_key, shape, dtype)
   random_sign = rademacher(rademacher_key, shape, dtype)
   return random_sign * maxwell_rvs * scale + loc
+
+
+_double_sided_maxwell_jit = _compiled(_double_sided_maxwell_impl, (3, 4),
+                                      "_double_sided_maxwell")
 
 
 # ---------------------------------------------------------------------------
@@ -469,17 +582,21 @@ def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
 
 def _randint(key_data, shape, minval, maxval, dtype):
   _check_shape("randint", shape, _shape_of(minval), _shape_of(maxval))
+  return _randint_jit(key_data, tuple(shape), minval, maxval, np.dtype(dtype))
+
+
+def _randint_impl(key_data, shape, minval, maxval, dtype):
   minval = jnp.asarray(minval)
   maxval = jnp.asarray(maxval)
   if not dtypes.issubdtype(minval.dtype, np.integer):
     minval = minval.astype(int)
   if not dtypes.issubdtype(maxval.dtype, np.integer):
     maxval = maxval.astype(int)
+  # whether maxval exceeds the largest value of dtype (then maxval itself can be drawn)
   maxval_out_of_range = lax.gt(maxval, _convert_and_clip_integer(
       jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
   minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
   maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
-  maxval_out_of_range = lax.broadcast_to_rank(maxval_out_of_range, len(shape))
   nbits = dtypes.iinfo(dtype).bits
   if nbits not in (8, 16, 32, 64):
     raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
@@ -487,21 +604,26 @@ def _randint(key_data, shape, minval, maxval, dtype):
   higher_bits = _random_bits(k1, nbits, shape)
   lower_bits = _random_bits(k2, nbits, shape)
   unsigned = UINT_DTYPES[nbits]
-  minval = _bcast(minval, shape)
-  maxval = _bcast(maxval, shape)
-  maxval_out_of_range = _bcast(maxval_out_of_range, shape)
+  # span, multiplier and offset keep the bounds' (size-1) shape; lax broadcasts them
   span = _convert(lax.sub(maxval, minval), unsigned)
   span = lax.select(lax.le(maxval, minval), lax.full_like(span, 1), span)
   span = lax.select(lax.bitwise_and(maxval_out_of_range, lax.gt(maxval, minval)),
-                    lax.add(span, lax.full_like(span, 1)), span)
-  multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+                    lax.add(span, np.array(1, unsigned)), span)
+  multiplier = lax.rem(np.array(2 ** (nbits // 2), unsigned), span)
   multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
   offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
   offset = lax.rem(offset, span)
   return lax.add(minval, _convert(offset, dtype))
 
 
+_randint_jit = _compiled(_randint_impl, (1, 4), "_randint")
+
+
 def _shuffle(key_data, x, axis):
+  return _shuffle_jit(key_data, x, axis)
+
+
+def _shuffle_impl(key_data, x, axis):
   exponent = 3
   uint32max = np.iinfo(np.uint32).max
   size = math.prod(_shape_of(x))
@@ -511,6 +633,9 @@ def _shuffle(key_data, x, axis):
     sort_keys = _random_bits(subkey, 32, _shape_of(x))
     _, x = lax.sort_key_val(sort_keys, x, axis)
   return x
+
+
+_shuffle_jit = _compiled(_shuffle_impl, (2,), "_shuffle")
 
 
 def _take(arr, ind, axis):
@@ -681,8 +806,7 @@ def _gamma_one(key_data, alpha, log_space):
       x2 = _normal(sub, (), dtype)
       v2 = lax.add(one, lax.mul(x2, c))
       sel = lambda new, old: lax.select(todo, new, old)
-      sel_key = lambda new, old: lax.select(jnp.broadcast_to(todo[:, None], (n, 2)), new, old)
-      return sel_key(k2, k), sel(x2, x), sel(v2, v), act
+      return sel(k2, k), sel(x2, x), sel(v2, v), act
 
     init = (x_key, jnp.zeros((n,), dtype), jnp.full((n,), -1, dtype), active)
     _, x, v, _ = while_loop(inner_cond, inner_body, init)
@@ -690,7 +814,7 @@ def _gamma_one(key_data, alpha, log_space):
     V2 = lax.mul(lax.mul(v, v), v)
     U2 = _uniform(u_key, (), dtype)
     sel = lambda new, old: lax.select(active, new, old)
-    key = lax.select(jnp.broadcast_to(active[:, None], (n, 2)), new_key, key)
+    key = lax.select(active, new_key, key)
     return key, sel(X2, X), sel(V2, V), sel(U2, U)
 
   split = prng.random_split_p.bind(key_data, shape=(2,))
@@ -905,6 +1029,9 @@ def _poisson_knuth(key_data, lam, shape, dtype, max_iters):
   return (k - 1).astype(dtype)
 
 
+_poisson_knuth_jit = _compiled(_poisson_knuth, (2, 3, 4), "_poisson_knuth")
+
+
 def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
   log_lam = lax.log(lam)
   b = 0.931 + 2.53 * lax.sqrt(lam)
@@ -926,7 +1053,8 @@ def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
     accept2 = s <= t_
     accept = accept1 | (~reject & accept2)
     k_out = lax.select(accept, k, k_out)
-    return i + 1, k_out, accepted | accept, key
+    accepted = accepted | accept
+    return i + 1, k_out, accepted, key
 
   def cond_fn(carry):
     i, _, accepted, _ = carry
@@ -938,6 +1066,9 @@ def _poisson_rejection(key_data, lam, shape, dtype, max_iters):
   return k.astype(dtype)
 
 
+_poisson_rejection_jit = _compiled(_poisson_rejection, (2, 3, 4), "_poisson_rejection")
+
+
 def poisson(key, lam, shape=None, dtype=int):
   """Samples the Poisson distribution with rate ``lam`` (Knuth's method below 10, else
   transformed rejection)."""
@@ -946,13 +1077,21 @@ def poisson(key, lam, shape=None, dtype=int):
   shape = core.canonicalize_shape(shape) if shape is not None else _shape_of(lam)
   lam = jnp.broadcast_to(lam, shape)
   lam = _convert(lam, np.float32)
+  return _poisson_jit(data, lam, tuple(shape), np.dtype(dtype))
+
+
+def _poisson_impl(key_data, lam, shape, dtype):
   use_knuth = jnp.isnan(lam) | (lam < 10)
   lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
   lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
   max_iters = dtype.type(dtypes.iinfo(dtype).max)
-  result = lax.select(use_knuth, _poisson_knuth(data, lam_knuth, shape, dtype, max_iters),
-                      _poisson_rejection(data, lam_rejection, shape, dtype, max_iters))
+  result = lax.select(use_knuth,
+                      _poisson_knuth_jit(key_data, lam_knuth, shape, dtype, max_iters),
+                      _poisson_rejection_jit(key_data, lam_rejection, shape, dtype, max_iters))
   return lax.select(lam == 0, jnp.zeros_like(result), result)
+
+
+_poisson_jit = _compiled(_poisson_impl, (2, 3), "_poisson")
 
 
 _STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
@@ -980,7 +1119,8 @@ def _binomial_inversion(key_data, count, prob, shape, dtype, max_iters):
     num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
     u = _uniform(subkey, shape, prob.dtype)
     geom = jnp.ceil(jnp.log(u) / log1minusprob)
-    return i + 1, num_geom_out, geom_sum + geom, key
+    geom_sum = geom_sum + geom
+    return i + 1, num_geom_out, geom_sum, key
 
   def cond_fn(carry):
     i, geom_sum = carry[0], carry[2]
@@ -1017,9 +1157,11 @@ def _btrs(key_data, count, prob, shape, dtype, max_iters):
           + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
           + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
           - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
-    accept = accept1 | (~reject & (v <= ub))
+    accept2 = v <= ub
+    accept = accept1 | (~reject & accept2)
     k_out = lax.select(accept, k, k_out)
-    return i + 1, k_out, accepted | accept, key
+    accepted = accepted | accept
+    return i + 1, k_out, accepted, key
 
   def cond_fn(carry):
     i, accepted = carry[0], carry[2]
@@ -1134,6 +1276,10 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     shape = tuple(jnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
   else:
     _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+  return _multivariate_normal_jit(data, mean, cov, tuple(shape), dtype, method)
+
+
+def _multivariate_normal_impl(key_data, mean, cov, shape, dtype, method):
   if method == "svd":
     u, s, _ = jnp.linalg.svd(cov)
     factor = u * jnp.sqrt(s[..., None, :])
@@ -1142,9 +1288,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     factor = v * jnp.sqrt(w[..., None, :])
   else:
     factor = jnp.linalg.cholesky(cov)
-  samples = _normal(data, tuple(shape) + mean.shape[-1:], dtype)
-  # einsum('...ij,...j->...i', factor, samples) as a broadcast multiply and sum.
-  return mean + jnp.sum(factor * samples[..., None, :], axis=-1)
+  samples = _normal(key_data, tuple(shape) + mean.shape[-1:], dtype)
+  return mean + jnp.einsum("...ij,...j->...i", factor, samples)
+
+
+_multivariate_normal_jit = _compiled(_multivariate_normal_impl, (3, 4, 5), "_multivariate_normal")
 
 
 def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
@@ -1155,11 +1303,18 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
   shape = core.canonicalize_shape(shape)
   n = core.concrete_or_error(int, n, "The error occurred in jax.random.orthogonal()")
   m = n if m is None else core.concrete_or_error(int, m, "The error occurred in jax.random.orthogonal()")
-  z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
+  return _orthogonal_jit(data, n, shape, dtype, m)
+
+
+def _orthogonal_impl(key_data, n, shape, dtype, m):
+  z = _normal(key_data, (*shape, max(n, m), min(n, m)), dtype)
   q, r = jnp.linalg.qr(z)
   d = jnp.diagonal(r, axis1=-2, axis2=-1)
   x = q * jnp.expand_dims(jnp.sign(d), -2)
   return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+_orthogonal_jit = _compiled(_orthogonal_impl, (1, 2, 3, 4), "_orthogonal")
 
 
 __all__ = ["uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",

@@ -1,9 +1,12 @@
 """PRNG keys: raw uint32[2] keys (``PRNGKey``), typed key arrays (``key``), and the key API
 (``split``, ``fold_in``, ``clone``, ``bits``, ``key_data``, ``wrap_key_data``, ``key_impl``).
 
-A typed key array (dtype ``key<fry>``) is a ``PRNGKeyArray``: a pytree whose one leaf is the
-key data ``uint32[*shape, 2]``, so it passes through ``jit``, ``vmap`` and ``grad`` like any
-array of its data, and is rebuilt around the traced data inside the function.
+A typed key array has the extended dtype ``key<fry>``: its abstract value is
+``ShapedArray(shape, KeyTy)`` (printed ``key<fry>[2]``), and it is a pytree leaf like any
+array, so ``jit``, ``vmap``, ``grad`` and the control-flow primitives trace it as a key-typed
+value. A concrete one is a ``PRNGKeyArray`` holding its data ``uint32[*shape, 2]``;
+``key_data``/``wrap_key_data`` are the ``random_unwrap``/``random_wrap`` primitives, and raw
+keys given to the key functions are wrapped inside them, as in JAX.
 """
 from __future__ import annotations
 
@@ -20,55 +23,38 @@ from axle._src.config import config
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
+from axle._src.numpy import indexing as jnp_indexing
 from axle._src.numpy import reductions as jnp_reductions
 from axle._src.numpy import ufuncs as jnp_ufuncs
+from axle._src import custom_derivatives
+from axle._src import vmap as vmap_api
+from axle._src.interpreters import lowering as mlir
 from axle._src.random import prng
 
 UINT32 = prng.UINT32
 
 
-class KeyTy(dtypes.ExtendedDType):
-  """The dtype of typed PRNG key arrays: prints as ``key<fry>`` for threefry2x32.
+KeyTy = prng.KeyTy
 
-  An extended dtype (``issubdtype(dt, dtypes.prng_key)``); arrays of it hold key data
-  ``uint32[*shape, 2]``."""
-  __slots__ = ("_impl",)
-  type = dtypes.prng_key
 
-  def __init__(self, impl: prng.PRNGImpl):
-    self._impl = impl
-
-  @property
-  def name(self) -> str:
-    return f"key<{self._impl.tag}>"
-
-  @property
-  def impl(self) -> prng.PRNGImpl:
-    return self._impl
-
-  itemsize = property(lambda self: 8)
-  kind = "V"
-
-  def __repr__(self):
-    return self.name
-
-  __str__ = __repr__
-
-  def __eq__(self, other):
-    return type(other) is KeyTy and other._impl is self._impl
-
-  def __hash__(self):
-    return hash((KeyTy, self._impl.name))
+def _staging() -> bool:
+  """Whether a transformation is tracing (operations on keys are then staged as key ops)."""
+  return core._context.trace is not core.eval_trace
 
 
 class PRNGKeyArray:
   """An array of typed PRNG keys (``dtype=key<fry>``) over key data ``uint32[*shape, 2]``."""
-  __slots__ = ("_impl", "_base_array")
+  __slots__ = ("_impl", "_base_array", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, impl: prng.PRNGImpl, key_data):
     self._impl = impl
     self._base_array = key_data
+
+  @property
+  def aval(self) -> core.ShapedArray:
+    """The abstract value ``key<fry>[*shape]``."""
+    return core.ShapedArray(self.shape, KeyTy(self._impl))
 
   shape = property(lambda self: tuple(self._base_array.shape[:-1]))
   ndim = property(lambda self: len(self.shape))
@@ -81,6 +67,8 @@ class PRNGKeyArray:
   def T(self):
     """The keys with their axes reversed."""
     ndim = self.ndim
+    if _staging():
+      return lax_structural.transpose(self, tuple(range(ndim - 1, -1, -1)))
     return PRNGKeyArray(self._impl, lax_structural.transpose(
         self._base_array, (*range(ndim - 1, -1, -1), ndim)))
 
@@ -97,6 +85,9 @@ class PRNGKeyArray:
   def __getitem__(self, index):
     if not isinstance(index, tuple):
       index = (index,)
+    if _staging() or any(isinstance(i, core.Tracer) for i in index):
+      # under a transformation: the indexing ops are staged with these keys as a constant
+      return jnp_indexing.getitem(self, index)
     if any(i is Ellipsis for i in index):
       index = (*index, slice(None))
     return PRNGKeyArray(self._impl, self._base_array[index])
@@ -109,6 +100,8 @@ class PRNGKeyArray:
     if -1 in shape:
       known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
       shape[shape.index(-1)] = self.size // max(known, 1)
+    if _staging():
+      return lax_structural.reshape(self, tuple(shape))
     return PRNGKeyArray(self._impl, lax_structural.reshape(self._base_array, (*shape, 2)))
 
   def ravel(self):
@@ -224,9 +217,39 @@ def _compare_keys(left, right, compare, reduce):
 
 basearray.Array.register(PRNGKeyArray)  # isinstance(key, jax.Array), as in JAX
 
-tree_util.register_pytree_node(
-    PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
-    lambda impl, children: PRNGKeyArray(impl, children[0]))
+prng.key_array_type = PRNGKeyArray
+
+
+_physical_rules: dict = {}
+
+
+def _physical_lowering(primitive, avals_in, avals_out):
+  """The lowering of ``primitive`` (a structural op: slicing, reshape, select, concatenate,
+  gather, ...) applied to key arrays: the same op mapped over the trailing dimension of the
+  keys' data, so it acts on whole keys (its batching rule gives the physical operation)."""
+  in_axes = tuple(-1 if prng.is_key_aval(a) else None for a in avals_in)
+  out_axes = [-1 if prng.is_key_aval(a) else 0 for a in avals_out]
+  cache_key = (primitive, in_axes, tuple(out_axes))
+  rule = _physical_rules.get(cache_key)
+  if rule is not None:
+    return rule
+
+  def on_data(*operands, **params):
+    def apply(*xs):
+      out = primitive.bind(*xs, **params)
+      return list(out) if primitive.multiple_results else [out]
+    outs = vmap_api.vmap(apply, in_axes=in_axes, out_axes=out_axes, axis_size=2)(*operands)
+    return outs if primitive.multiple_results else outs[0]
+  on_data.__name__ = f"{primitive.name}_on_key_data"
+  rule = _physical_rules[cache_key] = prng.on_physical(
+      mlir.lower_fun(on_data, primitive.multiple_results), primitive.multiple_results)
+  return rule
+
+
+mlir.physical_lowering = _physical_lowering
+# calls whose jaxpr is traced lazily: lowered as they are (their bodies see the key types)
+mlir.extended_dtype_rules.update({custom_derivatives.custom_jvp_call_p,
+                                  custom_derivatives.custom_vjp_call_p})
 
 
 def default_prng_impl() -> prng.PRNGImpl:
@@ -249,26 +272,42 @@ def _is_key_data_like(x) -> bool:
   return hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "ndim")
 
 
+def is_key_array(x) -> bool:
+  """Whether ``x`` is a typed key array (concrete or traced)."""
+  return isinstance(getattr(x, "dtype", None), KeyTy)
+
+
 def check_prng_key(name: str, key, *, allow_batched: bool = False):
-  """``(key_data, wrapped)`` for a typed key array or raw key data ``key``: the uint32[..., 2]
-  data, and whether ``key`` was a typed key array. Non-scalar keys raise unless allowed."""
-  if isinstance(key, PRNGKeyArray):
-    data, typed = key._base_array, True
+  """``(keys, wrapped)`` for a typed key array or raw key data ``key``: the typed keys (raw
+  data is wrapped with ``random_wrap``), and whether ``key`` was typed. Non-scalar keys raise
+  unless allowed."""
+  if is_key_array(key):
+    keys, typed = key, True
   elif isinstance(key, (int, float, complex, bool, str, np.generic)) or _is_key_data_like(key):
     prng.check_key_data(key)
-    data, typed = key, False
+    keys, typed = prng.random_wrap_p.bind(key, impl=prng.threefry_prng_impl), False
   else:
     raise TypeError(f"unexpected PRNG key type {type(key)}")
-  if data.ndim > 1 and not allow_batched:
+  if keys.ndim > 0 and not allow_batched:
     # JAX reports the shape of the key array as given: raw key data keeps its trailing 2.
-    shape = tuple(data.shape[:-1]) if typed else tuple(data.shape)
+    shape = tuple(keys.shape) if typed else tuple(key.shape)
     raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                      f"{shape} != (). Use jax.vmap for batching.")
-  return data, typed
+  return keys, typed
 
 
-def _return_keys(data, typed: bool):
-  return PRNGKeyArray(prng.threefry_prng_impl, data) if typed else data
+def _validate_keys(key) -> None:
+  """Checks that ``key`` is a key array or raw key data, binding nothing."""
+  if is_key_array(key):
+    return
+  if isinstance(key, (int, float, complex, bool, str, np.generic)) or _is_key_data_like(key):
+    prng.check_key_data(key)
+    return
+  raise TypeError(f"unexpected PRNG key type {type(key)}")
+
+
+def _return_keys(keys, typed: bool):
+  return keys if typed else prng.random_unwrap_p.bind(keys)
 
 
 def _seed_array(seed, name: str):
@@ -299,36 +338,38 @@ def PRNGKey(seed, *, impl=None):
   A 64-bit seed fills both words; a 32-bit seed the second word (the first is 0)."""
   impl = _resolve_impl(impl)
   seed = _seed_array(seed, "PRNGKey")
-  return prng.random_seed_p.bind(seed, impl=impl)
+  return prng.random_unwrap_p.bind(prng.random_seed_p.bind(seed, impl=impl))
 
 
 def key(seed, *, impl=None):
   """A typed PRNG key (``dtype=key<fry>``, shape ``()``) from an integer seed."""
   impl = _resolve_impl(impl)
   seed = _seed_array(seed, "key")
-  return PRNGKeyArray(impl, prng.random_seed_p.bind(seed, impl=impl))
+  return prng.random_seed_p.bind(seed, impl=impl)
 
 
 def key_data(keys):
   """The underlying ``uint32[..., 2]`` data of a key array (raw keys are returned as is)."""
-  data, _ = check_prng_key("key_data", keys, allow_batched=True)
-  return data
+  if is_key_array(keys):
+    return prng.random_unwrap_p.bind(keys)
+  _validate_keys(keys)
+  return keys
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
   """A typed key array over ``key_bits_array`` (``uint32[..., 2]``)."""
   impl = _resolve_impl(impl)
-  if isinstance(key_bits_array, PRNGKeyArray):
+  if is_key_array(key_bits_array):
     raise TypeError("wrap_key_data requires an array of key data, got a typed key array")
   if not _is_key_data_like(key_bits_array):
     key_bits_array = creation.asarray(key_bits_array)
   prng.check_key_data(key_bits_array)
-  return PRNGKeyArray(impl, key_bits_array)
+  return prng.random_wrap_p.bind(key_bits_array, impl=impl)
 
 
 def key_impl(keys):
   """The PRNG implementation of ``keys`` (``threefry2x32``)."""
-  check_prng_key("key_impl", keys, allow_batched=True)
+  _validate_keys(keys)
   return prng.threefry_prng_impl
 
 
@@ -341,11 +382,11 @@ def _split_shape(num) -> tuple[int, ...]:
 
 def split(key, num=2):
   """Splits a key into ``num`` new keys (``num`` may be a shape); keys keep their kind."""
-  data, typed = check_prng_key("split", key)
+  keys, typed = check_prng_key("split", key)
   shape = _split_shape(num)
   if any(d < 0 for d in shape):
     raise ValueError(f"split: num must be non-negative, got shape {shape}")
-  return _return_keys(prng.random_split_p.bind(data, shape=shape), typed)
+  return _return_keys(prng.random_split_p.bind(keys, shape=shape), typed)
 
 
 def fold_in(key, data):
@@ -369,13 +410,13 @@ def fold_in(key, data):
 
 def clone(key):
   """A copy of ``key`` (keys are immutable, so the same key)."""
-  check_prng_key("clone", key, allow_batched=True)
-  return key
+  _validate_keys(key)
+  return prng.random_clone_p.bind(key)
 
 
-def random_bits(key_data_, bit_width: int, shape) -> object:
-  """``bit_width``-bit unsigned random bits of ``shape`` from raw key data."""
-  return prng.random_bits_p.bind(key_data_, bit_width=bit_width, shape=tuple(shape))
+def random_bits(keys, bit_width: int, shape) -> object:
+  """``bit_width``-bit unsigned random bits of ``shape`` from typed keys."""
+  return prng.random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))
 
 
 def bits(key, shape=(), dtype=None):

@@ -22,7 +22,9 @@ from axle._src.config import config
 from axle._src.config import enable_x64
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
+from axle._src.array import Array
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
@@ -61,6 +63,62 @@ class PRNGImpl:
 
 
 threefry_prng_impl = PRNGImpl((2,), "threefry2x32", "fry")
+
+
+class KeyTy(dtypes.ExtendedDType):
+  """The dtype of typed PRNG key arrays: prints as ``key<fry>`` for threefry2x32.
+
+  An extended dtype (``issubdtype(dt, dtypes.prng_key)``); an array of keys ``key<fry>[*S]``
+  is stored as its key data ``uint32[*S, 2]`` (``physical_shape``, ``physical_dtype``)."""
+  __slots__ = ("_impl",)
+  type = dtypes.prng_key
+  physical_dtype = UINT32
+
+  def __init__(self, impl: PRNGImpl):
+    self._impl = impl
+
+  @property
+  def name(self) -> str:
+    return f"key<{self._impl.tag}>"
+
+  @property
+  def impl(self) -> PRNGImpl:
+    return self._impl
+
+  @property
+  def physical_shape(self) -> tuple:
+    return self._impl.key_shape
+
+  itemsize = property(lambda self: 8)
+  kind = "V"
+
+  def wrap_physical(self, data):
+    """The key array (``PRNGKeyArray``) over concrete key data ``data``."""
+    return key_array_type(self._impl, data)
+
+  def __repr__(self):
+    return self.name
+
+  __str__ = __repr__
+
+  def __eq__(self, other):
+    return type(other) is KeyTy and other._impl is self._impl
+
+  def __hash__(self):
+    return hash((KeyTy, self._impl.name))
+
+
+# The class of concrete key arrays, ``keys.PRNGKeyArray`` (set there: it is built on jnp).
+key_array_type = None
+
+
+def key_aval(shape, impl: PRNGImpl = threefry_prng_impl) -> ShapedArray:
+  """The abstract value of keys of ``shape``: ``key<fry>[*shape]``."""
+  return ShapedArray(tuple(shape), KeyTy(impl))
+
+
+def is_key_aval(aval) -> bool:
+  return isinstance(getattr(aval, "dtype", None), KeyTy)
 
 
 def _invalid_key_data(message: str) -> TypeError:
@@ -535,10 +593,29 @@ def _with_flag(fn, flag):
   return wrapped
 
 
-def _key_data_aval(aval: ShapedArray, name: str) -> None:
-  if aval.dtype != UINT32 or aval.shape[-1:] != (2,):
-    raise TypeError(f"{name} expects uint32 key data with a trailing dimension of 2, got "
-                    f"{aval.str_short(False)}")
+def _check_key_aval(aval: ShapedArray, name: str) -> None:
+  if not is_key_aval(aval):
+    raise TypeError(f"{name} accepts PRNG key arrays, got {aval.str_short(False)}")
+
+
+def on_physical(rule, multiple_results=False):
+  """A lowering rule for a primitive on key arrays: ``rule`` runs on the keys' physical data
+  (``uint32[..., 2]``); its key-typed results are typed back as keys."""
+  def physical_rule(ctx, *operands, **params):
+    inner = ctx.replace(avals_in=[core.physical_aval(a) for a in ctx.avals_in],
+                        avals_out=[core.physical_aval(a) for a in ctx.avals_out])
+    outs = rule(inner, *mlir.physical_values(operands), **params)
+    outs = list(outs) if multiple_results else [outs]
+    outs = [mlir.Value(v.name, a, v.splat) if core.is_extended(a) else v
+            for v, a in zip(outs, ctx.avals_out)]
+    return outs if multiple_results else outs[0]
+  physical_rule.__name__ = f"physical_{getattr(rule, '__name__', 'rule')}"
+  return physical_rule
+
+
+def _register_key_primitive(primitive, lowering_rule):
+  mlir.register(primitive, on_physical(lowering_rule, primitive.multiple_results))
+  mlir.extended_dtype_rules.add(primitive)
 
 
 # random_seed --------------------------------------------------------------
@@ -549,15 +626,65 @@ random_seed_p = core.Primitive("random_seed")
 def _random_seed_abstract_eval(seed, *, impl):
   if not dtypes.issubdtype(seed.dtype, np.integer):
     raise TypeError(f"PRNG key seed must be an integer; got dtype {seed.dtype.name}")
-  return ShapedArray((*seed.shape, 2), UINT32)
+  return key_aval(seed.shape, impl)
 
 
 random_seed_p.def_abstract_eval(_random_seed_abstract_eval)
-random_seed_p.def_impl(lambda seeds, *, impl: _seed_numpy(seeds))
-mlir.register(random_seed_p, mlir.lower_fun(lambda seeds, impl: _seed_lax(seeds)))
+_register_key_primitive(random_seed_p, mlir.lower_fun(lambda seeds, impl: _seed_lax(seeds)))
 ir.pp_param_rules[random_seed_p] = lambda params: {"impl": params["impl"].tag}
 batching.defvectorized(random_seed_p)
 ad.defjvp_zero(random_seed_p)
+
+
+# random_wrap / random_unwrap: key data <-> key arrays (no computation) ----------
+
+random_wrap_p = core.Primitive("random_wrap")
+
+
+def _random_wrap_abstract_eval(data, *, impl):
+  if data.dtype != UINT32:
+    raise _invalid_key_data(f"expected key_data.dtype = uint32; got dtype={data.dtype.name}")
+  key_shape = tuple(impl.key_shape)
+  if data.shape[len(data.shape) - len(key_shape):] != key_shape or not data.shape:
+    raise _invalid_key_data(f"expected key_data.shape to end with {key_shape}; got "
+                            f"shape={data.shape}")
+  return key_aval(data.shape[:-len(key_shape)], impl)
+
+
+random_wrap_p.def_abstract_eval(_random_wrap_abstract_eval)
+_register_key_primitive(random_wrap_p, lambda ctx, data, *, impl: data)
+ir.pp_param_rules[random_wrap_p] = lambda params: {"impl": params["impl"].tag}
+
+
+def _wrap_batcher(values, dims, *, impl):
+  (data,), (d,) = values, dims
+  return random_wrap_p.bind(batching.moveaxis(data, d, 0), impl=impl), 0
+
+
+batching.primitive_batchers[random_wrap_p] = _wrap_batcher
+ad.defjvp_zero(random_wrap_p)
+
+random_unwrap_p = core.Primitive("random_unwrap")
+
+
+def _random_unwrap_abstract_eval(keys):
+  _check_key_aval(keys, "random_unwrap")
+  return core.physical_aval(keys)
+
+
+random_unwrap_p.def_abstract_eval(_random_unwrap_abstract_eval)
+_register_key_primitive(random_unwrap_p, lambda ctx, keys: keys)
+batching.defvectorized(random_unwrap_p)
+ad.defjvp_zero(random_unwrap_p)
+
+
+# random_clone: a copy of keys (identity; takes raw key data as it is too) ---------
+
+random_clone_p = core.Primitive("random_clone")
+random_clone_p.def_abstract_eval(lambda keys: keys)
+_register_key_primitive(random_clone_p, lambda ctx, keys: keys)
+batching.defvectorized(random_clone_p)
+ad.defjvp_zero(random_clone_p)
 
 
 # random_split -------------------------------------------------------------
@@ -566,14 +693,12 @@ random_split_p = core.Primitive("random_split")
 
 
 def _random_split_abstract_eval(keys, *, shape):
-  _key_data_aval(keys, "random_split")
-  return ShapedArray((*keys.shape[:-1], *shape, 2), UINT32)
+  _check_key_aval(keys, "random_split")
+  return keys.update(shape=(*keys.shape, *shape), weak_type=False)
 
 
 random_split_p.def_abstract_eval(_random_split_abstract_eval)
-random_split_p.def_impl(
-    lambda keys, *, shape: _split_numpy(keys, shape, threefry_partitionable()))
-mlir.register(random_split_p, _lower_by_flag(_split_lax))
+_register_key_primitive(random_split_p, _lower_by_flag(_split_lax))
 _batch_by_moving_to_front(random_split_p)
 ad.defjvp_zero(random_split_p)
 
@@ -584,18 +709,17 @@ random_fold_in_p = core.Primitive("random_fold_in")
 
 
 def _random_fold_in_abstract_eval(keys, msgs):
-  _key_data_aval(keys, "random_fold_in")
+  _check_key_aval(keys, "random_fold_in")
   if msgs.dtype != UINT32:
     raise TypeError(f"random_fold_in expects uint32 data, got {msgs.dtype.name}")
-  batch = keys.shape[:-1]
-  if msgs.shape and msgs.shape != batch:
-    raise ValueError(f"fold_in data of shape {msgs.shape} does not match keys of shape {batch}")
+  if msgs.shape and msgs.shape != keys.shape:
+    raise ValueError(f"fold_in data of shape {msgs.shape} does not match keys of shape "
+                     f"{keys.shape}")
   return keys.strip_weak_type()
 
 
 random_fold_in_p.def_abstract_eval(_random_fold_in_abstract_eval)
-random_fold_in_p.def_impl(_fold_in_numpy)
-mlir.register(random_fold_in_p, mlir.lower_fun(_fold_in_lax))
+_register_key_primitive(random_fold_in_p, mlir.lower_fun(_fold_in_lax))
 
 
 def _fold_in_batcher(values, dims):
@@ -603,7 +727,9 @@ def _fold_in_batcher(values, dims):
   kd, md = dims
   size = core.get_aval(keys).shape[kd] if kd is not None else core.get_aval(msgs).shape[md]
   keys = batching.bdim_at_front(keys, kd, size)
-  key_batch = core.get_aval(keys).shape[:-1]
+  key_batch = core.get_aval(keys).shape
+  if md is None and not core.get_aval(msgs).shape:
+    return random_fold_in_p.bind(keys, msgs), 0  # one message for every key, as JAX's
   if md is None:
     msgs = lax_structural.broadcast_in_dim(msgs, key_batch, tuple(
         range(len(key_batch) - core.get_aval(msgs).ndim, len(key_batch))))
@@ -626,20 +752,52 @@ random_bits_p = core.Primitive("random_bits")
 
 
 def _random_bits_abstract_eval(keys, *, bit_width, shape):
-  _key_data_aval(keys, "random_bits")
+  _check_key_aval(keys, "random_bits")
   if bit_width not in UINT_DTYPES:
     raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
   dtype = dtypes.canonicalize_dtype(UINT_DTYPES[bit_width])
-  return ShapedArray((*keys.shape[:-1], *shape), dtype)
+  return ShapedArray((*keys.shape, *shape), dtype)
 
 
 random_bits_p.def_abstract_eval(_random_bits_abstract_eval)
-random_bits_p.def_impl(lambda keys, *, bit_width, shape: _bits_numpy(
-    keys, bit_width, shape, threefry_partitionable()))
-mlir.register(random_bits_p, _lower_by_flag(_bits_lax))
+_register_key_primitive(random_bits_p, _lower_by_flag(_bits_lax))
 _batch_by_moving_to_front(random_bits_p)
 ad.defjvp_zero(random_bits_p)
 
 
+# Eager kernels on the keys' data (NumPy on uint32, the same bits as the lowerings).
+
+def _host(x):
+  data = getattr(x, "_base_array", x)
+  return data._host_value() if hasattr(data, "_host_value") else np.asarray(data)
+
+
+def _eager_on_keys(primitive, kernel):
+  def rule(*args, **params):
+    out = kernel(*[_host(x) for x in args], **params)
+    out_aval = eval_interpreter.abstract_eval(
+        primitive, [core.get_aval(x).strip_weak_type() for x in args], params)
+    data = Array(np.asarray(out, core.physical_aval(out_aval).dtype), False,
+                 core.physical_aval(out_aval))
+    return out_aval.dtype.wrap_physical(data) if core.is_extended(out_aval) else data
+  # operands are key arrays (not NumPy values): the trace hands them over as they are
+  primitive.def_impl(rule)
+  primitive.impl_takes_arrays = True
+  eval_interpreter.extended_eval_rules[primitive] = rule
+
+
+_eager_on_keys(random_seed_p, lambda seeds, *, impl: _seed_numpy(seeds))
+_eager_on_keys(random_wrap_p, lambda data, *, impl: data)
+_eager_on_keys(random_unwrap_p, lambda data: data)
+_eager_on_keys(random_clone_p, lambda data: data)
+_eager_on_keys(random_split_p,
+               lambda keys, *, shape: _split_numpy(keys, shape, threefry_partitionable()))
+_eager_on_keys(random_fold_in_p, _fold_in_numpy)
+_eager_on_keys(random_bits_p, lambda keys, *, bit_width, shape: _bits_numpy(
+    keys, bit_width, shape, threefry_partitionable()))
+
+
 __all__ = ["threefry2x32", "threefry2x32_p", "random_seed_p", "random_split_p",
-           "random_fold_in_p", "random_bits_p", "threefry_prng_impl", "check_key_data"]
+           "random_fold_in_p", "random_bits_p", "random_wrap_p", "random_unwrap_p",
+           "random_clone_p",
+           "threefry_prng_impl", "check_key_data", "KeyTy", "key_aval"]

@@ -152,7 +152,8 @@ class CompiledCall:
     kept = self.kept
     self.donated = donated if kept is None else tuple(kept[p] for p in donated)
     self.has_callbacks = bool(host_callbacks)
-    self.executable = compile_text(self.text, self.out_avals, name, host_callbacks)
+    self.executable = compile_text(self.text, [core.physical_aval(a) for a in self.out_avals],
+                                   name, host_callbacks)
     self.const_buffers = [_const_buffer(c) for c in big_consts]
     self._spmd_calls = {}
     # Weak: the jit cache entry holds the jaxpr; this call must not keep it alive.
@@ -162,7 +163,7 @@ class CompiledCall:
     self.unconfirmed = disk_cache.is_unconfirmed(self.executable)
 
   def _confirm(self, outs) -> None:
-    client.block_until_ready([o._buffer for o in outs])
+    client.block_until_ready([getattr(o, "_base_array", o)._buffer for o in outs])  # (keys)
     disk_cache.confirm(self.executable)
     self.unconfirmed = False
 
@@ -219,8 +220,12 @@ def _device_arrays(buffers, avals) -> list:
   for buffer, aval in zip(buffers, avals):
     array = new(Array)
     array._value = None
-    array._aval = aval
     array._buffer = buffer
+    if not isinstance(aval.dtype, dtypes.ExtendedDType):
+      array._aval = aval
+    else:  # key arrays: the buffer holds their data
+      array._aval = core.physical_aval(aval)
+      array = aval.dtype.wrap_physical(array)
     results.append(array)
   return results
 
@@ -261,6 +266,20 @@ def signature_runner(call, leaves, build):
       array_names.append(name)
       if i in kept_set:
         fetch.append(f"b{i} = {name}._buffer\n  if b{i} is None: b{i} = {name}._device_buffer()")
+    elif isinstance(aval.dtype, dtypes.ExtendedDType):
+      # a key array: the buffer of its data (an Array of the physical aval)
+      data = getattr(leaf, "_base_array", None)
+      if type(data) is not Array or data._aval != core.physical_aval(aval) or (
+          i in call.donated):
+        return None
+      namespace[f"T{i}"] = t
+      namespace[f"I{i}"] = leaf._impl
+      namespace[f"A{i}"] = data._aval
+      checks.append(f"if type({name}) is not T{i} or {name}._impl is not I{i}: return MISMATCH\n"
+                    f"  d{i} = {name}._base_array\n"
+                    f"  if type(d{i}) is not Array or d{i}._aval != A{i}: return MISMATCH")
+      if i in kept_set:
+        fetch.append(f"b{i} = d{i}._buffer\n  if b{i} is None: b{i} = d{i}._device_buffer()")
     elif t in core.python_scalar_types or isinstance(leaf, np.generic) or t in _HOST_LEAF_TYPES:
       namespace[f"T{i}"] = t
       namespace[f"A{i}"] = aval
@@ -299,9 +318,12 @@ def signature_runner(call, leaves, build):
       lines.append(f"l{position}._value = None\n  l{position}._buffer = None")
   results = []
   for j, aval in enumerate(call.out_avals):
-    namespace[f"O{j}"] = aval
+    namespace[f"O{j}"] = core.physical_aval(aval)
     lines.append(f"r{j} = new(Array)\n  r{j}._value = None\n  r{j}._aval = O{j}\n"
                  f"  r{j}._buffer = outs[{j}]")
+    if isinstance(aval.dtype, dtypes.ExtendedDType):  # key outputs: key arrays over the data
+      namespace[f"W{j}"] = aval.dtype.wrap_physical
+      lines.append(f"r{j} = W{j}(r{j})")
     results.append(f"r{j}")
   lines.append(f"return build([{', '.join(results)}])")
   source = "def run(leaves):\n" + "".join(f"  {line}\n" for line in lines)
@@ -371,6 +393,8 @@ def _hoist_large_consts(closed: ClosedJaxpr):
 
 
 def _const_buffer(value):
+  if core.is_extended(getattr(value, "aval", None)):
+    value = value._base_array
   if isinstance(value, Array):
     return value._device_buffer()
   host = np.asarray(value)
@@ -402,6 +426,8 @@ def leaf_buffer(leaf, aval: ShapedArray):
     return buffer
   if isinstance(leaf, core.Tracer):
     raise errors.UnexpectedTracerError(eval_interpreter._leaked_tracer_message(leaf))
+  if isinstance(aval.dtype, dtypes.ExtendedDType):  # a key array: the buffer of its data
+    return leaf_buffer(leaf._base_array, core.physical_aval(aval))
   if hasattr(leaf, "__jax_array__"):
     leaf = leaf.__jax_array__()
     if isinstance(leaf, Array):
