@@ -310,6 +310,8 @@ def _asarray(x):
   if _is_array(x):
     return x
   aval = _aval(x)
+  if core.is_extended(aval):  # a concrete key array: already an array of its dtype
+    return x
   if isinstance(x, (bool, int, float, complex, np.generic)):
     return Array(np.asarray(x, aval.dtype), aval=aval)
   return elementwise_convert._convert_element_type(x, aval.dtype, aval.weak_type)
