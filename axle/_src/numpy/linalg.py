@@ -516,21 +516,30 @@ def _sqrt_sum_sq(x, axes, keepdims):
   return ufuncs.sqrt(reductions.sum(sq, axis=axes, keepdims=keepdims))
 
 
+def _count_nonzero_as(x, axis, keepdims):
+  """The number of nonzero entries of ``x`` as x's real dtype (JAX's jaxpr counts through the
+  default integer type: bool -> int -> float)."""
+  real_dtype = np.finfo(x.dtype).dtype
+  count_dtype = dtypes.canonicalize_dtype(np.int64)
+  nonzero = lax_elementwise.convert_element_type(ufuncs.not_equal(x, 0), count_dtype)
+  return reductions.sum(lax_elementwise.convert_element_type(nonzero, real_dtype), axis=axis,
+                        keepdims=keepdims)
+
+
 def _vector_norm(x, ord, axis, keepdims):
-  absx = ufuncs.abs(x)
   if ord is None or ord == 2:
     return _sqrt_sum_sq(x, axis, keepdims)
-  if ord == np.inf:
-    return reductions.max(absx, axis=axis, keepdims=keepdims)
-  if ord == -np.inf:
-    return reductions.min(absx, axis=axis, keepdims=keepdims)
   if ord == 0:
-    return reductions.sum(lax_elementwise.convert_element_type(ufuncs.not_equal(x, 0), absx.dtype), axis=axis,
-                   keepdims=keepdims)
-  if ord == 1:
-    return reductions.sum(absx, axis=axis, keepdims=keepdims)
+    return _count_nonzero_as(x, axis, keepdims)
   if isinstance(ord, str):
     raise ValueError(f"Invalid order '{ord}' for vector norm.")
+  absx = ufuncs.abs(x)
+  if ord == np.inf:
+    return reductions.max(absx, axis=axis, keepdims=keepdims, initial=0)
+  if ord == -np.inf:
+    return reductions.min(absx, axis=axis, keepdims=keepdims)
+  if ord == 1:
+    return reductions.sum(absx, axis=axis, keepdims=keepdims)
   ord_arr = np.array(ord, absx.dtype)
   return ufuncs.power(reductions.sum(ufuncs.power(absx, ord_arr), axis=axis, keepdims=keepdims),
                       np.array(1.0 / ord, absx.dtype))
@@ -542,30 +551,34 @@ def _matrix_norm(x, ord, axis, keepdims):
     raise ValueError(f"Duplicate axes given: {axis}")
   if ord is None or ord == "fro":
     return _sqrt_sum_sq(x, axis, keepdims)
-  absx = ufuncs.abs(x)
   if ord in (1, -1):
-    sums = reductions.sum(absx, axis=row, keepdims=True)
-    out = (reductions.max if ord == 1 else reductions.min)(sums, axis=col, keepdims=True)
-  elif ord in (np.inf, -np.inf):
-    sums = reductions.sum(absx, axis=col, keepdims=True)
-    out = (reductions.max if ord == np.inf else reductions.min)(sums, axis=row, keepdims=True)
-  elif ord in (2, -2, "nuc"):
+    # the column sums, then their max (min) over what is left of the column axis
+    if not keepdims and col > row:
+      col -= 1
+    sums = reductions.sum(ufuncs.abs(x), axis=row, keepdims=keepdims)
+    if ord == 1:
+      return reductions.max(sums, axis=col, keepdims=keepdims, initial=0)
+    return reductions.min(sums, axis=col, keepdims=keepdims)
+  if ord in (np.inf, -np.inf):
+    if not keepdims and row > col:
+      row -= 1
+    sums = reductions.sum(ufuncs.abs(x), axis=col, keepdims=keepdims)
+    if ord == np.inf:
+      return reductions.max(sums, axis=row, keepdims=keepdims, initial=0)
+    return reductions.min(sums, axis=row, keepdims=keepdims)
+  if ord in (2, -2, "nuc"):
     moved = lax_numpy.moveaxis(x, (row, col), (-2, -1))
     s = svd(moved, compute_uv=False)
     if ord == 2:
-      out = reductions.max(s, axis=-1)
+      out = reductions.max(s, axis=-1, initial=0)
     elif ord == -2:
       out = reductions.min(s, axis=-1)
     else:
       out = reductions.sum(s, axis=-1)
     if keepdims:
-      out = lax_numpy.expand_dims(lax_numpy.expand_dims(out, min(row, col)), max(row, col))
+      out = lax_numpy.expand_dims(out, axis)
     return out
-  else:
-    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
-  if not keepdims:
-    out = lax_numpy.squeeze(out, axis=(row, col))
-  return out
+  raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
@@ -574,23 +587,15 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
 
 
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
-  """Vector norm over ``axis`` (all axes, flattened, when None) (``jnp.linalg.vector_norm``)."""
+  """Vector norm over ``axis`` (an int, a tuple of ints treated as one flattened axis, or all
+  axes when None) (``jnp.linalg.vector_norm``)."""
   x = _inexact("vector_norm", x)
   if axis is None:
-    out = _vector_norm(lax_numpy.ravel(x), ord, (0,), False)
-    return lax_structural.reshape(out, (1,) * x.ndim) if keepdims else out
-  axes = (axis,) if isinstance(axis, int) else tuple(axis)
-  axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
-  if len(axes) == 1:
-    return _vector_norm(x, ord, axes, keepdims)
-  # several axes: flatten them into one
-  rest = [a for a in range(x.ndim) if a not in axes]
-  moved = lax_numpy.transpose(x, rest + list(axes))
-  flat = lax_structural.reshape(moved, tuple(x.shape[a] for a in rest) + (math.prod(x.shape[a] for a in axes),))
-  out = _vector_norm(flat, ord, (flat.ndim - 1,), False)
-  if keepdims:
-    out = lax_structural.reshape(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
-  return out
+    axes = tuple(range(x.ndim))
+  else:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
+  return _vector_norm(x, ord, axes, keepdims)
 
 
 @util.jit_when_tracing(static_argnames=('p',))

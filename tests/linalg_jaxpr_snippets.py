@@ -1,0 +1,44 @@
+"""jnp.linalg, jnp products and jax.scipy.special programs whose jaxpr, grad jaxpr and vmap
+jaxpr must print as JAX's ("the same program": the same algorithm steps, the same helpers staged
+as named ``jit`` equations). Recorded under real JAX by tools/record_linalg_jaxpr_reference.py,
+compared by tests/test_linalg_jaxprs.py.
+
+Each snippet assigns ``out`` (the printed jaxpr).
+"""
+
+_X34 = "x = jnp.arange(12.0).reshape(3, 4) / 7 - 0.8\n"
+_X234 = "x3 = jnp.sin(jnp.arange(24.0)).reshape(2, 3, 4)\n"
+_SPD = "s = jnp.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])\n"
+_J = "J = lambda f, *a: jax.make_jaxpr(f)(*a)\n"
+_G = "G = lambda f, *a: jax.make_jaxpr(jax.grad(lambda *b: f(*b).sum()))(*a)\n"
+_V = "V = lambda f, *a: jax.make_jaxpr(jax.vmap(f))(*(jnp.stack([v, v + 1, v * 2]) for v in a))\n"
+_P = _X34 + _X234 + _SPD + _J + _G + _V
+
+SNIPPETS = {}
+
+
+def _add(name, fn, args, kinds=("jaxpr", "grad", "vmap")):
+  helpers = {"jaxpr": "J", "grad": "G", "vmap": "V"}
+  for kind in kinds:
+    SNIPPETS[f"{name}_{kind}"] = _P + f"out = {helpers[kind]}({fn}, {args})"
+
+
+# norms: max with initial=0, no unused abs, vector_norm reducing over all its axes at once
+for _name, _fn, _args in [
+    ("norm_inf", "lambda a: jnp.linalg.norm(a, ord=jnp.inf)", "x[0]"),
+    ("norm_fro_axes", "lambda a: jnp.linalg.norm(a, axis=(2, 0))", "x3"),
+    ("norm_keepdims", "lambda a: jnp.linalg.norm(a, axis=0, keepdims=True)", "x"),
+    ("matrix_norm_1", "lambda a: jnp.linalg.matrix_norm(a, ord=1)", "x3"),
+    ("matrix_norm_neg1_keepdims", "lambda a: jnp.linalg.norm(a, ord=-1, axis=(2, 0), keepdims=True)", "x3"),
+    ("matrix_norm_inf", "lambda a: jnp.linalg.norm(a, ord=jnp.inf, axis=(2, 0))", "x3"),
+    ("vector_norm_0", "lambda a: jnp.linalg.vector_norm(a, ord=0, axis=-1)", "x"),
+    ("vector_norm_3_axes", "lambda a: jnp.linalg.vector_norm(a, ord=3, axis=(0, 2))", "x3"),
+    ("vector_norm_none_keepdims", "lambda a: jnp.linalg.vector_norm(a, keepdims=True)", "x3"),
+    ("vector_norm_neginf", "lambda a: jnp.linalg.vector_norm(a, ord=-jnp.inf, axis=1)", "x3"),
+]:
+  _add(_name, _fn, _args)
+for _name, _fn, _args in [
+    ("matrix_norm_2", "lambda a: jnp.linalg.matrix_norm(a, ord=2)", "x3"),
+    ("matrix_norm_nuc_keepdims", "lambda a: jnp.linalg.norm(a, ord='nuc', axis=(2, 0), keepdims=True)", "x3"),
+]:
+  _add(_name, _fn, _args, kinds=("jaxpr", "vmap"))

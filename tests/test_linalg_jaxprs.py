@@ -1,0 +1,21 @@
+"""jnp.linalg, jnp products and jax.scipy.special programs print JAX's jaxprs, grad jaxprs and
+vmap jaxprs, against real JAX's recorded text (tests/data/linalg_jaxpr_reference.json, written by
+tools/record_linalg_jaxpr_reference.py from tests/linalg_jaxpr_snippets.py)."""
+import json
+import os
+
+import pytest
+
+from linalg_jaxpr_snippets import SNIPPETS
+from snippet_harness import assert_matches, run_snippet, snippet_params
+
+_DATA = os.path.join(os.path.dirname(__file__), "data", "linalg_jaxpr_reference.json")
+with open(_DATA) as f:
+  REFERENCE = json.load(f)["results"]
+
+KNOWN_DIFFERENCES = {}
+
+
+@pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))
+def test_matches_jax(name):
+  assert_matches(REFERENCE[name], run_snippet(SNIPPETS[name]))
