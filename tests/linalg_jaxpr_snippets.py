@@ -42,3 +42,29 @@ for _name, _fn, _args in [
     ("matrix_norm_nuc_keepdims", "lambda a: jnp.linalg.norm(a, ord='nuc', axis=(2, 0), keepdims=True)", "x3"),
 ]:
   _add(_name, _fn, _args, kinds=("jaxpr", "vmap"))
+
+# jnp products: vectorized dots (vmap over the broadcast leading axes), tensordot's
+# preferred_element_type, the trapezoid rule for even spacing, gradient's spacing, cov's count
+for _name, _fn, _args in [
+    ("vecdot", "jnp.vecdot", "x, x + 1"),
+    ("vecdot_broadcast", "lambda a, b: jnp.vecdot(a, b)", "x3, x"),
+    ("vecdot_axis", "lambda a, b: jnp.vecdot(a, b, axis=1)", "x3, x3 * 2"),
+    ("vecdot_complex", "lambda a, b: jnp.vecdot(a * 1j, b)", "x, x + 1"),
+    ("linalg_vecdot", "jnp.linalg.vecdot", "x, x + 1"),
+    ("matvec", "jnp.matvec", "x3, x[0]"),
+    ("vecmat", "jnp.vecmat", "x[:, 0], x3"),
+    ("tensordot", "lambda a, b: jnp.tensordot(a, b, axes=1)", "x, x.T"),
+    ("tensordot_axes", "lambda a, b: jnp.tensordot(a, b, axes=([0, 1], [1, 0]))", "x, x.T"),
+    ("linalg_tensordot", "lambda a, b: jnp.linalg.tensordot(a, b, axes=2)", "x3, x3.transpose(1, 2, 0)"),
+    ("trapezoid", "lambda a: jnp.trapezoid(a, dx=0.5)", "x"),
+    ("trapezoid_axis0", "lambda a: jnp.trapezoid(a, axis=0)", "x"),
+    ("trapezoid_x", "lambda a, b: jnp.trapezoid(a, b)", "x, x[0] * 3"),
+    ("gradient", "jnp.gradient", "x[0]"),
+    ("gradient_axis", "lambda a: jnp.gradient(a, 2.0, axis=1)", "x"),
+    ("gradient_all_axes", "lambda a: jnp.gradient(a)[1]", "x"),
+    ("gradient_coordinates", "lambda a, b: jnp.gradient(a, b, axis=1)", "x, x[0] ** 2"),
+    ("gradient_coordinates_1d", "lambda a, b: jnp.gradient(a, b)", "x[0], x[1] ** 2"),
+    ("cov", "jnp.cov", "x"),
+    ("cov_columns", "lambda a: jnp.cov(a, rowvar=False, ddof=0)", "x"),
+]:
+  _add(_name, _fn, _args)

@@ -676,40 +676,16 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   """Vector dot product ``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes
   (``jnp.linalg.vecdot``)."""
   util.check_arraylike("jnp.linalg.vecdot", x1, x2)
-  x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
-  if x1.shape[axis] != x2.shape[axis]:
-    raise ValueError(f"x1 and x2 must have the same size along axis={axis}, got {x1.shape} and {x2.shape}")
-  a = lax_numpy.moveaxis(x1, axis, -1)
-  b = lax_numpy.moveaxis(x2, axis, -1)
-  if dtypes.issubdtype(a.dtype, np.complexfloating):
-    a = ufuncs.conj(a)
-  return reductions.sum(ufuncs.multiply(a, b), axis=-1)
+  return products.vecdot(x1, x2, axis=axis, precision=precision,
+                         preferred_element_type=preferred_element_type)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
   """Tensor contraction over ``axes`` (an int: the last ``axes`` of x1 with the first of x2;
   or a pair of axis sequences) (``jnp.linalg.tensordot``)."""
   util.check_arraylike("jnp.linalg.tensordot", x1, x2)
-  a, b = util.promote_dtypes(asarray(x1), asarray(x2))
-  if isinstance(axes, int):
-    if axes < 0 or axes > min(a.ndim, b.ndim):
-      raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks ({a.shape} and {b.shape})")
-    a_axes = tuple(range(a.ndim - axes, a.ndim))
-    b_axes = tuple(range(axes))
-  else:
-    try:
-      a_axes, b_axes = axes
-    except (TypeError, ValueError):
-      raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of lists/tuples "
-                      f"of ints, got {axes}.") from None
-    a_axes = (a_axes,) if isinstance(a_axes, int) else tuple(a_axes)
-    b_axes = (b_axes,) if isinstance(b_axes, int) else tuple(b_axes)
-    if len(a_axes) != len(b_axes):
-      raise TypeError(f"tensordot requires axes lists to have equal length, got {a_axes} and {b_axes}.")
-    a_axes = tuple(util.canonicalize_axis(i, a.ndim) for i in a_axes)
-    b_axes = tuple(util.canonicalize_axis(i, b.ndim) for i in b_axes)
-  return dot_general(a, b, ((a_axes, b_axes), ((), ())), precision=precision,
-                     preferred_element_type=preferred_element_type)
+  return products.tensordot(x1, x2, axes, precision=precision,
+                            preferred_element_type=preferred_element_type)
 
 
 def multi_dot(arrays, *, precision=None):
