@@ -68,3 +68,30 @@ for _name, _fn, _args in [
     ("cov_columns", "lambda a: jnp.cov(a, rowvar=False, ddof=0)", "x"),
 ]:
   _add(_name, _fn, _args)
+
+# custom_linear_solve is a primitive carrying the four jaxprs; jnp.linalg.solve/inv solve
+# through it on the LU factorization (jit[name=_lu_solve]); triangular_solve batches an
+# unbatched matrix by folding the batch into the right-hand side's columns
+_CLS = ("lambda a, b: lax.custom_linear_solve(lambda v: a @ v, b, lambda mv, r: r / a[0, 0], "
+        "lambda vm, r: r * a[1, 1])")
+_CLS_SYM = ("lambda a, b: lax.custom_linear_solve(lambda v: a @ v, b, lambda mv, r: r / a[0, 0], "
+            "symmetric=True)")
+_CLS_TREE = ("lambda a, b: lax.custom_linear_solve(lambda v: (a @ v[0], 2.0 * v[1]), (b, b[:2]), "
+             "lambda mv, r: (r[0] / a[1, 1], r[1] / 2.0), symmetric=True)[0]")
+for _name, _fn, _args in [
+    ("custom_linear_solve", _CLS, "s, s[0]"),
+    ("custom_linear_solve_symmetric", _CLS_SYM, "s, s[0]"),
+    ("solve", "jnp.linalg.solve", "s, s[0]"),
+    ("solve_matrix", "jnp.linalg.solve", "s, s[:, :2]"),
+    ("inv", "jnp.linalg.inv", "s"),
+]:
+  _add(_name, _fn, _args)
+for _name, _fn, _args in [
+    ("triangular_solve_batched_b", "lambda a, b: jax.vmap(lambda c: lax.linalg.triangular_solve("
+     "a, c, left_side=True, lower=True))(b)", "s, jnp.stack([s, s * 2])"),
+    ("triangular_solve_batched_b_right", "lambda a, b: jax.vmap(lambda c: lax.linalg.triangular_solve("
+     "a, c, left_side=False, lower=False, transpose_a=True), in_axes=1)(b)", "s, jnp.stack([s, s * 2], 1)"),
+    ("custom_linear_solve_tree", _CLS_TREE, "s, s[0]"),
+    ("custom_linear_solve_jvp", f"lambda a, b: jax.jvp({_CLS}, (a, b), (a, b))", "s, s[0]"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"

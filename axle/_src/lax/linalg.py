@@ -495,7 +495,33 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conj
 ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a,
           lambda b_dot, a, b, **params: triangular_solve_p.bind(a, b_dot, **params))
 ad.primitive_transposes[triangular_solve_p] = _triangular_solve_transpose
-_batch_rule(triangular_solve_p)
+
+
+def _triangular_solve_batch(batched_args, batch_dims, **params):
+  a, b = batched_args
+  a_dim, b_dim = batch_dims
+  if a_dim is not None:
+    size = core.get_aval(a).shape[a_dim]
+    return triangular_solve_p.bind(_to_front(a, a_dim, size), _to_front(b, b_dim, size), **params), 0
+  # One matrix for every batch element: the batch becomes more right-hand sides (columns when
+  # solving from the left, rows from the right), one solve for all of them.
+  b_shape = core.get_aval(b).shape
+  nd = len(b_shape)
+  if params["left_side"]:
+    b = batching.moveaxis(b, b_dim, -1)
+    shape = core.get_aval(b).shape
+    flat = structural.reshape(b, shape[:-2] + (shape[-2] * shape[-1],))
+    out_dim = nd - 1
+  else:
+    b = batching.moveaxis(b, b_dim, -2)
+    shape = core.get_aval(b).shape
+    flat = structural.reshape(b, shape[:-3] + (shape[-3] * shape[-2], shape[-1]))
+    out_dim = nd - 2
+  out = triangular_solve_p.bind(a, flat, **params)
+  return structural.reshape(out, shape), out_dim
+
+
+batching.primitive_batchers[triangular_solve_p] = _triangular_solve_batch
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,

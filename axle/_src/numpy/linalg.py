@@ -6,6 +6,7 @@ through the SVD.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -15,11 +16,15 @@ from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src.custom_derivatives import custom_jvp
+from axle._src.differentiation import stop_gradient
+from axle._src.lax.custom_solvers import custom_linear_solve
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
 from axle._src.lax import reductions as lax_reductions
+from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.contractions import Precision, dot_general
+from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import products
 from axle._src.numpy import reductions
@@ -297,6 +302,86 @@ _slogdet_lu = custom_jvp(_slogdet_lu_impl)
 _slogdet_lu.defjvp(_slogdet_jvp)
 
 
+def _lu_solve_core(lu_, permutation, b, trans: int):
+  """Solves one square system from its LU factorization: ``trans`` 0 for a @ x = b, 1 for
+  a.T @ x = b, 2 for a.conj().T @ x = b. ``b`` is (m, ...) and keeps its shape."""
+  m = lu_.shape[0]
+  x = lax_numpy.reshape(b, (m, math.prod(b.shape[1:])))
+  if trans == 0:
+    x = x[permutation, :]
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
+  else:
+    conj = trans == 2
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False, transpose_a=True,
+                                    conjugate_a=conj)
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, transpose_a=True,
+                                    conjugate_a=conj, unit_diagonal=True)
+    # the inverse permutation: where each row went
+    _, inverse = lax_sorting.sort_key_val(permutation, lax_structural.iota(np.int32, permutation.shape[0]))
+    x = x[inverse, :]
+  return lax_structural.reshape(x, b.shape)
+
+
+@util.jit_when_tracing(static_argnums=(3,))
+def _lu_solve(lu_, permutation, b, trans: int):
+  """Solves ``a @ x = b`` (``trans`` 1: ``a.T``, 2: ``a.conj().T``) from ``lu_, permutation`` =
+  ``lax.linalg.lu(a)``; ``b`` is (..., m) (vectors) or (..., m, k), batch axes broadcast."""
+  m = lu_.shape[-1]
+  vector = lu_.ndim == b.ndim + 1
+  if vector:
+    if b.shape[-1] != m:
+      raise ValueError(f"When LU decomposition matrix and b have the same number of dimensions, "
+                       f"last axis of LU decomposition matrix (shape {lu_.shape}) and b array "
+                       f"(shape {b.shape}) must match")
+    b = lax_structural.broadcast_in_dim(b, b.shape + (1,), tuple(range(b.ndim)))
+  elif b.shape[-2] != m:
+    raise ValueError(f"When LU decomposition matrix and b different numbers of dimensions, last "
+                     f"axis of LU decomposition matrix (shape {lu_.shape}) and second to last "
+                     f"axis of b array (shape {b.shape}) must match")
+  batch = util.broadcast_shapes(lu_.shape[:-2], permutation.shape[:-1], b.shape[:-2])
+  lu_ = lax_numpy.broadcast_to(lu_, batch + lu_.shape[-2:])
+  permutation = lax_numpy.broadcast_to(permutation, batch + permutation.shape[-1:])
+  b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
+  core_fn = lambda l, p, r: _lu_solve_core(l, p, r, trans)  # noqa: E731
+  for _ in batch:
+    core_fn = api.vmap(core_fn)
+  x = core_fn(lu_, permutation, b)
+  return lax_structural.squeeze(x, (x.ndim - 1,)) if vector else x
+
+
+def _broadcast_leading(x, shape):
+  """``x`` broadcast to ``shape`` along new leading axes (nothing when it has that shape)."""
+  return lax_structural.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def _broadcasted_matvec(a, x):
+  """``a @ x`` for matrices (..., n, m) and vectors (..., m), batch axes broadcast."""
+  batch = util.broadcast_shapes(a.shape[:-2], x.shape[:-1])
+  nb = len(batch)
+  a = _broadcast_leading(a, batch + a.shape[-2:])
+  x = _broadcast_leading(x, batch + x.shape[-1:])
+  return dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), (tuple(range(nb)), tuple(range(nb)))),
+                     precision=Precision.HIGHEST)
+
+
+def _solve_core(a, b):
+  """Solves ``a @ x = b`` (b with one vector per batch of a, or one matrix) as a
+  custom_linear_solve on a's LU factorization: differentiated through the solution, reusing
+  the factorization for the tangent and transposed systems."""
+  out_shape = tuple(d_a if d_b == 1 else d_b for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
+  b = lax_structural.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
+  lu_, _, permutation = lax_linalg.lu(stop_gradient(a))
+  solve_with = functools.partial(
+      custom_linear_solve, lambda x: _broadcasted_matvec(a, x),
+      solve=lambda _, x: _lu_solve(lu_, permutation, x, 0),
+      transpose_solve=lambda _, x: _lu_solve(lu_, permutation, x, 1))
+  if a.ndim == b.ndim + 1:
+    return solve_with(b)
+  # b's columns are separate right-hand sides
+  return api.vmap(solve_with, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
 @util.jit_when_tracing
 def solve(a, b):
   """Solves ``a @ x = b`` for square ``a`` (``jnp.linalg.solve``). ``b`` of shape (..., m) is
@@ -307,29 +392,25 @@ def solve(a, b):
   if a.shape[-1] != a.shape[-2]:
     raise ValueError(f"solve: a must be square in its last two dimensions, got a.shape={a.shape}")
   m = a.shape[-1]
-  vector = b.ndim == 1
-  if vector:
+  if b.ndim == 1:
     if b.shape[0] != m:
       raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[0]} vs {m} on "
                        "vectorized function with excluded=frozenset() and signature='(m,m),(m)->(m)'")
-    b = lax_structural.reshape(b, (m, 1))
-  elif b.shape[-2] != m:
+    return products.vectorize_core(_solve_core, (2, 1), a, b)
+  if b.shape[-2] != m:
     raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[-2]} vs {m} on "
                      "vectorized function with excluded=frozenset() and signature='(m,m),(m,n)->(m,n)'")
-  batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-  a = lax_numpy.broadcast_to(a, batch + a.shape[-2:])
-  b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
-  lu_, _, permutation = lax_linalg.lu(a)
-  x = lax_linalg._lu_solve(lu_, permutation, b)
-  return lax_structural.reshape(x, batch + (m,)) if vector else x
+  return products.vectorize_core(_solve_core, (2, 2), a, b)
 
 
 @util.jit_when_tracing
 def inv(a):
   """Inverse of square matrices (``jnp.linalg.inv``)."""
   a = _inexact("inv", a)
-  _check_square("inv", a)
-  return solve(a, _eye_like(a))
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
+  eye = creation.eye(a.shape[-1], dtype=a.dtype)
+  return solve(a, lax_structural.broadcast(eye, a.shape[:-2]))
 
 
 @util.jit_when_tracing(static_argnames=('n',))
