@@ -15,13 +15,9 @@ with open(_DATA) as f:
 
 _MIXED_DOT = ("jnp.dot of complex and real operands: JAX's dot_general takes the mixed dtypes "
               "(preferred_element_type=complex64), axle's jnp.dot converts the real one first")
-_VECMAT_SUM = ("jnp.linalg.solve's vecmat: JAX's linear_transpose keeps the no-op broadcast_in_dim "
-               "of its matvec and transposes it to reduce_sum[axes=()]; axle's drops it")
 KNOWN_DIFFERENCES = {
     "vecdot_complex_jaxpr": _MIXED_DOT,
     "vecdot_complex_vmap": _MIXED_DOT,
-    **{f"{name}_{kind}": _VECMAT_SUM for name in ("solve", "solve_matrix", "inv")
-       for kind in ("jaxpr", "grad", "vmap")},
 }
 
 

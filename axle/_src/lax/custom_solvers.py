@@ -24,6 +24,7 @@ from axle._src.differentiation import jvp, linear_transpose, stop_gradient
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.interpreters import staging
 from axle._src.lax import control_flow_common
 from axle._src.lax import elementwise
 from axle._src.lax import structural
@@ -156,7 +157,10 @@ def custom_linear_solve(matvec: Callable, b, solve: Callable, transpose_solve: C
       vecmat = matvec
       vecmat_jaxpr, vecmat_consts = matvec_jaxpr, matvec_consts
     else:
-      vecmat = lambda y: linear_transpose(matvec, b)(y)[0]  # noqa: E731
+      # traced as JAX's linear_transpose traces: identity equations are kept (and transposed)
+      with staging.no_forwarding():
+        transposed = linear_transpose(matvec, b)
+      vecmat = lambda y: transposed(y)[0]  # noqa: E731
       vecmat_jaxpr, vecmat_consts, _ = _trace(vecmat, args_tree, b_avals, (b,))
     tr_solve_jaxpr, tr_solve_consts, tr_tree = _trace(lambda x: transpose_solve(vecmat, x),
                                                       args_tree, b_avals, (b,))

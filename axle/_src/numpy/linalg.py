@@ -351,8 +351,11 @@ def _lu_solve(lu_, permutation, b, trans: int):
 
 
 def _broadcast_leading(x, shape):
-  """``x`` broadcast to ``shape`` along new leading axes (nothing when it has that shape)."""
-  return lax_structural.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+  """``x`` broadcast to ``shape`` along new leading axes. Bound even when it changes nothing (as
+  JAX's): staging forwards it, a linear transpose traced without forwarding sums over no axes."""
+  return lax_structural.broadcast_in_dim_p.bind(
+      x, shape=tuple(shape), broadcast_dimensions=tuple(range(len(shape) - x.ndim, len(shape))),
+      sharding=None)
 
 
 def _broadcasted_matvec(a, x):
