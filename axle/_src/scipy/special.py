@@ -114,7 +114,8 @@ def loggamma(x):
   x, = util.promote_args_inexact("loggamma", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise NotImplementedError("axle.scipy.special.loggamma does not support complex inputs yet.")
-  return _where(lax.gt(x, _const(x, 0)), lax.lgamma(x), _const(x, np.nan))
+  value = lax.lgamma(x)
+  return _where(lax.gt(x, _const(x, 0)), value, np.nan)
 
 
 def _betaln(a, b):
@@ -169,7 +170,7 @@ def factorial(n, exact: bool = False):
   if exact:
     raise NotImplementedError("factorial with exact=True")
   n, = util.promote_args_inexact("factorial", n)
-  return _where(lax.lt(n, _const(n, 0)), _const(n, 0), lax.exp(lax.lgamma(lax.add(n, _const(n, 1)))))
+  return _where(lax.lt(n, _const(n, 0)), 0, lax.exp(lax.lgamma(lax.add(n, _const(n, 1)))))
 
 
 def comb(N, k, *, repetition: bool = False):
@@ -182,12 +183,12 @@ def comb(N, k, *, repetition: bool = False):
                   _const(N, 1), result)
   valid = jnp.logical_and(jnp.logical_and(lax.le(k, N), lax.ge(N, _const(N, 0))),
                           lax.ge(k, _const(k, 0)))
-  safe_N = _where(valid, N, _const(N, 0))
-  safe_k = _where(valid, k, _const(k, 0))
+  safe_N = _where(valid, N, 0.0)
+  safe_k = _where(valid, k, 0.0)
   one = _const(N, 1)
   log_comb = lax.sub(lax.sub(lax.lgamma(lax.add(safe_N, one)), lax.lgamma(lax.add(safe_k, one))),
                      lax.lgamma(lax.sub(lax.add(safe_N, one), safe_k)))
-  return _where(valid, lax.exp(log_comb), _const(N, 0))
+  return _where(valid, lax.exp(log_comb), 0.0)
 
 
 def poch(z, m):
@@ -464,10 +465,10 @@ def rel_entr(p, q):
   zero = _const(p, 0)
   both_positive = jnp.logical_and(lax.gt(p, zero), lax.gt(q, zero))
   p_zero = jnp.logical_and(lax.eq(p, zero), lax.ge(q, zero))
-  safe_p = _where(both_positive, p, _const(p, 1))
-  safe_q = _where(both_positive, q, _const(q, 1))
+  safe_p = _where(both_positive, p, 1)
+  safe_q = _where(both_positive, q, 1)
   value = lax.sub(_xlogx(safe_p), _xlogy(safe_p, safe_q))
-  return _where(both_positive, value, _where(p_zero, zero, _const(p, np.inf)))
+  return _where(both_positive, value, _where(p_zero, zero, np.inf))
 
 
 def kl_div(p, q):
@@ -482,18 +483,19 @@ def boxcox(x, lmbda):
   """Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` where ``lmbda == 0``)
   (``scipy.special.boxcox``)."""
   x, lmbda = util.promote_args_inexact("boxcox", x, lmbda)
-  return _boxcox(jnp.log(x), lmbda)
+  return _boxcox(jnp.log, x, lmbda)
 
 
 def boxcox1p(x, lmbda):
   """Box-Cox transform of ``1 + x`` (``scipy.special.boxcox1p``)."""
   x, lmbda = util.promote_args_inexact("boxcox1p", x, lmbda)
-  return _boxcox(jnp.log1p(x), lmbda)
+  return _boxcox(jnp.log1p, x, lmbda)
 
 
-def _boxcox(log_x, lmbda):
+def _boxcox(log, x, lmbda):
   is_zero = lax.eq(lmbda, _const(lmbda, 0))
   safe = _where(is_zero, _const(lmbda, 1), lmbda)
+  log_x = log(x)
   return _where(is_zero, log_x, jnp.expm1(safe * log_x) / safe)
 
 
