@@ -95,3 +95,18 @@ for _name, _fn, _args in [
     ("custom_linear_solve_jvp", f"lambda a, b: jax.jvp({_CLS}, (a, b), (a, b))", "s, s[0]"),
 ]:
   SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
+
+# scipy.special: Python scalars handed to where (weak, converted inside _where), JAX's order of
+# evaluation, jnp.polyval (jit[name=polyval]) in ndtri
+_XP = "jnp.abs(x) + 0.5"
+for _name, _fn, _args in [
+    ("loggamma", "jax.scipy.special.loggamma", "x"),
+    ("factorial", "jax.scipy.special.factorial", "jnp.round(x * 4)"),
+    ("comb", "jax.scipy.special.comb", "jnp.round(x * 4) + 3.0, jnp.round(x * 2)"),
+    ("kl_div", "jax.scipy.special.kl_div", f"{_XP}, {_XP} * 2"),
+    ("rel_entr", "jax.scipy.special.rel_entr", f"{_XP}, {_XP} * 2"),
+    ("boxcox", "lambda a: jax.scipy.special.boxcox(a, 0.5)", _XP),
+    ("boxcox1p", "lambda a: jax.scipy.special.boxcox1p(a, 0.5)", _XP),
+]:
+  _add(_name, _fn, _args, kinds=("jaxpr", "grad", "vmap"))
+_add("ndtri", "jax.scipy.special.ndtri", "jax.nn.sigmoid(x)", kinds=("jaxpr", "vmap"))

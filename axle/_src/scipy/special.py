@@ -70,6 +70,12 @@ def polyval(coeffs, x):
   return out
 
 
+def _jnp_polyval(coeffs, x):
+  """``jnp.polyval`` of constant coefficients (highest power first) at ``x``: JAX's program,
+  ``jit[name=polyval]`` scanning ``y * x + c`` from zero."""
+  return jnp.polyval(np.asarray(coeffs, dtype=x.dtype), x)
+
+
 def _where(cond, x, y):
   return jnp.where(cond, x, y)
 
@@ -304,23 +310,33 @@ def ndtri(p):
   p = jnp.asarray(p)
   _check_ndtr_dtype(p)
   p = _strong(p)
-  one, half = _const(p, 1), _const(p, 0.5)
+  one = _const(p, 1)
+  # the tail nearer p: 1 - p above 1 - exp(-2)
   complement = _where(lax.gt(p, _const(p, -np.expm1(-2.0))), lax.sub(one, p), p)
-  safe = _where(lax.eq(complement, _const(p, 0)), half, complement)
-  w = lax.sub(safe, half)
-  ww = lax.mul(w, w)
-  central = lax.add(w, lax.mul(lax.mul(w, ww), lax.div(polyval(_NDTRI_P0, ww), polyval(_NDTRI_Q0, ww))))
+  safe = _where(lax.eq(complement, _const(p, 0)), lax.full_like(p, 0.5), complement)
+  w = lax.sub(safe, _const(p, 0.5))
+  ww = lax.square(w)
+  central = lax.add(w, lax.mul(lax.mul(w, ww), lax.div(_jnp_polyval(_NDTRI_P0, ww),
+                                                       _jnp_polyval(_NDTRI_Q0, ww))))
   central = lax.mul(central, _const(p, -math.sqrt(2.0 * math.pi)))
   z = lax.sqrt(lax.mul(_const(p, -2), lax.log(safe)))
-  inv_z = lax.div(one, z)
   first = lax.sub(z, lax.div(lax.log(z), z))
-  far_tail = lax.sub(first, lax.div(lax.div(polyval(_NDTRI_P2, inv_z), polyval(_NDTRI_Q2, inv_z)), z))
-  near_tail = lax.sub(first, lax.div(lax.div(polyval(_NDTRI_P1, inv_z), polyval(_NDTRI_Q1, inv_z)), z))
+
+  def tail_term(num, den):
+    ratio = lax.div(_jnp_polyval(num, lax.div(one, z)), _jnp_polyval(den, lax.div(one, z)))
+    return lax.div(ratio, z)
+
+  far_term = tail_term(_NDTRI_P2, _NDTRI_Q2)
+  near_term = tail_term(_NDTRI_P1, _NDTRI_Q1)
+  far_tail = lax.sub(first, far_term)
+  near_tail = lax.sub(first, near_term)
   x = _where(lax.gt(safe, _const(p, math.exp(-2.0))), central,
              _where(lax.ge(z, _const(p, 8)), far_tail, near_tail))
   x = _where(lax.gt(p, _const(p, 1.0 - math.exp(-2.0))), x, lax.neg(x))
-  return _where(lax.eq(p, _const(p, 0)), _const(p, -np.inf),
-                _where(lax.eq(p, one), _const(p, np.inf), x))
+  infinity = lax.full_like(x, np.inf)
+  at_zero = lax.eq(p, _const(p, 0))
+  minus_infinity = lax.neg(infinity)
+  return _where(at_zero, minus_infinity, _where(lax.eq(p, one), infinity, x))
 
 
 def _double_factorial(n: int) -> int:
@@ -621,8 +637,8 @@ def _erfcx_real(x):
   threshold = float(np.sqrt(np.log(dtypes.finfo(x.dtype).max)))
   large = lax.gt(x, _const(x, threshold))
   safe_x = lax.select(large, lax.full_like(x, 1), x)
-  direct = lax.mul(lax.exp(lax.mul(safe_x, safe_x)), lax.erfc(safe_x))
-  asymptotic = lax.div(polyval(coeffs, lax.div(_const(x, 1), lax.mul(x, x))),
+  direct = lax.mul(lax.exp(lax.square(safe_x)), lax.erfc(safe_x))
+  asymptotic = lax.div(_jnp_polyval(coeffs, lax.div(_const(x, 1), lax.square(x))),
                        lax.mul(x, _const(x, math.sqrt(math.pi))))
   return lax.select(large, asymptotic, direct)
 
@@ -651,13 +667,13 @@ def _dawsn_real(x):
   r3 = lax.ge(ax, _const(x, 6.25))
   ax1 = lax.select(r1, ax, lax.full_like(ax, 1))
   ax1_2 = lax.mul(ax1, ax1)
-  val1 = lax.div(lax.mul(ax1, polyval(_DAWSN_AN, ax1_2)), polyval(_DAWSN_AD, ax1_2))
+  val1 = lax.div(lax.mul(ax1, _jnp_polyval(_DAWSN_AN, ax1_2)), _jnp_polyval(_DAWSN_AD, ax1_2))
 
   def tail(region, num, den):
     t_r = lax.select(region, t, lax.full_like(t, 1))
     ax_r = lax.select(region, ax, lax.full_like(ax, 1))
     return lax.mul(lax.div(_const(x, 0.5), ax_r),
-                   lax.add(one, lax.div(lax.mul(t_r, polyval(num, t_r)), polyval(den, t_r))))
+                   lax.add(one, lax.div(lax.mul(t_r, _jnp_polyval(num, t_r)), _jnp_polyval(den, t_r))))
 
   val = lax.select(r1, val1, lax.select(r2, tail(r2, _DAWSN_BN, _DAWSN_BD),
                                         tail(r3, _DAWSN_CN, _DAWSN_CD)))
