@@ -110,3 +110,18 @@ for _name, _fn, _args in [
 ]:
   _add(_name, _fn, _args, kinds=("jaxpr", "grad", "vmap"))
 _add("ndtri", "jax.scipy.special.ndtri", "jax.nn.sigmoid(x)", kinds=("jaxpr", "vmap"))
+
+# matrix_rank: JAX's default threshold arithmetic, rtol as an absolute threshold, hermitian
+# singular values from eigh; linalg.cross is jnp.cross (one jit)
+for _name, _fn, _args in [
+    ("matrix_rank", "jnp.linalg.matrix_rank", "x3"),
+    ("matrix_rank_rtol", "lambda a: jnp.linalg.matrix_rank(a, rtol=jnp.float32(0.2))", "s"),
+    ("matrix_rank_hermitian", "lambda a: jnp.linalg.matrix_rank(a, hermitian=True)", "s"),
+    ("svd_hermitian_values", "lambda a: jnp.linalg.svd(a, compute_uv=False, hermitian=True)", "s"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
+SNIPPETS["matrix_rank_rtol_values"] = _P + (
+    "m = jnp.diag(jnp.array([10.0, 1.0, 0.01]))\n"
+    "out = [int(jnp.linalg.matrix_rank(m, rtol=0.2)), int(jnp.linalg.matrix_rank(m)), "
+    "int(jnp.linalg.matrix_rank(m, tol=0.005))]")
+_add("linalg_cross", "jnp.linalg.cross", "x[:, :3], x[:, 1:]")

@@ -109,8 +109,13 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         subset_by_index=None):
   """Singular value decomposition (``jnp.linalg.svd``): ``SVDResult(U, S, Vh)`` with
   ``a = U @ diag(S) @ Vh`` and S descending, or only ``S`` when ``compute_uv`` is False.
-  ``hermitian`` is accepted and the general algorithm used."""
+  ``hermitian``: the singular values are the eigenvalues' magnitudes (for ``compute_uv`` the
+  general algorithm is used)."""
   a = _inexact("svd", a)
+  if hermitian and not compute_uv:
+    _, w = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    last = w.ndim - 1
+    return lax_structural.rev(lax_sorting.sort(ufuncs.abs(w), dimension=last), (last,))
   if compute_uv:
     u, s, vh = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=True,
                               subset_by_index=subset_by_index)
@@ -446,26 +451,23 @@ def matrix_power(a, n: int):
   return result
 
 
-def _default_rtol(shape, dtype):
-  return max(shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
-
-
 @util.jit_when_tracing(static_argnames=('hermitian',))
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
-  """Number of singular values above ``tol`` (default ``rtol * max(s)``, ``rtol`` defaulting to
-  ``max(m, n) * eps``) (``jnp.linalg.matrix_rank``)."""
+  """Number of singular values above ``rtol`` (as JAX: an absolute threshold; by default
+  ``max(s) * max(m, n) * eps``) (``jnp.linalg.matrix_rank``; ``tol`` is ``rtol``'s old name)."""
   M = _inexact("matrix_rank", M)
   if rtol is not None and tol is not None:
     raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+  if tol is not None:
+    rtol = tol
   if M.ndim < 2:
     return lax_elementwise.convert_element_type(reductions.any(ufuncs.not_equal(M, 0)), np.int32)
-  s = svd(M, compute_uv=False)
-  if tol is None:
-    rtol = _default_rtol(M.shape, M.dtype) if rtol is None else rtol
-    tol = ufuncs.multiply(reductions.max(s, axis=-1, keepdims=True), rtol)
-  else:
-    tol = lax_numpy.expand_dims(asarray(tol), -1) if np.ndim(tol) else tol
-  return reductions.sum(lax_elementwise.convert_element_type(ufuncs.greater(s, tol), np.int32), axis=-1)
+  s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+  if rtol is None:
+    size = np.array(max(M.shape[-2:]), s.dtype)
+    rtol = ufuncs.multiply(ufuncs.multiply(reductions.max(s, axis=-1), size), np.finfo(s.dtype).eps)
+  rtol = lax_numpy.expand_dims(rtol, np.ndim(rtol))
+  return reductions.sum(ufuncs.greater(s, rtol), axis=-1)
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
@@ -700,22 +702,15 @@ def cond(x, p=None):
   return lax_numpy.where(nan_mask, np.array(np.inf, r.dtype), r)
 
 
-@util.jit_when_tracing(static_argnames=('axis',))
 def cross(x1, x2, /, *, axis: int = -1):
-  """Cross product of 3-vectors along ``axis`` (``jnp.linalg.cross``)."""
+  """Cross product of 3-vectors along ``axis`` (``jnp.linalg.cross``: ``jnp.cross`` of
+  3-vectors only)."""
   util.check_arraylike("jnp.linalg.cross", x1, x2)
-  x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
+  x1, x2 = asarray(x1), asarray(x2)
   if x1.shape[axis] != 3 or x2.shape[axis] != 3:
     raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
                      f"x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
-  a = lax_numpy.moveaxis(x1, axis, -1)
-  b = lax_numpy.moveaxis(x2, axis, -1)
-  a0, a1, a2 = (a[..., i] for i in range(3))
-  b0, b1, b2 = (b[..., i] for i in range(3))
-  c = lax_numpy.stack([ufuncs.subtract(ufuncs.multiply(a1, b2), ufuncs.multiply(a2, b1)),
-                 ufuncs.subtract(ufuncs.multiply(a2, b0), ufuncs.multiply(a0, b2)),
-                 ufuncs.subtract(ufuncs.multiply(a0, b1), ufuncs.multiply(a1, b0))], axis=-1)
-  return lax_numpy.moveaxis(c, -1, axis)
+  return products.cross(x1, x2, axis=axis)
 
 
 @util.jit_when_tracing(static_argnames=('offset',))
@@ -739,7 +734,6 @@ def diagonal(x, /, *, offset: int = 0):
   return lax_reductions.reduce_sum(picked, (sub.ndim - 1,))
 
 
-@util.jit_when_tracing(static_argnames=('offset', 'dtype'))
 def trace(x, /, *, offset: int = 0, dtype=None):
   """Sum of the ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.trace``)."""
   util.check_arraylike("jnp.linalg.trace", x)
