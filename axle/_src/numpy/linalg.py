@@ -713,25 +713,14 @@ def cross(x1, x2, /, *, axis: int = -1):
   return products.cross(x1, x2, axis=axis)
 
 
-@util.jit_when_tracing(static_argnames=('offset',))
 def diagonal(x, /, *, offset: int = 0):
-  """The ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.diagonal``)."""
+  """The ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.diagonal``:
+  ``jnp.diagonal`` over the last two axes)."""
   util.check_arraylike("jnp.linalg.diagonal", x)
   x = asarray(x)
   if x.ndim < 2:
     raise ValueError(f"diagonal requires an array of at least two dimensions, got {x.shape}")
-  m, n = x.shape[-2:]
-  r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
-  length = max(0, min(m - r0, n - c0))
-  batch = x.shape[:-2]
-  sub = lax_structural.slice(x, (0,) * len(batch) + (r0, c0), batch + (r0 + length, c0 + length))
-  mask = lax_linalg._tri_mask(sub.shape, 0, True)
-  mask = lax_elementwise.bitwise_and(mask, lax_linalg._tri_mask(sub.shape, 0, False))
-  zero = lax_structural.full(sub.shape, 0, sub.dtype)
-  picked = lax_elementwise.select_n(mask, zero, sub)
-  if sub.dtype == np.bool_:
-    return lax_reductions.reduce_or(picked, (sub.ndim - 1,))
-  return lax_reductions.reduce_sum(picked, (sub.ndim - 1,))
+  return shape_ops.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x, /, *, offset: int = 0, dtype=None):
