@@ -234,8 +234,8 @@ def multigammaln(a, d):
   a, d_arr = util.promote_args_inexact("multigammaln", a, d)
   constant = lax.mul(lax.mul(lax.mul(_const(a, 0.25), d_arr), lax.sub(d_arr, _const(a, 1))),
                      lax.log(_const(a, np.pi)))
-  offsets = np.arange(d, dtype=a.dtype) / np.array(2, a.dtype)
-  shifted = lax.sub(jnp.expand_dims(a, -1), offsets.reshape((1,) * np.ndim(a) + (d,)))
+  offsets = lax.div(lax.iota(a.dtype, d), _const(a, 2))
+  shifted = jnp.subtract(jnp.expand_dims(a, -1), offsets)
   return lax.add(jnp.sum(lax.lgamma(shifted), axis=-1), constant)
 
 
