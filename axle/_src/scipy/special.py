@@ -373,16 +373,29 @@ def _log_ndtr_impl(series_order, x):
 
 
 def _log_ndtr_lower(x, series_order: int):
-  x_2 = lax.mul(x, x)
+  x_2 = lax.square(x)
   log_scale = lax.sub(lax.sub(lax.mul(_const(x, -0.5), x_2), lax.log(lax.neg(x))),
                       _const(x, 0.5 * math.log(2.0 * math.pi)))
-  series = lax.full_like(x, 1)
+  return lax.add(log_scale, lax.log(_log_ndtr_asymptotic_series(x, series_order)))
+
+
+def _log_ndtr_asymptotic_series(x, series_order: int):
+  """``1 - 1/x**2 + 3/x**4 - 15/x**6 ...`` (``series_order`` terms), the even and odd terms
+  summed separately as JAX does."""
+  if series_order <= 0:
+    return _const(x, 1)
+  x_2 = lax.square(x)
+  even_sum = lax.full_like(x, 0)
+  odd_sum = lax.full_like(x, 0)
   x_2n = x_2
   for n in range(1, series_order + 1):
     term = lax.div(_const(x, _double_factorial(2 * n - 1)), x_2n)
-    series = lax.sub(series, term) if n % 2 else lax.add(series, term)
+    if n % 2:
+      odd_sum = lax.add(odd_sum, term)
+    else:
+      even_sum = lax.add(even_sum, term)
     x_2n = lax.mul(x_2n, x_2)
-  return lax.add(log_scale, lax.log(series))
+  return lax.sub(lax.add(_const(x, 1), even_sum), odd_sum)
 
 
 # ---------------------------------------------------------------------------
