@@ -125,28 +125,45 @@ def loggamma(x):
 
 
 def _betaln(a, b):
-  # lgamma(a) + lgamma(b) - lgamma(a + b) with a <= b; once b >= 8 the difference
-  # lgamma(b) - lgamma(a + b) is taken from Stirling's series, where subtracting the two large
-  # lgammas would cancel (SciPy's algdiv does the same).
-  small = lax.min(a, b)
-  big = lax.max(a, b)
+  # lgamma(a) + lgamma(b) - lgamma(a + b) with a <= b; once b >= 8, lgamma(b) - lgamma(a + b)
+  # comes from algdiv, where subtracting the two large lgammas would cancel (as JAX).
+  small = jnp.minimum(a, b)
+  big = jnp.maximum(a, b)
   direct = lax.add(lax.lgamma(small), lax.sub(lax.lgamma(big), lax.lgamma(lax.add(small, big))))
-  safe_big = lax.max(big, _const(a, 8))
-  total = lax.add(small, safe_big)
-  # (b - 1/2) log b - (a + b - 1/2) log(a + b) + a, rearranged to avoid cancellation
-  stirling = lax.sub(lax.sub(small, lax.mul(lax.sub(safe_big, _const(a, 0.5)),
-                                            lax.log1p(lax.div(small, safe_big)))),
-                     lax.mul(small, lax.log(total)))
-  algdiv = lax.add(stirling, lax.sub(_lgamma_correction(safe_big), _lgamma_correction(total)))
-  return _where(lax.lt(big, _const(a, 8)), direct, lax.add(lax.lgamma(small), algdiv))
+  large = lax.add(lax.lgamma(small), _algdiv(small, big))
+  return _where(lax.lt(big, _const(a, 8)), direct, large)
 
 
-def _lgamma_correction(x):
-  """``lgamma(x) - ((x - 0.5) log x - x + 0.5 log(2 pi))`` for x >= 8 (Stirling's series)."""
-  inv = lax.div(_const(x, 1), x)
-  inv2 = lax.mul(inv, inv)
-  series = polyval([1 / 1188, -1 / 1680, 1 / 1260, -1 / 360, 1 / 12], inv2)
-  return lax.mul(series, inv)
+# algdiv's Stirling-series coefficients (TOMS 708, Didonato & Morris)
+_ALGDIV_C = (0.0833333333333333, -0.00277777777760991, 0.000793650666825390,
+             -0.000595202931351870, 0.000837308034031215, -0.00165322962780713)
+
+
+def _algdiv(a, b):
+  """``lgamma(b) - lgamma(a + b)`` for b >= 8 (TOMS 708's algdiv, as JAX computes it)."""
+  c0, c1, c2, c3, c4, c5 = (_const(a, c) for c in _ALGDIV_C)
+  one = _const(a, 1)
+  h = lax.div(a, b)
+  c = lax.div(h, lax.add(one, h))
+  x = lax.div(h, lax.add(one, h))
+  d = lax.add(b, lax.sub(a, _const(a, 0.5)))
+  # s_n = (1 - x**n) / (1 - x)
+  x2 = lax.mul(x, x)
+  s3 = lax.add(one, lax.add(x, x2))
+  s5 = lax.add(one, lax.add(x, lax.mul(x2, s3)))
+  s7 = lax.add(one, lax.add(x, lax.mul(x2, s5)))
+  s9 = lax.add(one, lax.add(x, lax.mul(x2, s7)))
+  s11 = lax.add(one, lax.add(x, lax.mul(x2, s9)))
+  t = lax.integer_pow(lax.div(one, b), 2)
+  w = lax.add(lax.mul(lax.mul(c5, s11), t), lax.mul(c4, s9))
+  w = lax.add(lax.mul(w, t), lax.mul(c3, s7))
+  w = lax.add(lax.mul(w, t), lax.mul(c2, s5))
+  w = lax.add(lax.mul(w, t), lax.mul(c1, s3))
+  w = lax.add(lax.mul(w, t), c0)
+  w = lax.mul(w, lax.div(c, b))
+  u = lax.mul(d, lax.log1p(lax.div(a, b)))
+  v = lax.mul(a, lax.sub(lax.log(b), one))
+  return _where(lax.le(u, v), lax.sub(lax.sub(w, v), u), lax.sub(lax.sub(w, u), v))
 
 
 def betaln(a, b):
