@@ -125,3 +125,13 @@ SNIPPETS["matrix_rank_rtol_values"] = _P + (
     "out = [int(jnp.linalg.matrix_rank(m, rtol=0.2)), int(jnp.linalg.matrix_rank(m)), "
     "int(jnp.linalg.matrix_rank(m, tol=0.005))]")
 _add("linalg_cross", "jnp.linalg.cross", "x[:, :3], x[:, 1:]")
+for _name, _fn, _args in [
+    ("betaln", "jax.scipy.special.betaln", f"{_XP}, {_XP} * 9"),
+    ("beta", "jax.scipy.special.beta", f"{_XP}, {_XP} * 9"),
+    ("multigammaln", "lambda a: jax.scipy.special.multigammaln(a + 1.0, 2)", _XP),
+]:
+  _add(_name, _fn, _args, kinds=("jaxpr", "grad"))
+SNIPPETS["betaln_values"] = _P + (
+    "a = jnp.array([0.5, 1.0, 3.0, 7.5, 20.0]); b = jnp.array([8.0, 9.5, 30.0, 100.0, 1e4])\n"
+    "out = [jax.jit(jax.scipy.special.betaln)(a, b).tolist(), jax.scipy.special.betaln(b, a).tolist(), "
+    "jax.scipy.special.log_ndtr(jnp.array([-30.0, -12.0, -3.0, 0.5, 9.0])).tolist()]")
