@@ -135,3 +135,12 @@ SNIPPETS["betaln_values"] = _P + (
     "a = jnp.array([0.5, 1.0, 3.0, 7.5, 20.0]); b = jnp.array([8.0, 9.5, 30.0, 100.0, 1e4])\n"
     "out = [jax.jit(jax.scipy.special.betaln)(a, b).tolist(), jax.scipy.special.betaln(b, a).tolist(), "
     "jax.scipy.special.log_ndtr(jnp.array([-30.0, -12.0, -3.0, 0.5, 9.0])).tolist()]")
+
+# lstsq: jit[name=_lstsq] with JAX's mask, safe reciprocal and norm ** 2 residuals
+_add("lstsq", "lambda a, b: jnp.linalg.lstsq(a, b)", "x.T, x[0]", kinds=("jaxpr", "vmap"))
+_add("lstsq_matrix", "lambda a, b: jnp.linalg.lstsq(a, b)[0]", "x.T, x.T[:, :2]", kinds=("jaxpr",))
+SNIPPETS["lstsq_values"] = _P + (
+    "a = x3[0].T; b = x3[1].T\n"
+    "out = [[o.tolist() for o in jnp.linalg.lstsq(a, b)], "
+    "[o.tolist() for o in jnp.linalg.lstsq(a[:2], b[:2], numpy_resid=True)], "
+    "[o.tolist() for o in jnp.linalg.lstsq(a, b[:, 0], rcond=0.5)]]")

@@ -540,36 +540,52 @@ _pinv.defjvp(_pinv_jvp)
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
   """Least-squares solution of ``a @ x = b`` via the SVD (``jnp.linalg.lstsq``): returns
   ``(x, residuals, rank, s)``."""
-  a, b = _inexact("lstsq", a, b)
-  if a.ndim != 2:
-    raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
-  if b.ndim not in (1, 2):
-    raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+  util.check_arraylike("jnp.linalg.lstsq", a, b)
+  if numpy_resid:
+    return _lstsq_numpy_resid(a, b, rcond)
+  return _lstsq(a, b, rcond)
+
+
+def _lstsq_numpy_resid(a, b, rcond):
+  x, resid, rank, s = _lstsq(a, b, rcond)
+  a = asarray(a)
   m, n = a.shape
-  if b.shape[0] != m:
-    raise TypeError(f"Leading dimensions of input arrays must match, got a.shape={a.shape} and "
-                    f"b.shape={b.shape}")
+  if rank < n or m <= n:  # NumPy's empty residuals (needs a concrete rank)
+    resid = asarray(np.zeros((0,), resid.dtype))
+  return x, resid, rank, s
+
+
+@util.jit_when_tracing
+def _lstsq(a, b, rcond):
+  a, b = _inexact("lstsq", a, b)
+  if a.shape[0] != b.shape[0]:
+    raise ValueError("Leading dimensions of input arrays must match")
   vector = b.ndim == 1
   if vector:
     b = b[:, None]
+  if a.ndim != 2:
+    raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+  if b.ndim != 2:
+    raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+  m, n = a.shape
   dtype = a.dtype
+  eps = np.finfo(dtypes.to_floating_dtype(dtype)).eps
   if rcond is None:
-    rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps) * max(n, m)
-  elif rcond < 0:
-    rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
-  u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  mask = ufuncs.greater_equal(s, ufuncs.multiply(rcond, s[0])) if s.shape[0] else s > 0
-  rank = reductions.sum(lax_elementwise.convert_element_type(mask, np.int32))
-  safe_s = lax_numpy.where(mask, s, np.ones((), s.dtype))
-  s_inv = lax_elementwise.convert_element_type(lax_numpy.where(mask, ufuncs.reciprocal(safe_s), np.zeros((), s.dtype)), dtype)
-  uTb = lax_numpy.matmul(_H(u), b)
-  x = lax_numpy.matmul(_H(vh), ufuncs.multiply(s_inv[:, None], uTb))
-  b_est = lax_numpy.matmul(a, x)
-  resid = reductions.sum(ufuncs.square(ufuncs.abs(ufuncs.subtract(b, b_est))), axis=0)
-  if numpy_resid and (rank < n or m <= n):
-    resid = asarray(np.zeros((0,), resid.dtype))
+    rcond = float(eps) * max(n, m)
+  else:
+    rcond = lax_numpy.where(ufuncs.less(rcond, 0), eps, rcond)
+  u, s, vt = svd(a, full_matrices=False)
+  mask = ufuncs.logical_and(ufuncs.greater(s, 0),
+                            ufuncs.greater_equal(s, ufuncs.multiply(creation.array(rcond, dtype=s.dtype), s[0])))
+  rank = reductions.sum(mask)
+  safe_s = lax_numpy.where(mask, s, 1).astype(dtype)
+  s_inv = lax_numpy.where(mask, ufuncs.divide(1, safe_s), 0)[:, None]
+  uTb = lax_numpy.matmul(ufuncs.conj(u).T, b, precision=Precision.HIGHEST)
+  x = lax_numpy.matmul(ufuncs.conj(vt).T, ufuncs.multiply(s_inv, uTb), precision=Precision.HIGHEST)
+  b_estimate = lax_numpy.matmul(a, x, precision=Precision.HIGHEST)
+  resid = ufuncs.power(norm(ufuncs.subtract(b, b_estimate), axis=0), 2)
   if vector:
-    x = x[:, 0]
+    x = lax_numpy.ravel(x)
   return x, resid, rank, s
 
 
