@@ -144,3 +144,18 @@ SNIPPETS["lstsq_values"] = _P + (
     "out = [[o.tolist() for o in jnp.linalg.lstsq(a, b)], "
     "[o.tolist() for o in jnp.linalg.lstsq(a[:2], b[:2], numpy_resid=True)], "
     "[o.tolist() for o in jnp.linalg.lstsq(a, b[:, 0], rcond=0.5)]]")
+
+# custom_root: f, solve and linearize-and-solve traced to jaxprs, solved by the custom_jvp
+# function _custom_root (closed-over values as its arguments)
+_ROOT = ("lambda a: lax.custom_root(lambda z: z ** 3 - a, jnp.ones_like(a), lambda g, y: "
+         "lax.fori_loop(0, 5, lambda i, z: z - g(z) / (3 * z ** 2), y), lambda g, y: y / 3.0)")
+_add("custom_root", _ROOT, "jnp.abs(x[0]) + 1.0")
+SNIPPETS["custom_root_has_aux_values"] = _P + (
+    "def solve(g, y):\n"
+    "  r = lax.fori_loop(0, 8, lambda i, z: z - g(z) / (3 * z ** 2), y)\n"
+    "  return r, r.sum()\n"
+    "a = jnp.array([1.0, 2.0, 8.0])\n"
+    "h = lambda a: lax.custom_root(lambda z: z ** 3 - a, jnp.ones_like(a), solve, "
+    "lambda g, y: y / (3 * a ** (2 / 3)), has_aux=True)\n"
+    "out = [[o.tolist() for o in h(a)], jax.grad(lambda a: h(a)[0].sum())(a).tolist(), "
+    "jax.jvp(lambda a: h(a)[0], (a,), (a,))[1].tolist()]")

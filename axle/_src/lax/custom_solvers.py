@@ -4,8 +4,9 @@ Both differentiate through the *result* of a solve (by the implicit function the
 of through the solver's iterations; the solver runs only forwards.
 
 - ``custom_root``: the root x* of ``f`` moves with the values ``f`` closes over as
-  ``x_dot = tangent_solve(df/dx, -(df/dparams . params_dot))``; the initial guess gets no
-  derivative.
+  ``x_dot = -tangent_solve(df/dx, df/dparams . params_dot)``; the initial guess gets no
+  derivative. As JAX's: f, solve and "linearize f, then tangent_solve" are traced to jaxprs
+  whose closed-over values are arguments of a custom_jvp function ``_custom_root``.
 - ``custom_linear_solve``: ``x = solve(matvec, b)`` differentiates as
   ``x_dot = solve(matvec, b_dot - matvec_dot(x))``. It is a primitive carrying the jaxprs of
   matvec, its transpose vecmat, solve and transpose_solve (as JAX's): the solve applied to a
@@ -14,13 +15,14 @@ of through the solver's iterations; the solver runs only forwards.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, NamedTuple
 
 from axle._src import core
 from axle._src import ir
 from axle._src import tree_util
-from axle._src.custom_derivatives import closure_convert, custom_jvp
-from axle._src.differentiation import jvp, linear_transpose, stop_gradient
+from axle._src.custom_derivatives import custom_jvp
+from axle._src.differentiation import jvp, linear_transpose, linearize
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
@@ -32,12 +34,18 @@ from axle._src.lax import structural
 __all__ = ["custom_linear_solve", "custom_root", "custom_linear_solve_p"]
 
 
-def _zeros_like_tree(tree):
-  return tree_util.tree_map(lambda x: structural.full_like(x, 0), tree)
+class RootTuple(NamedTuple):
+  """One entry per function of a root finding: ``f``, ``solve`` and ``l_and_s`` (linearize ``f``
+  at a point and apply ``tangent_solve``): the number of closed-over values each takes first,
+  or each one's jaxpr."""
+  f: Any
+  solve: Any
+  l_and_s: Any
 
 
-def _neg_tree(tree):
-  return tree_util.tree_map(elementwise.neg, tree)
+def _split_root_args(args, const_lengths: RootTuple):
+  pieces = control_flow_common.split(list(args), list(const_lengths))
+  return RootTuple(*pieces[:3]), pieces[3]
 
 
 def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Callable,
@@ -48,27 +56,59 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
   at the root applied to a vector); for a scalar ``f``, ``lambda g, y: y / g(1.0)``. With
   ``has_aux``, ``solve`` returns ``(root, aux)`` and so does custom_root (aux gets no
   derivative)."""
-  converted, consts = closure_convert(f, initial_guess)
-  guess = stop_gradient(initial_guess)
+  guess_flat, args_tree = tree_util.tree_flatten((initial_guess,))
+  guess_avals = [control_flow_common.abstractify(x) for x in guess_flat]
+  (guess_tree,) = args_tree.children()
+  example = (initial_guess,)
+  f_jaxpr, f_consts, out_tree = _trace(f, args_tree, guess_avals, example)
+  _check_tree("f", "initial_guess", out_tree, guess_tree)
+  solve_jaxpr, solve_consts, solution_tree = _trace(lambda x: solve(f, x), args_tree, guess_avals,
+                                                    example)
+  _check_tree("solve", "initial_guess", solution_tree, guess_tree, has_aux)
 
-  @custom_jvp
-  def root(consts, guess):
-    return solve(lambda x: converted(x, *consts), guess)
+  def linearize_and_solve(x, b):
+    _, f_jvp = linearize(f, x)
+    return tangent_solve(f_jvp, b)
 
-  @root.defjvp
-  def root_jvp(primals, tangents):
-    consts, guess = primals
-    consts_dot, _ = tangents
-    solution = root(consts, guess)
-    x = solution[0] if has_aux else solution
-    _, rhs = jvp(lambda c: converted(x, *c), (list(consts),), (list(consts_dot),))
-    x_dot = tangent_solve(lambda v: jvp(lambda y: converted(y, *consts), (x,), (v,))[1],
-                          _neg_tree(rhs))
-    if has_aux:
-      return solution, (x_dot, _zeros_like_tree(solution[1]))
-    return solution, x_dot
+  pair_tree = tree_util.tree_structure((initial_guess, initial_guess))
+  l_and_s_jaxpr, l_and_s_consts, l_and_s_tree = control_flow_common.trace_hoisted(
+      linearize_and_solve, pair_tree, guess_avals * 2, "custom_root")
+  _check_tree("tangent_solve", "x", l_and_s_tree, guess_tree)
+  all_consts = [f_consts, solve_consts, l_and_s_consts]
+  const_lengths = RootTuple(*(len(c) for c in all_consts))
+  jaxprs = RootTuple(f_jaxpr, solve_jaxpr, l_and_s_jaxpr)
+  solution = _custom_root(const_lengths, jaxprs, *[c for cs in all_consts for c in cs],
+                          *guess_flat)
+  return tree_util.tree_unflatten(solution_tree, solution)
 
-  return root(list(consts), guess)
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1))
+def _custom_root(const_lengths, jaxprs, *args):
+  params, guess = _split_root_args(args, const_lengths)
+  return ir.eval_jaxpr(jaxprs.solve.jaxpr, jaxprs.solve.consts, *params.solve, *guess)
+
+
+def _root_jvp(const_lengths, jaxprs, primals, tangents):
+  # F(m, u*(m)) = 0 around the root, so du* = -(d_u F)^-1 (d_m F . dm): the tangent solve of
+  # minus the parameters' tangent through f at the root
+  params, _ = _split_root_args(primals, const_lengths)
+  solution = _custom_root(const_lengths, jaxprs, *primals)
+  n_out = len(jaxprs.f.out_avals)
+  solution, aux = list(solution[:n_out]), list(solution[n_out:])
+  params_dot, _ = _split_root_args(tangents, const_lengths)
+  f_jaxpr = jaxprs.f
+
+  def f_at_solution(*f_params):
+    return ir.eval_jaxpr(f_jaxpr.jaxpr, f_jaxpr.consts, *f_params, *solution)
+
+  _, rhs = jvp(f_at_solution, tuple(params.f), tuple(params_dot.f))
+  l_and_s = jaxprs.l_and_s
+  solved = ir.eval_jaxpr(l_and_s.jaxpr, l_and_s.consts, *params.l_and_s, *solution, *rhs)
+  solution_dot = [elementwise.neg(x) for x in solved]
+  return solution + aux, solution_dot + [structural.full_like(x, 0) for x in aux]
+
+
+_custom_root.defjvp(_root_jvp)
 
 
 # ---------------------------------------------------------------------------
