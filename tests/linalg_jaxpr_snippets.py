@@ -159,3 +159,11 @@ SNIPPETS["custom_root_has_aux_values"] = _P + (
     "lambda g, y: y / (3 * a ** (2 / 3)), has_aux=True)\n"
     "out = [[o.tolist() for o in h(a)], jax.grad(lambda a: h(a)[0].sum())(a).tolist(), "
     "jax.jvp(lambda a: h(a)[0], (a,), (a,))[1].tolist()]")
+
+# cholesky's JVP: L = tril(cholesky(x)) as primal, phi dividing by 1 + I, no conjugation of a
+# real matrix in triangular_solve
+_add("cholesky", "jnp.linalg.cholesky", "s", kinds=("jaxpr", "grad"))
+_add("cholesky_upper", "lambda a: jnp.linalg.cholesky(a, upper=True)", "s", kinds=("jaxpr", "grad"))
+SNIPPETS["triangular_solve_real_conjugate_jaxpr"] = _P + (
+    "out = J(lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True, "
+    "conjugate_a=True), s, s)")

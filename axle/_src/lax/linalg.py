@@ -377,16 +377,25 @@ mlir.register(cholesky_p, _cholesky_lowering)
 
 def _cholesky_jvp(primals, tangents):
   (x,), (x_dot,) = primals, tangents
-  out = cholesky_p.bind(x)
-  L = _tril(out)
+  L = _tril(cholesky_p.bind(x))
   x_dot = ad.instantiate_zeros(x_dot)
-  # dL = L phi(L^-1 dA L^-H), phi keeping the lower triangle with the diagonal halved.
-  tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True, lower=True)
-  inner = triangular_solve(L, tmp, left_side=True, lower=True)
   aval = core.get_aval(x)
-  eye = _eye(aval.shape[-1], aval.dtype, aval.shape)
-  half_diagonal = elementwise.sub(structural.full(aval.shape, 1, aval.dtype), elementwise.mul(eye, np.array(0.5, aval.dtype)))
-  return out, _matmul(L, elementwise.mul(_tril(inner), half_diagonal))
+
+  # dL = L phi(L^-1 dA L^-H): phi keeps the lower triangle, the diagonal halved (divided by
+  # 1 + I, as JAX's rule; arXiv:1602.07527)
+  def phi(X):
+    lower_part = _tril(X)
+    n = aval.shape[-1]
+    rows = elementwise.add(structural.broadcasted_iota(np.int32, (n, n), 0), np.int32(0))
+    eye = elementwise.convert_element_type(
+        elementwise.eq(rows, structural.broadcasted_iota(np.int32, (n, n), 1)), aval.dtype)
+    one_plus_eye = elementwise.add(np.array(1, aval.dtype), eye)
+    return elementwise.div(lower_part, structural.broadcast_in_dim(
+        one_plus_eye, aval.shape, (len(aval.shape) - 2, len(aval.shape) - 1)))
+
+  tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True, lower=True)
+  L_dot = _matmul(L, phi(triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)))
+  return L, L_dot
 
 
 ad.primitive_jvps[cholesky_p] = _cholesky_jvp
@@ -532,6 +541,7 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
   conjugates per ``transpose_a``/``conjugate_a`` (``lax.linalg.triangular_solve``). A ``b`` of
   one rank less than ``a`` is a single vector."""
   a_aval, b_aval = core.get_aval(a), core.get_aval(b)
+  conjugate_a = conjugate_a and dtypes.issubdtype(a_aval.dtype, np.complexfloating)
   vector = len(b_aval.shape) == len(a_aval.shape) - 1
   if vector:
     b = structural.reshape(b, b_aval.shape + (1,) if left_side else b_aval.shape[:-1] + (1, b_aval.shape[-1]))
