@@ -167,3 +167,6 @@ _add("cholesky_upper", "lambda a: jnp.linalg.cholesky(a, upper=True)", "s", kind
 SNIPPETS["triangular_solve_real_conjugate_jaxpr"] = _P + (
     "out = J(lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True, "
     "conjugate_a=True), s, s)")
+# qr's JVP: jnp-style products and the diagonal correction applied to real inputs too
+_add("qr", "lambda a: jnp.linalg.qr(a)[0]", "x.T", kinds=("grad",))
+_add("qr_r", "lambda a: jnp.linalg.qr(a, mode='r')", "x.T", kinds=("grad",))

@@ -234,6 +234,21 @@ def _matmul(a, b):
                      precision=(Precision.HIGHEST, Precision.HIGHEST))
 
 
+def _jnp_matmul(a, b):
+  """``a @ b`` as jnp.matmul stages it (default precision, the result dtype preferred)."""
+  nb = np.ndim(a) - 2
+  batch = tuple(range(nb))
+  return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)),
+                     preferred_element_type=np.dtype(core.get_aval(a).dtype))
+
+
+def _jnp_eye(n: int, dtype):
+  """``jnp.eye(n, dtype=dtype)`` as JAX stages it (the row iota offset by 0)."""
+  rows = elementwise.add(structural.broadcasted_iota(np.int32, (n, n), 0), np.int32(0))
+  cols = structural.broadcasted_iota(np.int32, (n, n), 1)
+  return elementwise.convert_element_type(elementwise.eq(rows, cols), dtype)
+
+
 def _tri_mask(shape, k: int, lower: bool):
   m, n = shape[-2:]
   # JAX's order: iota 0, the offset added, then iota 1
@@ -385,10 +400,7 @@ def _cholesky_jvp(primals, tangents):
   # 1 + I, as JAX's rule; arXiv:1602.07527)
   def phi(X):
     lower_part = _tril(X)
-    n = aval.shape[-1]
-    rows = elementwise.add(structural.broadcasted_iota(np.int32, (n, n), 0), np.int32(0))
-    eye = elementwise.convert_element_type(
-        elementwise.eq(rows, structural.broadcasted_iota(np.int32, (n, n), 1)), aval.dtype)
+    eye = _jnp_eye(aval.shape[-1], aval.dtype)
     one_plus_eye = elementwise.add(np.array(1, aval.dtype), eye)
     return elementwise.div(lower_part, structural.broadcast_in_dim(
         one_plus_eye, aval.shape, (len(aval.shape) - 2, len(aval.shape) - 1)))
@@ -951,16 +963,29 @@ def _qr_jvp_reduced(x, dx, q, r):
   n = core.get_aval(x).shape[-1]
   dtype = core.get_aval(x).dtype
   dx_rinv = triangular_solve(r, dx)  # dx @ r^-1
-  qt_dx_rinv = _matmul(_H(q), dx_rinv)
+  qt_dx_rinv = _jnp_matmul(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
   do = elementwise.sub(lower, _H(lower))  # skew-Hermitian
-  if dtype.kind == "c":
-    # the imaginary part of the diagonal, which the skew-Hermitian part may carry
-    diag_imag = elementwise.sub(qt_dx_rinv, _to_dtype(_real(qt_dx_rinv), dtype))
-    do = elementwise.add(do, elementwise.mul(_eye(n, dtype, core.get_aval(qt_dx_rinv).shape), diag_imag))
-  dq = elementwise.add(_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
-  dr = _matmul(elementwise.sub(qt_dx_rinv, do), r)
+  # plus the imaginary part of the diagonal, which the skew-Hermitian part may carry (applied
+  # to real inputs too, as JAX's rule)
+  eye = _jnp_eye(n, dtype)
+  qt_shape = core.get_aval(qt_dx_rinv).shape
+  if len(qt_shape) > 2:
+    eye = structural.broadcast_in_dim(eye, (1,) * (len(qt_shape) - 2) + (n, n),
+                                      (len(qt_shape) - 2, len(qt_shape) - 1))
+  real_part = _to_dtype(_real(qt_dx_rinv), dtype) if dtype.kind == "c" else qt_dx_rinv
+  do = elementwise.add(do, _jnp_mul(eye, elementwise.sub(qt_dx_rinv, real_part)))
+  dq = elementwise.add(_jnp_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
+  dr = _jnp_matmul(elementwise.sub(qt_dx_rinv, do), r)
   return dq, dr
+
+
+def _jnp_mul(a, b):
+  """``a * b`` with NumPy broadcasting of a's leading unit axes."""
+  a_shape, b_shape = core.get_aval(a).shape, core.get_aval(b).shape
+  if a_shape != b_shape:
+    a = structural.broadcast_in_dim(a, b_shape, tuple(range(len(b_shape))))
+  return elementwise.mul(a, b)
 
 
 ad.primitive_jvps[qr_p] = _qr_jvp
