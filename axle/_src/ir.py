@@ -446,6 +446,8 @@ def pp_param_value(value, names: _NameContext) -> pp.Doc:
     return pp_jaxpr(value, names)
   if isinstance(value, pp.Doc):
     return value
+  if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+    return pp.text(repr(value))  # a NamedTuple (of jaxprs too) prints as its repr, as in JAX
   if isinstance(value, (tuple, list)) and value and all(isinstance(v, (ClosedJaxpr, Jaxpr)) for v in value):
     return pp.concat([pp.text("(")] + [pp.concat([pp_param_value(v, names), pp.text(",")])
                                         for v in value] + [pp.text(")")]) if len(value) == 1 else \

@@ -234,6 +234,21 @@ def _matmul(a, b):
                      precision=(Precision.HIGHEST, Precision.HIGHEST))
 
 
+def _jnp_matmul(a, b):
+  """``a @ b`` as jnp.matmul stages it (default precision, the result dtype preferred)."""
+  nb = np.ndim(a) - 2
+  batch = tuple(range(nb))
+  return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)),
+                     preferred_element_type=np.dtype(core.get_aval(a).dtype))
+
+
+def _jnp_eye(n: int, dtype):
+  """``jnp.eye(n, dtype=dtype)`` as JAX stages it (the row iota offset by 0)."""
+  rows = elementwise.add(structural.broadcasted_iota(np.int32, (n, n), 0), np.int32(0))
+  cols = structural.broadcasted_iota(np.int32, (n, n), 1)
+  return elementwise.convert_element_type(elementwise.eq(rows, cols), dtype)
+
+
 def _tri_mask(shape, k: int, lower: bool):
   m, n = shape[-2:]
   # JAX's order: iota 0, the offset added, then iota 1
@@ -377,16 +392,22 @@ mlir.register(cholesky_p, _cholesky_lowering)
 
 def _cholesky_jvp(primals, tangents):
   (x,), (x_dot,) = primals, tangents
-  out = cholesky_p.bind(x)
-  L = _tril(out)
+  L = _tril(cholesky_p.bind(x))
   x_dot = ad.instantiate_zeros(x_dot)
-  # dL = L phi(L^-1 dA L^-H), phi keeping the lower triangle with the diagonal halved.
-  tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True, lower=True)
-  inner = triangular_solve(L, tmp, left_side=True, lower=True)
   aval = core.get_aval(x)
-  eye = _eye(aval.shape[-1], aval.dtype, aval.shape)
-  half_diagonal = elementwise.sub(structural.full(aval.shape, 1, aval.dtype), elementwise.mul(eye, np.array(0.5, aval.dtype)))
-  return out, _matmul(L, elementwise.mul(_tril(inner), half_diagonal))
+
+  # dL = L phi(L^-1 dA L^-H): phi keeps the lower triangle, the diagonal halved (divided by
+  # 1 + I, as JAX's rule; arXiv:1602.07527)
+  def phi(X):
+    lower_part = _tril(X)
+    eye = _jnp_eye(aval.shape[-1], aval.dtype)
+    one_plus_eye = elementwise.add(np.array(1, aval.dtype), eye)
+    return elementwise.div(lower_part, structural.broadcast_in_dim(
+        one_plus_eye, aval.shape, (len(aval.shape) - 2, len(aval.shape) - 1)))
+
+  tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True, lower=True)
+  L_dot = _matmul(L, phi(triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)))
+  return L, L_dot
 
 
 ad.primitive_jvps[cholesky_p] = _cholesky_jvp
@@ -495,7 +516,33 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conj
 ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a,
           lambda b_dot, a, b, **params: triangular_solve_p.bind(a, b_dot, **params))
 ad.primitive_transposes[triangular_solve_p] = _triangular_solve_transpose
-_batch_rule(triangular_solve_p)
+
+
+def _triangular_solve_batch(batched_args, batch_dims, **params):
+  a, b = batched_args
+  a_dim, b_dim = batch_dims
+  if a_dim is not None:
+    size = core.get_aval(a).shape[a_dim]
+    return triangular_solve_p.bind(_to_front(a, a_dim, size), _to_front(b, b_dim, size), **params), 0
+  # One matrix for every batch element: the batch becomes more right-hand sides (columns when
+  # solving from the left, rows from the right), one solve for all of them.
+  b_shape = core.get_aval(b).shape
+  nd = len(b_shape)
+  if params["left_side"]:
+    b = batching.moveaxis(b, b_dim, -1)
+    shape = core.get_aval(b).shape
+    flat = structural.reshape(b, shape[:-2] + (shape[-2] * shape[-1],))
+    out_dim = nd - 1
+  else:
+    b = batching.moveaxis(b, b_dim, -2)
+    shape = core.get_aval(b).shape
+    flat = structural.reshape(b, shape[:-3] + (shape[-3] * shape[-2], shape[-1]))
+    out_dim = nd - 2
+  out = triangular_solve_p.bind(a, flat, **params)
+  return structural.reshape(out, shape), out_dim
+
+
+batching.primitive_batchers[triangular_solve_p] = _triangular_solve_batch
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
@@ -506,6 +553,7 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
   conjugates per ``transpose_a``/``conjugate_a`` (``lax.linalg.triangular_solve``). A ``b`` of
   one rank less than ``a`` is a single vector."""
   a_aval, b_aval = core.get_aval(a), core.get_aval(b)
+  conjugate_a = conjugate_a and dtypes.issubdtype(a_aval.dtype, np.complexfloating)
   vector = len(b_aval.shape) == len(a_aval.shape) - 1
   if vector:
     b = structural.reshape(b, b_aval.shape + (1,) if left_side else b_aval.shape[:-1] + (1, b_aval.shape[-1]))
@@ -915,16 +963,29 @@ def _qr_jvp_reduced(x, dx, q, r):
   n = core.get_aval(x).shape[-1]
   dtype = core.get_aval(x).dtype
   dx_rinv = triangular_solve(r, dx)  # dx @ r^-1
-  qt_dx_rinv = _matmul(_H(q), dx_rinv)
+  qt_dx_rinv = _jnp_matmul(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
   do = elementwise.sub(lower, _H(lower))  # skew-Hermitian
-  if dtype.kind == "c":
-    # the imaginary part of the diagonal, which the skew-Hermitian part may carry
-    diag_imag = elementwise.sub(qt_dx_rinv, _to_dtype(_real(qt_dx_rinv), dtype))
-    do = elementwise.add(do, elementwise.mul(_eye(n, dtype, core.get_aval(qt_dx_rinv).shape), diag_imag))
-  dq = elementwise.add(_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
-  dr = _matmul(elementwise.sub(qt_dx_rinv, do), r)
+  # plus the imaginary part of the diagonal, which the skew-Hermitian part may carry (applied
+  # to real inputs too, as JAX's rule)
+  eye = _jnp_eye(n, dtype)
+  qt_shape = core.get_aval(qt_dx_rinv).shape
+  if len(qt_shape) > 2:
+    eye = structural.broadcast_in_dim(eye, (1,) * (len(qt_shape) - 2) + (n, n),
+                                      (len(qt_shape) - 2, len(qt_shape) - 1))
+  real_part = _to_dtype(_real(qt_dx_rinv), dtype) if dtype.kind == "c" else qt_dx_rinv
+  do = elementwise.add(do, _jnp_mul(eye, elementwise.sub(qt_dx_rinv, real_part)))
+  dq = elementwise.add(_jnp_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
+  dr = _jnp_matmul(elementwise.sub(qt_dx_rinv, do), r)
   return dq, dr
+
+
+def _jnp_mul(a, b):
+  """``a * b`` with NumPy broadcasting of a's leading unit axes."""
+  a_shape, b_shape = core.get_aval(a).shape, core.get_aval(b).shape
+  if a_shape != b_shape:
+    a = structural.broadcast_in_dim(a, b_shape, tuple(range(len(b_shape))))
+  return elementwise.mul(a, b)
 
 
 ad.primitive_jvps[qr_p] = _qr_jvp

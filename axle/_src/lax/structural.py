@@ -243,7 +243,7 @@ def _broadcast_in_dim_forward(trace, args, params):
   if params["broadcast_dimensions"] != tuple(range(len(shape))) or params["sharding"] is not None:
     return None
   if isinstance(operand, Tracer):
-    if operand._trace is trace and operand.aval.shape == shape:
+    if operand._trace is trace and operand.aval.shape == shape and staging._forwarding[-1]:
       return operand
     return None
   if shape:

@@ -6,6 +6,7 @@ through the SVD.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -15,11 +16,15 @@ from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src.custom_derivatives import custom_jvp
+from axle._src.differentiation import stop_gradient
+from axle._src.lax.custom_solvers import custom_linear_solve
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import linalg as lax_linalg
 from axle._src.lax import reductions as lax_reductions
+from axle._src.lax import sorting as lax_sorting
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.contractions import Precision, dot_general
+from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import products
 from axle._src.numpy import reductions
@@ -104,8 +109,13 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         subset_by_index=None):
   """Singular value decomposition (``jnp.linalg.svd``): ``SVDResult(U, S, Vh)`` with
   ``a = U @ diag(S) @ Vh`` and S descending, or only ``S`` when ``compute_uv`` is False.
-  ``hermitian`` is accepted and the general algorithm used."""
+  ``hermitian``: the singular values are the eigenvalues' magnitudes (for ``compute_uv`` the
+  general algorithm is used)."""
   a = _inexact("svd", a)
+  if hermitian and not compute_uv:
+    _, w = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    last = w.ndim - 1
+    return lax_structural.rev(lax_sorting.sort(ufuncs.abs(w), dimension=last), (last,))
   if compute_uv:
     u, s, vh = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=True,
                               subset_by_index=subset_by_index)
@@ -297,6 +307,89 @@ _slogdet_lu = custom_jvp(_slogdet_lu_impl)
 _slogdet_lu.defjvp(_slogdet_jvp)
 
 
+def _lu_solve_core(lu_, permutation, b, trans: int):
+  """Solves one square system from its LU factorization: ``trans`` 0 for a @ x = b, 1 for
+  a.T @ x = b, 2 for a.conj().T @ x = b. ``b`` is (m, ...) and keeps its shape."""
+  m = lu_.shape[0]
+  x = lax_numpy.reshape(b, (m, math.prod(b.shape[1:])))
+  if trans == 0:
+    x = x[permutation, :]
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
+  else:
+    conj = trans == 2
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False, transpose_a=True,
+                                    conjugate_a=conj)
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, transpose_a=True,
+                                    conjugate_a=conj, unit_diagonal=True)
+    # the inverse permutation: where each row went
+    _, inverse = lax_sorting.sort_key_val(permutation, lax_structural.iota(np.int32, permutation.shape[0]))
+    x = x[inverse, :]
+  return lax_structural.reshape(x, b.shape)
+
+
+@util.jit_when_tracing(static_argnums=(3,))
+def _lu_solve(lu_, permutation, b, trans: int):
+  """Solves ``a @ x = b`` (``trans`` 1: ``a.T``, 2: ``a.conj().T``) from ``lu_, permutation`` =
+  ``lax.linalg.lu(a)``; ``b`` is (..., m) (vectors) or (..., m, k), batch axes broadcast."""
+  m = lu_.shape[-1]
+  vector = lu_.ndim == b.ndim + 1
+  if vector:
+    if b.shape[-1] != m:
+      raise ValueError(f"When LU decomposition matrix and b have the same number of dimensions, "
+                       f"last axis of LU decomposition matrix (shape {lu_.shape}) and b array "
+                       f"(shape {b.shape}) must match")
+    b = lax_structural.broadcast_in_dim(b, b.shape + (1,), tuple(range(b.ndim)))
+  elif b.shape[-2] != m:
+    raise ValueError(f"When LU decomposition matrix and b different numbers of dimensions, last "
+                     f"axis of LU decomposition matrix (shape {lu_.shape}) and second to last "
+                     f"axis of b array (shape {b.shape}) must match")
+  batch = util.broadcast_shapes(lu_.shape[:-2], permutation.shape[:-1], b.shape[:-2])
+  lu_ = lax_numpy.broadcast_to(lu_, batch + lu_.shape[-2:])
+  permutation = lax_numpy.broadcast_to(permutation, batch + permutation.shape[-1:])
+  b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
+  core_fn = lambda l, p, r: _lu_solve_core(l, p, r, trans)  # noqa: E731
+  for _ in batch:
+    core_fn = api.vmap(core_fn)
+  x = core_fn(lu_, permutation, b)
+  return lax_structural.squeeze(x, (x.ndim - 1,)) if vector else x
+
+
+def _broadcast_leading(x, shape):
+  """``x`` broadcast to ``shape`` along new leading axes. Bound even when it changes nothing (as
+  JAX's): staging forwards it, a linear transpose traced without forwarding sums over no axes."""
+  return lax_structural.broadcast_in_dim_p.bind(
+      x, shape=tuple(shape), broadcast_dimensions=tuple(range(len(shape) - x.ndim, len(shape))),
+      sharding=None)
+
+
+def _broadcasted_matvec(a, x):
+  """``a @ x`` for matrices (..., n, m) and vectors (..., m), batch axes broadcast."""
+  batch = util.broadcast_shapes(a.shape[:-2], x.shape[:-1])
+  nb = len(batch)
+  a = _broadcast_leading(a, batch + a.shape[-2:])
+  x = _broadcast_leading(x, batch + x.shape[-1:])
+  return dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), (tuple(range(nb)), tuple(range(nb)))),
+                     precision=Precision.HIGHEST)
+
+
+def _solve_core(a, b):
+  """Solves ``a @ x = b`` (b with one vector per batch of a, or one matrix) as a
+  custom_linear_solve on a's LU factorization: differentiated through the solution, reusing
+  the factorization for the tangent and transposed systems."""
+  out_shape = tuple(d_a if d_b == 1 else d_b for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
+  b = lax_structural.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
+  lu_, _, permutation = lax_linalg.lu(stop_gradient(a))
+  solve_with = functools.partial(
+      custom_linear_solve, lambda x: _broadcasted_matvec(a, x),
+      solve=lambda _, x: _lu_solve(lu_, permutation, x, 0),
+      transpose_solve=lambda _, x: _lu_solve(lu_, permutation, x, 1))
+  if a.ndim == b.ndim + 1:
+    return solve_with(b)
+  # b's columns are separate right-hand sides
+  return api.vmap(solve_with, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
 @util.jit_when_tracing
 def solve(a, b):
   """Solves ``a @ x = b`` for square ``a`` (``jnp.linalg.solve``). ``b`` of shape (..., m) is
@@ -307,29 +400,25 @@ def solve(a, b):
   if a.shape[-1] != a.shape[-2]:
     raise ValueError(f"solve: a must be square in its last two dimensions, got a.shape={a.shape}")
   m = a.shape[-1]
-  vector = b.ndim == 1
-  if vector:
+  if b.ndim == 1:
     if b.shape[0] != m:
       raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[0]} vs {m} on "
                        "vectorized function with excluded=frozenset() and signature='(m,m),(m)->(m)'")
-    b = lax_structural.reshape(b, (m, 1))
-  elif b.shape[-2] != m:
+    return products.vectorize_core(_solve_core, (2, 1), a, b)
+  if b.shape[-2] != m:
     raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[-2]} vs {m} on "
                      "vectorized function with excluded=frozenset() and signature='(m,m),(m,n)->(m,n)'")
-  batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-  a = lax_numpy.broadcast_to(a, batch + a.shape[-2:])
-  b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
-  lu_, _, permutation = lax_linalg.lu(a)
-  x = lax_linalg._lu_solve(lu_, permutation, b)
-  return lax_structural.reshape(x, batch + (m,)) if vector else x
+  return products.vectorize_core(_solve_core, (2, 2), a, b)
 
 
 @util.jit_when_tracing
 def inv(a):
   """Inverse of square matrices (``jnp.linalg.inv``)."""
   a = _inexact("inv", a)
-  _check_square("inv", a)
-  return solve(a, _eye_like(a))
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
+  eye = creation.eye(a.shape[-1], dtype=a.dtype)
+  return solve(a, lax_structural.broadcast(eye, a.shape[:-2]))
 
 
 @util.jit_when_tracing(static_argnames=('n',))
@@ -362,26 +451,23 @@ def matrix_power(a, n: int):
   return result
 
 
-def _default_rtol(shape, dtype):
-  return max(shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
-
-
 @util.jit_when_tracing(static_argnames=('hermitian',))
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
-  """Number of singular values above ``tol`` (default ``rtol * max(s)``, ``rtol`` defaulting to
-  ``max(m, n) * eps``) (``jnp.linalg.matrix_rank``)."""
+  """Number of singular values above ``rtol`` (as JAX: an absolute threshold; by default
+  ``max(s) * max(m, n) * eps``) (``jnp.linalg.matrix_rank``; ``tol`` is ``rtol``'s old name)."""
   M = _inexact("matrix_rank", M)
   if rtol is not None and tol is not None:
     raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+  if tol is not None:
+    rtol = tol
   if M.ndim < 2:
     return lax_elementwise.convert_element_type(reductions.any(ufuncs.not_equal(M, 0)), np.int32)
-  s = svd(M, compute_uv=False)
-  if tol is None:
-    rtol = _default_rtol(M.shape, M.dtype) if rtol is None else rtol
-    tol = ufuncs.multiply(reductions.max(s, axis=-1, keepdims=True), rtol)
-  else:
-    tol = lax_numpy.expand_dims(asarray(tol), -1) if np.ndim(tol) else tol
-  return reductions.sum(lax_elementwise.convert_element_type(ufuncs.greater(s, tol), np.int32), axis=-1)
+  s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+  if rtol is None:
+    size = np.array(max(M.shape[-2:]), s.dtype)
+    rtol = ufuncs.multiply(ufuncs.multiply(reductions.max(s, axis=-1), size), np.finfo(s.dtype).eps)
+  rtol = lax_numpy.expand_dims(rtol, np.ndim(rtol))
+  return reductions.sum(ufuncs.greater(s, rtol), axis=-1)
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
@@ -454,36 +540,52 @@ _pinv.defjvp(_pinv_jvp)
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
   """Least-squares solution of ``a @ x = b`` via the SVD (``jnp.linalg.lstsq``): returns
   ``(x, residuals, rank, s)``."""
-  a, b = _inexact("lstsq", a, b)
-  if a.ndim != 2:
-    raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
-  if b.ndim not in (1, 2):
-    raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+  util.check_arraylike("jnp.linalg.lstsq", a, b)
+  if numpy_resid:
+    return _lstsq_numpy_resid(a, b, rcond)
+  return _lstsq(a, b, rcond)
+
+
+def _lstsq_numpy_resid(a, b, rcond):
+  x, resid, rank, s = _lstsq(a, b, rcond)
+  a = asarray(a)
   m, n = a.shape
-  if b.shape[0] != m:
-    raise TypeError(f"Leading dimensions of input arrays must match, got a.shape={a.shape} and "
-                    f"b.shape={b.shape}")
+  if rank < n or m <= n:  # NumPy's empty residuals (needs a concrete rank)
+    resid = asarray(np.zeros((0,), resid.dtype))
+  return x, resid, rank, s
+
+
+@util.jit_when_tracing
+def _lstsq(a, b, rcond):
+  a, b = _inexact("lstsq", a, b)
+  if a.shape[0] != b.shape[0]:
+    raise ValueError("Leading dimensions of input arrays must match")
   vector = b.ndim == 1
   if vector:
     b = b[:, None]
+  if a.ndim != 2:
+    raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+  if b.ndim != 2:
+    raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+  m, n = a.shape
   dtype = a.dtype
+  eps = np.finfo(dtypes.to_floating_dtype(dtype)).eps
   if rcond is None:
-    rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps) * max(n, m)
-  elif rcond < 0:
-    rcond = float(np.finfo(dtypes.to_floating_dtype(dtype)).eps)
-  u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  mask = ufuncs.greater_equal(s, ufuncs.multiply(rcond, s[0])) if s.shape[0] else s > 0
-  rank = reductions.sum(lax_elementwise.convert_element_type(mask, np.int32))
-  safe_s = lax_numpy.where(mask, s, np.ones((), s.dtype))
-  s_inv = lax_elementwise.convert_element_type(lax_numpy.where(mask, ufuncs.reciprocal(safe_s), np.zeros((), s.dtype)), dtype)
-  uTb = lax_numpy.matmul(_H(u), b)
-  x = lax_numpy.matmul(_H(vh), ufuncs.multiply(s_inv[:, None], uTb))
-  b_est = lax_numpy.matmul(a, x)
-  resid = reductions.sum(ufuncs.square(ufuncs.abs(ufuncs.subtract(b, b_est))), axis=0)
-  if numpy_resid and (rank < n or m <= n):
-    resid = asarray(np.zeros((0,), resid.dtype))
+    rcond = float(eps) * max(n, m)
+  else:
+    rcond = lax_numpy.where(ufuncs.less(rcond, 0), eps, rcond)
+  u, s, vt = svd(a, full_matrices=False)
+  mask = ufuncs.logical_and(ufuncs.greater(s, 0),
+                            ufuncs.greater_equal(s, ufuncs.multiply(creation.array(rcond, dtype=s.dtype), s[0])))
+  rank = reductions.sum(mask)
+  safe_s = lax_numpy.where(mask, s, 1).astype(dtype)
+  s_inv = lax_numpy.where(mask, ufuncs.divide(1, safe_s), 0)[:, None]
+  uTb = lax_numpy.matmul(ufuncs.conj(u).T, b, precision=Precision.HIGHEST)
+  x = lax_numpy.matmul(ufuncs.conj(vt).T, ufuncs.multiply(s_inv, uTb), precision=Precision.HIGHEST)
+  b_estimate = lax_numpy.matmul(a, x, precision=Precision.HIGHEST)
+  resid = ufuncs.power(norm(ufuncs.subtract(b, b_estimate), axis=0), 2)
   if vector:
-    x = x[:, 0]
+    x = lax_numpy.ravel(x)
   return x, resid, rank, s
 
 
@@ -516,21 +618,30 @@ def _sqrt_sum_sq(x, axes, keepdims):
   return ufuncs.sqrt(reductions.sum(sq, axis=axes, keepdims=keepdims))
 
 
+def _count_nonzero_as(x, axis, keepdims):
+  """The number of nonzero entries of ``x`` as x's real dtype (JAX's jaxpr counts through the
+  default integer type: bool -> int -> float)."""
+  real_dtype = np.finfo(x.dtype).dtype
+  count_dtype = dtypes.canonicalize_dtype(np.int64)
+  nonzero = lax_elementwise.convert_element_type(ufuncs.not_equal(x, 0), count_dtype)
+  return reductions.sum(lax_elementwise.convert_element_type(nonzero, real_dtype), axis=axis,
+                        keepdims=keepdims)
+
+
 def _vector_norm(x, ord, axis, keepdims):
-  absx = ufuncs.abs(x)
   if ord is None or ord == 2:
     return _sqrt_sum_sq(x, axis, keepdims)
-  if ord == np.inf:
-    return reductions.max(absx, axis=axis, keepdims=keepdims)
-  if ord == -np.inf:
-    return reductions.min(absx, axis=axis, keepdims=keepdims)
   if ord == 0:
-    return reductions.sum(lax_elementwise.convert_element_type(ufuncs.not_equal(x, 0), absx.dtype), axis=axis,
-                   keepdims=keepdims)
-  if ord == 1:
-    return reductions.sum(absx, axis=axis, keepdims=keepdims)
+    return _count_nonzero_as(x, axis, keepdims)
   if isinstance(ord, str):
     raise ValueError(f"Invalid order '{ord}' for vector norm.")
+  absx = ufuncs.abs(x)
+  if ord == np.inf:
+    return reductions.max(absx, axis=axis, keepdims=keepdims, initial=0)
+  if ord == -np.inf:
+    return reductions.min(absx, axis=axis, keepdims=keepdims)
+  if ord == 1:
+    return reductions.sum(absx, axis=axis, keepdims=keepdims)
   ord_arr = np.array(ord, absx.dtype)
   return ufuncs.power(reductions.sum(ufuncs.power(absx, ord_arr), axis=axis, keepdims=keepdims),
                       np.array(1.0 / ord, absx.dtype))
@@ -542,30 +653,34 @@ def _matrix_norm(x, ord, axis, keepdims):
     raise ValueError(f"Duplicate axes given: {axis}")
   if ord is None or ord == "fro":
     return _sqrt_sum_sq(x, axis, keepdims)
-  absx = ufuncs.abs(x)
   if ord in (1, -1):
-    sums = reductions.sum(absx, axis=row, keepdims=True)
-    out = (reductions.max if ord == 1 else reductions.min)(sums, axis=col, keepdims=True)
-  elif ord in (np.inf, -np.inf):
-    sums = reductions.sum(absx, axis=col, keepdims=True)
-    out = (reductions.max if ord == np.inf else reductions.min)(sums, axis=row, keepdims=True)
-  elif ord in (2, -2, "nuc"):
+    # the column sums, then their max (min) over what is left of the column axis
+    if not keepdims and col > row:
+      col -= 1
+    sums = reductions.sum(ufuncs.abs(x), axis=row, keepdims=keepdims)
+    if ord == 1:
+      return reductions.max(sums, axis=col, keepdims=keepdims, initial=0)
+    return reductions.min(sums, axis=col, keepdims=keepdims)
+  if ord in (np.inf, -np.inf):
+    if not keepdims and row > col:
+      row -= 1
+    sums = reductions.sum(ufuncs.abs(x), axis=col, keepdims=keepdims)
+    if ord == np.inf:
+      return reductions.max(sums, axis=row, keepdims=keepdims, initial=0)
+    return reductions.min(sums, axis=row, keepdims=keepdims)
+  if ord in (2, -2, "nuc"):
     moved = lax_numpy.moveaxis(x, (row, col), (-2, -1))
     s = svd(moved, compute_uv=False)
     if ord == 2:
-      out = reductions.max(s, axis=-1)
+      out = reductions.max(s, axis=-1, initial=0)
     elif ord == -2:
       out = reductions.min(s, axis=-1)
     else:
       out = reductions.sum(s, axis=-1)
     if keepdims:
-      out = lax_numpy.expand_dims(lax_numpy.expand_dims(out, min(row, col)), max(row, col))
+      out = lax_numpy.expand_dims(out, axis)
     return out
-  else:
-    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
-  if not keepdims:
-    out = lax_numpy.squeeze(out, axis=(row, col))
-  return out
+  raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
@@ -574,23 +689,15 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
 
 
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
-  """Vector norm over ``axis`` (all axes, flattened, when None) (``jnp.linalg.vector_norm``)."""
+  """Vector norm over ``axis`` (an int, a tuple of ints treated as one flattened axis, or all
+  axes when None) (``jnp.linalg.vector_norm``)."""
   x = _inexact("vector_norm", x)
   if axis is None:
-    out = _vector_norm(lax_numpy.ravel(x), ord, (0,), False)
-    return lax_structural.reshape(out, (1,) * x.ndim) if keepdims else out
-  axes = (axis,) if isinstance(axis, int) else tuple(axis)
-  axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
-  if len(axes) == 1:
-    return _vector_norm(x, ord, axes, keepdims)
-  # several axes: flatten them into one
-  rest = [a for a in range(x.ndim) if a not in axes]
-  moved = lax_numpy.transpose(x, rest + list(axes))
-  flat = lax_structural.reshape(moved, tuple(x.shape[a] for a in rest) + (math.prod(x.shape[a] for a in axes),))
-  out = _vector_norm(flat, ord, (flat.ndim - 1,), False)
-  if keepdims:
-    out = lax_structural.reshape(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
-  return out
+    axes = tuple(range(x.ndim))
+  else:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
+  return _vector_norm(x, ord, axes, keepdims)
 
 
 @util.jit_when_tracing(static_argnames=('p',))
@@ -611,46 +718,27 @@ def cond(x, p=None):
   return lax_numpy.where(nan_mask, np.array(np.inf, r.dtype), r)
 
 
-@util.jit_when_tracing(static_argnames=('axis',))
 def cross(x1, x2, /, *, axis: int = -1):
-  """Cross product of 3-vectors along ``axis`` (``jnp.linalg.cross``)."""
+  """Cross product of 3-vectors along ``axis`` (``jnp.linalg.cross``: ``jnp.cross`` of
+  3-vectors only)."""
   util.check_arraylike("jnp.linalg.cross", x1, x2)
-  x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
+  x1, x2 = asarray(x1), asarray(x2)
   if x1.shape[axis] != 3 or x2.shape[axis] != 3:
     raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
                      f"x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
-  a = lax_numpy.moveaxis(x1, axis, -1)
-  b = lax_numpy.moveaxis(x2, axis, -1)
-  a0, a1, a2 = (a[..., i] for i in range(3))
-  b0, b1, b2 = (b[..., i] for i in range(3))
-  c = lax_numpy.stack([ufuncs.subtract(ufuncs.multiply(a1, b2), ufuncs.multiply(a2, b1)),
-                 ufuncs.subtract(ufuncs.multiply(a2, b0), ufuncs.multiply(a0, b2)),
-                 ufuncs.subtract(ufuncs.multiply(a0, b1), ufuncs.multiply(a1, b0))], axis=-1)
-  return lax_numpy.moveaxis(c, -1, axis)
+  return products.cross(x1, x2, axis=axis)
 
 
-@util.jit_when_tracing(static_argnames=('offset',))
 def diagonal(x, /, *, offset: int = 0):
-  """The ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.diagonal``)."""
+  """The ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.diagonal``:
+  ``jnp.diagonal`` over the last two axes)."""
   util.check_arraylike("jnp.linalg.diagonal", x)
   x = asarray(x)
   if x.ndim < 2:
     raise ValueError(f"diagonal requires an array of at least two dimensions, got {x.shape}")
-  m, n = x.shape[-2:]
-  r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
-  length = max(0, min(m - r0, n - c0))
-  batch = x.shape[:-2]
-  sub = lax_structural.slice(x, (0,) * len(batch) + (r0, c0), batch + (r0 + length, c0 + length))
-  mask = lax_linalg._tri_mask(sub.shape, 0, True)
-  mask = lax_elementwise.bitwise_and(mask, lax_linalg._tri_mask(sub.shape, 0, False))
-  zero = lax_structural.full(sub.shape, 0, sub.dtype)
-  picked = lax_elementwise.select_n(mask, zero, sub)
-  if sub.dtype == np.bool_:
-    return lax_reductions.reduce_or(picked, (sub.ndim - 1,))
-  return lax_reductions.reduce_sum(picked, (sub.ndim - 1,))
+  return shape_ops.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
-@util.jit_when_tracing(static_argnames=('offset', 'dtype'))
 def trace(x, /, *, offset: int = 0, dtype=None):
   """Sum of the ``offset`` diagonal of the matrices in the last two axes (``jnp.linalg.trace``)."""
   util.check_arraylike("jnp.linalg.trace", x)
@@ -671,40 +759,16 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   """Vector dot product ``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes
   (``jnp.linalg.vecdot``)."""
   util.check_arraylike("jnp.linalg.vecdot", x1, x2)
-  x1, x2 = util.promote_dtypes(asarray(x1), asarray(x2))
-  if x1.shape[axis] != x2.shape[axis]:
-    raise ValueError(f"x1 and x2 must have the same size along axis={axis}, got {x1.shape} and {x2.shape}")
-  a = lax_numpy.moveaxis(x1, axis, -1)
-  b = lax_numpy.moveaxis(x2, axis, -1)
-  if dtypes.issubdtype(a.dtype, np.complexfloating):
-    a = ufuncs.conj(a)
-  return reductions.sum(ufuncs.multiply(a, b), axis=-1)
+  return products.vecdot(x1, x2, axis=axis, precision=precision,
+                         preferred_element_type=preferred_element_type)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
   """Tensor contraction over ``axes`` (an int: the last ``axes`` of x1 with the first of x2;
   or a pair of axis sequences) (``jnp.linalg.tensordot``)."""
   util.check_arraylike("jnp.linalg.tensordot", x1, x2)
-  a, b = util.promote_dtypes(asarray(x1), asarray(x2))
-  if isinstance(axes, int):
-    if axes < 0 or axes > min(a.ndim, b.ndim):
-      raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks ({a.shape} and {b.shape})")
-    a_axes = tuple(range(a.ndim - axes, a.ndim))
-    b_axes = tuple(range(axes))
-  else:
-    try:
-      a_axes, b_axes = axes
-    except (TypeError, ValueError):
-      raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of lists/tuples "
-                      f"of ints, got {axes}.") from None
-    a_axes = (a_axes,) if isinstance(a_axes, int) else tuple(a_axes)
-    b_axes = (b_axes,) if isinstance(b_axes, int) else tuple(b_axes)
-    if len(a_axes) != len(b_axes):
-      raise TypeError(f"tensordot requires axes lists to have equal length, got {a_axes} and {b_axes}.")
-    a_axes = tuple(util.canonicalize_axis(i, a.ndim) for i in a_axes)
-    b_axes = tuple(util.canonicalize_axis(i, b.ndim) for i in b_axes)
-  return dot_general(a, b, ((a_axes, b_axes), ((), ())), precision=precision,
-                     preferred_element_type=preferred_element_type)
+  return products.tensordot(x1, x2, axes, precision=precision,
+                            preferred_element_type=preferred_element_type)
 
 
 def multi_dot(arrays, *, precision=None):

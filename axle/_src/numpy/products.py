@@ -21,6 +21,7 @@ from axle._src.numpy import shape_ops
 from axle._src.numpy import statistics
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
+from axle._src.vmap import vmap
 
 __all__ = ["einsum", "einsum_path", "tensordot", "kron", "cross", "vecdot", "matvec", "vecmat",
            "trapezoid", "gradient", "cov", "corrcoef"]
@@ -270,10 +271,9 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   else:
     raise TypeError(f"tensordot axes argument must be an int, a pair of ints, or a pair of "
                     f"lists/tuples of ints; got {axes}")
-  out_dtype = dtypes.canonicalize_dtype(preferred_element_type) if preferred_element_type \
-      else None
+  out_dtype = dtypes.canonicalize_dtype(preferred_element_type or _dtype(a))
   return dot_general(a, b, (contracting, ((), ())), precision=precision,
-                             preferred_element_type=out_dtype)
+                     preferred_element_type=out_dtype)
 
 
 @util.jit_when_tracing
@@ -313,11 +313,32 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
   return lax_numpy.moveaxis(c, 0, axisc)
 
 
+def vectorize_core(fn, core_ndims, *args):
+  """``fn`` applied to the core (trailing ``core_ndims[i]``) axes of each of ``args``, mapped over
+  their broadcast leading axes as ``jnp.vectorize`` with a signature maps it: one ``vmap`` per
+  leading axis, innermost first, an argument whose axis is missing or of size 1 not mapped
+  (its size-1 axes squeezed away), an axis no argument maps added back with ``expand_dims``."""
+  leading = [_shape(x)[:_ndim(x) - n] for x, n in zip(args, core_ndims)]
+  broadcast_shape = util.broadcast_shapes(*leading)
+  squeezed, reversed_filled = [], []
+  for x, lead in zip(args, leading):
+    squeezed.append(lax_numpy.squeeze(x, axis=tuple(i for i, d in enumerate(lead) if d == 1)))
+    reversed_filled.append(((1,) * (len(broadcast_shape) - len(lead)) + lead)[::-1])
+  mapped, unmapped_axes = fn, []
+  for negative_axis, sizes in enumerate(zip(*reversed_filled)):
+    in_axes = tuple(None if d == 1 else 0 for d in sizes)
+    if all(a is None for a in in_axes):
+      unmapped_axes.append(len(broadcast_shape) - 1 - negative_axis)
+    else:
+      mapped = vmap(mapped, in_axes)
+  out = mapped(*squeezed)
+  return lax_numpy.expand_dims(out, tuple(unmapped_axes)) if unmapped_axes else out
+
+
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
   """Vector dot product of ``x1`` (conjugated) and ``x2`` along ``axis``, broadcasting the other
   axes (``jnp.vecdot``)."""
   x1, x2 = _arr("vecdot", x1, x2)
-  x1, x2 = util.promote_dtypes(x1, x2)
   a1 = util.canonicalize_axis(axis, _ndim(x1))
   a2 = util.canonicalize_axis(axis, _ndim(x2))
   if _shape(x1)[a1] != _shape(x2)[a2]:
@@ -325,27 +346,23 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
         _shape(x1), _shape(x2), axis))
   x1 = lax_numpy.moveaxis(x1, a1, -1)
   x2 = lax_numpy.moveaxis(x2, a2, -1)
-  if _dtype(x1).kind == "c":
-    x1 = lax_elementwise.conj(x1)
-  out = lax_numpy.matmul(x1[..., None, :], x2[..., :, None], precision=precision,
-                      preferred_element_type=preferred_element_type)
-  return out[..., 0, 0]
+  return vectorize_core(lambda u, v: lax_numpy.vdot(u, v, precision=precision,
+                                                    preferred_element_type=preferred_element_type),
+                        (1, 1), x1, x2)
 
 
 @util.jit_when_tracing
 def matvec(x1, x2, /):
   """Matrix-vector product over the last axes, broadcasting the rest (``jnp.matvec``)."""
   x1, x2 = _arr("matvec", x1, x2)
-  return lax_numpy.matmul(x1, x2[..., None])[..., 0]
+  return vectorize_core(lax_numpy.matmul, (2, 1), x1, x2)
 
 
 @util.jit_when_tracing
 def vecmat(x1, x2, /):
   """Vector-matrix product ``conj(x1) @ x2`` over the last axes (``jnp.vecmat``)."""
   x1, x2 = _arr("vecmat", x1, x2)
-  if _dtype(x1).kind == "c":
-    x1 = lax_elementwise.conj(x1)
-  return lax_numpy.matmul(x1[..., None, :], x2)[..., 0, :]
+  return vectorize_core(lax_numpy.matmul, (1, 2), ufuncs.conj(x1), x2)
 
 
 # ---------------------------------------------------------------------------
@@ -367,6 +384,11 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     else:
       dx_array = lax_numpy.moveaxis(shape_ops.diff(x, axis=axis), axis, -1)
   y = lax_numpy.moveaxis(y, axis, -1)
+  if x is None and _ndim(dx_array) == 0:
+    # evenly spaced: every interior sample counts once, the two ends half
+    total = reductions.sum(y, axis=-1)
+    ends = ufuncs.add(y[..., 0], y[..., -1])
+    return ufuncs.multiply(dx_array, ufuncs.subtract(total, ufuncs.multiply(0.5, ends)))
   total = ufuncs.multiply(dx_array, ufuncs.add(y[..., 1:], y[..., :-1]))
   return ufuncs.multiply(0.5, reductions.sum(total, axis=-1))
 
@@ -389,6 +411,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     spacings = list(varargs)
   else:
     raise TypeError("Invalid number of spacing arguments {}".format(len(varargs)))
+  spacings = list(util.promote_dtypes_inexact(f, *spacings))[1:] if varargs else spacings
   outs = []
   for ax, h in zip(axes, spacings):
     n = _shape(f)[ax]
@@ -397,20 +420,26 @@ def gradient(f, *varargs, axis=None, edge_order=None):
                        "(edge_order + 1) elements are required.")
     sl = lambda start, stop: lax_structural.slice_in_dim(f, start, stop, axis=ax)  # noqa: E731
     sub, div, mul, add = ufuncs.subtract, ufuncs.divide, ufuncs.multiply, ufuncs.add
+    first = sub(sl(1, 2), sl(0, 1))
+    last = sub(sl(n - 1, n), sl(n - 2, n - 1))
     if np.ndim(h) == 0:
-      first = div(sub(sl(1, 2), sl(0, 1)), h)
-      last = div(sub(sl(n - 1, n), sl(n - 2, n - 1)), h)
-      interior = div(sub(sl(2, n), sl(0, n - 2)), mul(2.0, h)) if n > 2 else None
+      interior = div(mul(sub(sl(2, n), sl(0, n - 2)), 0.5), h) if n > 2 else None
+      last = div(last, h)
+      first = div(first, h)
     else:
-      (x,) = util.promote_dtypes_inexact(_arr("gradient", h))
-      shape = [1] * ndim
-      shape[ax] = -1
-      dx = lax_numpy.reshape(sub(x[1:], x[:-1]), tuple(shape) if ndim > 1 else (-1,))
-      dx_slice = lambda start, stop: lax_structural.slice_in_dim(dx, start, stop, axis=ax if ndim > 1 else 0)  # noqa: E731
-      first = div(sub(sl(1, 2), sl(0, 1)), dx_slice(0, 1))
-      last = div(sub(sl(n - 1, n), sl(n - 2, n - 1)), dx_slice(n - 2, n - 1))
+      if np.ndim(h) != 1:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+      if _shape(h)[0] != n:
+        raise ValueError("Spacing arrays must have the same length as the dimension along "
+                         "which the gradient is computed.")
+      if ndim > 1:
+        h = lax_numpy.reshape(h, tuple(n if i == ax else 1 for i in range(ndim)))
+      sl_h = lambda start, stop: lax_structural.slice_in_dim(h, start, stop, axis=ax)  # noqa: E731
+      first = div(first, sub(sl_h(1, 2), sl_h(0, 1)))
+      last = div(last, sub(sl_h(n - 1, n), sl_h(n - 2, n - 1)))
       if n > 2:
-        h1, h2 = dx_slice(0, n - 2), dx_slice(1, n - 1)
+        h1 = sub(sl_h(1, n - 1), sl_h(0, n - 2))
+        h2 = sub(sl_h(2, n), sl_h(1, n - 1))
         a = div(ufuncs.negative(h2), mul(h1, add(h1, h2)))
         b = div(sub(h2, h1), mul(h1, h2))
         c = div(h1, mul(h2, add(h1, h2)))
@@ -467,7 +496,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   avg, w_sum = statistics.average(X, axis=1, weights=w, returned=True)
   w_sum = w_sum[0]
   if w is None:
-    f = ufuncs.subtract(_shape(X)[1], ddof)
+    f = _shape(X)[1] - ddof
   elif ddof == 0:
     f = w_sum
   elif aweights is None:

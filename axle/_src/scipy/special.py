@@ -70,6 +70,12 @@ def polyval(coeffs, x):
   return out
 
 
+def _jnp_polyval(coeffs, x):
+  """``jnp.polyval`` of constant coefficients (highest power first) at ``x``: JAX's program,
+  ``jit[name=polyval]`` scanning ``y * x + c`` from zero."""
+  return jnp.polyval(np.asarray(coeffs, dtype=x.dtype), x)
+
+
 def _where(cond, x, y):
   return jnp.where(cond, x, y)
 
@@ -114,32 +120,50 @@ def loggamma(x):
   x, = util.promote_args_inexact("loggamma", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise NotImplementedError("axle.scipy.special.loggamma does not support complex inputs yet.")
-  return _where(lax.gt(x, _const(x, 0)), lax.lgamma(x), _const(x, np.nan))
+  value = lax.lgamma(x)
+  return _where(lax.gt(x, _const(x, 0)), value, np.nan)
 
 
 def _betaln(a, b):
-  # lgamma(a) + lgamma(b) - lgamma(a + b) with a <= b; once b >= 8 the difference
-  # lgamma(b) - lgamma(a + b) is taken from Stirling's series, where subtracting the two large
-  # lgammas would cancel (SciPy's algdiv does the same).
-  small = lax.min(a, b)
-  big = lax.max(a, b)
+  # lgamma(a) + lgamma(b) - lgamma(a + b) with a <= b; once b >= 8, lgamma(b) - lgamma(a + b)
+  # comes from algdiv, where subtracting the two large lgammas would cancel (as JAX).
+  small = jnp.minimum(a, b)
+  big = jnp.maximum(a, b)
   direct = lax.add(lax.lgamma(small), lax.sub(lax.lgamma(big), lax.lgamma(lax.add(small, big))))
-  safe_big = lax.max(big, _const(a, 8))
-  total = lax.add(small, safe_big)
-  # (b - 1/2) log b - (a + b - 1/2) log(a + b) + a, rearranged to avoid cancellation
-  stirling = lax.sub(lax.sub(small, lax.mul(lax.sub(safe_big, _const(a, 0.5)),
-                                            lax.log1p(lax.div(small, safe_big)))),
-                     lax.mul(small, lax.log(total)))
-  algdiv = lax.add(stirling, lax.sub(_lgamma_correction(safe_big), _lgamma_correction(total)))
-  return _where(lax.lt(big, _const(a, 8)), direct, lax.add(lax.lgamma(small), algdiv))
+  large = lax.add(lax.lgamma(small), _algdiv(small, big))
+  return _where(lax.lt(big, _const(a, 8)), direct, large)
 
 
-def _lgamma_correction(x):
-  """``lgamma(x) - ((x - 0.5) log x - x + 0.5 log(2 pi))`` for x >= 8 (Stirling's series)."""
-  inv = lax.div(_const(x, 1), x)
-  inv2 = lax.mul(inv, inv)
-  series = polyval([1 / 1188, -1 / 1680, 1 / 1260, -1 / 360, 1 / 12], inv2)
-  return lax.mul(series, inv)
+# algdiv's Stirling-series coefficients (TOMS 708, Didonato & Morris)
+_ALGDIV_C = (0.0833333333333333, -0.00277777777760991, 0.000793650666825390,
+             -0.000595202931351870, 0.000837308034031215, -0.00165322962780713)
+
+
+def _algdiv(a, b):
+  """``lgamma(b) - lgamma(a + b)`` for b >= 8 (TOMS 708's algdiv, as JAX computes it)."""
+  c0, c1, c2, c3, c4, c5 = (_const(a, c) for c in _ALGDIV_C)
+  one = _const(a, 1)
+  h = lax.div(a, b)
+  c = lax.div(h, lax.add(one, h))
+  x = lax.div(h, lax.add(one, h))
+  d = lax.add(b, lax.sub(a, _const(a, 0.5)))
+  # s_n = (1 - x**n) / (1 - x)
+  x2 = lax.mul(x, x)
+  s3 = lax.add(one, lax.add(x, x2))
+  s5 = lax.add(one, lax.add(x, lax.mul(x2, s3)))
+  s7 = lax.add(one, lax.add(x, lax.mul(x2, s5)))
+  s9 = lax.add(one, lax.add(x, lax.mul(x2, s7)))
+  s11 = lax.add(one, lax.add(x, lax.mul(x2, s9)))
+  t = lax.integer_pow(lax.div(one, b), 2)
+  w = lax.add(lax.mul(lax.mul(c5, s11), t), lax.mul(c4, s9))
+  w = lax.add(lax.mul(w, t), lax.mul(c3, s7))
+  w = lax.add(lax.mul(w, t), lax.mul(c2, s5))
+  w = lax.add(lax.mul(w, t), lax.mul(c1, s3))
+  w = lax.add(lax.mul(w, t), c0)
+  w = lax.mul(w, lax.div(c, b))
+  u = lax.mul(d, lax.log1p(lax.div(a, b)))
+  v = lax.mul(a, lax.sub(lax.log(b), one))
+  return _where(lax.le(u, v), lax.sub(lax.sub(w, v), u), lax.sub(lax.sub(w, u), v))
 
 
 def betaln(a, b):
@@ -169,7 +193,7 @@ def factorial(n, exact: bool = False):
   if exact:
     raise NotImplementedError("factorial with exact=True")
   n, = util.promote_args_inexact("factorial", n)
-  return _where(lax.lt(n, _const(n, 0)), _const(n, 0), lax.exp(lax.lgamma(lax.add(n, _const(n, 1)))))
+  return _where(lax.lt(n, _const(n, 0)), 0, lax.exp(lax.lgamma(lax.add(n, _const(n, 1)))))
 
 
 def comb(N, k, *, repetition: bool = False):
@@ -182,12 +206,12 @@ def comb(N, k, *, repetition: bool = False):
                   _const(N, 1), result)
   valid = jnp.logical_and(jnp.logical_and(lax.le(k, N), lax.ge(N, _const(N, 0))),
                           lax.ge(k, _const(k, 0)))
-  safe_N = _where(valid, N, _const(N, 0))
-  safe_k = _where(valid, k, _const(k, 0))
+  safe_N = _where(valid, N, 0.0)
+  safe_k = _where(valid, k, 0.0)
   one = _const(N, 1)
   log_comb = lax.sub(lax.sub(lax.lgamma(lax.add(safe_N, one)), lax.lgamma(lax.add(safe_k, one))),
                      lax.lgamma(lax.sub(lax.add(safe_N, one), safe_k)))
-  return _where(valid, lax.exp(log_comb), _const(N, 0))
+  return _where(valid, lax.exp(log_comb), 0.0)
 
 
 def poch(z, m):
@@ -227,8 +251,8 @@ def multigammaln(a, d):
   a, d_arr = util.promote_args_inexact("multigammaln", a, d)
   constant = lax.mul(lax.mul(lax.mul(_const(a, 0.25), d_arr), lax.sub(d_arr, _const(a, 1))),
                      lax.log(_const(a, np.pi)))
-  offsets = np.arange(d, dtype=a.dtype) / np.array(2, a.dtype)
-  shifted = lax.sub(jnp.expand_dims(a, -1), offsets.reshape((1,) * np.ndim(a) + (d,)))
+  offsets = lax.div(lax.iota(a.dtype, d), _const(a, 2))
+  shifted = jnp.subtract(jnp.expand_dims(a, -1), offsets)
   return lax.add(jnp.sum(lax.lgamma(shifted), axis=-1), constant)
 
 
@@ -303,23 +327,33 @@ def ndtri(p):
   p = jnp.asarray(p)
   _check_ndtr_dtype(p)
   p = _strong(p)
-  one, half = _const(p, 1), _const(p, 0.5)
+  one = _const(p, 1)
+  # the tail nearer p: 1 - p above 1 - exp(-2)
   complement = _where(lax.gt(p, _const(p, -np.expm1(-2.0))), lax.sub(one, p), p)
-  safe = _where(lax.eq(complement, _const(p, 0)), half, complement)
-  w = lax.sub(safe, half)
-  ww = lax.mul(w, w)
-  central = lax.add(w, lax.mul(lax.mul(w, ww), lax.div(polyval(_NDTRI_P0, ww), polyval(_NDTRI_Q0, ww))))
+  safe = _where(lax.eq(complement, _const(p, 0)), lax.full_like(p, 0.5), complement)
+  w = lax.sub(safe, _const(p, 0.5))
+  ww = lax.square(w)
+  central = lax.add(w, lax.mul(lax.mul(w, ww), lax.div(_jnp_polyval(_NDTRI_P0, ww),
+                                                       _jnp_polyval(_NDTRI_Q0, ww))))
   central = lax.mul(central, _const(p, -math.sqrt(2.0 * math.pi)))
   z = lax.sqrt(lax.mul(_const(p, -2), lax.log(safe)))
-  inv_z = lax.div(one, z)
   first = lax.sub(z, lax.div(lax.log(z), z))
-  far_tail = lax.sub(first, lax.div(lax.div(polyval(_NDTRI_P2, inv_z), polyval(_NDTRI_Q2, inv_z)), z))
-  near_tail = lax.sub(first, lax.div(lax.div(polyval(_NDTRI_P1, inv_z), polyval(_NDTRI_Q1, inv_z)), z))
+
+  def tail_term(num, den):
+    ratio = lax.div(_jnp_polyval(num, lax.div(one, z)), _jnp_polyval(den, lax.div(one, z)))
+    return lax.div(ratio, z)
+
+  far_term = tail_term(_NDTRI_P2, _NDTRI_Q2)
+  near_term = tail_term(_NDTRI_P1, _NDTRI_Q1)
+  far_tail = lax.sub(first, far_term)
+  near_tail = lax.sub(first, near_term)
   x = _where(lax.gt(safe, _const(p, math.exp(-2.0))), central,
              _where(lax.ge(z, _const(p, 8)), far_tail, near_tail))
   x = _where(lax.gt(p, _const(p, 1.0 - math.exp(-2.0))), x, lax.neg(x))
-  return _where(lax.eq(p, _const(p, 0)), _const(p, -np.inf),
-                _where(lax.eq(p, one), _const(p, np.inf), x))
+  infinity = lax.full_like(x, np.inf)
+  at_zero = lax.eq(p, _const(p, 0))
+  minus_infinity = lax.neg(infinity)
+  return _where(at_zero, minus_infinity, _where(lax.eq(p, one), infinity, x))
 
 
 def _double_factorial(n: int) -> int:
@@ -356,16 +390,29 @@ def _log_ndtr_impl(series_order, x):
 
 
 def _log_ndtr_lower(x, series_order: int):
-  x_2 = lax.mul(x, x)
+  x_2 = lax.square(x)
   log_scale = lax.sub(lax.sub(lax.mul(_const(x, -0.5), x_2), lax.log(lax.neg(x))),
                       _const(x, 0.5 * math.log(2.0 * math.pi)))
-  series = lax.full_like(x, 1)
+  return lax.add(log_scale, lax.log(_log_ndtr_asymptotic_series(x, series_order)))
+
+
+def _log_ndtr_asymptotic_series(x, series_order: int):
+  """``1 - 1/x**2 + 3/x**4 - 15/x**6 ...`` (``series_order`` terms), the even and odd terms
+  summed separately as JAX does."""
+  if series_order <= 0:
+    return _const(x, 1)
+  x_2 = lax.square(x)
+  even_sum = lax.full_like(x, 0)
+  odd_sum = lax.full_like(x, 0)
   x_2n = x_2
   for n in range(1, series_order + 1):
     term = lax.div(_const(x, _double_factorial(2 * n - 1)), x_2n)
-    series = lax.sub(series, term) if n % 2 else lax.add(series, term)
+    if n % 2:
+      odd_sum = lax.add(odd_sum, term)
+    else:
+      even_sum = lax.add(even_sum, term)
     x_2n = lax.mul(x_2n, x_2)
-  return lax.add(log_scale, lax.log(series))
+  return lax.sub(lax.add(_const(x, 1), even_sum), odd_sum)
 
 
 # ---------------------------------------------------------------------------
@@ -464,10 +511,10 @@ def rel_entr(p, q):
   zero = _const(p, 0)
   both_positive = jnp.logical_and(lax.gt(p, zero), lax.gt(q, zero))
   p_zero = jnp.logical_and(lax.eq(p, zero), lax.ge(q, zero))
-  safe_p = _where(both_positive, p, _const(p, 1))
-  safe_q = _where(both_positive, q, _const(q, 1))
+  safe_p = _where(both_positive, p, 1)
+  safe_q = _where(both_positive, q, 1)
   value = lax.sub(_xlogx(safe_p), _xlogy(safe_p, safe_q))
-  return _where(both_positive, value, _where(p_zero, zero, _const(p, np.inf)))
+  return _where(both_positive, value, _where(p_zero, zero, np.inf))
 
 
 def kl_div(p, q):
@@ -482,18 +529,19 @@ def boxcox(x, lmbda):
   """Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` where ``lmbda == 0``)
   (``scipy.special.boxcox``)."""
   x, lmbda = util.promote_args_inexact("boxcox", x, lmbda)
-  return _boxcox(jnp.log(x), lmbda)
+  return _boxcox(jnp.log, x, lmbda)
 
 
 def boxcox1p(x, lmbda):
   """Box-Cox transform of ``1 + x`` (``scipy.special.boxcox1p``)."""
   x, lmbda = util.promote_args_inexact("boxcox1p", x, lmbda)
-  return _boxcox(jnp.log1p(x), lmbda)
+  return _boxcox(jnp.log1p, x, lmbda)
 
 
-def _boxcox(log_x, lmbda):
+def _boxcox(log, x, lmbda):
   is_zero = lax.eq(lmbda, _const(lmbda, 0))
   safe = _where(is_zero, _const(lmbda, 1), lmbda)
+  log_x = log(x)
   return _where(is_zero, log_x, jnp.expm1(safe * log_x) / safe)
 
 
@@ -619,8 +667,8 @@ def _erfcx_real(x):
   threshold = float(np.sqrt(np.log(dtypes.finfo(x.dtype).max)))
   large = lax.gt(x, _const(x, threshold))
   safe_x = lax.select(large, lax.full_like(x, 1), x)
-  direct = lax.mul(lax.exp(lax.mul(safe_x, safe_x)), lax.erfc(safe_x))
-  asymptotic = lax.div(polyval(coeffs, lax.div(_const(x, 1), lax.mul(x, x))),
+  direct = lax.mul(lax.exp(lax.square(safe_x)), lax.erfc(safe_x))
+  asymptotic = lax.div(_jnp_polyval(coeffs, lax.div(_const(x, 1), lax.square(x))),
                        lax.mul(x, _const(x, math.sqrt(math.pi))))
   return lax.select(large, asymptotic, direct)
 
@@ -649,13 +697,13 @@ def _dawsn_real(x):
   r3 = lax.ge(ax, _const(x, 6.25))
   ax1 = lax.select(r1, ax, lax.full_like(ax, 1))
   ax1_2 = lax.mul(ax1, ax1)
-  val1 = lax.div(lax.mul(ax1, polyval(_DAWSN_AN, ax1_2)), polyval(_DAWSN_AD, ax1_2))
+  val1 = lax.div(lax.mul(ax1, _jnp_polyval(_DAWSN_AN, ax1_2)), _jnp_polyval(_DAWSN_AD, ax1_2))
 
   def tail(region, num, den):
     t_r = lax.select(region, t, lax.full_like(t, 1))
     ax_r = lax.select(region, ax, lax.full_like(ax, 1))
     return lax.mul(lax.div(_const(x, 0.5), ax_r),
-                   lax.add(one, lax.div(lax.mul(t_r, polyval(num, t_r)), polyval(den, t_r))))
+                   lax.add(one, lax.div(lax.mul(t_r, _jnp_polyval(num, t_r)), _jnp_polyval(den, t_r))))
 
   val = lax.select(r1, val1, lax.select(r2, tail(r2, _DAWSN_BN, _DAWSN_BD),
                                         tail(r3, _DAWSN_CN, _DAWSN_CD)))
