@@ -225,7 +225,10 @@ class StagingTrace(core.Trace):
       return self._const_var(x, x.aval)
     if type(x) in _python_scalar_types:
       value = dtypes.scalar_to_array(x)
-      return Literal(value[()], ShapedArray((), value.dtype, type(x) is not bool))
+      # A Python float keeps its own value, so the literal prints as the float the caller
+      # wrote (``0.3:f32[]``), as JAX's typed-float literals do.
+      val = x if type(x) is float and np.isfinite(value) else value[()]
+      return Literal(val, ShapedArray((), value.dtype, type(x) is not bool))
     aval = core.get_aval(x)
     if not aval.shape:
       value = np.asarray(x)

@@ -659,8 +659,8 @@ def _logaddexp_impl(x1, x2):
 def _replace_inf(x):
   """``x`` with +inf (of the real part) replaced by 0, so inf - inf gives no NaN tangent."""
   re_x = lax_elementwise.real(x) if np.issubdtype(dtypes.dtype(x), np.complexfloating) else x
-  return lax_elementwise.select(lax_elementwise.eq(re_x, lax_structural.full_like(re_x, np.inf)),
-                    lax_structural.full_like(x, 0), x)
+  return lax_elementwise.select(lax_elementwise.eq(re_x, _const(np.inf, re_x)),
+                                lax_structural.full_like(x, 0), x)
 
 
 def _logaddexp_jvp(primals, tangents):
