@@ -19,6 +19,7 @@ from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import special as lax_special
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
@@ -675,6 +676,7 @@ def _logaddexp_jvp(primals, tangents):
 _logaddexp_impl.__name__ = "logaddexp"
 _logaddexp = custom_jvp(_logaddexp_impl)
 _logaddexp.defjvp(_logaddexp_jvp)
+lax_reductions.scan_combines["logsumexp"] = _logaddexp  # cumlogsumexp's JVP scans with it
 
 
 def _wrap_between(x, bound):
