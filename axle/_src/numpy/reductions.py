@@ -94,10 +94,9 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
     out = combine(lax_elementwise._convert_element_type(initial, compute_dtype, False), out)
-  out = lax_elementwise._convert_element_type(out, result_dtype, False)  # reductions are never weak
   if keepdims:
     out = lax_numpy.expand_dims(out, axes)
-  return out
+  return lax_elementwise._convert_element_type(out, result_dtype, False)  # never weak
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,

@@ -869,13 +869,14 @@ def angle(z, deg: bool = False):
   """The angle of complex ``z`` (radians, or degrees with ``deg``)."""
   util.check_arraylike("angle", z)
   z = util.asarray_operand(z)
-  dtype = dtypes.dtype(z, canonicalize=True)
-  if np.issubdtype(dtype, np.complexfloating):
-    re, im = lax_elementwise.real(z), lax_elementwise.imag(z)
-  else:
-    (re,) = util.promote_dtypes_inexact(z)
-    im = lax_elementwise._convert_element_type(0, np.dtype(re.dtype), False)
-  out = arctan2(im, re)
+  re, im = real(z), imag(z)
+  dtype = dtypes.dtype(re)
+  if (not np.issubdtype(dtype, np.inexact)
+      or (np.issubdtype(dtypes.dtype(z), np.floating) and np.ndim(z) == 0)):
+    dtype = dtypes.canonicalize_dtype(dtypes.float_)
+    re = lax_elementwise._convert_element_type(re, dtype, False)
+    im = lax_elementwise._convert_element_type(im, dtype, False)
+  out = lax_special.atan2(im, re)
   return rad2deg(out) if deg else out
 
 
