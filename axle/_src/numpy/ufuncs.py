@@ -19,6 +19,7 @@ from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import loops as lax_loops
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import special as lax_special
 from axle._src.lax import structural as lax_structural
@@ -474,62 +475,72 @@ def fabs(x, /):
 @util.jit_when_tracing
 def fmax(x1, x2, /):
   """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = util.promote_args("fmax", x1, x2)
-  return _where(logical_or(isnan(x2), greater(x1, x2)), x1, x2) if np.dtype(
-      x1.dtype).kind in "fc" else lax_elementwise.max(x1, x2)
+  util.check_arraylike("fmax", x1, x2)
+  return _where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
 @util.jit_when_tracing
 def fmin(x1, x2, /):
   """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = util.promote_args("fmin", x1, x2)
-  return _where(logical_or(isnan(x2), less(x1, x2)), x1, x2) if np.dtype(
-      x1.dtype).kind in "fc" else lax_elementwise.min(x1, x2)
+  util.check_arraylike("fmin", x1, x2)
+  return _where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
 @util.jit_when_tracing
 def hypot(x1, x2, /):
-  """``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
+  """``sqrt(x1**2 + x2**2)`` without intermediate overflow (inf where either is infinite)."""
   x1, x2 = util.promote_args_inexact("hypot", x1, x2)
   if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
     raise TypeError("hypot does not support complex-valued inputs.")
   x1, x2 = lax_elementwise.abs(x1), lax_elementwise.abs(x2)
-  big, small = lax_elementwise.max(x1, x2), lax_elementwise.min(x1, x2)
-  zero = _const(0, big)
-  ratio = lax_elementwise.div(small, _where(lax_elementwise.eq(big, zero), _const(1, big), big))
-  out = lax_elementwise.mul(big, lax_special.sqrt(lax_elementwise.add(_const(1, big), lax_elementwise.mul(ratio, ratio))))
-  return _where(lax_elementwise.eq(big, _const(np.inf, big)), big, out)
+  either_inf = lax_elementwise.bitwise_or(isposinf(x1), isposinf(x2))
+  big, small = maximum(x1, x2), minimum(x1, x2)
+  big_is_zero = big == 0
+  ratio = lax_elementwise.div(small, _where(big == 0, lax_structural.full_like(big, 1), big))
+  scaled = lax_elementwise.mul(big, lax_special.sqrt(lax_elementwise.add(
+      _const(1, ratio), lax_elementwise.square(ratio))))
+  out = _where(big_is_zero, big, scaled)
+  return _where(either_inf, _const(np.inf, out), out)
 
 
 def _int_args(name, x1, x2):
-  x1, x2 = util.promote_args_numeric(name, x1, x2)
+  util.check_arraylike(name, x1, x2)
+  x1, x2 = util.promote_dtypes_numeric(x1, x2)
   if not np.issubdtype(np.dtype(x1.dtype), np.integer):
     raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
   return x1, x2
 
 
+def _gcd_cond(carry):
+  _, b = carry
+  nonzero = lax_elementwise.ne(b, _const(0, b))
+  return lax_reductions.reduce_or(nonzero, tuple(range(len(util.shape_of(nonzero)))))
+
+
+def _gcd_body(carry):
+  a, b = carry
+  a, b = (_where(b != 0, b, a), _where(b != 0, lax_elementwise.rem(a, b), _const(0, b)))
+  return (_where(a < b, b, a), _where(a < b, a, b))
+
+
 @util.jit_when_tracing
 def gcd(x1, x2, /):
-  """Elementwise greatest common divisor of integers (non-negative)."""
+  """Elementwise greatest common divisor of integers (non-negative): Euclid's algorithm in a
+  while loop that runs until every remainder is 0."""
   x1, x2 = _int_args("gcd", x1, x2)
-  a, b = absolute(x1), absolute(x2)
-  bits = np.iinfo(np.dtype(a.dtype)).bits
-  # Euclid's algorithm, unrolled to the worst case (Fibonacci growth: ~1.44 * bits steps).
-  for _ in range(int(1.45 * bits) + 2):
-    zero_b = lax_elementwise.eq(b, _const(0, b))
-    safe_b = _where(zero_b, _const(1, b), b)
-    a, b = _where(zero_b, a, b), _where(zero_b, b, lax_elementwise.rem(a, safe_b))
-  return a
+  shape = util.broadcast_shapes(util.shape_of(x1), util.shape_of(x2))
+  x1, x2 = (x if util.shape_of(x) == shape else creation.broadcast_to(x, shape) for x in (x1, x2))
+  out, _ = lax_loops.while_loop(_gcd_cond, _gcd_body, (absolute(x1), absolute(x2)))
+  return out
 
 
 @util.jit_when_tracing
 def lcm(x1, x2, /):
   """Elementwise least common multiple of integers (non-negative)."""
   x1, x2 = _int_args("lcm", x1, x2)
+  x1, x2 = absolute(x1), absolute(x2)
   d = gcd(x1, x2)
-  zero = lax_elementwise.eq(d, _const(0, d))
-  return _where(zero, _const(0, d),
-                lax_elementwise.mul(absolute(x1), lax_elementwise.div(absolute(x2), _where(zero, _const(1, d), d))))
+  return _where(d == 0, _const(0, d), multiply(x1, floor_divide(x2, d)))
 
 
 @util.jit_when_tracing
