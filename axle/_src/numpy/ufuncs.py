@@ -617,15 +617,23 @@ def isreal(x, /):
 
 @util.jit_when_tracing
 def ldexp(x1, x2, /):
-  """``x1 * 2**x2`` elementwise (``x2`` integer)."""
+  """``x1 * 2**x2`` elementwise (``x2`` integer), exact also where ``2**x2`` alone would
+  overflow or underflow: ``x1``'s mantissa and exponent are combined with ``x2`` first."""
   util.check_arraylike("ldexp", x1, x2)
   x2_dtype = dtypes.dtype(x2, canonicalize=True)
   if x2_dtype == np.bool_ or not np.issubdtype(x2_dtype, np.integer):
     raise ValueError(f"ldexp not supported for input types {(dtypes.dtype(x1), x2_dtype)}")
   (x1,) = util.promote_args_inexact("ldexp", x1)
   x2 = lax_elementwise._convert_element_type(util.asarray_operand(x2), np.dtype(x1.dtype), False)
-  x1, x2 = util.promote_shapes("ldexp", x1, x2)
-  return lax_elementwise.mul(x1, lax_special.exp2(x2))
+  mantissa, exponent = frexp(x1)
+  exponent = lax_elementwise._convert_element_type(exponent, np.dtype(x2.dtype), False)
+  exponent = add(exponent, x2)
+  mantissa = _where(exponent > _const(0, exponent), lax_elementwise.mul(mantissa, _const(2, mantissa)),
+                    mantissa)
+  exponent = _where(exponent > _const(0, exponent),
+                    lax_elementwise.sub(exponent, _const(1, exponent)), exponent)
+  out = lax_elementwise.mul(mantissa, lax_elementwise.pow(_const(2, exponent), exponent))
+  return _where(lax_elementwise.bitwise_or(isinf(x1), lax_elementwise.eq(x1, _const(0, x1))), x1, out)
 
 
 def log10(x, /):
@@ -824,7 +832,7 @@ def frexp(x, /):
 
 def _frexp_jvp(primals, tangents):
   (x,), (t,) = primals, tangents
-  mantissa, exponent = _frexp(x)
+  mantissa, exponent = frexp(x)  # the public (jitted) function, as in JAX
   scale = lax_special.exp2(lax_elementwise.neg(lax_elementwise._convert_element_type(exponent, np.dtype(t.dtype), False)))
   return (mantissa, exponent), (lax_elementwise.mul(t, scale), np.zeros(np.shape(exponent), dtypes.float0))
 
@@ -832,28 +840,29 @@ def _frexp_jvp(primals, tangents):
 def _frexp_impl(x):
   dtype = np.dtype(x.dtype)
   info = dtypes.finfo(dtype)
-  nbits = info.bits
-  int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[nbits])
+  int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[info.bits])
+  int_const = lambda v: np.array(v, int_type)
   nmant = info.nmant
-  bias = info.maxexp - 1  # 127 for float32
-  # Scale subnormals into the normal range first.
-  is_sub = lax_elementwise.lt(lax_elementwise.abs(x), _const(float(info.smallest_normal), x))
-  scale = float(2.0 ** nmant)
-  xs = _where(is_sub, lax_elementwise.mul(x, _const(scale, x)), x)
-  bits = lax_convert.bitcast_convert_type(xs, int_type)
-  exp_mask = lax_elementwise._convert_element_type(((1 << (nbits - nmant - 1)) - 1) << nmant, int_type, False)
-  biased = lax_elementwise.shift_right_logical(lax_elementwise.bitwise_and(bits, exp_mask),
-                                   lax_elementwise._convert_element_type(nmant, int_type, False))
-  exponent = lax_elementwise.sub(biased, lax_elementwise._convert_element_type(bias - 1, int_type, False))
-  exponent = _where(is_sub, lax_elementwise.sub(exponent, lax_elementwise._convert_element_type(nmant, int_type, False)),
-                    exponent)
-  new_bits = lax_elementwise.bitwise_or(lax_elementwise.bitwise_and(bits, lax_elementwise.bitwise_not(exp_mask)),
-                            lax_elementwise._convert_element_type((bias - 1) << nmant, int_type, False))
-  mantissa = lax_convert.bitcast_convert_type(new_bits, dtype)
-  special = logical_or(lax_elementwise.eq(x, _const(0, x)), logical_not(lax_elementwise.is_finite(x)))
-  mantissa = _where(special, x, mantissa)
-  exponent = _where(special, lax_elementwise._convert_element_type(0, int_type, False), exponent)
-  return mantissa, lax_elementwise._convert_element_type(exponent, np.dtype(np.int32), False)
+  exp_field = (1 << info.nexp) - 1  # the exponent bits, shifted down (255 for float32)
+  bias = 1 - info.minexp  # 127 for float32
+  # Subnormals are scaled into the normal range first (their exponent corrected after).
+  small = lax_elementwise.lt(lax_elementwise.abs(x), _const(float(info.smallest_normal), x))
+  scaled = _where(small, lax_elementwise.mul(x, _const(float(1 << nmant), x)), x)
+  correction = _where(small, int_const(-nmant), int_const(0))
+  bits = lax_convert.bitcast_convert_type(scaled, int_type)
+  field = lax_elementwise.bitwise_and(lax_elementwise.shift_right_arithmetic(bits, int_const(nmant)),
+                                      int_const(exp_field))
+  exponent = lax_elementwise.add(correction, lax_elementwise.add(
+      lax_elementwise.sub(field, int_const(bias)), int_const(1)))
+  # The mantissa: the same bits with the exponent of 0.5.
+  bits = lax_elementwise.bitwise_or(lax_elementwise.bitwise_and(bits, int_const(~(exp_field << nmant))),
+                                    int_const((bias - 1) << nmant))
+  mantissa = lax_convert.bitcast_convert_type(bits, dtype)
+  special = lax_elementwise.bitwise_or(lax_elementwise.bitwise_or(isinf(x), isnan(x)),
+                                       lax_elementwise.eq(x, _const(0, x)))
+  exponent = _where(special, lax_structural.full_like(exponent, 0), exponent)
+  return (_where(special, x, mantissa),
+          lax_elementwise._convert_element_type(exponent, np.dtype(np.int32), False))
 
 
 _frexp_impl.__name__ = "_frexp"
