@@ -244,6 +244,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
 
   def read(atom):
     if type(atom) is Literal:
+      if type(atom.val) is float:
+        return atom.val  # a Python float stays one (so re-staging prints it as written)
       return atom.as_array()  # keeps the literal's dtype and weak type
     return env[atom]
 

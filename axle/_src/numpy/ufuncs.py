@@ -571,7 +571,7 @@ def _i0_jvp(primals, tangents):
   # The derivative through |x|, with 0 (not NaN) at x == 0.
   out, t_out = differentiation.jvp(_i0_impl, primals, tangents)
   (x,) = primals
-  return out, _where(lax_elementwise.eq(x, _const(0, x)), _const(0, t_out), t_out)
+  return out, _where(lax_elementwise.eq(x, _const(0, x)), 0.0, t_out)
 
 
 _i0_impl.__name__ = "_i0"
