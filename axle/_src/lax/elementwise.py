@@ -1048,14 +1048,14 @@ def _select_n_batcher(values, dims):
     target = case_dims[0]
     cases = [batching.moveaxis(c, d, target) for c, d in zip(cases, case_dims)]
     return select_n_p.bind(which, *cases), target
-  # General case: batch axes first, unbatched operands broadcast.
+  # General case: batch axes first (the predicate's, then the cases'), unbatched operands
+  # broadcast; an unbatched scalar predicate stays one.
+  scalar_which = which_dim is None and which_rank == 0
+  if not scalar_which:
+    which = batching.bdim_at_front(which, which_dim, size)
   cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
-  case_shape = _shape(cases[0])
-  if which_dim is None and which_rank == 0:
-    return select_n_p.bind(which, *cases), 0
-  which = batching.bdim_at_front(which, which_dim, size)
-  if which_rank < case_rank:
-    which = _broadcast_in_dim(which, case_shape, (0,))
+  if not scalar_which and which_rank < case_rank:
+    which = _broadcast_in_dim(which, _shape(cases[0]), (0,))
   return select_n_p.bind(which, *cases), 0
 
 

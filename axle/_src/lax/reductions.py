@@ -463,8 +463,10 @@ def _reduce_chooser_jvp(g, ans, operand, *, axes):
   shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
   location = elementwise.convert_element_type(
       elementwise.eq(operand, structural.reshape(ans, shape)), core.get_aval(g).dtype)
-  counts = reduce_sum(location, axes)
-  return elementwise.div(reduce_sum(elementwise.mul(g, location), axes), counts)
+  # (the axes as the equation holds them: NumPy integers print as such, as in JAX)
+  counts = reduce_sum_p.bind(location, axes=tuple(axes), out_sharding=None)
+  return elementwise.div(
+      reduce_sum_p.bind(elementwise.mul(g, location), axes=tuple(axes), out_sharding=None), counts)
 
 
 for _p in (reduce_max_p, reduce_min_p):
