@@ -511,15 +511,24 @@ def _int_args(name, x1, x2):
   return x1, x2
 
 
+def _scalar_zero_like(x):
+  """A 0-d zero of ``x``'s dtype and weak type (a literal in a trace)."""
+  aval = core.get_aval(x)
+  return lax_elementwise._convert_element_type(0, np.dtype(aval.dtype), aval.weak_type)
+
+
 def _gcd_cond(carry):
   _, b = carry
-  nonzero = lax_elementwise.ne(b, _const(0, b))
+  nonzero = b != _scalar_zero_like(b)
+  if core.get_aval(nonzero).weak_type:
+    nonzero = lax_elementwise._convert_element_type(nonzero, np.dtype(np.bool_), False)
   return lax_reductions.reduce_or(nonzero, tuple(range(len(util.shape_of(nonzero)))))
 
 
 def _gcd_body(carry):
   a, b = carry
-  a, b = (_where(b != 0, b, a), _where(b != 0, lax_elementwise.rem(a, b), _const(0, b)))
+  zero = _scalar_zero_like(b)
+  a, b = (_where(b != zero, b, a), _where(b != zero, lax_elementwise.rem(a, b), zero))
   return (_where(a < b, b, a), _where(a < b, a, b))
 
 
