@@ -54,6 +54,11 @@ for _name, _fn, _args, _kinds in [
     ("reduce_window_min_dilated",
      "lambda a: lax.reduce_window(a, jnp.inf, lax.min, (2, 2), (1, 1), 'VALID', "
      "window_dilation=(1, 2))", "x", "G"),
+    ("conv_patches", "lambda a: lax.conv_general_dilated_patches(a, (2, 2), (1, 1), 'VALID')",
+     "x.reshape(1, 1, 3, 4)", "JV"),
+    ("conv_patches_nhwc",
+     "lambda a: lax.conv_general_dilated_patches(a, (2, 1), (1, 1), 'SAME', "
+     "dimension_numbers=('NHWC', 'HWIO', 'NHWC'))", "x.reshape(1, 3, 2, 2)", "J"),
     ("attention_causal",
      "lambda a: jax.nn.dot_product_attention(a, a, a, is_causal=True)",
      "x.reshape(1, 3, 2, 2)", "JG"),
