@@ -668,6 +668,7 @@ def log2(x, /):
   return lax_elementwise.div(out, lax_special.log(_const(2, out)))
 
 
+@util.jit_when_tracing(inline=True)  # inlined when traced; one program eagerly
 def logaddexp(x1, x2, /):
   """``log(exp(x1) + exp(x2))`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
@@ -712,6 +713,7 @@ def _wrap_between(x, bound):
   return lax_elementwise.sub(remainder(lax_elementwise.add(x, _const(bound, x)), two), _const(bound, x))
 
 
+@util.jit_when_tracing(inline=True)  # inlined when traced; one program eagerly
 def logaddexp2(x1, x2, /):
   """``log2(2**x1 + 2**x2)`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
