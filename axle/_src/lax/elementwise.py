@@ -1017,18 +1017,10 @@ def _select_n_transpose(ct, which, *cases):
     return [None,
             select(which, zeros, ct) if ad.is_undefined_primal(false_case) else None,
             select(which, ct, zeros) if ad.is_undefined_primal(true_case) else None]
-  # XLA's select_n clamps out-of-range indices: the first and last cases take those entries.
-  cts = []
-  for i, case in enumerate(cases):
-    if not ad.is_undefined_primal(case):
-      cts.append(None)
-    elif i == 0:
-      cts.append(select(lt(which, _const(which, 1)), ct, zeros))
-    elif i == len(cases) - 1:
-      cts.append(select(ge(which, _const(which, i)), ct, zeros))
-    else:
-      cts.append(select(eq(which, _const(which, i)), ct, zeros))
-  return [None] + cts
+  # Each case receives the cotangent where ``which`` equals its index (as in JAX; indices out of
+  # range, whose select_n result is unspecified, pass no cotangent).
+  return [None] + [select(eq(which, _const(which, i)), ct, zeros)
+                   if ad.is_undefined_primal(case) else None for i, case in enumerate(cases)]
 
 
 def _select_n_batcher(values, dims):
