@@ -23,11 +23,7 @@ with open(_DATA) as _f:
 ENV = {"jax": jax, "lax": lax, "jnp": jnp, "np": np, "f32": np.float32, "c64": np.complex64}
 
 # Where our printed jaxpr differs from JAX's on purpose: (name, JAX's text, our text).
-# select_n with an integer `which`: XLA clamps out-of-range indices to the first/last case, so
-# the transpose gives the first case the entries where which < 1 and the last those where
-# which >= n - 1 (JAX compares which == i for every case, dropping the cotangent of clamped
-# entries). In-range indices give the same values.
-_INTENDED = {"select_n_int": ("eq 1:i32[] 0:i32[]", "lt 1:i32[] 1:i32[]")}
+_INTENDED: dict = {}
 
 
 def _eval(source):
@@ -325,11 +321,13 @@ def test_transposes_unbroadcast_to_operand_shapes():
   assert ct.dtype == np.float32
 
 
-def test_select_n_clamped_index_gets_the_cotangent():
-  # XLA clamps which to [0, n-1]: the forward picks the last case for 5, the first for -1.
+def test_select_n_out_of_range_index_gets_no_cotangent():
+  # As in JAX: each case's cotangent is where which == its index; XLA clamps an out-of-range
+  # which in the forward pass (5 picks the last case, -1 the first) but passes it no cotangent.
   which = np.array([5, -1, 1], np.int32)
   cases = [np.full(3, float(i), np.float32) for i in range(3)]
+  np.testing.assert_array_equal(lax.select_n(which, *cases), [2, 0, 1])
   cts = jax.vjp(lambda *c: lax.select_n(which, *c), *cases)[1](np.ones(3, np.float32))
-  np.testing.assert_array_equal(cts[0], [0, 1, 0])
+  np.testing.assert_array_equal(cts[0], [0, 0, 0])
   np.testing.assert_array_equal(cts[1], [0, 0, 1])
-  np.testing.assert_array_equal(cts[2], [1, 0, 0])
+  np.testing.assert_array_equal(cts[2], [0, 0, 0])

@@ -388,6 +388,7 @@ def _pp_in_order(*keys):
 
 
 ir.pp_eqn_rules[custom_jvp_call_p] = _pp_in_order("name", "call_jaxpr", "jvp", "symbolic_zeros")
+ir.pp_unnamed_subjaxprs[custom_jvp_call_p] = lambda params: [_closed(params["call_jaxpr"]).jaxpr]
 
 
 # ---------------------------------------------------------------------------
@@ -498,6 +499,7 @@ batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
 
 ir.pp_eqn_rules[custom_vjp_call_p] = _pp_in_order("name", "bwd", "call_jaxpr", "fwd",
                                                   "symbolic_zeros")
+ir.pp_unnamed_subjaxprs[custom_vjp_call_p] = lambda params: [_closed(params["call_jaxpr"]).jaxpr]
 
 
 class custom_vjp(_CustomRuleFunction):

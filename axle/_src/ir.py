@@ -244,6 +244,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
 
   def read(atom):
     if type(atom) is Literal:
+      if type(atom.val) is float:
+        return atom.val  # a Python float stays one (so re-staging prints it as written)
       return atom.as_array()  # keeps the literal's dtype and weak type
     return env[atom]
 
@@ -573,6 +575,12 @@ def _subjaxprs_of_params(params: dict):
           yield item
 
 
+# Primitive -> params -> the jaxprs its equations print, for primitives whose jaxprs are kept
+# in a form ``_subjaxprs_of_params`` does not see (custom_jvp_call's lazily traced call_jaxpr).
+# Such a jaxpr is shared by ``let`` as any other, under the name ``jaxpr``.
+pp_unnamed_subjaxprs: dict = {}
+
+
 def pp_toplevel_jaxpr(jaxpr: Jaxpr, width: int = 80, source_info: bool = False,
                       name_stack: bool = False) -> str:
   """The text of a jaxpr as ``print`` shows it.
@@ -598,6 +606,11 @@ def pp_toplevel_jaxpr(jaxpr: Jaxpr, width: int = 80, source_info: bool = False,
     if current is not jaxpr and len(current.eqns) > 10:
       counts[current] += 1
     for eqn in current.eqns:
+      unnamed = pp_unnamed_subjaxprs.get(eqn.primitive)
+      if unnamed is not None:
+        # (a custom_jvp/custom_vjp call: its ``name`` is shown, not a name for its jaxpr)
+        queue.extend(unnamed(eqn.params))
+        continue
       name = eqn.params.get("name")
       for sub in _subjaxprs_of_params(eqn.params):
         queue.append(sub)

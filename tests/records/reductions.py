@@ -221,7 +221,10 @@ for prim, combine, identity_of, dtypes_ in [
               lax.reduce_window(x, i, c, w, s, p, b, d),
           reference=lambda x, c=combine, i=init, w=window, s=strides, p=padding, b=base, d=wdil:
               _ref_window(x, i, c, w, s, p, b, d),
-          make_args=_args(shape, dtype), rtol=_tol(dtype), atol=_tol(dtype)))
+          make_args=_args(shape, dtype), rtol=_tol(dtype), atol=_tol(dtype),
+          # (as in JAX, max/min windows with dilation have a JVP but no VJP)
+          grad_modes=("fwd",) if prim != "reduce_window_sum" and (
+              any(v != 1 for v in base + wdil)) else ("fwd", "rev")))
 
 for cname, shape, window, strides, padding, base, wdil in _WINDOW_CONFIGS[:4]:
   RECORDS.append(OpRecord(

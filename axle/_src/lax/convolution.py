@@ -33,6 +33,7 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
+from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
 from axle._src.lax import reductions
 from axle._src.lax import structural
@@ -827,10 +828,20 @@ def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_stride
   lhs_spec, rhs_spec, _ = dimension_numbers
   spatial_size = math.prod(filter_shape)
   n_channels = lhs_aval.shape[lhs_spec[1]]
-  # One output channel per (input channel, window position): a one-hot kernel.
-  rhs = np.eye(spatial_size, dtype=lhs_aval.dtype).reshape((spatial_size, 1) + filter_shape)
-  rhs = np.tile(rhs, (n_channels,) + (1,) * (rhs.ndim - 1))
-  rhs = np.moveaxis(rhs, (0, 1), (rhs_spec[0], rhs_spec[1]))
+  # One output channel per (input channel, window position): a one-hot kernel, built in the
+  # program (an identity from two iotas, broadcast over the channels) as JAX builds it.
+  square = (spatial_size, spatial_size)
+  rows = elementwise.add(structural.broadcasted_iota(np.int32, square, 0), np.int32(0))
+  eye = elementwise_convert.convert_element_type_p.bind(
+      elementwise.eq(rows, structural.broadcasted_iota(np.int32, square, 1)),
+      new_dtype=np.dtype(lhs_aval.dtype), weak_type=False, sharding=None)
+  rhs = structural.broadcast_in_dim(eye, (n_channels,) + square, (1, 2))
+  rhs = structural.reshape(rhs, (n_channels * spatial_size, 1) + filter_shape)
+  order = [d for d in range(len(rhs_spec)) if d not in (0, 1)]
+  for source, destination in sorted(((0, rhs_spec[0]), (1, rhs_spec[1])), key=lambda p: p[1]):
+    order.insert(destination, source)
+  if order != list(range(len(order))):
+    rhs = structural.transpose(rhs, tuple(order))
   return conv_general_dilated(
       lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
       dimension_numbers=dimension_numbers,

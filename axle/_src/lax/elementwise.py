@@ -1017,18 +1017,10 @@ def _select_n_transpose(ct, which, *cases):
     return [None,
             select(which, zeros, ct) if ad.is_undefined_primal(false_case) else None,
             select(which, ct, zeros) if ad.is_undefined_primal(true_case) else None]
-  # XLA's select_n clamps out-of-range indices: the first and last cases take those entries.
-  cts = []
-  for i, case in enumerate(cases):
-    if not ad.is_undefined_primal(case):
-      cts.append(None)
-    elif i == 0:
-      cts.append(select(lt(which, _const(which, 1)), ct, zeros))
-    elif i == len(cases) - 1:
-      cts.append(select(ge(which, _const(which, i)), ct, zeros))
-    else:
-      cts.append(select(eq(which, _const(which, i)), ct, zeros))
-  return [None] + cts
+  # Each case receives the cotangent where ``which`` equals its index (as in JAX; indices out of
+  # range, whose select_n result is unspecified, pass no cotangent).
+  return [None] + [select(eq(which, _const(which, i)), ct, zeros)
+                   if ad.is_undefined_primal(case) else None for i, case in enumerate(cases)]
 
 
 def _select_n_batcher(values, dims):
@@ -1048,19 +1040,14 @@ def _select_n_batcher(values, dims):
     target = case_dims[0]
     cases = [batching.moveaxis(c, d, target) for c, d in zip(cases, case_dims)]
     return select_n_p.bind(which, *cases), target
-  # General case: batch axes first, unbatched operands broadcast; a predicate of the cases'
-  # rank is moved before the cases are (the order of JAX's equations).
-  if which_rank == case_rank and not (which_dim is None and which_rank == 0):
+  # General case: batch axes first (the predicate's, then the cases'), unbatched operands
+  # broadcast; an unbatched scalar predicate stays one.
+  scalar_which = which_dim is None and which_rank == 0
+  if not scalar_which:
     which = batching.bdim_at_front(which, which_dim, size)
-    cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
-    return select_n_p.bind(which, *cases), 0
   cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
-  case_shape = _shape(cases[0])
-  if which_dim is None and which_rank == 0:
-    return select_n_p.bind(which, *cases), 0
-  which = batching.bdim_at_front(which, which_dim, size)
-  if which_rank < case_rank:
-    which = _broadcast_in_dim(which, case_shape, (0,))
+  if not scalar_which and which_rank < case_rank:
+    which = _broadcast_in_dim(which, _shape(cases[0]), (0,))
   return select_n_p.bind(which, *cases), 0
 
 

@@ -463,8 +463,10 @@ def _reduce_chooser_jvp(g, ans, operand, *, axes):
   shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
   location = elementwise.convert_element_type(
       elementwise.eq(operand, structural.reshape(ans, shape)), core.get_aval(g).dtype)
-  counts = reduce_sum(location, axes)
-  return elementwise.div(reduce_sum(elementwise.mul(g, location), axes), counts)
+  # (the axes as the equation holds them: NumPy integers print as such, as in JAX)
+  counts = reduce_sum_p.bind(location, axes=tuple(axes), out_sharding=None)
+  return elementwise.div(
+      reduce_sum_p.bind(elementwise.mul(g, location), axes=tuple(axes), out_sharding=None), counts)
 
 
 for _p in (reduce_max_p, reduce_min_p):
@@ -774,21 +776,46 @@ ad.deflinear2(cumsum_p, _cumsum_transpose)
 
 
 def prefix_scan(combine: Callable, x, axis: int, reverse: bool = False):
-  """Inclusive scan of ``x`` along ``axis`` with an associative ``combine``, written with lax
-  slices and concatenations (log2(n) doubling steps) so it can be differentiated."""
+  """Inclusive scan of ``x`` along ``axis`` with an associative ``combine``, in lax slices,
+  pads and concatenations (the odd/even recursive scheme of ``lax.associative_scan``, whose
+  steps JAX's cumulative reductions differentiate), so it can be differentiated."""
   if reverse:
     x = structural.rev(x, (axis,))
-  n = core.get_aval(x).shape[axis]
-  step = 1
-  while step < n:
-    head = structural.slice_in_dim(x, 0, step, axis=axis)
-    combined = combine(structural.slice_in_dim(x, 0, n - step, axis=axis),
-                       structural.slice_in_dim(x, step, n, axis=axis))
-    x = structural.concatenate([head, combined], axis)
-    step *= 2
+  x = _odd_even_scan(combine, x, axis)
   if reverse:
     x = structural.rev(x, (axis,))
   return x
+
+
+def _odd_even_scan(combine: Callable, x, axis: int):
+  n = core.get_aval(x).shape[axis]
+  if n < 2:
+    return x
+  sl = lambda v, start, limit, stride=1: structural.slice_in_dim(v, start, limit, stride, axis)
+  # Scan the sums of adjacent pairs: those are the results at the odd positions.
+  odd = _odd_even_scan(combine, combine(sl(x, 0, n - 1, 2), sl(x, 1, n, 2)), axis)
+  if n % 2 == 0:
+    even = combine(sl(odd, 0, core.get_aval(odd).shape[axis] - 1), sl(x, 2, n, 2))
+  else:
+    even = combine(odd, sl(x, 2, n, 2))
+  even = structural.concatenate([sl(x, 0, 1), even], axis)
+  return _interleave(even, odd, axis)
+
+
+def _interleave(a, b, axis: int):
+  """``a``'s elements at the even positions along ``axis``, ``b``'s at the odd ones (``a`` has
+  as many or one more), by padding each with zeros in between and adding."""
+  a_aval, b_aval = core.get_aval(a), core.get_aval(b)
+  same = a_aval.shape[axis] == b_aval.shape[axis]
+  pad_a = [(0, 0, 0)] * len(a_aval.shape)
+  pad_b = [(0, 0, 0)] * len(b_aval.shape)
+  pad_a[axis] = (0, 1 if same else 0, 1)
+  pad_b[axis] = (1, 0 if same else 1, 1)
+  zero = np.zeros((), a_aval.dtype)
+  left, right = structural.pad(a, zero, pad_a), structural.pad(b, zero, pad_b)
+  if a_aval.dtype == np.bool_:
+    return elementwise.bitwise_or(left, right)
+  return elementwise.add(left, right)
 
 
 def logaddexp(x, y):
@@ -804,15 +831,17 @@ def logaddexp(x, y):
   return elementwise.select(elementwise.ne(delta, delta), elementwise.add(x, y), stable)
 
 
-def _scan_combine(kind: str) -> Callable:
-  return {"prod": elementwise.mul, "max": elementwise.max, "min": elementwise.min,
-          "logsumexp": logaddexp}[kind]
+# The combine function each cumulative reduction's JVP scans with. jnp registers its
+# ``logaddexp`` (a custom_jvp function, which JAX's cumlogsumexp differentiates) in place of the
+# plain lax form here.
+scan_combines: dict[str, Callable] = {"prod": elementwise.mul, "max": elementwise.max,
+                                      "min": elementwise.min, "logsumexp": logaddexp}
 
 
 def _cumulative_jvp(kind: str) -> Callable:
   """JVP by differentiating the doubling scan (reduce_window is not differentiable)."""
   def rule(primals, tangents, *, axis, reverse):
-    scan = lambda x: prefix_scan(_scan_combine(kind), x, axis, reverse)
+    scan = lambda x: prefix_scan(scan_combines[kind], x, axis, reverse)
     return differentiation.jvp(scan, list(primals), [ad.instantiate_zeros(tangents[0])])
   return rule
 

@@ -243,27 +243,160 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
 ad.deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
 
 
-def _reduce_window_chooser_jvp(primitive: core.Primitive, is_max: bool):
-  """The tangent of the element each window selects (the first extremum in window order; NaN
-  counts as the extremum), picked with select_n over the window taps."""
+# select_and_gather_add / select_and_scatter_add: the derivatives of reduce_window_max/min.
+# select_and_gather_add(tangents, operand) gives, for every window, the tangent at the element
+# the window selects (compared with ``select_prim``: ge for max, le for min; the first one wins
+# on ties); select_and_scatter_add(source, operand), its transpose, adds each window's source
+# value to the operand position that window selects.
+
+
+def _select_direction(select_prim) -> str:
+  if select_prim is elementwise.ge_p:
+    return "GE"
+  if select_prim is elementwise.le_p:
+    return "LE"
+  raise ValueError(f"select_prim must be lax.ge_p or lax.le_p, got {select_prim}")
+
+
+def _select_and_gather_add_rule(tangents: ShapedArray, operand: ShapedArray, *, select_prim,
+                                window_dimensions, window_strides, padding, base_dilation,
+                                window_dilation) -> ShapedArray:
+  if tangents.shape != operand.shape:
+    raise TypeError(f"select_and_gather_add tangents and operand shapes must match, got "
+                    f"{tangents.shape} and {operand.shape}.")
+  _check_window_params(operand, window_dimensions, window_strides, padding, base_dilation,
+                       window_dilation)
+  shape = window_output_shape(operand.shape, window_dimensions, window_strides, padding,
+                              base_dilation, window_dilation)
+  return ShapedArray(shape, tangents.dtype)
+
+
+def _select_and_gather_add_lowering(ctx, tangents, operand, *, select_prim, window_dimensions,
+                                    window_strides, padding, base_dilation, window_dilation):
+  """A reduce_window over (operand, tangents) pairs keeping the selected pair."""
+  direction = _select_direction(select_prim)
+  op_dtype, t_dtype = operand.aval.dtype, tangents.aval.dtype
+  inits = [reductions.identity_constant(ctx, "max" if direction == "GE" else "min", op_dtype),
+           mlir.constant(ctx, np.zeros((), t_dtype))]
+
+  def body(ctx, acc_op, acc_t, x_op, x_t):
+    keep = mlir.compare(ctx, acc_op, x_op, direction)
+    return [mlir.op(ctx, "stablehlo.select", [keep, acc_op, x_op], acc_op.aval),
+            mlir.op(ctx, "stablehlo.select", [keep, acc_t, x_t], acc_t.aval)]
+
+  scalars = [mlir.scalar_aval(op_dtype), mlir.scalar_aval(t_dtype)]
+  region = mlir.region(ctx, scalars * 2, body)
+  out_shape = ctx.avals_out[0].shape
+  _, gathered = mlir.op(
+      ctx, "stablehlo.reduce_window", [operand, tangents] + inits,
+      [ShapedArray(out_shape, op_dtype), ctx.avals_out[0]],
+      _window_attributes(window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation), regions=[region])
+  return gathered
+
+
+select_and_gather_add_p = core.Primitive("select_and_gather_add")
+select_and_gather_add_p.def_abstract_eval(_select_and_gather_add_rule)
+mlir.register(select_and_gather_add_p, _select_and_gather_add_lowering)
+
+
+def _select_and_gather_add_jvp(primals, tangents, **params):
+  source, operand = primals
+  out = select_and_gather_add_p.bind(source, operand, **params)
+  return out, select_and_gather_add_p.bind(ad.instantiate_zeros(tangents[0]), operand, **params)
+
+
+def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, window_dimensions,
+                                     window_strides, padding, base_dilation, window_dilation):
+  if ad.is_undefined_primal(operand):
+    raise RuntimeError("select_and_gather_add is not linear in its operand")
+  if any(d != 1 for d in window_dilation):
+    raise NotImplementedError("VJP not implemented for select_and_gather (MaxPool) with window "
+                              f"dilation, got window_dilation={window_dilation}.")
+  if any(d != 1 for d in base_dilation):
+    raise NotImplementedError("VJP not implemented for select_and_gather (MaxPool) with base "
+                              f"dilation, got base_dilation={base_dilation}.")
+  ct = ad.instantiate_zeros(ct)
+  result = select_and_scatter_add_p.bind(ct, operand, select_prim=select_prim,
+                                         window_dimensions=window_dimensions,
+                                         window_strides=window_strides, padding=padding)
+  return [result, None]
+
+
+ad.primitive_jvps[select_and_gather_add_p] = _select_and_gather_add_jvp
+ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
+
+
+def _select_and_scatter_add_rule(source: ShapedArray, operand: ShapedArray, *, select_prim,
+                                 window_dimensions, window_strides, padding) -> ShapedArray:
+  ones = (1,) * operand.ndim
+  expected = window_output_shape(operand.shape, window_dimensions, window_strides, padding,
+                                 ones, ones)
+  if source.shape != expected:
+    raise TypeError(f"select_and_scatter_add source shape {source.shape} does not match the "
+                    f"windows of the operand {expected}.")
+  return ShapedArray(operand.shape, source.dtype)
+
+
+def _select_and_scatter_add_lowering(ctx, source, operand, *, select_prim, window_dimensions,
+                                     window_strides, padding):
+  direction = _select_direction(select_prim)
+  op_dtype, s_dtype = operand.aval.dtype, source.aval.dtype
+  select = mlir.region(ctx, [mlir.scalar_aval(op_dtype)] * 2,
+                       lambda ctx, a, b: mlir.compare(ctx, a, b, direction))
+  scatter = mlir.region(ctx, [mlir.scalar_aval(s_dtype)] * 2,
+                        lambda ctx, a, b: mlir.op(ctx, "stablehlo.add", [a, b], a.aval))
+  init = mlir.constant(ctx, np.zeros((), s_dtype))
+  return mlir.op(ctx, "stablehlo.select_and_scatter", [operand, source, init], ctx.avals_out[0],
+                 {"window_dimensions": mlir.dense_array(window_dimensions),
+                  "window_strides": mlir.dense_array(window_strides),
+                  "padding": reductions.padding_attribute(padding)},
+                 regions=[select, scatter])
+
+
+select_and_scatter_add_p = core.Primitive("select_and_scatter_add")
+select_and_scatter_add_p.def_abstract_eval(_select_and_scatter_add_rule)
+mlir.register(select_and_scatter_add_p, _select_and_scatter_add_lowering)
+
+
+def _select_and_scatter_add_jvp(primals, tangents, **params):
+  source, operand = primals
+  out = select_and_scatter_add_p.bind(source, operand, **params)
+  return out, select_and_scatter_add_p.bind(ad.instantiate_zeros(tangents[0]), operand, **params)
+
+
+def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, window_dimensions,
+                                      window_strides, padding):
+  if ad.is_undefined_primal(operand):
+    raise RuntimeError("select_and_scatter_add is not linear in its operand")
+  ones = (1,) * len(window_dimensions)
+  result = select_and_gather_add_p.bind(
+      ad.instantiate_zeros(ct), operand, select_prim=select_prim,
+      window_dimensions=window_dimensions, window_strides=window_strides, padding=padding,
+      base_dilation=ones, window_dilation=ones)
+  return [result, None]
+
+
+ad.primitive_jvps[select_and_scatter_add_p] = _select_and_scatter_add_jvp
+ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
+
+
+def _reduce_window_chooser_jvp(is_max: bool):
+  """The tangent of the element each window selects, gathered by select_and_gather_add (whose
+  transpose, select_and_scatter_add, is the VJP), as in JAX."""
+  primitive = reduce_window_max_p if is_max else reduce_window_min_p
+  select_prim = elementwise.ge_p if is_max else elementwise.le_p
+
   def rule(primals, tangents, **params):
     (operand,), (tangent,) = primals, tangents
     out = primitive.bind(operand, **params)
-    dtype = core.get_aval(operand).dtype
-    fill = np.asarray((reductions._lowest if is_max else reductions._highest)(dtype), dtype)
-    tangent_taps = window_taps(ad.instantiate_zeros(tangent), np.zeros((), dtype), **params)
-    if len(tangent_taps) == 1:
-      return out, tangent_taps[0]
-    taps = window_taps(operand, fill, **params)
-    out_shape = core.get_aval(out).shape
-    stacked = structural.concatenate([structural.reshape(t, (1,) + out_shape) for t in taps], 0)
-    pick = (reductions.argmax if is_max else reductions.argmin)(stacked, 0, np.int32)
-    return out, elementwise.select_n(pick, *tangent_taps)
+    return out, select_and_gather_add_p.bind(ad.instantiate_zeros(tangent), operand,
+                                             select_prim=select_prim, **params)
   return rule
 
 
-ad.primitive_jvps[reduce_window_max_p] = _reduce_window_chooser_jvp(reduce_window_max_p, True)
-ad.primitive_jvps[reduce_window_min_p] = _reduce_window_chooser_jvp(reduce_window_min_p, False)
+ad.primitive_jvps[reduce_window_max_p] = _reduce_window_chooser_jvp(True)
+ad.primitive_jvps[reduce_window_min_p] = _reduce_window_chooser_jvp(False)
 
 
 def _unit_window_at(params: dict, bdim: int) -> dict:
@@ -285,6 +418,26 @@ def _window_batcher(primitive: core.Primitive):
 
 for _p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
   batching.primitive_batchers[_p] = _window_batcher(_p)
+
+
+def _select_window_batcher(primitive: core.Primitive):
+  """Both operands batched along one axis, which becomes a size-1 window dimension."""
+  def rule(values, dims, **params):
+    size = next(core.get_aval(v).shape[d] for v, d in zip(values, dims) if d is not None)
+    first, second = (batching.bdim_at_front(v, d, size) for v, d in zip(values, dims))
+    if "base_dilation" in params:
+      params = _unit_window_at(params, 0)
+    else:
+      ins = lambda seq, v: (v,) + tuple(seq)
+      params = dict(params, window_dimensions=ins(params["window_dimensions"], 1),
+                    window_strides=ins(params["window_strides"], 1),
+                    padding=ins(params["padding"], (0, 0)))
+    return primitive.bind(first, second, **params), 0
+  return rule
+
+
+for _p in (select_and_gather_add_p, select_and_scatter_add_p):
+  batching.primitive_batchers[_p] = _select_window_batcher(_p)
 
 
 # The generic reduce_window: operands then init values; the computation as a jaxpr.

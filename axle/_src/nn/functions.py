@@ -205,7 +205,8 @@ def gelu(x, approximate: bool = True):
     cdf = 0.5 * (1.0 + jnp.tanh(sqrt_2_over_pi * (x + 0.044715 * (x ** 3))))
     return x * cdf
   sqrt_half = np.sqrt(0.5).astype(x.dtype)
-  return jnp.asarray(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)
+  # (JAX returns a jnp.array copy of the result: its jaxpr ends in a copy)
+  return jnp.copy(jnp.asarray(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype))
 
 
 @_jit(static_argnames=("axis",))
@@ -216,9 +217,7 @@ def glu(x, axis: int = -1):
   size = x.shape[axis]
   if size % 2:
     raise AssertionError("axis size must be divisible by 2")
-  half = size // 2
-  x1 = lax.slice_in_dim(x, 0, half, axis=axis)
-  x2 = lax.slice_in_dim(x, half, size, axis=axis)
+  x1, x2 = jnp.split(x, 2, axis)
   return x1 * sigmoid(x2)
 
 
@@ -300,10 +299,8 @@ def _count(x, axis, where, keepdims, dtype):
   x = jnp.asarray(x)
   if where is None:
     dims = util.canonicalize_axes(axis, x.ndim)
-    count = math.prod(x.shape[d] for d in dims)
-    shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape)) if keepdims else \
-        tuple(n for d, n in enumerate(x.shape) if d not in dims)
-    return jnp.full(shape, count, dtype=dtype)
+    # a scalar, as JAX's: its log is taken once and subtracted without broadcasting
+    return jnp.asarray(math.prod(x.shape[d] for d in dims), dtype=dtype)
   return jnp.sum(jnp.broadcast_to(where, x.shape), axis=axis, keepdims=keepdims, dtype=dtype)
 
 

@@ -50,6 +50,18 @@ def _identity_for(name: str, dtype: np.dtype):
   return None
 
 
+def _extreme_for(name: str, dtype: np.dtype):
+  """The fill of masked-out elements for ``max`` (the lowest value of ``dtype``) or ``min``
+  (the highest)."""
+  low = name == "max"
+  if dtype == np.bool_:
+    return np.array(not low, dtype)
+  if np.issubdtype(dtype, np.integer):
+    info = np.iinfo(dtype)
+    return np.array(info.min if low else info.max, dtype)
+  return np.array(-np.inf if low else np.inf, dtype)
+
+
 def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_integers=False,
             upcast=True, bool_op=None, identity=None):
   util.check_arraylike(name, a)
@@ -62,6 +74,9 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
   else:
     reducer = lax_reduce
   compute_dtype = _upcast_low_precision(result_dtype) if upcast else result_dtype
+  if promote_integers and aval.dtype == np.bool_:
+    # Sums and products count booleans as integers first (JAX's bool -> int32 -> dtype).
+    a = lax_elementwise._convert_element_type(a, dtypes.default_int_dtype(), False)
   operand = lax_elementwise._convert_element_type(a, compute_dtype, False)
   if where is not None:
     util.check_arraylike(name, where)
@@ -70,17 +85,18 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
       if initial is None:
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
                          f"where mask one has to specify 'initial'")
-      fill = initial
+      # Masked-out elements take the dtype's extreme (-inf for max, the smallest integer,
+      # False), as JAX's do; ``initial`` is combined with the result afterwards.
+      fill = _extreme_for(name, compute_dtype)
     operand = ufuncs._where(where, operand, lax_elementwise._convert_element_type(fill, compute_dtype, False))
   out = reducer(operand, axes)  # also over no axes: JAX keeps the reduce_sum[axes=()] equation
   if initial is not None:
     combine = {"sum": ufuncs.add, "prod": ufuncs.multiply, "max": ufuncs.maximum,
                "min": ufuncs.minimum}[name]
     out = combine(lax_elementwise._convert_element_type(initial, compute_dtype, False), out)
-  out = lax_elementwise._convert_element_type(out, result_dtype, False)  # reductions are never weak
   if keepdims:
     out = lax_numpy.expand_dims(out, axes)
-  return out
+  return lax_elementwise._convert_element_type(out, result_dtype, False)  # never weak
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims', 'promote_integers'))
@@ -108,7 +124,7 @@ def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None
   """Maximum over ``axis``; NaN propagates (``jnp.max``)."""
   _check_nonempty("max", a, axis, initial)
   return _reduce("max", lax_reductions.reduce_max, a, axis, None, keepdims, initial, where,
-                 upcast=False, bool_op=lax_reductions.reduce_or)
+                 upcast=False)
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
@@ -116,7 +132,7 @@ def min(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None
   """Minimum over ``axis``; NaN propagates (``jnp.min``)."""
   _check_nonempty("min", a, axis, initial)
   return _reduce("min", lax_reductions.reduce_min, a, axis, None, keepdims, initial, where,
-                 upcast=False, bool_op=lax_reductions.reduce_and)
+                 upcast=False)
 
 
 amax = max
@@ -161,14 +177,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     count = 1
     for i in axes:
       count *= aval.shape[i]
-  else:
-    count = _where_count(where, aval.shape, axes, keepdims)
   if dtype is None:
     result_dtype = dtypes.to_inexact_dtype(aval.dtype)
   else:
     dtypes.check_user_dtype_supported(dtype, "mean")
     result_dtype = dtypes.canonicalize_dtype(dtype)
   compute_dtype = _upcast_low_precision(result_dtype)
+  if where is not None:
+    count = _where_count(where, aval.shape, axes, keepdims, compute_dtype)
   total = sum(a, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
   if (type(count) is int and core.current_trace() is core.eval_trace
       and dtypes.issubdtype(compute_dtype, np.floating)):
@@ -181,10 +197,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
   return lax_elementwise._convert_element_type(out, result_dtype, False)
 
 
-def _where_count(where, shape, axes, keepdims):
-  """How many elements ``where`` selects along ``axes`` (an int32/int64 array)."""
+def _where_count(where, shape, axes, keepdims, dtype=None):
+  """How many elements ``where`` selects along ``axes``, counted in ``dtype``."""
   mask = lax_numpy.broadcast_to(_to_bool(where), shape)
-  return sum(mask, axes, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+  return sum(mask, axes, dtype=dtypes.default_int_dtype() if dtype is None else dtype,
+             keepdims=keepdims)
 
 
 def _arg_reduce(name, lax_fn, a, axis, keepdims):

@@ -19,6 +19,8 @@ from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import loops as lax_loops
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import special as lax_special
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import creation
@@ -473,62 +475,81 @@ def fabs(x, /):
 @util.jit_when_tracing
 def fmax(x1, x2, /):
   """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = util.promote_args("fmax", x1, x2)
-  return _where(logical_or(isnan(x2), greater(x1, x2)), x1, x2) if np.dtype(
-      x1.dtype).kind in "fc" else lax_elementwise.max(x1, x2)
+  util.check_arraylike("fmax", x1, x2)
+  return _where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
 @util.jit_when_tracing
 def fmin(x1, x2, /):
   """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = util.promote_args("fmin", x1, x2)
-  return _where(logical_or(isnan(x2), less(x1, x2)), x1, x2) if np.dtype(
-      x1.dtype).kind in "fc" else lax_elementwise.min(x1, x2)
+  util.check_arraylike("fmin", x1, x2)
+  return _where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
 @util.jit_when_tracing
 def hypot(x1, x2, /):
-  """``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
+  """``sqrt(x1**2 + x2**2)`` without intermediate overflow (inf where either is infinite)."""
   x1, x2 = util.promote_args_inexact("hypot", x1, x2)
   if np.issubdtype(np.dtype(x1.dtype), np.complexfloating):
     raise TypeError("hypot does not support complex-valued inputs.")
   x1, x2 = lax_elementwise.abs(x1), lax_elementwise.abs(x2)
-  big, small = lax_elementwise.max(x1, x2), lax_elementwise.min(x1, x2)
-  zero = _const(0, big)
-  ratio = lax_elementwise.div(small, _where(lax_elementwise.eq(big, zero), _const(1, big), big))
-  out = lax_elementwise.mul(big, lax_special.sqrt(lax_elementwise.add(_const(1, big), lax_elementwise.mul(ratio, ratio))))
-  return _where(lax_elementwise.eq(big, _const(np.inf, big)), big, out)
+  either_inf = lax_elementwise.bitwise_or(isposinf(x1), isposinf(x2))
+  big, small = maximum(x1, x2), minimum(x1, x2)
+  big_is_zero = big == 0
+  ratio = lax_elementwise.div(small, _where(big == 0, lax_structural.full_like(big, 1), big))
+  scaled = lax_elementwise.mul(big, lax_special.sqrt(lax_elementwise.add(
+      _const(1, ratio), lax_elementwise.square(ratio))))
+  out = _where(big_is_zero, big, scaled)
+  return _where(either_inf, _const(np.inf, out), out)
 
 
 def _int_args(name, x1, x2):
-  x1, x2 = util.promote_args_numeric(name, x1, x2)
+  util.check_arraylike(name, x1, x2)
+  x1, x2 = util.promote_dtypes_numeric(x1, x2)
   if not np.issubdtype(np.dtype(x1.dtype), np.integer):
     raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
   return x1, x2
 
 
+def _scalar_zero_like(x):
+  """A 0-d zero of ``x``'s dtype and weak type (a literal in a trace)."""
+  aval = core.get_aval(x)
+  return lax_elementwise._convert_element_type(0, np.dtype(aval.dtype), aval.weak_type)
+
+
+def _gcd_cond(carry):
+  _, b = carry
+  nonzero = b != _scalar_zero_like(b)
+  if core.get_aval(nonzero).weak_type:
+    nonzero = lax_elementwise._convert_element_type(nonzero, np.dtype(np.bool_), False)
+  return lax_reductions.reduce_or(nonzero, tuple(range(len(util.shape_of(nonzero)))))
+
+
+def _gcd_body(carry):
+  a, b = carry
+  zero = _scalar_zero_like(b)
+  a, b = (_where(b != zero, b, a), _where(b != zero, lax_elementwise.rem(a, b), zero))
+  return (_where(a < b, b, a), _where(a < b, a, b))
+
+
 @util.jit_when_tracing
 def gcd(x1, x2, /):
-  """Elementwise greatest common divisor of integers (non-negative)."""
+  """Elementwise greatest common divisor of integers (non-negative): Euclid's algorithm in a
+  while loop that runs until every remainder is 0."""
   x1, x2 = _int_args("gcd", x1, x2)
-  a, b = absolute(x1), absolute(x2)
-  bits = np.iinfo(np.dtype(a.dtype)).bits
-  # Euclid's algorithm, unrolled to the worst case (Fibonacci growth: ~1.44 * bits steps).
-  for _ in range(int(1.45 * bits) + 2):
-    zero_b = lax_elementwise.eq(b, _const(0, b))
-    safe_b = _where(zero_b, _const(1, b), b)
-    a, b = _where(zero_b, a, b), _where(zero_b, b, lax_elementwise.rem(a, safe_b))
-  return a
+  shape = util.broadcast_shapes(util.shape_of(x1), util.shape_of(x2))
+  x1, x2 = (x if util.shape_of(x) == shape else creation.broadcast_to(x, shape) for x in (x1, x2))
+  out, _ = lax_loops.while_loop(_gcd_cond, _gcd_body, (absolute(x1), absolute(x2)))
+  return out
 
 
 @util.jit_when_tracing
 def lcm(x1, x2, /):
   """Elementwise least common multiple of integers (non-negative)."""
   x1, x2 = _int_args("lcm", x1, x2)
+  x1, x2 = absolute(x1), absolute(x2)
   d = gcd(x1, x2)
-  zero = lax_elementwise.eq(d, _const(0, d))
-  return _where(zero, _const(0, d),
-                lax_elementwise.mul(absolute(x1), lax_elementwise.div(absolute(x2), _where(zero, _const(1, d), d))))
+  return _where(d == 0, _const(0, d), multiply(x1, floor_divide(x2, d)))
 
 
 @util.jit_when_tracing
@@ -559,7 +580,7 @@ def _i0_jvp(primals, tangents):
   # The derivative through |x|, with 0 (not NaN) at x == 0.
   out, t_out = differentiation.jvp(_i0_impl, primals, tangents)
   (x,) = primals
-  return out, _where(lax_elementwise.eq(x, _const(0, x)), _const(0, t_out), t_out)
+  return out, _where(lax_elementwise.eq(x, _const(0, x)), 0.0, t_out)
 
 
 _i0_impl.__name__ = "_i0"
@@ -605,15 +626,23 @@ def isreal(x, /):
 
 @util.jit_when_tracing
 def ldexp(x1, x2, /):
-  """``x1 * 2**x2`` elementwise (``x2`` integer)."""
+  """``x1 * 2**x2`` elementwise (``x2`` integer), exact also where ``2**x2`` alone would
+  overflow or underflow: ``x1``'s mantissa and exponent are combined with ``x2`` first."""
   util.check_arraylike("ldexp", x1, x2)
   x2_dtype = dtypes.dtype(x2, canonicalize=True)
   if x2_dtype == np.bool_ or not np.issubdtype(x2_dtype, np.integer):
     raise ValueError(f"ldexp not supported for input types {(dtypes.dtype(x1), x2_dtype)}")
   (x1,) = util.promote_args_inexact("ldexp", x1)
   x2 = lax_elementwise._convert_element_type(util.asarray_operand(x2), np.dtype(x1.dtype), False)
-  x1, x2 = util.promote_shapes("ldexp", x1, x2)
-  return lax_elementwise.mul(x1, lax_special.exp2(x2))
+  mantissa, exponent = frexp(x1)
+  exponent = lax_elementwise._convert_element_type(exponent, np.dtype(x2.dtype), False)
+  exponent = add(exponent, x2)
+  mantissa = _where(exponent > _const(0, exponent), lax_elementwise.mul(mantissa, _const(2, mantissa)),
+                    mantissa)
+  exponent = _where(exponent > _const(0, exponent),
+                    lax_elementwise.sub(exponent, _const(1, exponent)), exponent)
+  out = lax_elementwise.mul(mantissa, lax_elementwise.pow(_const(2, exponent), exponent))
+  return _where(lax_elementwise.bitwise_or(isinf(x1), lax_elementwise.eq(x1, _const(0, x1))), x1, out)
 
 
 def log10(x, /):
@@ -639,6 +668,7 @@ def log2(x, /):
   return lax_elementwise.div(out, lax_special.log(_const(2, out)))
 
 
+@util.jit_when_tracing(inline=True)  # inlined when traced; one program eagerly
 def logaddexp(x1, x2, /):
   """``log(exp(x1) + exp(x2))`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
@@ -659,8 +689,8 @@ def _logaddexp_impl(x1, x2):
 def _replace_inf(x):
   """``x`` with +inf (of the real part) replaced by 0, so inf - inf gives no NaN tangent."""
   re_x = lax_elementwise.real(x) if np.issubdtype(dtypes.dtype(x), np.complexfloating) else x
-  return lax_elementwise.select(lax_elementwise.eq(re_x, lax_structural.full_like(re_x, np.inf)),
-                    lax_structural.full_like(x, 0), x)
+  return lax_elementwise.select(lax_elementwise.eq(re_x, _const(np.inf, re_x)),
+                                lax_structural.full_like(x, 0), x)
 
 
 def _logaddexp_jvp(primals, tangents):
@@ -675,6 +705,7 @@ def _logaddexp_jvp(primals, tangents):
 _logaddexp_impl.__name__ = "logaddexp"
 _logaddexp = custom_jvp(_logaddexp_impl)
 _logaddexp.defjvp(_logaddexp_jvp)
+lax_reductions.scan_combines["logsumexp"] = _logaddexp  # cumlogsumexp's JVP scans with it
 
 
 def _wrap_between(x, bound):
@@ -682,6 +713,7 @@ def _wrap_between(x, bound):
   return lax_elementwise.sub(remainder(lax_elementwise.add(x, _const(bound, x)), two), _const(bound, x))
 
 
+@util.jit_when_tracing(inline=True)  # inlined when traced; one program eagerly
 def logaddexp2(x1, x2, /):
   """``log2(2**x1 + 2**x2)`` computed without overflow (derivative 0.5 each at ties)."""
   x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
@@ -811,7 +843,7 @@ def frexp(x, /):
 
 def _frexp_jvp(primals, tangents):
   (x,), (t,) = primals, tangents
-  mantissa, exponent = _frexp(x)
+  mantissa, exponent = frexp(x)  # the public (jitted) function, as in JAX
   scale = lax_special.exp2(lax_elementwise.neg(lax_elementwise._convert_element_type(exponent, np.dtype(t.dtype), False)))
   return (mantissa, exponent), (lax_elementwise.mul(t, scale), np.zeros(np.shape(exponent), dtypes.float0))
 
@@ -819,28 +851,29 @@ def _frexp_jvp(primals, tangents):
 def _frexp_impl(x):
   dtype = np.dtype(x.dtype)
   info = dtypes.finfo(dtype)
-  nbits = info.bits
-  int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[nbits])
+  int_type = np.dtype({16: np.int16, 32: np.int32, 64: np.int64}[info.bits])
+  int_const = lambda v: np.array(v, int_type)
   nmant = info.nmant
-  bias = info.maxexp - 1  # 127 for float32
-  # Scale subnormals into the normal range first.
-  is_sub = lax_elementwise.lt(lax_elementwise.abs(x), _const(float(info.smallest_normal), x))
-  scale = float(2.0 ** nmant)
-  xs = _where(is_sub, lax_elementwise.mul(x, _const(scale, x)), x)
-  bits = lax_convert.bitcast_convert_type(xs, int_type)
-  exp_mask = lax_elementwise._convert_element_type(((1 << (nbits - nmant - 1)) - 1) << nmant, int_type, False)
-  biased = lax_elementwise.shift_right_logical(lax_elementwise.bitwise_and(bits, exp_mask),
-                                   lax_elementwise._convert_element_type(nmant, int_type, False))
-  exponent = lax_elementwise.sub(biased, lax_elementwise._convert_element_type(bias - 1, int_type, False))
-  exponent = _where(is_sub, lax_elementwise.sub(exponent, lax_elementwise._convert_element_type(nmant, int_type, False)),
-                    exponent)
-  new_bits = lax_elementwise.bitwise_or(lax_elementwise.bitwise_and(bits, lax_elementwise.bitwise_not(exp_mask)),
-                            lax_elementwise._convert_element_type((bias - 1) << nmant, int_type, False))
-  mantissa = lax_convert.bitcast_convert_type(new_bits, dtype)
-  special = logical_or(lax_elementwise.eq(x, _const(0, x)), logical_not(lax_elementwise.is_finite(x)))
-  mantissa = _where(special, x, mantissa)
-  exponent = _where(special, lax_elementwise._convert_element_type(0, int_type, False), exponent)
-  return mantissa, lax_elementwise._convert_element_type(exponent, np.dtype(np.int32), False)
+  exp_field = (1 << info.nexp) - 1  # the exponent bits, shifted down (255 for float32)
+  bias = 1 - info.minexp  # 127 for float32
+  # Subnormals are scaled into the normal range first (their exponent corrected after).
+  small = lax_elementwise.lt(lax_elementwise.abs(x), _const(float(info.smallest_normal), x))
+  scaled = _where(small, lax_elementwise.mul(x, _const(float(1 << nmant), x)), x)
+  correction = _where(small, int_const(-nmant), int_const(0))
+  bits = lax_convert.bitcast_convert_type(scaled, int_type)
+  field = lax_elementwise.bitwise_and(lax_elementwise.shift_right_arithmetic(bits, int_const(nmant)),
+                                      int_const(exp_field))
+  exponent = lax_elementwise.add(correction, lax_elementwise.add(
+      lax_elementwise.sub(field, int_const(bias)), int_const(1)))
+  # The mantissa: the same bits with the exponent of 0.5.
+  bits = lax_elementwise.bitwise_or(lax_elementwise.bitwise_and(bits, int_const(~(exp_field << nmant))),
+                                    int_const((bias - 1) << nmant))
+  mantissa = lax_convert.bitcast_convert_type(bits, dtype)
+  special = lax_elementwise.bitwise_or(lax_elementwise.bitwise_or(isinf(x), isnan(x)),
+                                       lax_elementwise.eq(x, _const(0, x)))
+  exponent = _where(special, lax_structural.full_like(exponent, 0), exponent)
+  return (_where(special, x, mantissa),
+          lax_elementwise._convert_element_type(exponent, np.dtype(np.int32), False))
 
 
 _frexp_impl.__name__ = "_frexp"
@@ -867,13 +900,14 @@ def angle(z, deg: bool = False):
   """The angle of complex ``z`` (radians, or degrees with ``deg``)."""
   util.check_arraylike("angle", z)
   z = util.asarray_operand(z)
-  dtype = dtypes.dtype(z, canonicalize=True)
-  if np.issubdtype(dtype, np.complexfloating):
-    re, im = lax_elementwise.real(z), lax_elementwise.imag(z)
-  else:
-    (re,) = util.promote_dtypes_inexact(z)
-    im = lax_elementwise._convert_element_type(0, np.dtype(re.dtype), False)
-  out = arctan2(im, re)
+  re, im = real(z), imag(z)
+  dtype = dtypes.dtype(re)
+  if (not np.issubdtype(dtype, np.inexact)
+      or (np.issubdtype(dtypes.dtype(z), np.floating) and np.ndim(z) == 0)):
+    dtype = dtypes.canonicalize_dtype(dtypes.float_)
+    re = lax_elementwise._convert_element_type(re, dtype, False)
+    im = lax_elementwise._convert_element_type(im, dtype, False)
+  out = lax_special.atan2(im, re)
   return rad2deg(out) if deg else out
 
 
