@@ -531,3 +531,21 @@ def test_trace_state_clean_is_false_only_under_a_transformation():
   jax.jit(lambda x: seen.append(axle.core.trace_state_clean()) or x)(1.0)
   jax.grad(lambda x: seen.append(axle.core.trace_state_clean()) or x)(1.0)
   assert axle.core.trace_state_clean() and seen == [False, False]
+
+
+def test_custom_linear_solve_forward_over_reverse_under_jit():
+  # jit(hessian) differentiates the tangent solve forwards (it used to be a custom_vjp, which
+  # refused jvp). Expected values printed by JAX 0.10.2 for the same code.
+  a0 = jnp.array([[2., 1.], [1., 3.]])
+  b = jnp.array([1., 2.])
+
+  def solve(a, b):
+    return jax.lax.custom_linear_solve(lambda x: a @ x, b, lambda mv, r: jnp.linalg.solve(a, r),
+                                       symmetric=True)
+  hess = jax.jit(jax.hessian(lambda a, b: solve(a, b).sum()))(a0, b)
+  expected = [[[[0.096, 0.168], [-0.032, -0.056]], [[0.128, 0.024], [-0.016, 0.072]]],
+              [[[0.008, 0.064], [0.024, -0.008]], [[-0.056, -0.048], [0.112, 0.096]]]]
+  np.testing.assert_allclose(np.asarray(hess), expected, rtol=1e-5, atol=1e-6)
+  primal, tangent = jax.jit(lambda a, b: jax.jvp(solve, (a, b), (a, b)))(a0, b)
+  np.testing.assert_allclose(np.asarray(primal), [0.2, 0.6], rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(tangent), [0.0, 0.0], atol=1e-6)  # JAX: [0. 0.]
