@@ -366,6 +366,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
                                     preferred_element_type=out_dtype, out_sharding=None)
 
 
+@util.jit_when_tracing(inline=True, static_argnames=("precision", "preferred_element_type"))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product of flattened arrays, conjugating the first."""
   if np.issubdtype(np.dtype(core.get_aval(a).dtype), np.complexfloating):

@@ -447,6 +447,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: b
                      keepdims=keepdims, method="midpoint")
 
 
+@util.jit_when_tracing(inline=True, static_argnames=("axis", "returned", "keepdims"))
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
   """The (weighted) average along ``axis`` (``jnp.average``); with ``returned`` also the sum of
   the weights."""

@@ -395,6 +395,7 @@ def _sici_jvp(primals, tangents):
   return _in_float32(_sici, x), (jnp.sinc(x / _c(x, np.pi)) * x_dot, lax.cos(x) / x * x_dot)
 
 
+@util.jit_when_tracing(inline=True)
 def sici(x):
   """Sine and cosine integrals ``(Si(x), Ci(x))`` (``scipy.special.sici``):
   ``Si(x) = integral_0^x sin(t)/t dt`` and ``Ci(x) = euler + log|x| + integral_0^|x| (cos(t) - 1)/t
