@@ -535,6 +535,10 @@ def dispatch(primitive: core.Primitive, avals, params):
 extended_eval_rules: dict = {}
 
 
+# Concrete array types of extended dtypes (the random module registers its key array type).
+extended_array_types: set = set()
+
+
 def eval_on_extended(primitive: core.Primitive, args, params):
   """Eager evaluation of ``primitive`` where an operand is a key array (an extended dtype):
   its own rule if it has one, else one compiled equation on the keys' data (structural ops,
@@ -570,6 +574,8 @@ class EvalTrace(core.Trace):
         out = sharded_hook(primitive, args, params)  # operands laid out over a mesh
         if out is not None:
           return out
+      if type(x) in extended_array_types:
+        return eval_on_extended(primitive, args, params)  # an operand is a key array
       try:
         value, aval = _to_value(x)
       except errors.UnexpectedTracerError:

@@ -28,6 +28,7 @@ from axle._src.numpy import reductions as jnp_reductions
 from axle._src.numpy import ufuncs as jnp_ufuncs
 from axle._src import custom_derivatives
 from axle._src import vmap as vmap_api
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.random import prng
 
@@ -216,6 +217,7 @@ def _compare_keys(left, right, compare, reduce):
 
 
 basearray.Array.register(PRNGKeyArray)  # isinstance(key, jax.Array), as in JAX
+eval_interpreter.extended_array_types.add(PRNGKeyArray)  # eager ops on keys: eval_on_extended
 
 prng.key_array_type = PRNGKeyArray
 
