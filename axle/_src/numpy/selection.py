@@ -236,13 +236,14 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
   else:
     raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
-  return a.at[_unravel_flat(ind, _shape(a))].set(v, mode=scatter_mode)
+  return a.at[unravel_coordinates(ind, _shape(a))].set(v, mode=scatter_mode)
 
 
-def _unravel_flat(flat, shape):
-  """Coordinates in ``shape`` of the (non-empty) flat positions ``flat``, out-of-range ones
-  clamped to the nearest edge: the program of ``jnp.unravel_index`` (shape_ops imports this
-  module, so it cannot be called from here)."""
+def unravel_coordinates(flat, shape):
+  """Coordinates in ``shape`` of the flat positions ``flat``, out-of-range ones clamped to the
+  nearest edge (zeros for an empty shape): JAX's program of ``jnp.unravel_index``, which
+  shape_ops (above this module) calls after checking its arguments. Divides by each dimension
+  from the last; a final quotient above 0 (past the end) or below -1 (before -total) clamps."""
   if 0 in shape:
     return tuple(lax_structural.full_like(flat, 0) for _ in shape)
   quotient, coords = flat, []

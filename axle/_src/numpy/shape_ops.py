@@ -956,19 +956,7 @@ def unravel_index(indices, shape):
   shape = core.canonicalize_shape(shape)
   if any(s < 0 for s in shape):
     raise ValueError("unravel_index: shape should be non-negative.")
-  total = math.prod(shape)
-  if total:
-    # JAX's program: divmod by each dimension from the last; a final quotient above 0 (index
-    # past the end) or below -1 (before -total) clamps every coordinate
-    quotient, coords = indices, []
-    for d in reversed(shape):
-      quotient, r = ufuncs.divmod(quotient, d)
-      coords.append(r)
-    too_big = ufuncs.greater(quotient, 0)
-    too_small = ufuncs.less(quotient, -1)
-    return tuple(lax_numpy.where(too_big, d - 1, lax_numpy.where(too_small, 0, r))
-                 for r, d in zip(coords[::-1], shape))
-  return tuple(lax_structural.full_like(indices, 0) for _ in shape)  # an empty shape: zeros, as JAX
+  return selection.unravel_coordinates(indices, shape)
 
 
 def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
