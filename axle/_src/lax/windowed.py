@@ -300,10 +300,14 @@ select_and_gather_add_p.def_abstract_eval(_select_and_gather_add_rule)
 mlir.register(select_and_gather_add_p, _select_and_gather_add_lowering)
 
 
-def _select_and_gather_add_jvp(primals, tangents, **params):
-  source, operand = primals
-  out = select_and_gather_add_p.bind(source, operand, **params)
-  return out, select_and_gather_add_p.bind(ad.instantiate_zeros(tangents[0]), operand, **params)
+def _linear_in_source_jvp(primitive):
+  """The JVP of select_and_gather_add / select_and_scatter_add: linear in their first operand
+  (the values moved), constant in the second (the operand whose windows choose)."""
+  def rule(primals, tangents, **params):
+    source, operand = primals
+    out = primitive.bind(source, operand, **params)
+    return out, primitive.bind(ad.instantiate_zeros(tangents[0]), operand, **params)
+  return rule
 
 
 def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, window_dimensions,
@@ -323,7 +327,7 @@ def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, wind
   return [result, None]
 
 
-ad.primitive_jvps[select_and_gather_add_p] = _select_and_gather_add_jvp
+ad.primitive_jvps[select_and_gather_add_p] = _linear_in_source_jvp(select_and_gather_add_p)
 ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
 
 
@@ -359,12 +363,6 @@ select_and_scatter_add_p.def_abstract_eval(_select_and_scatter_add_rule)
 mlir.register(select_and_scatter_add_p, _select_and_scatter_add_lowering)
 
 
-def _select_and_scatter_add_jvp(primals, tangents, **params):
-  source, operand = primals
-  out = select_and_scatter_add_p.bind(source, operand, **params)
-  return out, select_and_scatter_add_p.bind(ad.instantiate_zeros(tangents[0]), operand, **params)
-
-
 def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, window_dimensions,
                                       window_strides, padding):
   if ad.is_undefined_primal(operand):
@@ -377,7 +375,7 @@ def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, windo
   return [result, None]
 
 
-ad.primitive_jvps[select_and_scatter_add_p] = _select_and_scatter_add_jvp
+ad.primitive_jvps[select_and_scatter_add_p] = _linear_in_source_jvp(select_and_scatter_add_p)
 ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 
 
