@@ -1033,8 +1033,15 @@ def _setxor1d_size(arr1, arr2, fill_value, *, size):
   unique_here = unique_here.at[count].set(True)
   unique_here = ufuncs.logical_and(in_use, unique_here)
   keep = ufuncs.logical_and(unique_here[1:], unique_here[:-1])
+  return _kept_with_size(arr, keep, _shape(keep)[0], size, fill_value)
+
+
+def _kept_with_size(arr, keep, past_end: int, size: int, fill_value):
+  """The elements of ``arr`` where ``keep`` holds, as ``size`` values: the gap first filled with
+  the largest kept value, then with ``fill_value`` (default: the smallest), as JAX's
+  ``size=`` set programs do; ``past_end`` is the index nonzero pads with."""
   n_kept = reductions.sum(keep)
-  indices = lax_numpy.nonzero(keep, size=size, fill_value=_shape(keep)[0])[0]
+  indices = lax_numpy.nonzero(keep, size=size, fill_value=past_end)[0]
   out = arr.at[indices].get(mode="fill", fill_value=0)
   out = lax_numpy.where(ufuncs.less(creation.arange(size), n_kept), out, reductions.max(out))
   valid = ufuncs.less(creation.arange(size), n_kept)
@@ -1070,12 +1077,7 @@ def _intersect1d_size(arr1, arr2, fill_value, *, size):
   _, arr, _ = lax_sorting.sort((ufuncs.logical_not(in_use), arr, creation.arange(n1 + n2)),
                                dimension=0, num_keys=2)
   in_both = ufuncs.logical_and(ufuncs.equal(arr[1:], arr[:-1]), in_use[1:])
-  n_kept = reductions.sum(in_both)
-  indices = lax_numpy.nonzero(in_both, size=size, fill_value=_shape(arr)[0])[0]
-  out = arr.at[indices].get(mode="fill", fill_value=0)
-  out = lax_numpy.where(ufuncs.less(creation.arange(size), n_kept), out, reductions.max(out))
-  valid = ufuncs.less(creation.arange(size), n_kept)
-  return lax_numpy.where(valid, out, reductions.min(out) if fill_value is None else fill_value)
+  return _kept_with_size(arr, in_both, _shape(arr)[0], size, fill_value)
 
 
 def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = False, *,
