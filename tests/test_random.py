@@ -128,6 +128,23 @@ def test_threefry2x32_primitive_known_vector():
     np.testing.assert_array_equal(got[1], expected[1])
 
 
+@pytest.mark.parametrize("count", [1, 2, 7, prng._SMALL_HASH, prng._SMALL_HASH + 1, 100])
+@pytest.mark.parametrize("scalar_keys", [True, False])
+def test_threefry2x32_small_counts_on_ints_match_numpy_kernel(count, scalar_keys, monkeypatch):
+  # A few counts (a split, a fold_in) are hashed on Python ints; the NumPy kernel is the
+  # reference for the same words.
+  rng = np.random.default_rng(count)
+  words = lambda shape: rng.integers(0, 2 ** 32, size=shape, dtype=np.uint32)
+  k0, k1 = words(() if scalar_keys else count), words(() if scalar_keys else count)
+  x0, x1 = words(count), words(count)
+  got = prng._threefry2x32_numpy(k0, k1, x0, x1)
+  monkeypatch.setattr(prng, "_SMALL_HASH", -1)
+  expected = prng._threefry2x32_numpy(k0, k1, x0, x1)
+  for g, e in zip(got, expected):
+    assert g.dtype == np.uint32 and g.shape == e.shape
+    np.testing.assert_array_equal(g, e)
+
+
 def test_typed_keys():
   key = random.key(0)
   assert str(key.dtype) == "key<fry>" and key.shape == ()

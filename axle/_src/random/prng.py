@@ -157,9 +157,18 @@ def _threefry2x32_numpy(k0, k1, x0, x1):
     keys = [k0.reshape(()), k1.reshape(())]
   else:
     keys = [np.broadcast_to(k0, shape).reshape(-1), np.broadcast_to(k1, shape).reshape(-1)]
+  n = x0.shape[0]
+  if n <= _SMALL_HASH:
+    if scalar_keys:
+      pairs = [_threefry2x32_ints(int(keys[0]), int(keys[1]), a, b)
+               for a, b in zip(x0.tolist(), x1.tolist())]
+    else:
+      pairs = [_threefry2x32_ints(ka, kb, a, b) for ka, kb, a, b in
+               zip(keys[0].tolist(), keys[1].tolist(), x0.tolist(), x1.tolist())]
+    return (np.array([p[0] for p in pairs], UINT32).reshape(shape),
+            np.array([p[1] for p in pairs], UINT32).reshape(shape))
   out0 = np.empty(x0.shape, UINT32)
   out1 = np.empty(x1.shape, UINT32)
-  n = x0.shape[0]
   block = 1 << 16
   shifts = [[(np.uint32(r), np.uint32(32 - r)) for r in rots] for rots in _ROTATIONS]
   with np.errstate(over="ignore"):
@@ -186,6 +195,26 @@ def _threefry2x32_numpy(k0, k1, x0, x1):
         np.add(b, ks[(group + 2) % 3], out=b)
         np.add(b, np.uint32(group + 1), out=b)
   return out0.reshape(shape), out1.reshape(shape)
+
+
+# Up to this many counts the hash runs on Python ints: NumPy's per-call cost on arrays of a
+# few elements (a split, a fold_in) is far above the arithmetic.
+_SMALL_HASH = 16
+
+
+def _threefry2x32_ints(k0: int, k1: int, x0: int, x1: int) -> tuple[int, int]:
+  """Threefry-2x32 (20 rounds) of one pair of counts, on Python ints modulo 2**32."""
+  mask = 0xFFFFFFFF
+  ks = (k0, k1, k0 ^ k1 ^ _KS_PARITY)
+  a = (x0 + k0) & mask
+  b = (x1 + k1) & mask
+  for group in range(5):
+    for r in _ROTATIONS[group % 2]:
+      a = (a + b) & mask
+      b = (((b << r) & mask) | (b >> (32 - r))) ^ a
+    a = (a + ks[(group + 1) % 3]) & mask
+    b = (b + ks[(group + 2) % 3] + group + 1) & mask
+  return a, b
 
 
 def _threefry2x32_lax(k0, k1, x0, x1):
