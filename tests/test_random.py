@@ -145,6 +145,18 @@ def test_threefry2x32_small_counts_on_ints_match_numpy_kernel(count, scalar_keys
     np.testing.assert_array_equal(g, e)
 
 
+def test_eager_raw_key_data_is_viewed_not_copied():
+  # Eagerly, raw key data is wrapped as a view of the same Array (and device buffer), as in
+  # JAX: samplers then reuse the key's buffer instead of transferring it on every call.
+  from axle._src.random import keys as keys_module
+  key = jnp.asarray(random.PRNGKey(3))
+  typed, was_typed = keys_module.check_prng_key("normal", key)
+  assert not was_typed and typed._base_array is key
+  assert keys_module._return_keys(typed, False) is key
+  np.testing.assert_array_equal(np.asarray(random.normal(key, (5,))),
+                                np.asarray(axle.jit(lambda k: random.normal(k, (5,)))(key)))
+
+
 def test_typed_keys():
   key = random.key(0)
   assert str(key.dtype) == "key<fry>" and key.shape == ()

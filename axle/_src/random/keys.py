@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from axle._src import basearray
+from axle._src.array import Array
 from axle._src import core
 from axle._src import dtypes
 from axle._src import tree_util
@@ -287,7 +288,13 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
     keys, typed = key, True
   elif isinstance(key, (int, float, complex, bool, str, np.generic)) or _is_key_data_like(key):
     prng.check_key_data(key)
-    keys, typed = prng.random_wrap_p.bind(key, impl=prng.threefry_prng_impl), False
+    if (type(key) is Array and core._context.trace is core.eval_trace
+        and key._aval is not None and not key._aval.weak_type):
+      # eager: the key array views the same data Array (its device buffer too), as JAX's does
+      keys = PRNGKeyArray(prng.threefry_prng_impl, key)
+    else:
+      keys = prng.random_wrap_p.bind(key, impl=prng.threefry_prng_impl)
+    typed = False
   else:
     raise TypeError(f"unexpected PRNG key type {type(key)}")
   if keys.ndim > 0 and not allow_batched:
@@ -309,7 +316,12 @@ def _validate_keys(key) -> None:
 
 
 def _return_keys(keys, typed: bool):
-  return keys if typed else prng.random_unwrap_p.bind(keys)
+  if typed:
+    return keys
+  if type(keys) is PRNGKeyArray and type(keys._base_array) is Array \
+      and core._context.trace is core.eval_trace:
+    return keys._base_array  # eager: the data Array the keys view
+  return prng.random_unwrap_p.bind(keys)
 
 
 def _seed_array(seed, name: str):
