@@ -135,3 +135,63 @@ def test_scalar_operands_share_a_device_buffer_that_donation_cannot_consume():
   axle.jit(lambda s: s * 2, donate_argnums=0)(one)
   np.testing.assert_allclose(np.asarray(y + 1.0), expected, rtol=1e-6)
   np.testing.assert_allclose(np.asarray(y + jnp.asarray(np.float32(1.0))), expected, rtol=1e-6)
+
+
+def _on_device(x):
+  """``x`` as a device-resident Array (a jitted result: no host value until read)."""
+  out = axle.jit(jnp.copy)(x)
+  assert out._value is None
+  return out
+
+
+_UFUNCS = [jnp.add, jnp.subtract, jnp.multiply, jnp.maximum, jnp.minimum]
+
+
+@settings(max_examples=150, deadline=None)
+@given(dtype=st.sampled_from(_DTYPES), fn=st.sampled_from(_OPERATORS + _UFUNCS),
+       shapes=st.sampled_from([((3,), (3,)), ((2, 3), ()), ((), (3,)), ((), ()), ((2, 3), (3,))]),
+       placement=st.sampled_from(["both", "first", "second"]), seed=st.integers(0, 2**16))
+def test_operands_on_the_device_match_general_path(dtype, fn, shapes, placement, seed):
+  # Operands still on the device take the device shortcut (the op runs on XLA, nothing is
+  # read back); the result must be the general path's: values, dtype and weak type.
+  rng = np.random.default_rng(seed)
+  make = lambda shape, shift: (rng.standard_normal(shape) * 3 + shift)
+  values = [make(shapes[0], 0.0), make(shapes[1], 0.5)]
+  x, y = [jnp.asarray(v.astype(dtype) if dtype != np.bool_ else v > 0) for v in values]
+  if placement in ("both", "first"):
+    x = _on_device(x)
+  if placement in ("both", "second"):
+    y = _on_device(y)
+  try:
+    expected = general(fn)(x, y)
+  except TypeError:
+    with pytest.raises(TypeError):
+      fn(x, y)
+    return
+  _same(fn(x, y), expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64]),
+       fn=st.sampled_from(_OPERATORS + _UFUNCS),
+       scalar=st.sampled_from([0.5, -3, 7, 2.0**40, 1e-45, 3, -0.0]),
+       swap=st.booleans(), seed=st.integers(0, 2**16))
+def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scalar, swap, seed):
+  x = _on_device(jnp.asarray((np.random.default_rng(seed).standard_normal(4) * 3).astype(dtype)))
+  op = (lambda a: fn(scalar, a)) if swap else (lambda a: fn(a, scalar))
+  try:
+    expected = general(op)(x)
+  except (TypeError, OverflowError):
+    with pytest.raises((TypeError, OverflowError)):
+      op(x)
+    return
+  _same(op(x), expected)
+
+
+@pytest.mark.parametrize("name", ["abs", "sin", "sqrt", "tanh", "negative"])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int32, np.uint8])
+def test_unary_functions_on_the_device_match_general_path(name, dtype):
+  fn = getattr(jnp, name)
+  x = _on_device(jnp.asarray(np.linspace(-3, 3, 7).astype(dtype)))
+  fn(x)
+  _same(fn(x), general(fn)(x))

@@ -505,6 +505,30 @@ def _device_runner(primitive: core.Primitive, avals, params, out_aval):
   return run
 
 
+# (primitive, *avals, *params) -> the runner of an eager primitive with an operand on the device
+_device_entries: dict = {}
+
+
+def device_entry(primitive: core.Primitive, avals, param_items=()):
+  """The runner of an eager ``primitive`` on ``avals`` (parameters ``param_items``) for
+  operands of which one is still on the device -- what ``process_primitive`` runs then: the
+  dispatch's XLA runner, or for a NumPy kernel its XLA runner (reading the operand back would
+  wait for it). None where the eager rule is not a kernel. For the eager fast paths."""
+  key = (primitive, *avals, *param_items)
+  run = _device_entries.get(key)
+  if run is None:
+    params = dict(param_items)
+    out_aval, run = dispatch(primitive, avals, params)
+    if run is None:
+      run = _device_runner(primitive, avals, params, out_aval)
+      if run is None:
+        return None
+    if len(_device_entries) > 4096:
+      _device_entries.clear()
+    _device_entries[key] = run
+  return run
+
+
 def dispatch(primitive: core.Primitive, avals, params):
   """``(out_aval(s), run)`` for an eager ``primitive`` on ``avals``: ``run`` is None when its
   NumPy kernel runs, else the cached single-primitive XLA runner. Memoised per signature."""
@@ -654,8 +678,13 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
         run = entry[1]
         if run is not None:
           return run([x])[0]
-        if x._value is not None and impl is not None:
-          return _wrap(impl(x._value, **params), entry[0])
+        if x._value is not None:
+          if impl is not None:
+            return _wrap(impl(x._value, **params), entry[0])
+        else:  # the operand is on the device: the op runs there too
+          run = device_entry(primitive, (x._aval,), param_items)
+          if run is not None:
+            return run([x])[0]
     return bind(x)
 
   return call

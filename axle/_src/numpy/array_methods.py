@@ -14,6 +14,7 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters import eval as eval_interpreter
+from axle._src.interpreters.eval import device_entry
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.numpy import indexing
@@ -35,6 +36,17 @@ def _bool_aval(aval: core.ShapedArray) -> core.ShapedArray:
   out = _bool_avals.get(aval)
   if out is None:
     out = _bool_avals[aval] = core.ShapedArray(aval.shape, _bool_dtype, aval.weak_type)
+  return out
+
+
+_scalar_avals: dict = {}
+
+
+def _scalar_aval(dtype) -> core.ShapedArray:
+  """The aval a Python scalar operand has once jnp has converted it to ``dtype``."""
+  out = _scalar_avals.get(dtype)
+  if out is None:
+    out = _scalar_avals[dtype] = core.ShapedArray((), dtype)
   return out
 
 
@@ -61,15 +73,26 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
       other_type = type(other)
       if other_type is Array:
         other_aval = other._aval
-        if (other_aval is aval or other_aval == aval) and aval.dtype.kind in kinds \
-            and value is not None and other._value is not None:
-          out = impl(other._value, value) if swap else impl(value, other._value)
-          return Array(out, False, _bool_aval(aval) if comparison else aval)
+        if (other_aval is aval or other_aval == aval) and aval.dtype.kind in kinds:
+          other_value = other._value
+          if value is not None and other_value is not None:
+            out = impl(other_value, value) if swap else impl(value, other_value)
+            return Array(out, False, _bool_aval(aval) if comparison else aval)
+          # an operand is on the device: the op runs there (as process_primitive would)
+          run = device_entry(primitive, (aval, aval))
+          if run is not None:
+            return run([other, self] if swap else [self, other])[0]
       elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
-          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4 and value is not None:
+          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4:
         # NumPy 2 casts a Python scalar operand to the array's dtype, as jnp does.
-        out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
-        return Array(out, False, _bool_aval(aval) if comparison else aval)
+        if value is not None:
+          out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
+          return Array(out, False, _bool_aval(aval) if comparison else aval)
+        scalar_aval = _scalar_aval(aval.dtype)
+        run = device_entry(primitive, (scalar_aval, aval) if swap else (aval, scalar_aval))
+        if run is not None:
+          scalar = np.array(other, aval.dtype)
+          return run([scalar, self] if swap else [self, scalar])[0]
     if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):
       return NotImplemented
     return slow(other, self) if swap else slow(self, other)

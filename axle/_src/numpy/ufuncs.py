@@ -16,6 +16,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src import differentiation
 from axle._src.custom_derivatives import custom_jvp
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters.eval import eager_unary
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
@@ -29,8 +30,62 @@ from axle._src.numpy import util
 __all__ = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "arctan2", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not", "invert", "bitwise_not", "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "negative", "positive", "absolute", "abs", "sign", "true_divide", "divide", "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "float_power", "square", "reciprocal", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "floor", "ceil", "isfinite", "isnan", "isinf", "real", "imag", "conjugate", "conj"]
 
 
-def _binary(name: str, lax_fn, promote=util.promote_args):
+_context = core._context
+_special_checks = eval_interpreter.special_checks
+_scalar_avals: dict = {}
+
+
+def _on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
+  """``primitive`` applied to ``x1, x2`` right away, for the commonest eager case with an
+  operand still on the device: two Arrays of one dtype and weak type (of a kind in ``kinds``)
+  with equal shapes or one of them 0-d, or such an Array of float32/float64 and a Python float or
+  small int (which jnp converts to the array's dtype). Promotion would leave these as they are,
+  so the op runs as ``process_primitive`` would run it. None for anything else."""
+  if _context.trace is not core.eval_trace or _special_checks.enabled:
+    return None
+  t1, t2 = type(x1), type(x2)
+  if t1 is Array and t2 is Array:
+    if x1._value is not None and x2._value is not None:
+      return None
+    a1, a2 = x1._aval, x2._aval
+    if a1 is not a2 and (a1.dtype != a2.dtype or a1.weak_type != a2.weak_type
+                         or (a1.shape != a2.shape and a1.shape and a2.shape)):
+      return None
+    if a1.dtype.kind not in kinds:
+      return None
+    run = eval_interpreter.device_entry(primitive, (a1, a2))
+    return None if run is None else run([x1, x2])[0]
+  if t1 is Array:
+    array, scalar, scalar_type, first = x1, x2, t2, True
+  elif t2 is Array:
+    array, scalar, scalar_type, first = x2, x1, t1, False
+  else:
+    return None
+  if array._value is not None or not (
+      scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000)):
+    return None
+  aval = array._aval
+  dtype = aval.dtype
+  if dtype.kind != "f" or dtype.itemsize < 4 or "f" not in kinds:
+    return None
+  scalar_aval = _scalar_avals.get(dtype)
+  if scalar_aval is None:
+    scalar_aval = _scalar_avals[dtype] = core.ShapedArray((), dtype)
+  run = eval_interpreter.device_entry(primitive, (aval, scalar_aval) if first else (scalar_aval, aval))
+  if run is None:
+    return None
+  value = np.array(scalar, dtype)
+  return run([array, value] if first else [value, array])[0]
+
+
+def _binary(name: str, lax_fn, promote=util.promote_args, primitive=None, kinds: str = ""):
+  """A NumPy-style binary function over ``lax_fn``; with ``primitive``, operands on the device
+  of the kinds ``kinds`` take ``_on_device_fast`` eagerly."""
   def fn(x1, x2, /):
+    if primitive is not None:
+      out = _on_device_fast(primitive, kinds, x1, x2)
+      if out is not None:
+        return out
     x1, x2 = promote(name, x1, x2)
     return lax_fn(x1, x2)
   fn.__name__ = name
@@ -63,17 +118,19 @@ def _no_bool_subtract(x1, x2):
   return lax_elementwise.sub(x1, x2)
 
 
-add = _binary("add", _bool_as(lax_elementwise.bitwise_or, lax_elementwise.add))
-subtract = _binary("subtract", _no_bool_subtract)
-multiply = _binary("multiply", _bool_as(lax_elementwise.bitwise_and, lax_elementwise.mul))
+add = _binary("add", _bool_as(lax_elementwise.bitwise_or, lax_elementwise.add),
+              primitive=lax_elementwise.add_p, kinds="iufc")
+subtract = _binary("subtract", _no_bool_subtract, primitive=lax_elementwise.sub_p, kinds="iufc")
+multiply = _binary("multiply", _bool_as(lax_elementwise.bitwise_and, lax_elementwise.mul),
+                   primitive=lax_elementwise.mul_p, kinds="iufc")
 equal = _binary("equal", lax_elementwise.eq)
 not_equal = _binary("not_equal", lax_elementwise.ne)
 less = _binary("less", lax_elementwise.lt)
 less_equal = _binary("less_equal", lax_elementwise.le)
 greater = _binary("greater", lax_elementwise.gt)
 greater_equal = _binary("greater_equal", lax_elementwise.ge)
-maximum = _binary("maximum", lax_elementwise.max)
-minimum = _binary("minimum", lax_elementwise.min)
+maximum = _binary("maximum", lax_elementwise.max, primitive=lax_elementwise.max_p, kinds="iuf")
+minimum = _binary("minimum", lax_elementwise.min, primitive=lax_elementwise.min_p, kinds="iuf")
 arctan2 = _binary("arctan2", lax_special.atan2, util.promote_args_inexact)
 nextafter = _binary("nextafter", lax_elementwise.nextafter, util.promote_args_inexact)
 
@@ -161,6 +218,11 @@ def positive(x, /):
 
 def absolute(x, /):
   """Elementwise absolute value (``abs(x)``)."""
+  if type(x) is Array and x._value is None and x._aval.dtype.kind in "fc" \
+      and _context.trace is core.eval_trace and not _special_checks.enabled:
+    run = eval_interpreter.device_entry(lax_elementwise.abs_p, (x._aval,))
+    if run is not None:  # on the device: the op runs there
+      return run([x])[0]
   (x,) = util.promote_args("absolute", x)
   dtype = np.dtype(x.dtype)
   if dtype == np.bool_ or np.issubdtype(dtype, np.unsignedinteger):
