@@ -195,3 +195,28 @@ def test_unary_functions_on_the_device_match_general_path(name, dtype):
   x = _on_device(jnp.asarray(np.linspace(-3, 3, 7).astype(dtype)))
   fn(x)
   _same(fn(x), general(fn)(x))
+
+
+def test_host_operand_next_to_a_device_operand_is_transferred_once(monkeypatch):
+  # m (a host value) - mx (still on the device) runs on XLA; m's device buffer is made once
+  # and kept, not transferred again on every call.
+  from axle._src.xla import client
+  host = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+  m = jnp.asarray(host)
+  mx = _on_device(jnp.asarray(np.ones((3, 1), np.float32)))
+  expected = host - np.float32(1)
+  np.testing.assert_array_equal(np.asarray(m - mx), expected)
+  assert mx._value is None
+  puts = []
+  real_put = client.put
+  monkeypatch.setattr(client, "put", lambda *a, **k: puts.append(a) or real_put(*a, **k))
+  for _ in range(3):
+    out = m - mx
+  np.testing.assert_array_equal(np.asarray(out), expected)
+  assert puts == []
+
+
+def test_stop_gradient_of_an_eager_array_is_the_array():
+  x = _on_device(jnp.asarray(np.arange(3.0, dtype=np.float32)))
+  assert axle.lax.stop_gradient(x) is x
+  assert x._value is None  # nothing was read back

@@ -35,6 +35,8 @@ def stop_gradient(x):
   """Returns ``x`` unchanged, but with zero derivative: differentiation treats it as a
   constant. Applies to every inexact leaf of a pytree (``lax.stop_gradient``)."""
   def stop(leaf):
+    if type(leaf) is Array and core._context.trace is core.eval_trace:
+      return leaf  # eager: the identity (as JAX's impl), without reading a device value back
     if dtypes.issubdtype(core.get_aval(leaf).dtype, np.inexact):
       return stop_gradient_p.bind(leaf)
     return leaf

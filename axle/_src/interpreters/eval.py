@@ -625,20 +625,21 @@ class EvalTrace(core.Trace):
       if special_checks.enabled:
         check_special_values(primitive.name, outs)
       return outs if primitive.multiple_results else outs[0]
+    for v in values:
+      if type(v) is Array and v._value is None:
+        # An operand is still on the device (a result of XLA): running this op there too
+        # keeps the computation asynchronous instead of waiting to read the operand back (and
+        # the other operands' device buffers are used as they are).
+        run = _device_runner(primitive, avals, params, out_aval)
+        if run is not None:
+          outs = run(values)
+          if special_checks.enabled:
+            check_special_values(primitive.name, outs)
+          return outs if primitive.multiple_results else outs[0]
+        break
     for i, v in enumerate(values):
       if type(v) is Array:
-        value = v._value
-        if value is None:
-          # The operand is still on the device (a result of XLA): running this op there too
-          # keeps the computation asynchronous instead of waiting to read the operand back.
-          run = _device_runner(primitive, avals, params, out_aval)
-          if run is not None:
-            outs = run([v if type(v) is Array else v for v in values])
-            if special_checks.enabled:
-              check_special_values(primitive.name, outs)
-            return outs if primitive.multiple_results else outs[0]
-          value = v._host_value()
-        values[i] = value
+        values[i] = v._host_value()
     impl = primitive.impl
     if impl is None:
       if fallback_impl is None:
