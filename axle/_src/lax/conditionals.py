@@ -31,13 +31,19 @@ from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
 from axle._src.lax import structural
 
-__all__ = ["cond", "switch", "cond_p"]
+__all__ = ["cond", "switch", "cond_p", "platform_index_p", "composite_p"]
 
 cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
 
 
-def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches):
+def _platforms(branches_platforms) -> dict:
+  """The ``branches_platforms`` parameter as keyword arguments: present only on the conds of
+  ``platform_dependent`` (a plain cond has no such parameter, as in JAX)."""
+  return {} if branches_platforms is None else {"branches_platforms": branches_platforms}
+
+
+def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches, branches_platforms=None):
   if index.shape != () or index.dtype != np.int32:
     raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
   for i, branch in enumerate(branches):
@@ -52,7 +58,7 @@ def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches):
 cond_p.def_abstract_eval(_cond_abstract_eval)
 
 
-def _cond_impl(index, *args, branches):
+def _cond_impl(index, *args, branches, branches_platforms=None):
   i = int(index)
   if not 0 <= i < len(branches):
     i = len(branches) - 1  # XLA's case runs the last branch for an out-of-range index
@@ -64,7 +70,11 @@ def _cond_impl(index, *args, branches):
 cond_p.def_impl(_cond_impl)
 
 
-def _cond_lowering(ctx, index, *args, branches):
+def _cond_lowering(ctx, index, *args, branches, branches_platforms=None):
+  if branches_platforms is not None:
+    # platform_dependent: only the branches for this platform are lowered (its platform_index
+    # lowers to their position among them)
+    branches = [branches[i] for i in _platform_branches(branches_platforms)]
   if any(ir.ordered_effects(b.jaxpr.effects) for b in branches):
     return _cond_lowering_ordered(ctx, index, *args, branches=branches)
   regions = []
@@ -101,7 +111,10 @@ def _pp_cond_eqn(eqn: ir.Eqn, names) -> pp.Doc:
   branch_docs = [ir.pp_jaxpr(b.jaxpr, names) for b in eqn.params["branches"]]
   branches = pp.group(pp.concat([pp.text("("), pp.nest(2, pp.concat([pp.brk(""), pp.join(pp.brk(), branch_docs)])),
                                  pp.brk(""), pp.text(")")]))
-  params = ir.pp_params({"branches": branches}, names)
+  params = {"branches": branches}
+  if "branches_platforms" in eqn.params:
+    params["branches_platforms"] = eqn.params["branches_platforms"]
+  params = ir.pp_params(params, names)
   head = [lhs, pp.text(" = ")] if eqn.outvars else []
   return pp.concat(head + [pp.text("cond"), params, ir.pp_operands(eqn.invars, names)])
 
@@ -290,7 +303,7 @@ def _trace_closed(fun: Callable, in_avals) -> ClosedJaxpr:
   return closed
 
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
   index, *ops = primals
   nonzeros = [type(t) is not ad.Zero for t in tangents[1:]]
   n_out = len(branches[0].out_avals)
@@ -305,7 +318,8 @@ def _cond_jvp(primals, tangents, *, branches):
   final_nz = nz
   tangents_in = [t for t, n, p in zip(tangents[1:], nonzeros, ops)
                  if n and ad.tangent_aval(core.get_aval(p)).dtype != ad.float0]
-  outs = cond_p.bind(index, *ops, *tangents_in, branches=tuple(jvps))
+  outs = cond_p.bind(index, *ops, *tangents_in, branches=tuple(jvps),
+                     **_platforms(branches_platforms))
   primal_out = outs[:n_out]
   tangent_iter = iter(outs[n_out:])
   tangent_out = [next(tangent_iter) if n else ad.Zero(ad.tangent_aval(a))
@@ -358,11 +372,13 @@ def _cond_partial_eval(trace, args, params):
   unknown_jaxprs, unknown_extra = _share_consts(unknown_branches)
   known_ops = [x for x, u in zip(ops, unknowns) if not u]
   with core.set_current_trace(trace.parent):
-    known_outs = cond_p.bind(index, *known_extra, *known_ops, branches=tuple(known_jaxprs))
+    known_outs = cond_p.bind(index, *known_extra, *known_ops, branches=tuple(known_jaxprs),
+                             **_platforms(params.get("branches_platforms")))
   residuals = known_outs[n_known_out:]
   unknown_ops = [x for x, u in zip(ops, unknowns) if u]
   unknown_outs = iter(trace.stage(cond_p, [index, *unknown_extra, *residuals, *unknown_ops],
-                                  dict(branches=tuple(unknown_jaxprs))))
+                                  dict(branches=tuple(unknown_jaxprs),
+                                       **_platforms(params.get("branches_platforms")))))
   known_iter = iter(known_outs[:n_known_out])
   return [next(unknown_outs) if u else next(known_iter) for u in out_uk]
 
@@ -405,7 +421,7 @@ def _share_consts(hoisted):
 ad.partial_eval_rules[cond_p] = _cond_partial_eval
 
 
-def _cond_transpose(cts, index, *ops, branches):
+def _cond_transpose(cts, index, *ops, branches, branches_platforms=None):
   if ad.is_undefined_primal(index):
     raise ValueError("cond: the branch index cannot be a linear input")
   linear = [ad.is_undefined_primal(x) for x in ops]
@@ -417,14 +433,15 @@ def _cond_transpose(cts, index, *ops, branches):
   given_avals = [core.get_aval(ct) for ct in cts]
   transposed = tuple(ad.transpose_jaxpr(b, linear, linear_avals, given_avals) for b in branches)
   nonlinear = [x for x in ops if not ad.is_undefined_primal(x)]
-  outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed))
+  outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed,
+                          **_platforms(branches_platforms)))
   return [None] + [next(outs) if lin else None for lin in linear]
 
 
 ad.primitive_transposes[cond_p] = _cond_transpose
 
 
-def _cond_batch(args, dims, *, branches):
+def _cond_batch(args, dims, *, branches, branches_platforms=None):
   index, *ops = args
   index_dim, *op_dims = dims
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
@@ -450,7 +467,7 @@ def _cond_batch(args, dims, *, branches):
     _, out_dims = batching.batch_jaxpr(branch, size, in_dims, False)
     out_batched = [a or d is not None for a, d in zip(out_batched, out_dims)]
   batched = tuple(batching.batch_jaxpr(b, size, in_dims, out_batched)[0] for b in branches)
-  outs = cond_p.bind(index, *ops, branches=batched)
+  outs = cond_p.bind(index, *ops, branches=batched, **_platforms(branches_platforms))
   return outs, [0 if b else None for b in out_batched]
 
 
@@ -471,35 +488,155 @@ def _bcast_select_n(which, *cases):
 batching.primitive_batchers[cond_p] = _cond_batch
 
 
+# ---------------------------------------------------------------------------
+# platform_dependent: a cond over per-platform branches, indexed by platform_index
+
+_PLATFORM = "cpu"  # the one platform axle compiles for
+
+platform_index_p = core.Primitive("platform_index")
+
+
+def _platform_branches(platforms) -> list[int]:
+  """The positions in ``platforms`` (a tuple of platform-name tuples, ``None`` for the default)
+  of the branches this platform runs: its own, else the default's."""
+  own = [i for i, names in enumerate(platforms) if names is not None and _PLATFORM in names]
+  if own:
+    return own[:1]
+  default = [i for i, names in enumerate(platforms) if names is None]
+  if not default:
+    raise NotImplementedError(
+        f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not found "
+        f"for platform {_PLATFORM}")
+  return default[:1]
+
+
+def _platform_index_impl(*, platforms):
+  return np.array(_platform_branches(platforms)[0], np.int32)
+
+
+def _platform_index_lowering(ctx, *, platforms):
+  """The branch index for the platform compiled for: a case over the lowering's platforms
+  (here one) whose regions give the position of that platform's branch among the branches
+  lowered (the cond keeps only those: position 0)."""
+  position = _platform_branches(platforms)[0]
+  index_aval = ShapedArray((), np.dtype(np.int32))
+  regions = [mlir.region(ctx, [], lambda region_ctx: [mlir.constant(region_ctx, np.int32(0))])
+             for _ in platforms]
+  return mlir.op(ctx, "stablehlo.case", [mlir.constant(ctx, np.int32(position))], index_aval,
+                 regions=regions)
+
+
+platform_index_p.def_abstract_eval(lambda *, platforms: ShapedArray((), np.dtype(np.int32)))
+platform_index_p.def_impl(_platform_index_impl)
+mlir.register(platform_index_p, _platform_index_lowering)
+# (no operands: under vmap it is the same index for every element)
+batching.primitive_batchers[platform_index_p] = lambda args, dims, **params: (
+    platform_index_p.bind(**params), None)
+
+
 def platform_dependent(*args, default: Callable | None = None, **per_platform: Callable):
   """Calls the branch for the platform the computation runs on (``lax.platform_dependent``):
   ``per_platform`` maps platform names (``cpu=...``, ``cuda=...``, ``tpu=...``) to functions of
   ``*args``; ``default`` is used for a platform without its own branch.
 
-  axle runs on CPU only, so the ``cpu`` branch (else ``default``) is called directly. Unlike
-  JAX, the jaxpr therefore holds that branch's equations, not a ``platform_index`` and a
-  ``cond`` over every branch; the values are the same.
+  As in JAX, every branch is traced: the jaxpr holds a ``platform_index`` equation and a
+  ``cond`` over the branches (``branches_platforms`` says which platforms each serves), and only
+  the branch for the platform compiled for (axle's: cpu) is lowered.
   """
   for name, branch in per_platform.items():
     if not callable(branch):
       raise TypeError(f"platform_dependent: the branch for {name!r} must be callable, got "
                       f"{branch!r}")
-  branch = per_platform.get("cpu", default)
-  if branch is None:
-    raise NotImplementedError(
-        f"platform_dependent: no branch for platform 'cpu' (branches for "
-        f"{sorted(per_platform)}) and no default; pass cpu=... or default=...")
-  return branch(*args)
+  funs = list(per_platform.values())
+  platforms: list = [(name,) for name in per_platform]
+  if default is not None:
+    funs.append(default)
+    platforms.append(None)
+  platforms = tuple(platforms)
+  if config.jax_disable_jit:
+    return funs[_platform_branches(platforms)[0]](*args)
+  index = platform_index_p.bind(platforms=platforms)
+  jaxprs, consts, ops_flat, out_trees = _trace_branches(funs, args, "platform_dependent")
+  names = [f"branch for {p[0]}" if p is not None else "default branch" for p in platforms]
+  _branch_mismatch_error("platform_dependent", names, funs, out_trees, jaxprs)
+  outs = cond_p.bind(index, *consts, *ops_flat, branches=tuple(jaxprs),
+                     branches_platforms=platforms)
+  return tree_util.tree_unflatten(out_trees[0], outs)
+
+
+# ---------------------------------------------------------------------------
+# composite: a named operation with its decomposition (stablehlo.composite)
+
+composite_p = core.Primitive("composite")
+composite_p.multiple_results = True
+
+
+def _composite_abstract_eval(*avals, name, attributes, version, jaxpr):
+  return list(jaxpr.out_avals)
+
+
+def _composite_impl(*args, name, attributes, version, jaxpr):
+  arrays = [control_flow_common.as_array(a, aval) for a, aval in zip(args, jaxpr.in_avals)]
+  return [control_flow_common.host(o) for o in control_flow_common.eval_closed_eager(jaxpr, arrays)]
+
+
+def _composite_attribute(value) -> str:
+  """An attribute value of ``stablehlo.composite`` as MLIR text."""
+  if isinstance(value, (bool, np.bool_)):
+    return "true" if value else "false"
+  if isinstance(value, (int, np.integer)):
+    return f"{int(value)} : i64"
+  if isinstance(value, (float, np.floating)):
+    return f"{float(value):e} : f64"
+  if isinstance(value, str):
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+  array = np.asarray(value)
+  return f"dense<{mlir._nested_list(array)}> : {mlir.tensor_type(ShapedArray(array.shape, array.dtype))}"
+
+
+def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
+  symbol = mlir.lower_private_function(ctx.module, jaxpr, name)
+  fields = {}
+  values = {key: tree_util.tree_unflatten(tree, list(leaves)) for key, leaves, tree in attributes}
+  if values:
+    fields["composite_attributes"] = ("{" + ", ".join(
+        f"{key} = {_composite_attribute(v)}" for key, v in values.items()) + "}")
+  fields["decomposition"] = f"@{mlir.symbol_text(symbol)}"
+  fields["name"] = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+  if version:
+    fields["version"] = f"{int(version)} : i32"
+  outs = mlir.op(ctx, "stablehlo.composite", list(args), list(ctx.avals_out),
+                 "{" + ", ".join(f"{k} = {v}" for k, v in fields.items()) + "}")
+  return outs
+
+
+composite_p.def_abstract_eval(_composite_abstract_eval)
+composite_p.def_impl(_composite_impl)
+mlir.register(composite_p, _composite_lowering)
+
+
+def _composite_jvp(primals, tangents, **params):
+  raise ValueError("JVP rule for composite not implemented. You can use `jax.custom_jvp` to add "
+                   "support. See https://docs.jax.dev/en/latest/_autosummary/jax.custom_jvp.html")
+
+
+ad.primitive_jvps[composite_p] = _composite_jvp
+
+
+def _composite_batch(args, dims, **params):
+  raise NotImplementedError("Batching rule for 'composite' not implemented")
+
+
+batching.primitive_batchers[composite_p] = _composite_batch
 
 
 def composite(decomposition: Callable, name: str, version: int = 0):
   """Marks ``decomposition`` as the composite operation ``name`` (``lax.composite``): returns a
-  function that computes ``decomposition(*args, **attributes)``.
-
-  In JAX the call becomes one ``composite`` equation, lowered to ``stablehlo.composite`` so
-  that a backend may replace it with a fused kernel. axle has no such backends: it calls
-  ``decomposition`` inline (the values are the same; the jaxpr and StableHLO show the
-  decomposition's equations instead of a ``composite`` equation).
+  function of arrays (and static keyword attributes) that computes
+  ``decomposition(*args, **attributes)`` as one ``composite`` equation, lowered to
+  ``stablehlo.composite`` with the decomposition as a private function (a backend may replace
+  it with a fused kernel; XLA's CPU compiler inlines the decomposition). It has no JVP or
+  batching rule, as in JAX: wrap it in ``custom_jvp`` to differentiate it.
   """
   if not callable(decomposition):
     raise TypeError(f"composite: decomposition must be callable, got {decomposition!r}")
@@ -509,7 +646,24 @@ def composite(decomposition: Callable, name: str, version: int = 0):
     raise ValueError(f"composite: version must be a non-negative int, got {version!r}")
 
   def composite_call(*args, **attributes):
-    return decomposition(*args, **attributes)
+    flat_args, in_tree = tree_util.tree_flatten(args)
+    avals = [control_flow_common.abstractify(x) for x in flat_args]
+    out_trees = []
+
+    def flat_fun(*xs):
+      outs = decomposition(*tree_util.tree_unflatten(in_tree, list(xs)), **attributes)
+      flat_outs, out_tree = tree_util.tree_flatten(outs)
+      out_trees.append(out_tree)
+      return flat_outs
+
+    closed, _ = staging.trace_to_jaxpr(flat_fun, avals)
+    attribute_items = []
+    for key in sorted(attributes):
+      leaves, tree = tree_util.tree_flatten(attributes[key])
+      attribute_items.append((key, tuple(leaves), tree))
+    outs = composite_p.bind(*flat_args, name=name, attributes=tuple(attribute_items),
+                            version=version, jaxpr=closed)
+    return tree_util.tree_unflatten(out_trees[0], outs)
 
   composite_call.__name__ = getattr(decomposition, "__name__", "composite")
   composite_call.__doc__ = getattr(decomposition, "__doc__", None)

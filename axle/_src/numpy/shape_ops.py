@@ -15,7 +15,9 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.lax import conditionals as lax_conditionals
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.numpy import creation
@@ -735,6 +737,21 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
   if size == 0:
     return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
+  if _ndim(a) == 2 and n == m and offset == 0 and _dtype(a) != np.bool_:
+    # JAX's program for a square matrix: a platform_dependent between a masked column sum
+    # (for Mosaic) and the gather below (every other platform)
+    rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, n), 0)
+    cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, n), 1)
+    rows = lax_elementwise.add(rows, lax_elementwise._convert_element_type(0, np.int32, False))
+    mask = lax_elementwise._convert_element_type(lax_elementwise.eq(rows, cols), _dtype(a), False)
+    return lax_conditionals.platform_dependent(
+        mask, a, mosaic=lambda w, x: lax_reductions.reduce_sum(lax_elementwise.mul(w, x), (0,)),
+        default=lambda w, x: _gather_diagonal(x, size, 0))
+  return _gather_diagonal(a, size, offset)
+
+
+def _gather_diagonal(a, size: int, offset: int):
+  """The ``offset``-th diagonal (``size`` long) of the last two axes of ``a``, gathered."""
   # Two iotas, the offset added to the second one, as JAX's program does.
   i = lax_structural.iota(np.dtype(np.int32), size)
   j = lax_structural.iota(np.dtype(np.int32), size)
