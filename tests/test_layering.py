@@ -33,7 +33,7 @@ LAYERS = [
                    "shard_map_eager", "shard_map", "multihost_utils", "distributed"]),
     ("L5", True, ["lax.utils", "lax.elementwise_convert", "lax.elementwise", "lax.structural",
                   "lax.special_lowering", "lax.special", "lax.reductions", "lax.slicing",
-                  "lax.contractions", "lax.convolution", "lax.windowed",
+                  "lax.contractions", "lax.ragged", "lax.convolution", "lax.windowed",
                   "lax.sorting", "lax.linalg", "lax.fourier", "lax.parallel", "lax.parallel_spmd",
                   "lax.control_flow_common", "lax.conditionals", "lax.loops", "lax.control_flow",
                   "lax.custom_solvers", "lax.structural_extra", "lax.lax",

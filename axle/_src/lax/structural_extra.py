@@ -1,6 +1,6 @@
 """More of lax's primitives that JAX defines on their own: ``tile``, ``stack``, ``unstack``,
 ``empty``, ``mulhi``, ``optimization_barrier`` and ``rng_bit_generator`` (JAX's names and
-params), and ``ragged_dot`` (a lax function here, lowered as JAX lowers it on CPU).
+params). (``ragged_dot`` is in ``ragged.py``.)
 
 They are separate primitives in JAX's jaxprs (``tile[reps=(2, 1)]``, ``stack[axis=1]``, ...),
 so they are here too, lowered to the StableHLO JAX emits: ``tile`` as reshape, broadcast and
@@ -24,13 +24,10 @@ from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
-from axle._src.lax import contractions
-from axle._src.lax import elementwise
-from axle._src.lax import reductions
 from axle._src.lax import structural
 from axle._src.lax import utils
 
-__all__ = ["tile", "stack", "unstack", "empty", "mulhi", "optimization_barrier", "ragged_dot",
+__all__ = ["tile", "stack", "unstack", "empty", "mulhi", "optimization_barrier",
            "rng_bit_generator", "RandomAlgorithm", "rng_bit_generator_p",
            "tile_p", "stack_p", "unstack_p", "empty_p", "mulhi_p", "optimization_barrier_p"]
 
@@ -312,52 +309,6 @@ def optimization_barrier(operand, /):
   leaves = [structural._asarray(x) for x in leaves]
   outs = optimization_barrier_p.bind(*leaves)
   return tree_util.tree_unflatten(treedef, outs)
-
-
-# ---------------------------------------------------------------------------
-# ragged_dot
-
-
-def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
-               group_offset=None, out_sharding=None):
-  """Grouped matrix product (``lax.ragged_dot``): ``lhs`` is ``[m, k]`` with its rows split
-  into consecutive groups of ``group_sizes`` (``[g]`` int32); ``rhs`` is ``[g, k, n]``; row
-  ``i`` of the ``[m, n]`` result is ``lhs[i] @ rhs[group of i]`` (rows past the last group
-  give 0).
-
-  Computed as JAX's CPU lowering does: ``lhs`` masked into a ``[g, m, k]`` stack (one copy
-  per group, zero outside the group's rows) contracted with ``rhs`` over ``k`` and ``g``.
-  Unlike JAX there is no ``ragged_dot_general`` primitive in the jaxpr, and only this basic
-  form (2-D ``lhs``, 3-D ``rhs``, no ``group_offset``) is supported.
-  """
-  structural._check_no_sharding("ragged_dot", out_sharding)
-  if group_offset is not None:
-    raise NotImplementedError("ragged_dot: group_offset is not supported by axle")
-  lhs, rhs, group_sizes = (structural._asarray(v) for v in (lhs, rhs, group_sizes))
-  la, ra, ga = _aval(lhs), _aval(rhs), _aval(group_sizes)
-  if la.ndim != 2 or ra.ndim != 3 or ga.ndim != 1:
-    raise TypeError(f"ragged_dot expects lhs [m, k], rhs [g, k, n] and group_sizes [g]; got "
-                    f"lhs {la.str_short() if hasattr(la, 'str_short') else la.shape}, rhs "
-                    f"{ra.shape}, group_sizes {ga.shape}")
-  m, k = la.shape
-  g, k2, _ = ra.shape
-  if k != k2 or ga.shape[0] != g:
-    raise TypeError(f"ragged_dot: shapes do not match: lhs {la.shape}, rhs {ra.shape}, "
-                    f"group_sizes {ga.shape} (need lhs [m, k], rhs [g, k, n], group_sizes [g])")
-  if not dtypes.issubdtype(ga.dtype, np.integer):
-    raise TypeError(f"ragged_dot: group_sizes must be integers, got {ga.dtype}")
-  stacked = structural.broadcast_in_dim(lhs, (g, m, k), (1, 2))
-  rows = structural.broadcasted_iota(np.int32, (g, m, k), 1)
-  ends = reductions.cumsum(group_sizes.astype(np.int32) if ga.dtype != np.int32 else group_sizes)
-  starts = structural.concatenate(
-      [structural.slice(structural.full((g,), 0, np.int32), (0,), (1,)),
-       structural.slice(ends, (0,), (g - 1,))], 0)
-  ends_b = structural.broadcast_in_dim(ends, (g, m, k), (0,))
-  starts_b = structural.broadcast_in_dim(starts, (g, m, k), (0,))
-  inside = elementwise.bitwise_and(elementwise.le(starts_b, rows), elementwise.lt(rows, ends_b))
-  masked = elementwise.select(inside, stacked, structural.full((g, m, k), 0, la.dtype))
-  return contractions.dot_general(masked, rhs, (((2, 0), (1, 0)), ((), ())), precision=precision,
-                                  preferred_element_type=preferred_element_type)
 
 
 # ---------------------------------------------------------------------------
