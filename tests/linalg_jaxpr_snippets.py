@@ -41,7 +41,36 @@ for _name, _fn, _args in [
     ("matrix_norm_2", "lambda a: jnp.linalg.matrix_norm(a, ord=2)", "x3"),
     ("matrix_norm_nuc_keepdims", "lambda a: jnp.linalg.norm(a, ord='nuc', axis=(2, 0), keepdims=True)", "x3"),
 ]:
-  _add(_name, _fn, _args, kinds=("jaxpr", "vmap"))
+  _add(_name, _fn, _args)
+
+# eigh's and svd's JVP rules: JAX's steps (eigh re-symmetrizes its primal, F as integer_pow of
+# eye + w_j - w_i, the diagonal read by a gather; svd's products as jnp.matmul, diag(1/s) as a
+# scatter, the constant 0.5 a residual), batched, complex, tall and wide
+_C = "(1 + 0.5j)"
+for _name, _fn, _args in [
+    ("eigh_vectors", "lambda a: jnp.linalg.eigh(a)[1]", "s"),
+    ("eigh_upper_values", "lambda a: jnp.linalg.eigh(a, UPLO='U')[0]", "s"),
+    ("eigh_batched", "lambda a: jnp.linalg.eigh(a)[1]", "jnp.stack([s, s * 2])"),
+    ("eigh_complex", f"lambda a: jnp.abs(jnp.linalg.eigh(a * {_C})[1])", "s"),
+    ("eigvalsh_complex", f"lambda a: jnp.linalg.eigvalsh(a * {_C})", "s"),
+    ("lax_eigh_unsymmetrized", "lambda a: lax.linalg.eigh(a, symmetrize_input=False)[0]", "s"),
+    ("svd_u_wide", "lambda a: jnp.linalg.svd(a, full_matrices=False)[0]", "x"),
+    ("svd_vh_tall", "lambda a: jnp.linalg.svd(a, full_matrices=False)[2]", "x.T"),
+    ("svd_square_full", "lambda a: jnp.linalg.svd(a)[2]", "s"),
+    ("svd_batched", "lambda a: jnp.linalg.svd(a, full_matrices=False)[2]", "x3"),
+    ("svd_complex", f"lambda a: jnp.abs(jnp.linalg.svd(a * {_C}, full_matrices=False)[0])", "x"),
+    ("svdvals", "jnp.linalg.svdvals", "x.T"),
+    ("svdvals_complex", f"lambda a: jnp.linalg.svdvals(a * {_C})", "x3"),
+    ("lax_svd", "lambda a: lax.linalg.svd(a, full_matrices=False)[2]", "x.T"),
+]:
+  _add(_name, _fn, _args, kinds=("grad",))
+for _name, _fn, _args in [
+    ("svd_values_jvp", "lambda a: jax.jvp(lambda b: lax.linalg.svd(b, compute_uv=False), (a,), (a,))", "x"),
+    ("svd_linearize", "lambda a: jax.linearize(lambda b: jnp.linalg.svd(b, full_matrices=False), a)[1](a)",
+     "x.T"),
+    ("eigh_linearize", "lambda a: jax.linearize(jnp.linalg.eigh, a)[1](a)", "s"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
 
 # jnp products: vectorized dots (vmap over the broadcast leading axes), tensordot's
 # preferred_element_type, the trapezoid rule for even spacing, gradient's spacing, cov's count
