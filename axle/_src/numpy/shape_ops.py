@@ -783,9 +783,10 @@ def diagflat(v, k: int = 0):
   return lax_numpy.reshape(out.at[flat].set(v), (n, n))
 
 
-@util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2", "dtype"))
+@util.jit_when_tracing(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-  """Sum along a diagonal (``jnp.trace``)."""
+  """Sum along a diagonal (``jnp.trace``). As in JAX, ``offset`` may be traced: a given offset
+  is an operand of the staged ``jit[name=trace]``."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
   a = _arr("trace", a)
