@@ -199,3 +199,16 @@ SNIPPETS["triangular_solve_real_conjugate_jaxpr"] = _P + (
 # qr's JVP: jnp-style products and the diagonal correction applied to real inputs too
 _add("qr", "lambda a: jnp.linalg.qr(a)[0]", "x.T", kinds=("grad",))
 _add("qr_r", "lambda a: jnp.linalg.qr(a, mode='r')", "x.T", kinds=("grad",))
+# the complete QR of a tall matrix: JAX's rule (the reduced rule on q's first columns, the other
+# columns through an LU solve, jit[name=_lu_solve]); batched (jnp-style eye), complex
+_add("qr_complete", "lambda a: sum(o.sum() for o in jnp.linalg.qr(a, mode='complete'))", "x.T",
+     kinds=("grad",))
+_add("qr_complete_batched", "lambda a: jnp.linalg.qr(a, mode='complete')[0]", "x3.transpose(0, 2, 1)",
+     kinds=("grad",))
+_add("qr_batched", "lambda a: jnp.linalg.qr(a)[0]", "x3.transpose(0, 2, 1)", kinds=("grad",))
+_add("qr_complete_complex", f"lambda a: jnp.abs(jnp.linalg.qr(a * {_C}, mode='complete')[0])", "x.T",
+     kinds=("grad",))
+SNIPPETS["qr_complete_grad_values"] = _P + (
+    "f = lambda a: sum((o * jnp.arange(o.size, dtype=o.dtype).reshape(o.shape)).sum() "
+    "for o in jnp.linalg.qr(a, mode='complete'))\n"
+    "out = [jax.grad(f)(x.T).tolist(), jax.jit(jax.grad(f))(x3.transpose(0, 2, 1)).tolist()]")

@@ -1002,51 +1002,70 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     dx1 = structural.slice_in_dim(dx, 0, m, axis=nd - 1)
     dx2 = structural.slice_in_dim(dx, m, n, axis=nd - 1)
     r1 = structural.slice_in_dim(r, 0, m, axis=nd - 1)
-    dq, dr1 = _qr_jvp_reduced(x1, dx1, q, r1)
+    dq, dr1 = _qr_jvp_reduced(dx1, q, r1)
     dr2 = elementwise.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
     return [q, r], [dq, structural.concatenate([dr1, dr2], nd - 1)]
   if full_matrices and m > n:
-    # Tall, complete: the first n columns of q as in the reduced case; the other columns move
-    # only as orthogonality to them requires (dq2 = -q1 dq1^H q2); r's zero rows stay zero.
-    q1, q2 = structural.slice_in_dim(q, 0, n, axis=nd - 1), structural.slice_in_dim(q, n, m, axis=nd - 1)
-    r1 = structural.slice_in_dim(r, 0, n, axis=nd - 2)
-    dq1, dr1 = _qr_jvp_reduced(x, dx, q1, r1)
-    dq2 = elementwise.neg(_matmul(q1, _matmul(_H(dq1), q2)))
-    dr = structural.concatenate([dr1, elementwise.mul(structural.slice_in_dim(r, n, m, axis=nd - 2),
-                                           np.zeros((), core.get_aval(r).dtype))], nd - 2)
-    return [q, r], [structural.concatenate([dq1, dq2], nd - 1), dr]
-  dq, dr = _qr_jvp_reduced(x, dx, q, r)
+    return [q, r], _qr_jvp_complete(dx, q, r)
+  dq, dr = _qr_jvp_reduced(dx, q, r)
   return [q, r], [dq, dr]
 
 
-def _qr_jvp_reduced(x, dx, q, r):
-  """Tangents of the reduced QR of a tall or square ``x`` (q: m x n, r: n x n)."""
-  n = core.get_aval(x).shape[-1]
-  dtype = core.get_aval(x).dtype
+def _block(x, rows, cols):
+  """``x[..., rows, cols]`` for two ``(start, stop)`` pairs: one static slice (JAX's indexing)."""
+  shape = core.get_aval(x).shape
+  batch = shape[:-2]
+  return structural.slice(x, (0,) * len(batch) + (rows[0], cols[0]), batch + (rows[1], cols[1]))
+
+
+# ``_lu_solve(lu, permutation, b, trans)`` as jnp.linalg stages it (``jit[name=_lu_solve]``),
+# which the tall complete QR rule calls; set by axle._src.numpy.linalg, which defines it.
+staged_lu_solve = None
+
+
+def _qr_jvp_complete(dx, q, r):
+  """Tangents of the complete QR of a tall ``x`` (m > n), as JAX's rule computes them: the
+  reduced rule on ``q1 = q[:, :n]`` and ``r1 = r[:n]``; the other columns ``q2`` move as
+  ``dq2 = dq1 Y - (q1 + q2 Y^H)(dq1[n:] - Y^H dq1[:n])^H`` with ``Y`` solving
+  ``(q1[:n] - I)^H Y = q1[n:]^H``; ``r``'s zero rows stay zero."""
+  r_shape = core.get_aval(r).shape
+  m, n = r_shape[-2:]
+  nd = len(r_shape)
+  dtype = core.get_aval(q).dtype
+  q1 = _block(q, (0, m), (0, n))
+  r1 = _block(r, (0, n), (0, n))
+  dq1, dr1 = _qr_jvp_reduced(dx, q1, r1)
+  q1_top, q1_bottom = _block(q1, (0, n), (0, n)), _block(q1, (n, m), (0, n))
+  q2 = _block(q, (0, m), (n, m))
+  dq1_top, dq1_bottom = _block(dq1, (0, n), (0, n)), _block(dq1, (n, m), (0, n))
+  x_lu, _, permutation = lu_p.bind(elementwise.sub(q1_top, _promote_rank(_jnp_eye(n, dtype), nd)))
+  y = staged_lu_solve(x_lu, permutation, _H(q1_bottom), 2)
+  y_h = _H(y)
+  a = _jnp_matmul(dq1, y)
+  b = elementwise.add(q1, _jnp_matmul(q2, y_h))
+  c = elementwise.sub(dq1_bottom, _jnp_matmul(y_h, dq1_top))
+  dq2 = elementwise.sub(a, _jnp_matmul(b, _H(c)))
+  dq = structural.concatenate([dq1, dq2], nd - 1)
+  dr = structural.concatenate([dr1, structural.full(r_shape[:-2] + (m - n, n), 0, dtype)], nd - 2)
+  return [dq, dr]
+
+
+def _qr_jvp_reduced(dx, q, r):
+  """Tangents of the reduced QR ``q r`` of a tall or square matrix (q: m x n, r: n x n)."""
+  n = core.get_aval(r).shape[-1]
+  dtype = core.get_aval(q).dtype
   dx_rinv = triangular_solve(r, dx)  # dx @ r^-1
   qt_dx_rinv = _jnp_matmul(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
   do = elementwise.sub(lower, _H(lower))  # skew-Hermitian
   # plus the imaginary part of the diagonal, which the skew-Hermitian part may carry (applied
   # to real inputs too, as JAX's rule)
-  eye = _jnp_eye(n, dtype)
-  qt_shape = core.get_aval(qt_dx_rinv).shape
-  if len(qt_shape) > 2:
-    eye = structural.broadcast_in_dim(eye, (1,) * (len(qt_shape) - 2) + (n, n),
-                                      (len(qt_shape) - 2, len(qt_shape) - 1))
+  eye = _promote_rank(_jnp_eye(n, dtype), len(core.get_aval(qt_dx_rinv).shape))
   real_part = _to_dtype(_real(qt_dx_rinv), dtype) if dtype.kind == "c" else qt_dx_rinv
-  do = elementwise.add(do, _jnp_mul(eye, elementwise.sub(qt_dx_rinv, real_part)))
+  do = elementwise.add(do, elementwise.mul(eye, elementwise.sub(qt_dx_rinv, real_part)))
   dq = elementwise.add(_jnp_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
   dr = _jnp_matmul(elementwise.sub(qt_dx_rinv, do), r)
   return dq, dr
-
-
-def _jnp_mul(a, b):
-  """``a * b`` with NumPy broadcasting of a's leading unit axes."""
-  a_shape, b_shape = core.get_aval(a).shape, core.get_aval(b).shape
-  if a_shape != b_shape:
-    a = structural.broadcast_in_dim(a, b_shape, tuple(range(len(b_shape))))
-  return elementwise.mul(a, b)
 
 
 ad.primitive_jvps[qr_p] = _qr_jvp

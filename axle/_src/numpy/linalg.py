@@ -355,6 +355,9 @@ def _lu_solve(lu_, permutation, b, trans: int):
   return lax_structural.squeeze(x, (x.ndim - 1,)) if vector else x
 
 
+lax_linalg.staged_lu_solve = _lu_solve  # (the tall complete QR's JVP rule solves with it)
+
+
 def _broadcast_leading(x, shape):
   """``x`` broadcast to ``shape`` along new leading axes. Bound even when it changes nothing (as
   JAX's): staging forwards it, a linear transpose traced without forwarding sums over no axes."""
