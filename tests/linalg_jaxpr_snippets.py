@@ -212,3 +212,12 @@ SNIPPETS["qr_complete_grad_values"] = _P + (
     "f = lambda a: sum((o * jnp.arange(o.size, dtype=o.dtype).reshape(o.shape)).sum() "
     "for o in jnp.linalg.qr(a, mode='complete'))\n"
     "out = [jax.grad(f)(x.T).tolist(), jax.jit(jax.grad(f))(x3.transpose(0, 2, 1)).tolist()]")
+# slogdet: the diagonal (platform dependent), count_nonzero and remainder as JAX's jit helpers,
+# the sign's flips copied (jnp.array) before the conversion
+_add("slogdet", "lambda a: jnp.stack(jnp.linalg.slogdet(a))", "s", kinds=("jaxpr", "vmap"))
+SNIPPETS["slogdet_complex_batched_jaxpr"] = _P + (
+    "out = J(lambda a: jnp.linalg.slogdet(a)[0], jnp.stack([s, -s]).astype(jnp.complex64))")
+SNIPPETS["slogdet_values"] = _P + (
+    "m = [s, -s, s.at[0].set(0.0), s[::-1], jnp.eye(4)[::-1]]\n"
+    "out = [[float(v) for v in jnp.linalg.slogdet(a)] for a in m] + "
+    "[[float(v) for v in jax.jit(jnp.linalg.slogdet)(a)] for a in m]")

@@ -71,7 +71,7 @@ INTEGER_OUTPUT_ONLY = set("""
 eq ne lt le gt ge and or xor not shift_left shift_right_logical shift_right_arithmetic
 population_count clz is_finite argmax argmin reduce_and reduce_or reduce_xor
 random_bits random_seed random_wrap random_unwrap threefry2x32 lu_pivots_to_permutation
-axis_index
+axis_index platform_index
 """.split())
 
 # Primitives linear in (some of) their operands: they need a transpose rule.

@@ -15,7 +15,9 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.lax import conditionals as lax_conditionals
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.lax import structural_extra as lax_structural_extra
 from axle._src.numpy import creation
@@ -730,6 +732,18 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   axis2 = util.canonicalize_axis(axis2, _ndim(a))
   if axis1 == axis2:
     raise ValueError("axis1 and axis2 must be different")
+  shape = _shape(a)
+  if (len(shape) == 2 and shape[0] == shape[1] and offset == 0 and _dtype(a) != np.bool_):
+    # As JAX: a square matrix's main diagonal is platform dependent (a masked sum over the
+    # rows on TPU kernels, "mosaic"; the gather elsewhere, which is what runs here).
+    eye = creation.eye(shape[0], dtype=_dtype(a))
+    return lax_conditionals.platform_dependent(
+        eye, a, mosaic=lambda e, x: lax_reductions.reduce_sum(lax_elementwise.mul(e, x), (0,)),
+        default=lambda e, x: _gathered_diagonal(x, offset, axis1, axis2))
+  return _gathered_diagonal(a, offset, axis1, axis2)
+
+
+def _gathered_diagonal(a, offset: int, axis1: int, axis2: int):
   a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
   n, m = _shape(a)[-2:]
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
