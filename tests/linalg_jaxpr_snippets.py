@@ -221,3 +221,10 @@ SNIPPETS["slogdet_values"] = _P + (
     "m = [s, -s, s.at[0].set(0.0), s[::-1], jnp.eye(4)[::-1]]\n"
     "out = [[float(v) for v in jnp.linalg.slogdet(a)] for a in m] + "
     "[[float(v) for v in jax.jit(jnp.linalg.slogdet)(a)] for a in m]")
+_add("slogdet_logdet", "lambda a: jnp.linalg.slogdet(a)[1]", "s", kinds=("grad",))
+_add("slogdet_both", "lambda a: jnp.stack(jnp.linalg.slogdet(a))", "s", kinds=("grad",))
+SNIPPETS["slogdet_complex_grad_values"] = _P + (
+    "f = lambda a: jnp.abs(jnp.linalg.slogdet(a)[0] * 2 + jnp.linalg.slogdet(a)[1])\n"
+    "c = s * (1 + 0.5j) + 0.25j\n"
+    "g = jax.vjp(f, c)[1](jnp.float32(1))[0]\n"
+    "out = [g.real.tolist(), g.imag.tolist(), jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(s).tolist()]")

@@ -291,6 +291,10 @@ class JVPTrace(core.Trace):
     if type(tangent) is Zero:
       return primal
     if self.linearize:
+      if not self.tangent_trace.is_unknown(tangent):
+        # As JAX: a tangent that does not depend on the input tangents (a rule's zeros) is a
+        # symbolic zero of the linear map.
+        return primal
       return LinearizeTracer(self, primal, tangent)
     return JVPTracer(self, primal, tangent)
 

@@ -296,8 +296,8 @@ def _slogdet_lu_impl(a):
 def _slogdet_jvp(primals, tangents):
   # d log|det a| = tr(a^-1 da); the sign of a real determinant is locally constant.
   (a,), (g,) = primals, tangents
-  sign, logdet = _slogdet_lu(a)
-  logdet_dot = _trace_last2(solve(a, g))
+  sign, logdet = slogdet(a)
+  logdet_dot = shape_ops.trace(solve(a, g), axis1=-1, axis2=-2)
   if dtypes.issubdtype(a.dtype, np.complexfloating):
     # the phase moves too: d sign = i Im(tr(a^-1 da)) sign
     sign_dot = ufuncs.multiply(ufuncs.subtract(logdet_dot, lax_numpy.astype(ufuncs.real(logdet_dot), a.dtype)), sign)
