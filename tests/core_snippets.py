@@ -515,6 +515,28 @@ SNIPPETS.update({
     "grad_jit_pad_zero_residual": (
         "out = jax.make_jaxpr(jax.grad(jax.jit(lambda a: lax.pad(a, 0.0, [(1, 1, 0)]).sum())))"
         "(jnp.ones(3))"),
+    # a tangent a rule builds from no input tangent (zeros) is a symbolic zero under linearize:
+    # not an output of a known jit; a unused output of a jit drops the residuals only it read
+    "grad_jit_custom_jvp_zero_tangent": (
+        "@jax.custom_jvp\n"
+        "def h(x):\n"
+        "  return jnp.round(x), jnp.sin(x)\n"
+        "@h.defjvp\n"
+        "def hj(p, t):\n"
+        "  (x,), (tx,) = p, t\n"
+        "  return h(x), (jnp.zeros_like(x), jnp.cos(x) * tx)\n"
+        "g = jax.jit(lambda x: h(x))\n"
+        "out = [jax.make_jaxpr(jax.grad(lambda x: sum(o.sum() for o in g(x))))(jnp.ones(3)), "
+        "jax.make_jaxpr(jax.grad(lambda x: sum(o.sum() for o in h(x))))(jnp.ones(3)), "
+        "jax.make_jaxpr(lambda x, t: jax.linearize(g, x)[1](t))(jnp.ones(3), jnp.ones(3))]"),
+    "grad_jit_unused_output_residuals": (
+        "f = jax.jit(lambda x: (jnp.cos(x)[jnp.arange(3)], jnp.sin(x) * 2))\n"
+        "out = [jax.make_jaxpr(jax.grad(lambda x: f(x)[1].sum()))(jnp.ones(4)), "
+        "jax.make_jaxpr(jax.grad(lambda x: f(x)[0].sum()))(jnp.ones(4))]"),
+    # a scalar constant a JVP rule applies to a tangent is a residual (svd's 0.5)
+    "grad_lax_svd_constant_residual": (
+        "out = jax.make_jaxpr(jax.grad(lambda a: sum(o.sum() for o in "
+        "lax.linalg.svd(a, full_matrices=False))))(jnp.arange(12.0).reshape(4, 3) / 5)"),
     "jacfwd_jaxpr_basis": "out = jax.make_jaxpr(jax.jacfwd(lambda a: jnp.sin(a) * a.sum()))(jnp.ones(3))",
     "jacrev_jaxpr_basis": "out = jax.make_jaxpr(jax.jacrev(lambda a: jnp.cos(a) * a[0]))(jnp.ones(3))",
     "hessian_jaxpr": "out = jax.make_jaxpr(jax.hessian(lambda a: (a ** 3).sum()))(jnp.ones(3))",

@@ -41,7 +41,36 @@ for _name, _fn, _args in [
     ("matrix_norm_2", "lambda a: jnp.linalg.matrix_norm(a, ord=2)", "x3"),
     ("matrix_norm_nuc_keepdims", "lambda a: jnp.linalg.norm(a, ord='nuc', axis=(2, 0), keepdims=True)", "x3"),
 ]:
-  _add(_name, _fn, _args, kinds=("jaxpr", "vmap"))
+  _add(_name, _fn, _args)
+
+# eigh's and svd's JVP rules: JAX's steps (eigh re-symmetrizes its primal, F as integer_pow of
+# eye + w_j - w_i, the diagonal read by a gather; svd's products as jnp.matmul, diag(1/s) as a
+# scatter, the constant 0.5 a residual), batched, complex, tall and wide
+_C = "(1 + 0.5j)"
+for _name, _fn, _args in [
+    ("eigh_vectors", "lambda a: jnp.linalg.eigh(a)[1]", "s"),
+    ("eigh_upper_values", "lambda a: jnp.linalg.eigh(a, UPLO='U')[0]", "s"),
+    ("eigh_batched", "lambda a: jnp.linalg.eigh(a)[1]", "jnp.stack([s, s * 2])"),
+    ("eigh_complex", f"lambda a: jnp.abs(jnp.linalg.eigh(a * {_C})[1])", "s"),
+    ("eigvalsh_complex", f"lambda a: jnp.linalg.eigvalsh(a * {_C})", "s"),
+    ("lax_eigh_unsymmetrized", "lambda a: lax.linalg.eigh(a, symmetrize_input=False)[0]", "s"),
+    ("svd_u_wide", "lambda a: jnp.linalg.svd(a, full_matrices=False)[0]", "x"),
+    ("svd_vh_tall", "lambda a: jnp.linalg.svd(a, full_matrices=False)[2]", "x.T"),
+    ("svd_square_full", "lambda a: jnp.linalg.svd(a)[2]", "s"),
+    ("svd_batched", "lambda a: jnp.linalg.svd(a, full_matrices=False)[2]", "x3"),
+    ("svd_complex", f"lambda a: jnp.abs(jnp.linalg.svd(a * {_C}, full_matrices=False)[0])", "x"),
+    ("svdvals", "jnp.linalg.svdvals", "x.T"),
+    ("svdvals_complex", f"lambda a: jnp.linalg.svdvals(a * {_C})", "x3"),
+    ("lax_svd", "lambda a: lax.linalg.svd(a, full_matrices=False)[2]", "x.T"),
+]:
+  _add(_name, _fn, _args, kinds=("grad",))
+for _name, _fn, _args in [
+    ("svd_values_jvp", "lambda a: jax.jvp(lambda b: lax.linalg.svd(b, compute_uv=False), (a,), (a,))", "x"),
+    ("svd_linearize", "lambda a: jax.linearize(lambda b: jnp.linalg.svd(b, full_matrices=False), a)[1](a)",
+     "x.T"),
+    ("eigh_linearize", "lambda a: jax.linearize(jnp.linalg.eigh, a)[1](a)", "s"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
 
 # jnp products: vectorized dots (vmap over the broadcast leading axes), tensordot's
 # preferred_element_type, the trapezoid rule for even spacing, gradient's spacing, cov's count
@@ -170,3 +199,32 @@ SNIPPETS["triangular_solve_real_conjugate_jaxpr"] = _P + (
 # qr's JVP: jnp-style products and the diagonal correction applied to real inputs too
 _add("qr", "lambda a: jnp.linalg.qr(a)[0]", "x.T", kinds=("grad",))
 _add("qr_r", "lambda a: jnp.linalg.qr(a, mode='r')", "x.T", kinds=("grad",))
+# the complete QR of a tall matrix: JAX's rule (the reduced rule on q's first columns, the other
+# columns through an LU solve, jit[name=_lu_solve]); batched (jnp-style eye), complex
+_add("qr_complete", "lambda a: sum(o.sum() for o in jnp.linalg.qr(a, mode='complete'))", "x.T",
+     kinds=("grad",))
+_add("qr_complete_batched", "lambda a: jnp.linalg.qr(a, mode='complete')[0]", "x3.transpose(0, 2, 1)",
+     kinds=("grad",))
+_add("qr_batched", "lambda a: jnp.linalg.qr(a)[0]", "x3.transpose(0, 2, 1)", kinds=("grad",))
+_add("qr_complete_complex", f"lambda a: jnp.abs(jnp.linalg.qr(a * {_C}, mode='complete')[0])", "x.T",
+     kinds=("grad",))
+SNIPPETS["qr_complete_grad_values"] = _P + (
+    "f = lambda a: sum((o * jnp.arange(o.size, dtype=o.dtype).reshape(o.shape)).sum() "
+    "for o in jnp.linalg.qr(a, mode='complete'))\n"
+    "out = [jax.grad(f)(x.T).tolist(), jax.jit(jax.grad(f))(x3.transpose(0, 2, 1)).tolist()]")
+# slogdet: the diagonal (platform dependent), count_nonzero and remainder as JAX's jit helpers,
+# the sign's flips copied (jnp.array) before the conversion
+_add("slogdet", "lambda a: jnp.stack(jnp.linalg.slogdet(a))", "s", kinds=("jaxpr", "vmap"))
+SNIPPETS["slogdet_complex_batched_jaxpr"] = _P + (
+    "out = J(lambda a: jnp.linalg.slogdet(a)[0], jnp.stack([s, -s]).astype(jnp.complex64))")
+SNIPPETS["slogdet_values"] = _P + (
+    "m = [s, -s, s.at[0].set(0.0), s[::-1], jnp.eye(4)[::-1]]\n"
+    "out = [[float(v) for v in jnp.linalg.slogdet(a)] for a in m] + "
+    "[[float(v) for v in jax.jit(jnp.linalg.slogdet)(a)] for a in m]")
+_add("slogdet_logdet", "lambda a: jnp.linalg.slogdet(a)[1]", "s", kinds=("grad",))
+_add("slogdet_both", "lambda a: jnp.stack(jnp.linalg.slogdet(a))", "s", kinds=("grad",))
+SNIPPETS["slogdet_complex_grad_values"] = _P + (
+    "f = lambda a: jnp.abs(jnp.linalg.slogdet(a)[0] * 2 + jnp.linalg.slogdet(a)[1])\n"
+    "c = s * (1 + 0.5j) + 0.25j\n"
+    "g = jax.vjp(f, c)[1](jnp.float32(1))[0]\n"
+    "out = [g.real.tolist(), g.imag.tolist(), jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(s).tolist()]")

@@ -128,3 +128,50 @@ for _name, _fn, _args in [
     ("insert_slice", "lambda a: jnp.insert(a, slice(0, 2), a[0], axis=0)", "x"),
 ]:
   SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
+
+# jnp.trace takes a given offset as an operand of jit[name=trace] (converted to int32 where it is
+# weakly typed; the default offset, not given, is a literal), as the method and jnp.linalg.trace
+# do; jnp.eye adds a traced k as it is
+for _name, _fn, _args in [
+    ("trace_default", "lambda a: jnp.trace(a, axis1=1, axis2=0)", "x"),
+    ("trace_offset", "lambda a: jnp.trace(a, offset=1)", "x"),
+    ("trace_offset_positional", "lambda a: jnp.trace(a, -1, 1, 0)", "x"),
+    ("trace_offset_int32", "lambda a: jnp.trace(a, offset=jnp.int32(2), dtype=jnp.int32)", "x"),
+    ("trace_method", "lambda a: a.trace()", "x"),
+    ("trace_method_offset", "lambda a: a.trace(1)", "x"),
+    ("linalg_trace", "jnp.linalg.trace", "x.reshape(2, 2, 3)"),
+]:
+  for _kind, _helper in {"jaxpr": "J", "grad": "G", "vmap": "V"}.items():
+    SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_helper}({_fn}, {_args})"
+for _name, _fn, _args in [
+    ("trace_traced_offset", "lambda a, k: jnp.trace(a, offset=k)", "x, 1"),
+    ("eye_traced_k", "lambda k: jnp.eye(3, 4, k=k, dtype=bool)", "1"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
+SNIPPETS["trace_values"] = _P + (
+    "out = [jnp.trace(x, offset=k).tolist() for k in (-3, -1, 0, 1, 3, 5)] + "
+    "[x.trace(1, dtype=jnp.int32).tolist(), jax.jit(lambda a, k: jnp.trace(a, k))(x, 2).tolist()]")
+
+# A square matrix's main diagonal is lax.platform_dependent (platform_index and a cond with
+# branches_platforms; the masked-sum "mosaic" branch and the gather), as in JAX; other
+# diagonals are the gather alone
+_S3 = "x[:, :3]"
+for _name, _fn, _args in [
+    ("diagonal_square", "jnp.diagonal", _S3),
+    ("diagonal_square_swapped", "lambda a: jnp.diagonal(a, 0, 1, 0)", _S3),
+    ("diag_square", "jnp.diag", _S3),
+    ("diagonal_square_batched", "lambda a: jnp.diagonal(a, axis1=1, axis2=2)", f"jnp.stack([{_S3}, {_S3}])"),
+    ("platform_dependent", "lambda a: lax.platform_dependent(a, cpu=jnp.sin, default=jnp.cos)", "x"),
+    ("platform_dependent_shared",
+     "lambda a: lax.platform_dependent(a, tpu=jnp.sin, cuda=jnp.sin, default=jnp.cos)", "x"),
+]:
+  for _kind, _helper in {"jaxpr": "J", "grad": "G", "vmap": "V"}.items():
+    SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_helper}({_fn}, {_args})"
+SNIPPETS["diagonal_int_jaxpr"] = _P + "out = J(jnp.diagonal, jnp.arange(9).reshape(3, 3))"
+SNIPPETS["diagonal_bool_jaxpr"] = _P + f"out = J(lambda a: jnp.diagonal(a > 0), {_S3})"
+SNIPPETS["platform_dependent_lowered"] = _P + (
+    "text = jax.jit(lambda a: lax.platform_dependent(a, tpu=jnp.sin, default=jnp.cos)).lower(x).as_text()\n"
+    "out = text[text.index('%c'):]")
+SNIPPETS["diagonal_square_values"] = _P + (
+    f"out = [jnp.diagonal({_S3}).tolist(), jax.jit(jnp.diagonal)({_S3}).tolist(), "
+    "lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos).tolist()]")

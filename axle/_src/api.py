@@ -114,12 +114,33 @@ ir.pp_eqn_rules[jit_p] = _pp_jit_eqn
 def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
   nonzeros = [type(t) is not ad.Zero for t in tangents]
   jvp_closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+  if isinstance(core.current_trace(), ad.LinearizeTrace):
+    jvp_closed, out_nonzeros = ad.memoized(
+        "jit_linear_tangents", jvp_closed, (len(primals), tuple(out_nonzeros)),
+        lambda: _without_known_tangents(jvp_closed, len(primals), out_nonzeros))
   outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
                     jaxpr=jvp_closed, name=name)
   n = len(jaxpr.out_avals)
   tangent_outs = iter(outs[n:])
   return outs[:n], [next(tangent_outs) if nz else ad.Zero(ad.tangent_aval(a))
                     for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
+
+
+def _without_known_tangents(jvp_closed: ClosedJaxpr, num_primals: int, out_nonzeros):
+  """Under linearize, the JVP jaxpr without the tangent outputs that do not depend on the input
+  tangents (zeros a rule built): as in JAX they are symbolic zeros, not outputs of the known
+  call."""
+  n_out = len(out_nonzeros)
+  num_tangents = len(jvp_closed.in_avals) - num_primals
+  _, _, out_unknowns, _ = ad.partial_eval_jaxpr(jvp_closed, [False] * num_primals + [True] * num_tangents)
+  linear = iter(out_unknowns[n_out:])
+  new_nonzeros = [nz and next(linear) for nz in out_nonzeros]
+  if new_nonzeros == list(out_nonzeros):
+    return jvp_closed, out_nonzeros
+  keep = [True] * n_out + [u for u in out_unknowns[n_out:]]
+  pruned = ClosedJaxpr(staging.dce_jaxpr(jvp_closed.jaxpr.replace(
+      outvars=[v for v, k in zip(jvp_closed.jaxpr.outvars, keep) if k])), jvp_closed.consts)
+  return pruned, new_nonzeros
 
 
 def _jit_partial_eval(trace, args, params):

@@ -177,6 +177,9 @@ class _Linearized:
     self.out_avals = [core.get_aval(p) for p in self.primal_out]
     self.out_nonzero = [type(t) is not ad.Zero for t in tangent_out]
     self.linear_jaxpr = linear_trace.to_jaxpr([t for t in tangent_out if type(t) is not ad.Zero])
+    # As JAX: the linear jaxpr without the work no output needs (a jit there then loses its
+    # unused outputs and the residuals only those read).
+    self.linear_jaxpr = self.linear_jaxpr.map_jaxpr(staging.dce_jaxpr)
 
   def jvp(self, tangent_leaves):
     """Evaluates the linear map on input tangents (one per input leaf)."""

@@ -50,8 +50,10 @@ class Literal:
     self.val = val
     self.aval = aval
     self._array = None
-    # A zero that a JVP rule instantiated: partial evaluation keeps it as a residual of the
-    # linear jaxpr (shown as this literal where it is used), as JAX does.
+    # True for a zero that a JVP rule instantiated: partial evaluation keeps it as a residual
+    # of the linear jaxpr (shown as this literal where it is used), as JAX does. "var" for a
+    # constant a JVP rule applied to a tangent (ad.note_residual_constant): a residual shown
+    # as the residual's variable where it is used.
     self.residual = residual
 
   def as_array(self):

@@ -110,6 +110,17 @@ def note_instantiated_zero(value):
   return value
 
 
+def note_residual_constant(value):
+  """``value``, a scalar constant (a NumPy scalar array) that a JVP rule applies to a tangent,
+  as JAX's rules do with the arrays jnp makes of Python scalars (``.5 * dS``): under linearize
+  it is a residual of the linear jaxpr, read there through the residual's variable (where a
+  plain scalar would be inlined as a literal)."""
+  trace = core.current_trace()
+  if isinstance(trace, staging.StagingTrace) and not isinstance(value, core.Tracer):
+    trace.residual_constants[id(value)] = value
+  return value
+
+
 def instantiate_zeros_tangent(t):
   """``instantiate_zeros`` for a tangent a rule hands to a linear computation: under
   linearize the zeros are staged into the linear jaxpr (as JAX builds them in its tangent
@@ -280,6 +291,10 @@ class JVPTrace(core.Trace):
     if type(tangent) is Zero:
       return primal
     if self.linearize:
+      if not self.tangent_trace.is_unknown(tangent):
+        # As JAX: a tangent that does not depend on the input tangents (a rule's zeros) is a
+        # symbolic zero of the linear map.
+        return primal
       return LinearizeTracer(self, primal, tangent)
     return JVPTracer(self, primal, tangent)
 
@@ -306,6 +321,8 @@ class LinearizeTrace(staging.StagingTrace):
     self.literal_uses: dict = {}
 
   def to_atom(self, x):
+    if id(x) in self.residual_constants and not isinstance(x, core.Tracer):
+      return self._const_var(x, core.get_aval(x))
     if id(x) in self.instantiated_zeros and not isinstance(x, core.Tracer):
       var = self._const_var(x, core.get_aval(x))
       literal = staging.StagingTrace.to_atom(self, x)
@@ -589,7 +606,10 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
       for atom in eqn.invars:
         if type(atom) is ir.Literal and atom.residual:
           value = atom.as_array()
-          trace.instantiated_zeros[id(value)] = value
+          if atom.residual == "var":
+            trace.residual_constants[id(value)] = value
+          else:
+            trace.instantiated_zeros[id(value)] = value
     with core.set_current_trace(trace):
       outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]

@@ -206,6 +206,9 @@ class StagingTrace(core.Trace):
     # Scalar zeros that JVP rules instantiated while this trace was current, by id (their
     # literals are marked: partial evaluation keeps them as residuals, as JAX does).
     self.instantiated_zeros: dict = {}
+    # Scalar constants that JVP rules applied to tangents, by id (see
+    # ad.note_residual_constant): their literals are marked "var".
+    self.residual_constants: dict = {}
 
   def __repr__(self):
     return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
@@ -234,7 +237,8 @@ class StagingTrace(core.Trace):
       value = np.asarray(x)
       if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
-      return Literal(value[()], aval, id(x) in self.instantiated_zeros)
+      residual = "var" if id(x) in self.residual_constants else id(x) in self.instantiated_zeros
+      return Literal(value[()], aval, residual)
     return self._const_var(x, aval)
 
   def _const_var(self, value, aval: ShapedArray) -> Var:
@@ -437,7 +441,10 @@ def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[J
   used.update(v for v in jaxpr.outvars if type(v) is not Literal)
   used.update(kept_anyway)
   kept = [v in used for v in jaxpr.invars]
-  return jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k]), kept
+  jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+  if kept_anyway:  # (still kept by a later DCE of the same program)
+    literal_inputs[jaxpr] = kept_anyway
+  return jaxpr, kept
 
 
 def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:

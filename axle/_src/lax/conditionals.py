@@ -37,12 +37,6 @@ cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
 
 
-def _platforms(branches_platforms) -> dict:
-  """The ``branches_platforms`` parameter as keyword arguments: present only on the conds of
-  ``platform_dependent`` (a plain cond has no such parameter, as in JAX)."""
-  return {} if branches_platforms is None else {"branches_platforms": branches_platforms}
-
-
 def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches, branches_platforms=None):
   if index.shape != () or index.dtype != np.int32:
     raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
@@ -72,9 +66,14 @@ cond_p.def_impl(_cond_impl)
 
 def _cond_lowering(ctx, index, *args, branches, branches_platforms=None):
   if branches_platforms is not None:
-    # platform_dependent: only the branches for this platform are lowered (its platform_index
-    # lowers to their position among them)
-    branches = [branches[i] for i in _platform_branches(branches_platforms)]
+    # As JAX: only the branch for the platform lowered for is kept; the index (from
+    # platform_index) is first mapped to its position among the kept branches.
+    kept = _platform_branch(branches_platforms, _LOWERING_PLATFORM)
+    remap = [mlir.region(ctx, [], lambda region_ctx: mlir.constant(region_ctx, np.int32(0)))
+             for _ in branches]
+    index = mlir.op(ctx, "stablehlo.case", [index], [ShapedArray((), np.dtype(np.int32))],
+                    regions=remap)[0]
+    branches = (branches[kept],)
   if any(ir.ordered_effects(b.jaxpr.effects) for b in branches):
     return _cond_lowering_ordered(ctx, index, *args, branches=branches)
   regions = []
@@ -111,10 +110,10 @@ def _pp_cond_eqn(eqn: ir.Eqn, names) -> pp.Doc:
   branch_docs = [ir.pp_jaxpr(b.jaxpr, names) for b in eqn.params["branches"]]
   branches = pp.group(pp.concat([pp.text("("), pp.nest(2, pp.concat([pp.brk(""), pp.join(pp.brk(), branch_docs)])),
                                  pp.brk(""), pp.text(")")]))
-  params = {"branches": branches}
-  if "branches_platforms" in eqn.params:
-    params["branches_platforms"] = eqn.params["branches_platforms"]
-  params = ir.pp_params(params, names)
+  shown = {"branches": branches}
+  if eqn.params.get("branches_platforms") is not None:
+    shown["branches_platforms"] = eqn.params["branches_platforms"]
+  params = ir.pp_params(shown, names)
   head = [lhs, pp.text(" = ")] if eqn.outvars else []
   return pp.concat(head + [pp.text("cond"), params, ir.pp_operands(eqn.invars, names)])
 
@@ -319,7 +318,7 @@ def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
   tangents_in = [t for t, n, p in zip(tangents[1:], nonzeros, ops)
                  if n and ad.tangent_aval(core.get_aval(p)).dtype != ad.float0]
   outs = cond_p.bind(index, *ops, *tangents_in, branches=tuple(jvps),
-                     **_platforms(branches_platforms))
+                     **_platforms_param(branches_platforms))
   primal_out = outs[:n_out]
   tangent_iter = iter(outs[n_out:])
   tangent_out = [next(tangent_iter) if n else ad.Zero(ad.tangent_aval(a))
@@ -373,12 +372,12 @@ def _cond_partial_eval(trace, args, params):
   known_ops = [x for x, u in zip(ops, unknowns) if not u]
   with core.set_current_trace(trace.parent):
     known_outs = cond_p.bind(index, *known_extra, *known_ops, branches=tuple(known_jaxprs),
-                             **_platforms(params.get("branches_platforms")))
+                             **_platforms_param(params.get("branches_platforms")))
   residuals = known_outs[n_known_out:]
   unknown_ops = [x for x, u in zip(ops, unknowns) if u]
   unknown_outs = iter(trace.stage(cond_p, [index, *unknown_extra, *residuals, *unknown_ops],
                                   dict(branches=tuple(unknown_jaxprs),
-                                       **_platforms(params.get("branches_platforms")))))
+                                       **_platforms_param(params.get("branches_platforms")))))
   known_iter = iter(known_outs[:n_known_out])
   return [next(unknown_outs) if u else next(known_iter) for u in out_uk]
 
@@ -421,6 +420,34 @@ def _share_consts(hoisted):
 ad.partial_eval_rules[cond_p] = _cond_partial_eval
 
 
+def _cond_dce(used_outputs, eqn: ir.Eqn):
+  """A cond equation without its unused outputs, the work of each branch they needed, and the
+  operands no branch then reads (JAX's DCE rule for cond); dropped when nothing is used."""
+  branches = eqn.params["branches"]
+  if not any(used_outputs) and not any(b.effects for b in branches):
+    return [False] * len(eqn.invars), None
+  used_outputs = tuple(used_outputs)
+
+  def build():
+    dced = [staging.dce_jaxpr(b.jaxpr, used_outputs) for b in branches]
+    used_inputs = [False] * len(branches[0].in_avals)
+    for b, jaxpr in zip(branches, dced):
+      _, kept = staging.dce_jaxpr_with_inputs(b.jaxpr, used_outputs)
+      used_inputs = [u or k for u, k in zip(used_inputs, kept)]
+    new = tuple(ClosedJaxpr(j.replace(invars=[v for v, u in zip(j.invars, used_inputs) if u]), b.consts)
+                for b, j in zip(branches, dced))
+    return new, used_inputs
+
+  new_branches, used_inputs = ad.memoized("dce", branches[0], (used_outputs, branches), build)
+  return [True, *used_inputs], eqn.replace(
+      invars=[eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_inputs) if u],
+      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+      params={**eqn.params, "branches": new_branches})
+
+
+staging.dce_rules[cond_p] = _cond_dce
+
+
 def _cond_transpose(cts, index, *ops, branches, branches_platforms=None):
   if ad.is_undefined_primal(index):
     raise ValueError("cond: the branch index cannot be a linear input")
@@ -434,7 +461,7 @@ def _cond_transpose(cts, index, *ops, branches, branches_platforms=None):
   transposed = tuple(ad.transpose_jaxpr(b, linear, linear_avals, given_avals) for b in branches)
   nonlinear = [x for x in ops if not ad.is_undefined_primal(x)]
   outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed,
-                          **_platforms(branches_platforms)))
+                          **_platforms_param(branches_platforms)))
   return [None] + [next(outs) if lin else None for lin in linear]
 
 
@@ -467,7 +494,7 @@ def _cond_batch(args, dims, *, branches, branches_platforms=None):
     _, out_dims = batching.batch_jaxpr(branch, size, in_dims, False)
     out_batched = [a or d is not None for a, d in zip(out_batched, out_dims)]
   batched = tuple(batching.batch_jaxpr(b, size, in_dims, out_batched)[0] for b in branches)
-  outs = cond_p.bind(index, *ops, branches=batched, **_platforms(branches_platforms))
+  outs = cond_p.bind(index, *ops, branches=batched, **_platforms_param(branches_platforms))
   return outs, [0 if b else None for b in out_batched]
 
 
@@ -489,49 +516,52 @@ batching.primitive_batchers[cond_p] = _cond_batch
 
 
 # ---------------------------------------------------------------------------
-# platform_dependent: a cond over per-platform branches, indexed by platform_index
+# platform_dependent: a platform_index equation choosing among the branches of a cond
 
-_PLATFORM = "cpu"  # the one platform axle compiles for
+_LOWERING_PLATFORM = "cpu"  # the one platform axle lowers and runs for
+
+
+def _platforms_param(branches_platforms) -> dict:
+  """The ``branches_platforms`` parameter of a cond, where it has one."""
+  return {} if branches_platforms is None else {"branches_platforms": branches_platforms}
+
+
+def _platform_branch(platforms, platform: str) -> int:
+  """The position of the entry of ``platforms`` (tuples of names, None for the default) that
+  applies to ``platform``."""
+  for i, names in enumerate(platforms):
+    if names is not None and platform in names:
+      return i
+  for i, names in enumerate(platforms):
+    if names is None:
+      return i
+  # (JAX's message: it has no lowering of platform_index for a platform without a branch)
+  raise NotImplementedError(
+      f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not found "
+      f"for platform {platform}")
+
 
 platform_index_p = core.Primitive("platform_index")
 
 
-def _platform_branches(platforms) -> list[int]:
-  """The positions in ``platforms`` (a tuple of platform-name tuples, ``None`` for the default)
-  of the branches this platform runs: its own, else the default's."""
-  own = [i for i, names in enumerate(platforms) if names is not None and _PLATFORM in names]
-  if own:
-    return own[:1]
-  default = [i for i, names in enumerate(platforms) if names is None]
-  if not default:
-    raise NotImplementedError(
-        f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not found "
-        f"for platform {_PLATFORM}")
-  return default[:1]
+def _platform_index_abstract_eval(*, platforms):
+  return ShapedArray((), np.dtype(np.int32))
 
 
 def _platform_index_impl(*, platforms):
-  return np.array(_platform_branches(platforms)[0], np.int32)
+  return np.array(_platform_branch(platforms, _LOWERING_PLATFORM), np.int32)
 
 
 def _platform_index_lowering(ctx, *, platforms):
-  """The branch index for the platform compiled for: a case over the lowering's platforms
-  (here one) whose regions give the position of that platform's branch among the branches
-  lowered (the cond keeps only those: position 0)."""
-  position = _platform_branches(platforms)[0]
-  index_aval = ShapedArray((), np.dtype(np.int32))
-  regions = [mlir.region(ctx, [], lambda region_ctx: [mlir.constant(region_ctx, np.int32(0))])
-             for _ in platforms]
-  return mlir.op(ctx, "stablehlo.case", [mlir.constant(ctx, np.int32(position))], index_aval,
-                 regions=regions)
+  return mlir.constant(ctx, np.int32(_platform_branch(platforms, _LOWERING_PLATFORM)))
 
 
-platform_index_p.def_abstract_eval(lambda *, platforms: ShapedArray((), np.dtype(np.int32)))
+platform_index_p.def_abstract_eval(_platform_index_abstract_eval)
 platform_index_p.def_impl(_platform_index_impl)
 mlir.register(platform_index_p, _platform_index_lowering)
-# (no operands: under vmap it is the same index for every element)
-batching.primitive_batchers[platform_index_p] = lambda args, dims, **params: (
-    platform_index_p.bind(**params), None)
+# (no operands: never batched; a batch trace binds it as it is)
+batching.primitive_batchers[platform_index_p] = (
+    lambda args, dims, **params: (platform_index_p.bind(**params), None))
 
 
 def platform_dependent(*args, default: Callable | None = None, **per_platform: Callable):
@@ -539,26 +569,34 @@ def platform_dependent(*args, default: Callable | None = None, **per_platform: C
   ``per_platform`` maps platform names (``cpu=...``, ``cuda=...``, ``tpu=...``) to functions of
   ``*args``; ``default`` is used for a platform without its own branch.
 
-  As in JAX, every branch is traced: the jaxpr holds a ``platform_index`` equation and a
-  ``cond`` over the branches (``branches_platforms`` says which platforms each serves), and only
-  the branch for the platform compiled for (axle's: cpu) is lowered.
+  As in JAX, every branch is traced: a ``platform_index`` equation picks the branch of a
+  ``cond`` whose ``branches_platforms`` name the platforms of each (a function given for
+  several platforms is one branch). axle runs and lowers for CPU only: the ``cpu`` branch,
+  else ``default``.
   """
   for name, branch in per_platform.items():
     if not callable(branch):
       raise TypeError(f"platform_dependent: the branch for {name!r} must be callable, got "
                       f"{branch!r}")
-  funs = list(per_platform.values())
-  platforms: list = [(name,) for name in per_platform]
+  funs: list = []
+  names: list = []
+  for name, branch in per_platform.items():
+    for i, f in enumerate(funs):
+      if f is branch:
+        names[i] = names[i] + (name,)
+        break
+    else:
+      funs.append(branch)
+      names.append((name,))
   if default is not None:
     funs.append(default)
-    platforms.append(None)
-  platforms = tuple(platforms)
-  if config.jax_disable_jit:
-    return funs[_platform_branches(platforms)[0]](*args)
+    names.append(None)
+  platforms = tuple(names)
+  _platform_branch(platforms, _LOWERING_PLATFORM)  # (no branch for CPU: an error now)
   index = platform_index_p.bind(platforms=platforms)
   jaxprs, consts, ops_flat, out_trees = _trace_branches(funs, args, "platform_dependent")
-  names = [f"branch for {p[0]}" if p is not None else "default branch" for p in platforms]
-  _branch_mismatch_error("platform_dependent", names, funs, out_trees, jaxprs)
+  _branch_mismatch_error("platform_dependent", [f"branch {i}" for i in range(len(funs))], funs,
+                         out_trees, jaxprs)
   outs = cond_p.bind(index, *consts, *ops_flat, branches=tuple(jaxprs),
                      branches_platforms=platforms)
   return tree_util.tree_unflatten(out_trees[0], outs)

@@ -25,6 +25,7 @@ from axle._src.interpreters import batching
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import elementwise
 from axle._src.lax import reductions
+from axle._src.lax import slicing
 from axle._src.lax import structural
 from axle._src.lax.contractions import Precision, dot_general
 
@@ -234,11 +235,13 @@ def _matmul(a, b):
                      precision=(Precision.HIGHEST, Precision.HIGHEST))
 
 
-def _jnp_matmul(a, b):
-  """``a @ b`` as jnp.matmul stages it (default precision, the result dtype preferred)."""
+def _jnp_matmul(a, b, precision=None):
+  """``jnp.matmul(a, b, precision=precision)`` as JAX stages it (the result dtype preferred)."""
   nb = np.ndim(a) - 2
   batch = tuple(range(nb))
-  return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)),
+  if precision is not None:
+    precision = (precision, precision)
+  return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision=precision,
                      preferred_element_type=np.dtype(core.get_aval(a).dtype))
 
 
@@ -290,6 +293,64 @@ def _diag_matrix(v):
   nd = len(shape)
   return elementwise.mul(structural.broadcast_in_dim(v, shape, tuple(range(nd - 2)) + (nd - 1,)),
                          _eye(aval.shape[-1], aval.dtype, shape))
+
+
+def _wrapped_index(i, n: int):
+  """``i`` with negative entries counted from the end (``i + n`` where ``i < 0``), the
+  normalization jnp indexing stages for every integer-array index."""
+  return elementwise.select_n(elementwise.lt(i, np.int32(0)), i, elementwise.add(i, np.int32(n)))
+
+
+def _diagonal_index_pairs(i, n: int):
+  """The (n, 2) index vectors ``(i[k], i[k])`` as jnp indexing builds them for ``x[..., i, i]``:
+  both index arrays normalized, then each made a column, then joined."""
+  rows, cols = _wrapped_index(i, n), _wrapped_index(i, n)
+  return structural.concatenate([structural.broadcast_in_dim(rows, (n, 1), (0,)),
+                                 structural.broadcast_in_dim(cols, (n, 1), (0,))], 1)
+
+
+def _gather_diagonal(x):
+  """The main diagonal of the last two dimensions, read as ``x[..., arange(n), arange(n)]``
+  stages it in JAX (one gather; its transpose is a scatter-add)."""
+  shape = core.get_aval(x).shape
+  n, nb = shape[-1], len(shape) - 2
+  pairs = _diagonal_index_pairs(structural.broadcasted_iota(np.int32, (n,), 0), n)
+  dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(nb)), collapsed_slice_dims=(nb, nb + 1),
+                                         start_index_map=(nb, nb + 1))
+  return slicing.gather(x, pairs, dnums, shape[:-2] + (1, 1),
+                        mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _scatter_diag_matrix(v):
+  """A (..., n, n) matrix with ``v`` (..., n) on its diagonal and zeros elsewhere, staged as
+  JAX stages ``jnp.vectorize(jnp.diag)(v)``: zeros, then one scatter of ``v`` along (i, i)."""
+  aval = core.get_aval(v)
+  n, nb = aval.shape[-1], len(aval.shape) - 1
+  i = structural.broadcasted_iota(np.int32, (n,), 0)
+  zeros = structural.full(aval.shape + (n,), 0, aval.dtype)
+  pairs = _diagonal_index_pairs(i, n)
+  dnums = slicing.ScatterDimensionNumbers(update_window_dims=tuple(range(nb)),
+                                          inserted_window_dims=(nb, nb + 1),
+                                          scatter_dims_to_operand_dims=(nb, nb + 1))
+  return slicing.scatter(zeros, pairs, v, dnums, mode=slicing.GatherScatterMode.FILL_OR_DROP)
+
+
+def _promote_rank(x, ndim: int):
+  """``x`` with leading unit dimensions up to rank ``ndim`` (jnp's rank promotion)."""
+  shape = core.get_aval(x).shape
+  if len(shape) == ndim:
+    return x
+  lead = ndim - len(shape)
+  return structural.broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, ndim)))
+
+
+def _expand(x, axis: int):
+  """``x[..., None, :]`` (axis -2) or ``x[..., None]`` (axis -1) of a (..., n) array."""
+  shape = core.get_aval(x).shape
+  nd = len(shape)
+  if axis == -2:
+    return structural.broadcast_in_dim(x, shape[:-1] + (1, shape[-1]), tuple(range(nd - 1)) + (nd,))
+  return structural.broadcast_in_dim(x, shape + (1,), tuple(range(nd)))
 
 
 def _real(x):
@@ -941,51 +1002,70 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     dx1 = structural.slice_in_dim(dx, 0, m, axis=nd - 1)
     dx2 = structural.slice_in_dim(dx, m, n, axis=nd - 1)
     r1 = structural.slice_in_dim(r, 0, m, axis=nd - 1)
-    dq, dr1 = _qr_jvp_reduced(x1, dx1, q, r1)
+    dq, dr1 = _qr_jvp_reduced(dx1, q, r1)
     dr2 = elementwise.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
     return [q, r], [dq, structural.concatenate([dr1, dr2], nd - 1)]
   if full_matrices and m > n:
-    # Tall, complete: the first n columns of q as in the reduced case; the other columns move
-    # only as orthogonality to them requires (dq2 = -q1 dq1^H q2); r's zero rows stay zero.
-    q1, q2 = structural.slice_in_dim(q, 0, n, axis=nd - 1), structural.slice_in_dim(q, n, m, axis=nd - 1)
-    r1 = structural.slice_in_dim(r, 0, n, axis=nd - 2)
-    dq1, dr1 = _qr_jvp_reduced(x, dx, q1, r1)
-    dq2 = elementwise.neg(_matmul(q1, _matmul(_H(dq1), q2)))
-    dr = structural.concatenate([dr1, elementwise.mul(structural.slice_in_dim(r, n, m, axis=nd - 2),
-                                           np.zeros((), core.get_aval(r).dtype))], nd - 2)
-    return [q, r], [structural.concatenate([dq1, dq2], nd - 1), dr]
-  dq, dr = _qr_jvp_reduced(x, dx, q, r)
+    return [q, r], _qr_jvp_complete(dx, q, r)
+  dq, dr = _qr_jvp_reduced(dx, q, r)
   return [q, r], [dq, dr]
 
 
-def _qr_jvp_reduced(x, dx, q, r):
-  """Tangents of the reduced QR of a tall or square ``x`` (q: m x n, r: n x n)."""
-  n = core.get_aval(x).shape[-1]
-  dtype = core.get_aval(x).dtype
+def _block(x, rows, cols):
+  """``x[..., rows, cols]`` for two ``(start, stop)`` pairs: one static slice (JAX's indexing)."""
+  shape = core.get_aval(x).shape
+  batch = shape[:-2]
+  return structural.slice(x, (0,) * len(batch) + (rows[0], cols[0]), batch + (rows[1], cols[1]))
+
+
+# ``_lu_solve(lu, permutation, b, trans)`` as jnp.linalg stages it (``jit[name=_lu_solve]``),
+# which the tall complete QR rule calls; set by axle._src.numpy.linalg, which defines it.
+staged_lu_solve = None
+
+
+def _qr_jvp_complete(dx, q, r):
+  """Tangents of the complete QR of a tall ``x`` (m > n), as JAX's rule computes them: the
+  reduced rule on ``q1 = q[:, :n]`` and ``r1 = r[:n]``; the other columns ``q2`` move as
+  ``dq2 = dq1 Y - (q1 + q2 Y^H)(dq1[n:] - Y^H dq1[:n])^H`` with ``Y`` solving
+  ``(q1[:n] - I)^H Y = q1[n:]^H``; ``r``'s zero rows stay zero."""
+  r_shape = core.get_aval(r).shape
+  m, n = r_shape[-2:]
+  nd = len(r_shape)
+  dtype = core.get_aval(q).dtype
+  q1 = _block(q, (0, m), (0, n))
+  r1 = _block(r, (0, n), (0, n))
+  dq1, dr1 = _qr_jvp_reduced(dx, q1, r1)
+  q1_top, q1_bottom = _block(q1, (0, n), (0, n)), _block(q1, (n, m), (0, n))
+  q2 = _block(q, (0, m), (n, m))
+  dq1_top, dq1_bottom = _block(dq1, (0, n), (0, n)), _block(dq1, (n, m), (0, n))
+  x_lu, _, permutation = lu_p.bind(elementwise.sub(q1_top, _promote_rank(_jnp_eye(n, dtype), nd)))
+  y = staged_lu_solve(x_lu, permutation, _H(q1_bottom), 2)
+  y_h = _H(y)
+  a = _jnp_matmul(dq1, y)
+  b = elementwise.add(q1, _jnp_matmul(q2, y_h))
+  c = elementwise.sub(dq1_bottom, _jnp_matmul(y_h, dq1_top))
+  dq2 = elementwise.sub(a, _jnp_matmul(b, _H(c)))
+  dq = structural.concatenate([dq1, dq2], nd - 1)
+  dr = structural.concatenate([dr1, structural.full(r_shape[:-2] + (m - n, n), 0, dtype)], nd - 2)
+  return [dq, dr]
+
+
+def _qr_jvp_reduced(dx, q, r):
+  """Tangents of the reduced QR ``q r`` of a tall or square matrix (q: m x n, r: n x n)."""
+  n = core.get_aval(r).shape[-1]
+  dtype = core.get_aval(q).dtype
   dx_rinv = triangular_solve(r, dx)  # dx @ r^-1
   qt_dx_rinv = _jnp_matmul(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
   do = elementwise.sub(lower, _H(lower))  # skew-Hermitian
   # plus the imaginary part of the diagonal, which the skew-Hermitian part may carry (applied
   # to real inputs too, as JAX's rule)
-  eye = _jnp_eye(n, dtype)
-  qt_shape = core.get_aval(qt_dx_rinv).shape
-  if len(qt_shape) > 2:
-    eye = structural.broadcast_in_dim(eye, (1,) * (len(qt_shape) - 2) + (n, n),
-                                      (len(qt_shape) - 2, len(qt_shape) - 1))
+  eye = _promote_rank(_jnp_eye(n, dtype), len(core.get_aval(qt_dx_rinv).shape))
   real_part = _to_dtype(_real(qt_dx_rinv), dtype) if dtype.kind == "c" else qt_dx_rinv
-  do = elementwise.add(do, _jnp_mul(eye, elementwise.sub(qt_dx_rinv, real_part)))
+  do = elementwise.add(do, elementwise.mul(eye, elementwise.sub(qt_dx_rinv, real_part)))
   dq = elementwise.add(_jnp_matmul(q, elementwise.sub(do, qt_dx_rinv)), dx_rinv)
   dr = _jnp_matmul(elementwise.sub(qt_dx_rinv, do), r)
   return dq, dr
-
-
-def _jnp_mul(a, b):
-  """``a * b`` with NumPy broadcasting of a's leading unit axes."""
-  a_shape, b_shape = core.get_aval(a).shape, core.get_aval(b).shape
-  if a_shape != b_shape:
-    a = structural.broadcast_in_dim(a, b_shape, tuple(range(len(b_shape))))
-  return elementwise.mul(a, b)
 
 
 ad.primitive_jvps[qr_p] = _qr_jvp
@@ -1077,27 +1157,29 @@ mlir.register(eigh_p, _eigh_lowering)
 
 
 def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+  # dV = V (F * (V^H dA V)), dw = real(diag(V^H dA V)), F[i, j] = 1 / (w[j] - w[i]) off the
+  # diagonal and 0 on it; staged in the order JAX's rule stages it (the primal symmetrized
+  # again, F built as (eye + w_j - w_i) ** -1 - eye, the diagonal read by a gather).
   (a,), (a_dot,) = primals, tangents
   aval = core.get_aval(a)
   n = aval.shape[-1]
   if subset_by_index is not None and tuple(subset_by_index) != (0, n):
     raise NotImplementedError("Derivatives of eigh with subset_by_index are not implemented.")
-  v, w = eigh_p.bind(a, lower=lower, sort_eigenvalues=sort_eigenvalues,
-                     subset_by_index=subset_by_index, algorithm=algorithm)
+  v, w_real = eigh_p.bind(_symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
+                          subset_by_index=subset_by_index, algorithm=algorithm)
   a_dot = ad.instantiate_zeros(a_dot)
   dtype = aval.dtype
-  rdtype = _real_dtype(dtype)
-  shape = aval.shape
-  eye = _eye(n, rdtype, shape)
-  nd = len(shape)
-  w_row = structural.broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 1,))
-  w_col = structural.broadcast_in_dim(w, shape, tuple(range(nd - 1)))
-  # F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it
-  f = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(eye, elementwise.sub(w_row, w_col))), eye)
+  nd = len(aval.shape)
+  w = _to_dtype(w_real, dtype)
+  eye = _jnp_eye(n, dtype)
+  w_row = _expand(w, -2)
+  f = elementwise.add(_promote_rank(eye, nd), w_row)
+  f = elementwise.sub(f, _expand(w, -1))
+  f = elementwise.sub(elementwise.integer_pow(f, -1), _promote_rank(eye, nd))
   vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
-  dv = _matmul(v, elementwise.mul(_to_dtype(f, dtype), vh_adot_v))
-  dw = _real(_diagonal(vh_adot_v))
-  return [v, w], [dv, dw]
+  dv = _matmul(v, elementwise.mul(f, vh_adot_v))
+  dw = _gather_diagonal(_real(vh_adot_v))
+  return [v, w_real], [dv, dw]
 
 
 ad.primitive_jvps[eigh_p] = _eigh_jvp
@@ -1226,6 +1308,10 @@ mlir.register(svd_p, _svd_lowering)
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
+  # With dS = U^H dA V (reduced SVD): ds = real(diag(dS)); F[i, j] = 1 / (s_j^2 - s_i^2) off the
+  # diagonal; dU = U (F * (dS s + s dS^H) + (dS - dS^H) / 2 diag(1/s)), dV = V (F * (s dS + dS^H s)),
+  # plus the parts outside the span of U (tall) or V (wide). Staged in the order JAX's rule
+  # stages it, with jnp.matmul's dots and the primal outputs of one compute_uv=True svd.
   (a,), (a_dot,) = primals, tangents
   aval = core.get_aval(a)
   m, n = aval.shape[-2:]
@@ -1233,43 +1319,43 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     raise NotImplementedError("Singular value decomposition JVP not implemented for subset_by_index")
   if compute_uv and full_matrices and m != n:
     raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
-  params = dict(full_matrices=full_matrices, compute_uv=compute_uv, subset_by_index=subset_by_index,
-                algorithm=algorithm)
   s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, subset_by_index=subset_by_index,
                         algorithm=algorithm)
-  primal_out = svd_p.bind(a, **params) if not compute_uv else [s, u, vt]
   a_dot = ad.instantiate_zeros(a_dot)
   dtype = aval.dtype
   rdtype = _real_dtype(dtype)
+  matmul = lambda x, y: _jnp_matmul(x, y, Precision.HIGHEST)
   ut, v = _H(u), _H(vt)
-  ds_mat = _matmul(_matmul(ut, a_dot), v)
-  ds = _real(_diagonal(ds_mat))
+  s_row = _expand(s, -2)  # s[..., None, :]
+  ds_mat = matmul(matmul(ut, a_dot), v)
+  ds = _gather_diagonal(_real(ds_mat))
   if not compute_uv:
-    return primal_out, [ds]
+    return [s], [ds]
   k = core.get_aval(s).shape[-1]
-  shape = aval.shape[:-2] + (k, k)
-  nd = len(shape)
-  s_row = structural.broadcast_in_dim(s, shape, tuple(range(nd - 2)) + (nd - 1,))  # s[j]
-  s_col = structural.broadcast_in_dim(s, shape, tuple(range(nd - 1)))  # s[i]
-  s_diffs = elementwise.mul(elementwise.add(s_row, s_col), elementwise.sub(s_row, s_col))  # s_j^2 - s_i^2
-  zeros_mask = elementwise.convert_element_type(elementwise.eq(s_diffs, np.array(0, rdtype)), rdtype)
-  f = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s_diffs, zeros_mask)), zeros_mask)
-  f = _to_dtype(f, dtype)
-  dss = elementwise.mul(_to_dtype(s_row, dtype), ds_mat)  # ds_mat[i, j] * s[j]
-  sds = elementwise.mul(_to_dtype(s_col, dtype), ds_mat)  # s[i] * ds_mat[i, j]
-  s_zero = elementwise.convert_element_type(elementwise.eq(s, np.array(0, rdtype)), rdtype)
-  s_inv = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s, s_zero)), s_zero)
-  du_dv_diag = elementwise.mul(elementwise.mul(elementwise.sub(ds_mat, _H(ds_mat)), np.array(0.5, dtype)),
-                               _to_dtype(_diag_matrix(s_inv), dtype))
-  du = _matmul(u, elementwise.add(elementwise.mul(f, elementwise.add(dss, _H(dss))), du_dv_diag))
-  dv = _matmul(v, elementwise.mul(f, elementwise.add(sds, _H(sds))))
-  s_div = _to_dtype(structural.broadcast_in_dim(s, aval.shape[:-2] + (1, k), tuple(range(nd - 2)) + (nd - 1,)), dtype)
+  nd = len(core.get_aval(ds_mat).shape)
+  s_diffs = elementwise.mul(elementwise.add(s_row, _T(s_row)), elementwise.sub(s_row, _T(s_row)))
+  s_diffs_zeros = _promote_rank(_jnp_eye(k, rdtype), nd)
+  f = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s_diffs, s_diffs_zeros)),
+                      s_diffs_zeros)
+  dss = elementwise.mul(_to_dtype(s_row, dtype), ds_mat)
+  sds = elementwise.mul(_T(_to_dtype(s_row, dtype)), ds_mat)
+  s_zeros = elementwise.convert_element_type(elementwise.eq(s, np.array(0, rdtype)), rdtype)
+  s_inv = elementwise.sub(elementwise.div(np.array(1, rdtype), elementwise.add(s, s_zeros)), s_zeros)
+  s_inv_mat = _scatter_diag_matrix(s_inv)
+  du_dv_diag = elementwise.mul(elementwise.mul(ad.note_residual_constant(np.array(0.5, dtype)), elementwise.sub(ds_mat, _H(ds_mat))),
+                               _to_dtype(s_inv_mat, dtype))
+  f_a = _to_dtype(f, dtype)
+  du = matmul(u, elementwise.add(elementwise.mul(f_a, elementwise.add(dss, _H(dss))), du_dv_diag))
+  f_a = _to_dtype(f, dtype)
+  dv = matmul(v, elementwise.mul(f_a, elementwise.add(sds, _H(sds))))
   if m > n:
-    dav = _matmul(a_dot, v)
-    du = elementwise.add(du, elementwise.div(elementwise.sub(dav, _matmul(u, _matmul(ut, dav))), s_div))
+    dav = matmul(a_dot, v)
+    du = elementwise.add(du, elementwise.div(elementwise.sub(dav, matmul(u, matmul(ut, dav))),
+                                             _to_dtype(s_row, dtype)))
   if n > m:
-    dahu = _matmul(_H(a_dot), u)
-    dv = elementwise.add(dv, elementwise.div(elementwise.sub(dahu, _matmul(v, _matmul(vt, dahu))), s_div))
+    dahu = matmul(_H(a_dot), u)
+    dv = elementwise.add(dv, elementwise.div(elementwise.sub(dahu, matmul(v, matmul(vt, dahu))),
+                                             _to_dtype(s_row, dtype)))
   return [s, u, vt], [ds, du, _H(dv)]
 
 

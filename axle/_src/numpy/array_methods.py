@@ -199,6 +199,12 @@ def _view(self, dtype=None, type=None):  # noqa: A002  (NumPy's argument name)
   return lax_convert.bitcast_convert_type(arr, new)
 
 
+def _trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+  """``x.trace(...)``: every argument passed on to ``jnp.trace``, as JAX's method does (so a
+  traced call takes the offset as an operand)."""
+  return shape_ops.trace(self, offset, axis1, axis2, dtype, out)
+
+
 def _clip(self, min=None, max=None):
   """``x.clip(min, max)``: the bounds go to ``jnp.clip`` by keyword, as JAX's method passes them
   (so a traced call lists them in keyword order)."""
@@ -226,7 +232,7 @@ _methods.update({
                                                                                 **kwargs),
     "choose": lambda self, choices, out=None, mode="raise": selection.choose(self, choices, out, mode),
     "searchsorted": selection.searchsorted, "repeat": shape_ops.repeat,
-    "diagonal": shape_ops.diagonal, "trace": shape_ops.trace,
+    "diagonal": shape_ops.diagonal, "trace": _trace,
 })
 _properties = {
     "T": lambda self: lax_numpy.transpose(self),

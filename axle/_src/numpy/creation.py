@@ -274,7 +274,8 @@ def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
   # ``x * eye`` to a select (+0.0 off the diagonal, never -0.0) as it does for JAX.
   N = core.concrete_or_error(int, N, "The N argument of jnp.eye must be static.")
   M = N if M is None else core.concrete_or_error(int, M, "The M argument of jnp.eye must be static.")
-  k = core.concrete_or_error(int, k, "The k argument of jnp.eye must be static.")
+  if not isinstance(k, core.Tracer):  # (a traced k is added as it is, as in JAX)
+    k = core.concrete_or_error(int, k, "The k argument of jnp.eye must be static.")
   int_dtype = np.dtype(np.int32)
   rows = lax_structural.broadcasted_iota(int_dtype, (N, M), 0)
   cols = lax_structural.broadcasted_iota(int_dtype, (N, M), 1)

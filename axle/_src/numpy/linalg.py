@@ -29,6 +29,7 @@ from axle._src.numpy import lax_numpy
 from axle._src.numpy import products
 from axle._src.numpy import reductions
 from axle._src.numpy import shape_ops
+from axle._src.numpy import statistics
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 from axle._src.numpy.creation import asarray
@@ -249,9 +250,7 @@ def slogdet(a, *, method=None):
   if method not in (None, "lu"):
     raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`).")
   _check_square("slogdet", a, "Argument to")
-  if dtypes.issubdtype(a.dtype, np.complexfloating):
-    return SlogdetResult(*_slogdet_lu_impl(a))
-  if a.shape[-1] <= 2:
+  if a.shape[-1] <= 2 and not dtypes.issubdtype(a.dtype, np.complexfloating):
     return SlogdetResult(*_slogdet_small(a))
   return SlogdetResult(*_slogdet_lu(a))
 
@@ -274,29 +273,36 @@ def _slogdet_small_jvp(primals, tangents):
 
 
 def _slogdet_lu_impl(a):
+  # JAX's steps: the diagonal of the LU factor; the sign from the row swaps and (real) the
+  # negative pivots, or (complex) the product of the pivots' phases; log|det| summed.
+  dtype = a.dtype
   lu_, pivots, _ = lax_linalg.lu(a)
-  diag = lax_linalg._diagonal(lu_)
+  diag = shape_ops.diagonal(lu_, axis1=-2, axis2=-1)
   is_zero = reductions.any(ufuncs.equal(diag, 0), axis=-1)
-  parity = lax_elementwise.convert_element_type(_lu_parity(pivots), a.dtype)
-  abs_diag = ufuncs.abs(diag)
-  if dtypes.issubdtype(a.dtype, np.complexfloating):
-    unit = lax_elementwise.div(diag, lax_elementwise.convert_element_type(abs_diag, a.dtype))
-    sign = lax_elementwise.mul(reductions.prod(unit, axis=-1), parity)
+  parity = statistics.count_nonzero(ufuncs.not_equal(pivots, creation.arange(a.shape[-1])), axis=-1)
+  if dtypes.issubdtype(dtype, np.complexfloating):
+    sign = reductions.prod(ufuncs.divide(diag, lax_numpy.astype(ufuncs.abs(diag), dtype)), axis=-1)
   else:
-    negatives = lax_reductions.reduce_sum(lax_elementwise.convert_element_type(ufuncs.less(diag, 0), np.int32), (diag.ndim - 1,))
-    sign = lax_elementwise.mul(parity, lax_elementwise.convert_element_type(
-        lax_elementwise.sub(np.int32(1), lax_elementwise.mul(np.int32(2), lax_elementwise.rem(negatives, np.int32(2)))), a.dtype))
-  logdet = reductions.sum(ufuncs.log(abs_diag), axis=-1)
-  sign = lax_numpy.where(is_zero, np.zeros((), sign.dtype), sign)
-  logdet = lax_numpy.where(is_zero, np.array(-np.inf, logdet.dtype), logdet)
-  return sign, logdet
+    sign = creation.array(1, dtype=dtype)
+    parity = ufuncs.add(parity, statistics.count_nonzero(ufuncs.less(diag, 0), axis=-1))
+  flips = ufuncs.add(ufuncs.multiply(-2, ufuncs.remainder(parity, 2)), 1)
+  flips = lax_numpy.astype(lax_numpy.copy(flips), dtype)
+  sign = lax_numpy.where(is_zero, np.zeros((), dtype), ufuncs.multiply(sign, flips))
+  logdet = reductions.sum(lax_numpy.astype(ufuncs.log(ufuncs.abs(diag)), dtype), axis=-1)
+  logdet = lax_numpy.where(is_zero, np.array(-np.inf, dtype), logdet)
+  return sign, ufuncs.real(logdet)
 
 
 def _slogdet_jvp(primals, tangents):
   # d log|det a| = tr(a^-1 da); the sign of a real determinant is locally constant.
   (a,), (g,) = primals, tangents
-  sign, logdet = _slogdet_lu(a)
-  return (sign, logdet), (lax_structural.full_like(sign, 0), _trace_last2(solve(a, g)))
+  sign, logdet = slogdet(a)
+  logdet_dot = shape_ops.trace(solve(a, g), axis1=-1, axis2=-2)
+  if dtypes.issubdtype(a.dtype, np.complexfloating):
+    # the phase moves too: d sign = i Im(tr(a^-1 da)) sign
+    sign_dot = ufuncs.multiply(ufuncs.subtract(logdet_dot, lax_numpy.astype(ufuncs.real(logdet_dot), a.dtype)), sign)
+    return (sign, logdet), (sign_dot, ufuncs.real(logdet_dot))
+  return (sign, logdet), (lax_structural.full_like(sign, 0), logdet_dot)
 
 
 _slogdet_small_impl.__name__ = "_slogdet_small"
@@ -353,6 +359,9 @@ def _lu_solve(lu_, permutation, b, trans: int):
     core_fn = api.vmap(core_fn)
   x = core_fn(lu_, permutation, b)
   return lax_structural.squeeze(x, (x.ndim - 1,)) if vector else x
+
+
+lax_linalg.staged_lu_solve = _lu_solve  # (the tall complete QR's JVP rule solves with it)
 
 
 def _broadcast_leading(x, shape):

@@ -732,21 +732,23 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   axis2 = util.canonicalize_axis(axis2, _ndim(a))
   if axis1 == axis2:
     raise ValueError("axis1 and axis2 must be different")
+  shape = _shape(a)
+  if (len(shape) == 2 and shape[0] == shape[1] and offset == 0 and _dtype(a) != np.bool_):
+    # As JAX: a square matrix's main diagonal is platform dependent (a masked sum over the
+    # rows on TPU kernels, "mosaic"; the gather elsewhere, which is what runs here).
+    eye = creation.eye(shape[0], dtype=_dtype(a))
+    return lax_conditionals.platform_dependent(
+        eye, a, mosaic=lambda e, x: lax_reductions.reduce_sum(lax_elementwise.mul(e, x), (0,)),
+        default=lambda e, x: _gathered_diagonal(x, offset, axis1, axis2))
+  return _gathered_diagonal(a, offset, axis1, axis2)
+
+
+def _gathered_diagonal(a, offset: int, axis1: int, axis2: int):
   a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
   n, m = _shape(a)[-2:]
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
   if size == 0:
     return lax_structural.full(_shape(a)[:-2] + (0,), 0, _dtype(a))
-  if _ndim(a) == 2 and n == m and offset == 0 and _dtype(a) != np.bool_:
-    # JAX's program for a square matrix: a platform_dependent between a masked column sum
-    # (for Mosaic) and the gather below (every other platform)
-    rows = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, n), 0)
-    cols = lax_structural.broadcasted_iota(np.dtype(np.int32), (n, n), 1)
-    rows = lax_elementwise.add(rows, lax_elementwise._convert_element_type(0, np.int32, False))
-    mask = lax_elementwise._convert_element_type(lax_elementwise.eq(rows, cols), _dtype(a), False)
-    return lax_conditionals.platform_dependent(
-        mask, a, mosaic=lambda w, x: lax_reductions.reduce_sum(lax_elementwise.mul(w, x), (0,)),
-        default=lambda w, x: _gather_diagonal(x, size, 0))
   return _gather_diagonal(a, size, offset)
 
 
@@ -800,9 +802,10 @@ def diagflat(v, k: int = 0):
   return lax_numpy.reshape(out.at[flat].set(v), (n, n))
 
 
-@util.jit_when_tracing(static_argnames=("offset", "axis1", "axis2", "dtype"))
+@util.jit_when_tracing(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-  """Sum along a diagonal (``jnp.trace``)."""
+  """Sum along a diagonal (``jnp.trace``). As in JAX, ``offset`` may be traced: a given offset
+  is an operand of the staged ``jit[name=trace]``."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
   a = _arr("trace", a)
