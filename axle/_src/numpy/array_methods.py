@@ -16,6 +16,7 @@ from axle._src.core import Tracer
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import structural as lax_structural
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -219,6 +220,18 @@ def _getitem(self, index):
   return indexing.getitem(self, index)
 
 
+def _tracer_iter(self):
+  # JAX iterates a traced array row by row: a unit-strided slice (strides=(1, ...)) and a
+  # squeeze per row, not the getitem path (whose slice prints strides=None).
+  shape = self.aval.shape
+  if not shape:
+    raise TypeError("iteration over a 0-d array")
+  rest_start, unit_strides = (0,) * (len(shape) - 1), (1,) * len(shape)
+  return (lax_structural.squeeze(
+      lax_structural.slice(self, (i, *rest_start), (i + 1, *shape[1:]), unit_strides), (0,))
+          for i in range(shape[0]))
+
+
 def _round_dunder(self, ndigits=None):
   if ndigits is None:
     if self.ndim != 0:
@@ -249,6 +262,8 @@ def _set_methods(cls) -> None:
     setattr(cls, name, property(fn))
   cls.__getitem__ = _getitem
   cls.__round__ = _round_dunder
+  if cls is Tracer:
+    cls.__iter__ = _tracer_iter
 
 
 _set_methods(Array)
