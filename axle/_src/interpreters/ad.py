@@ -158,7 +158,11 @@ def add_tangents(x, y):
 
 def _add_any_jvp(primals, tangents):
   x, y = primals
-  return add_jaxvals_p.bind(x, y), add_tangents(*tangents)
+  tx, ty = tangents
+  if type(tx) is Zero and type(ty) is Zero:
+    return add_jaxvals_p.bind(x, y), tx
+  # As in JAX, one symbolic zero is instantiated and added (not dropped).
+  return add_jaxvals_p.bind(x, y), add_jaxvals_p.bind(instantiate_zeros(tx), instantiate_zeros(ty))
 
 
 primitive_jvps[add_jaxvals_p] = _add_any_jvp
