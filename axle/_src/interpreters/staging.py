@@ -420,7 +420,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
     kept.append(eqn)
     live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
-  return jaxpr.replace(eqns=kept, outvars=outvars)
+  return _carry_literal_inputs(jaxpr, jaxpr.replace(eqns=kept, outvars=outvars))
 
 
 # Jaxpr -> inputs that count as used although no equation reads them (residuals shown as
@@ -437,7 +437,16 @@ def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[J
   used.update(v for v in jaxpr.outvars if type(v) is not Literal)
   used.update(kept_anyway)
   kept = [v in used for v in jaxpr.invars]
-  return jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k]), kept
+  return _carry_literal_inputs(
+      jaxpr, jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])), kept
+
+
+def _carry_literal_inputs(old: Jaxpr, new: Jaxpr) -> Jaxpr:
+  """``new`` (a pruned copy of ``old``), keeping ``old``'s inputs that count as used."""
+  kept_anyway = literal_inputs.get(old)
+  if kept_anyway:
+    literal_inputs[new] = kept_anyway
+  return new
 
 
 def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:
