@@ -172,6 +172,12 @@ class _Linearized:
     out_leaves, self.out_tree = tree_util.tree_flatten(out)
     _check_valid_outputs(out_leaves)
     self.primal_out, tangent_out = _split_jvp_outputs(trace, out_leaves)
+    if any(isinstance(p, core.Tracer) and p._trace is linear_trace for p in self.primal_out):
+      # a primal computed together with tangents (as the generic reduce_window's JVP does)
+      raise ValueError(
+          "Linearization failed to produce known values for all output primals. This is "
+          "typically caused by attempting to differentiate a function uses an operation that "
+          "does not support reverse-mode autodiff.")
     self.out_avals = [core.get_aval(p) for p in self.primal_out]
     self.out_nonzero = [type(t) is not ad.Zero for t in tangent_out]
     self.linear_jaxpr = linear_trace.to_jaxpr([t for t in tangent_out if type(t) is not ad.Zero])
