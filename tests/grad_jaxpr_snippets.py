@@ -89,6 +89,12 @@ out = jax.make_jaxpr(jax.grad(lambda a: jax.jit(lambda b: inner(b.sum()) * 2)(a)
 g = lambda a: a[0] * a[1] + a[1]
 out = jax.make_jaxpr(lambda a: jax.jvp(jax.grad(g), (a,), (a,)))(jnp.arange(3.))
 """,
+    "jit_scan_zero_tangent_carry": """
+x = jnp.arange(4.)
+out = (jax.make_jaxpr(jax.grad(lambda a, b: jnp.polyval(a, b).sum(), argnums=(0, 1)))(x, x + 1),
+       jax.make_jaxpr(jax.grad(lambda a: jax.jit(lambda c: lax.scan(
+           lambda s, e: (s * e + 1., s), jnp.zeros(()), c))(a)[1].sum()))(x))
+""",
     "reduce_window_generic_jvp": """
 f = lambda a: lax.reduce_window(a, 1.0, lax.mul, (2,), (1,), 'VALID')
 out = jax.make_jaxpr(lambda a: jax.jvp(f, (a,), (a,)))(jnp.arange(1., 7.))

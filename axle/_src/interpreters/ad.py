@@ -118,7 +118,17 @@ def instantiate_zeros_tangent(t):
     return t
   trace = core.current_trace()
   if not isinstance(trace, LinearizeTrace):
-    return instantiate_zeros(t)
+    if not isinstance(trace, staging.StagingTrace):
+      return instantiate_zeros(t)
+    # staged into a jaxpr (a jit's JVP): not a residual of the primal side (a scalar zero stays
+    # a literal of the linear side), and partial evaluation makes an array of zeros on the
+    # unknown side
+    zeros = zeros_like_aval(t.aval)
+    if (isinstance(zeros, staging.StagingTracer) and zeros._trace is trace and trace.eqns
+        and trace.eqns[-1].outvars == [zeros.jaxpr_var]
+        and all(type(a) is ir.Literal for a in trace.eqns[-1].invars)):
+      trace.tangent_zero_vars.add(zeros.jaxpr_var)
+    return zeros
   trace.stage_known = True
   try:
     return instantiate_zeros(t)
@@ -594,8 +604,25 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
         if type(atom) is ir.Literal and atom.residual:
           value = atom.as_array()
           trace.instantiated_zeros[id(value)] = value
+    jaxpr = closed.jaxpr
+    zero_vars = staging.tangent_zeros.get(jaxpr)
+    zeros = []
+    if zero_vars:
+      # Zero tangents a JVP rule made for a linear computation are made on the unknown side
+      # (in the linear jaxpr), as JAX's linearization makes them in its tangent trace.
+      made = [e for e in jaxpr.eqns if e.outvars and e.outvars[0] in zero_vars]
+      jaxpr = jaxpr.replace(invars=list(jaxpr.invars) + [e.outvars[0] for e in made],
+                            eqns=[e for e in jaxpr.eqns if not (e.outvars and e.outvars[0] in zero_vars)])
+      trace.stage_known = True
+      try:
+        with core.set_current_trace(trace):
+          for e in made:
+            zeros.append(e.primitive.bind(*[a.as_array() if type(a.val) is not float else a.val
+                                            for a in e.invars], **e.params))
+      finally:
+        trace.stage_known = False
     with core.set_current_trace(trace):
-      outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+      outs = ir.eval_jaxpr(jaxpr, closed.consts, *args, *zeros)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
     unknown_closed = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
     # Only residuals the live part of the unknown jaxpr reads are passed on (a zero a JVP rule

@@ -206,6 +206,9 @@ class StagingTrace(core.Trace):
     # Scalar zeros that JVP rules instantiated while this trace was current, by id (their
     # literals are marked: partial evaluation keeps them as residuals, as JAX does).
     self.instantiated_zeros: dict = {}
+    # Variables holding zero tangents a JVP rule instantiated for a linear computation
+    # (``ad.instantiate_zeros_tangent``): partial evaluation makes them on the unknown side.
+    self.tangent_zero_vars: set = set()
 
   def __repr__(self):
     return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
@@ -305,6 +308,8 @@ class StagingTrace(core.Trace):
     """Closes the trace: a ClosedJaxpr whose outputs are ``outputs``."""
     outvars = [self.to_atom(x) for x in outputs]
     jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns, debug_info=self.debug_info)
+    if self.tangent_zero_vars:
+      tangent_zeros[jaxpr] = frozenset(self.tangent_zero_vars)
     self.finished = True
     return ClosedJaxpr(jaxpr, self.constvals)
 
@@ -442,11 +447,20 @@ def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[J
 
 
 def _carry_literal_inputs(old: Jaxpr, new: Jaxpr) -> Jaxpr:
-  """``new`` (a pruned copy of ``old``), keeping ``old``'s inputs that count as used."""
+  """``new`` (a pruned copy of ``old``), keeping ``old``'s inputs that count as used and its
+  marked tangent zeros."""
   kept_anyway = literal_inputs.get(old)
   if kept_anyway:
     literal_inputs[new] = kept_anyway
+  zeros = tangent_zeros.get(old)
+  if zeros:
+    tangent_zeros[new] = zeros
   return new
+
+
+# Jaxpr -> the variables of zero tangents made for linear computations (see
+# StagingTrace.tangent_zero_vars), each made by an equation on literals only.
+tangent_zeros: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:
