@@ -95,6 +95,31 @@ out = (jax.make_jaxpr(jax.grad(lambda a, b: jnp.polyval(a, b).sum(), argnums=(0,
        jax.make_jaxpr(jax.grad(lambda a: jax.jit(lambda c: lax.scan(
            lambda s, e: (s * e + 1., s), jnp.zeros(()), c))(a)[1].sum()))(x))
 """,
+    "scan_hoists_invariant_known_work": """
+c = jnp.arange(3.) + 1
+h = jax.jit(lambda a, b: jnp.sin(a) * b)
+bodies = [
+    lambda s, _: (jnp.sin(s) * jnp.exp(c) + jnp.cos(c) * s + jnp.log(c), None),
+    lambda s, _: (jnp.log(c) + jnp.sin(s) + jnp.exp(c) * jnp.sin(s) + c * s, None),
+    lambda s, _: (jnp.sin(s * c) * jnp.exp(c) + jnp.sin(s), None),
+    lambda s, _: (h(c, s) + s, None),
+    lambda s, _: (h(s, c) + s, None),
+    lambda s, _: (h(s, s * c) + jnp.where(s > 0, s, c), None),
+]
+out = [jax.make_jaxpr(jax.grad(lambda x: lax.scan(b, x, length=3)[0].sum()))(jnp.ones(3))
+       for b in bodies]
+""",
+    "fori_loop_where": """
+f = lambda a: lax.fori_loop(0, 3, lambda i, b: jnp.where(b > 0, b - 1.0, b + 1.0), a)
+out = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(jnp.arange(12.0).reshape(3, 4) - 5)
+""",
+    "interp_grad": """
+xp = jnp.array([0.1, 0.5, 0.9, 1.4, 2.0, 2.2])
+out = (jax.make_jaxpr(jax.grad(lambda a, b, c: jnp.interp(a, b, c).sum(), argnums=(0, 1, 2)))(
+           jnp.arange(5.) / 2, xp, xp * 3),
+       jax.make_jaxpr(jax.grad(lambda a, b, c: jnp.interp(a, b, c, period=3.0).sum(),
+                               argnums=(0, 1, 2)))(jnp.arange(5.) / 2, xp, xp * 3))
+""",
     "reduce_window_generic_jvp": """
 f = lambda a: lax.reduce_window(a, 1.0, lax.mul, (2,), (1,), 'VALID')
 out = jax.make_jaxpr(lambda a: jax.jvp(f, (a,), (a,)))(jnp.arange(1., 7.))

@@ -129,7 +129,9 @@ def _jit_partial_eval(trace, args, params):
   and outputs that merely forward an input or repeat another output are not outputs."""
   jaxpr, name = params["jaxpr"], params["name"]
   unknowns = [trace.is_unknown(x) for x in args]
-  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  residuals_last = trace.jit_residuals_last
+  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(
+      jaxpr, unknowns, jit_residuals_last=residuals_last)
   known_args = [x for x, u in zip(args, unknowns) if not u]
   known_jit, sources = ad.memoized("jit_forwarding", known_closed, num_res,
                                    lambda: _forward_known_outputs(known_closed, num_res))
@@ -142,8 +144,15 @@ def _jit_partial_eval(trace, args, params):
   residuals = values[len(values) - num_res:]
   known_outs = iter(values[:len(values) - num_res])
   unknown_args = [x for x, u in zip(args, unknowns) if u]
-  unknown_outs = iter(trace.stage(jit_p, [*residuals, *unknown_args],
-                                  dict(jaxpr=unknown_closed, name=name)))
+  if residuals_last:  # inside a control-flow body, as JAX's JaxprTrace splits a jit
+    unknown_jaxpr = unknown_closed.jaxpr
+    invars = list(unknown_jaxpr.invars)
+    unknown_closed = ClosedJaxpr(unknown_jaxpr.replace(
+        invars=invars[num_res:] + invars[:num_res]), unknown_closed.consts)
+    operands = [*unknown_args, *residuals]
+  else:
+    operands = [*residuals, *unknown_args]
+  unknown_outs = iter(trace.stage(jit_p, operands, dict(jaxpr=unknown_closed, name=name)))
   return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
 
 
