@@ -27,6 +27,12 @@ for _name, _fn, _args in [
     ("matmul_size1", "lambda a: jnp.matmul(a[:1].reshape(1, 1, 4), a.T.reshape(1, 4, 3))", "x"),
     ("matmul_vec", "lambda a: jnp.matmul(a[0], jnp.stack([a.T, a.T]))", "x"),
     ("index_take", "lambda a: lax.index_take(a, (jnp.array([0, -1, 4]),), (1,))", "x"),
+    ("piecewise", "lambda a: jnp.piecewise(a, [a < 0, a >= 0], [lambda t: -t, lambda t: t ** 2])",
+     "x"),
+    ("piecewise_default_const", "lambda a: jnp.piecewise(a, [a < -0.5, a > 0.2], "
+     "[lambda t: t * 3, 7, lambda t: t - 1])", "x"),
+    ("array_copies_tracer", "lambda a: jnp.array(a) + jnp.array(a > 0, dtype=jnp.float32)", "x"),
+    ("stop_gradient_int", "lambda a: a * lax.stop_gradient(jnp.argmax(a, 0))", "x"),
     ("std", "jnp.std", "x"),
     ("hessian", "lambda a: jax.hessian(lambda b: jnp.sum(b ** 3) + b[0] * b[1])(a)", "v[:3]"),
     ("checkpoint_dots", "lambda a: jax.checkpoint(lambda b: jnp.tanh(b @ a.T) @ a, "

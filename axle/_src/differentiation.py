@@ -35,9 +35,14 @@ def stop_gradient(x):
   """Returns ``x`` unchanged, but with zero derivative: differentiation treats it as a
   constant. Applies to every inexact leaf of a pytree (``lax.stop_gradient``)."""
   def stop(leaf):
-    if dtypes.issubdtype(core.get_aval(leaf).dtype, np.inexact):
-      return stop_gradient_p.bind(leaf)
-    return leaf
+    # As JAX: every array (integer and boolean ones too, which print a stop_gradient) except
+    # key arrays; a Python scalar only while tracing.
+    if dtypes.issubdtype(core.get_aval(leaf).dtype, dtypes.extended):
+      return leaf
+    if (type(leaf) in (bool, int, float, complex)
+        and core._context.trace is core.eval_trace):
+      return leaf
+    return stop_gradient_p.bind(leaf)
   return tree_util.tree_map(stop, x)
 
 
