@@ -177,6 +177,12 @@ def _view(self, dtype=None, type=None):  # noqa: A002  (NumPy's argument name)
   return lax_convert.bitcast_convert_type(arr, new)
 
 
+def _trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+  """``x.trace(...)``: every argument goes to ``jnp.trace`` by keyword, as JAX's method passes
+  them (so a traced call has the offset, even 0, as an operand)."""
+  return shape_ops.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype, out=out)
+
+
 def _clip(self, min=None, max=None):
   """``x.clip(min, max)``: the bounds go to ``jnp.clip`` by keyword, as JAX's method passes them
   (so a traced call lists them in keyword order)."""
@@ -204,7 +210,7 @@ _methods.update({
                                                                                 **kwargs),
     "choose": lambda self, choices, out=None, mode="raise": selection.choose(self, choices, out, mode),
     "searchsorted": selection.searchsorted, "repeat": shape_ops.repeat,
-    "diagonal": shape_ops.diagonal, "trace": shape_ops.trace,
+    "diagonal": shape_ops.diagonal, "trace": _trace,
 })
 _properties = {
     "T": lambda self: lax_numpy.transpose(self),
