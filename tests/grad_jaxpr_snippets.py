@@ -32,7 +32,8 @@ for _name, _fn, _args in [
     ("piecewise_default_const", "lambda a: jnp.piecewise(a, [a < -0.5, a > 0.2], "
      "[lambda t: t * 3, 7, lambda t: t - 1])", "x"),
     ("array_copies_tracer", "lambda a: jnp.array(a) + jnp.array(a > 0, dtype=jnp.float32)", "x"),
-    ("trace_offset", "lambda a: jnp.trace(a, offset=1) + a.trace(-1) + jnp.trace(a) + a.trace()", "x"),
+    ("trace_offset",
+     "lambda a: jnp.trace(a, offset=1) + a.trace(-1) + jnp.trace(a) + a.trace()", "x"),
     ("stop_gradient_int", "lambda a: a * lax.stop_gradient(jnp.argmax(a, 0))", "x"),
     ("std", "jnp.std", "x"),
     ("hessian", "lambda a: jax.hessian(lambda b: jnp.sum(b ** 3) + b[0] * b[1])(a)", "v[:3]"),
