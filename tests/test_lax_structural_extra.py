@@ -70,6 +70,22 @@ def test_empty():
   assert jax.jit(lambda: lax.empty((2, 2), jnp.int32))().shape == (2, 2)
 
 
+def test_empty_jaxpr_keeps_the_dtype_object_and_batches():
+  assert _jaxpr(lambda: lax.empty((3,), jnp.float32)) == (
+      "{ lambda ; . let\n    a:f32[3] = empty[\n      dtype=<class 'jax.numpy.float32'>\n"
+      "      out_sharding=None\n      shape=(3,)\n    ] \n  in (a,) }")
+  assert "empty[dtype=<class 'numpy.int32'> out_sharding=None shape=(3,)]" in _jaxpr(
+      lambda: lax.empty((3,), np.int32))
+  assert "empty[dtype=float32 out_sharding=None shape=(3,)]" in _jaxpr(
+      lambda: lax.empty((3,), "float32"))
+  # JAX batches empty (no operands) with the vmap's size at axis 0.
+  v = _jaxpr(jax.vmap(lambda x: lax.empty((3,), jnp.float32).sum() + x), jnp.ones(2))
+  assert "b:f32[2,3] = empty[" in v and "shape=(2, 3)" in v
+  assert "c:f32[2] = reduce_sum[axes=(np.int64(1),) out_sharding=None] b" in v
+  np.testing.assert_array_equal(jax.vmap(lambda x: lax.empty((3,), jnp.float32) + x)(
+      jnp.ones(2)), np.ones((2, 3)))
+
+
 def test_mulhi_matches_jax():
   u = lax.mulhi(jnp.array([0xffffffff, 5, 0xfffffffd], jnp.uint32),
                 jnp.array([0xfffffff0, 7, 9], jnp.uint32))

@@ -21,7 +21,6 @@ with open(_DATA) as f:
 KNOWN_DIFFERENCES = {
     "roots_jaxpr": "jnp.roll with a traced shift (shape_ops.py) is not staged as JAX's "
                    "jit[name=_roll_dynamic]",
-    "nanstd_grad": "partial evaluation: JAX's linearized _where keeps a 0.0 residual output",
 }
 
 

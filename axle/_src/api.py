@@ -150,7 +150,9 @@ def _jit_partial_eval(trace, args, params):
   and outputs that merely forward an input or repeat another output are not outputs."""
   jaxpr, name = params["jaxpr"], params["name"]
   unknowns = [trace.is_unknown(x) for x in args]
-  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  residuals_last = trace.jit_residuals_last
+  known_closed, unknown_closed, out_unknowns, num_res = ad.partial_eval_jaxpr(
+      jaxpr, unknowns, jit_residuals_last=residuals_last)
   known_args = [x for x, u in zip(args, unknowns) if not u]
   known_jit, sources = ad.memoized("jit_forwarding", known_closed, num_res,
                                    lambda: _forward_known_outputs(known_closed, num_res))
@@ -163,8 +165,15 @@ def _jit_partial_eval(trace, args, params):
   residuals = values[len(values) - num_res:]
   known_outs = iter(values[:len(values) - num_res])
   unknown_args = [x for x, u in zip(args, unknowns) if u]
-  unknown_outs = iter(trace.stage(jit_p, [*residuals, *unknown_args],
-                                  dict(jaxpr=unknown_closed, name=name)))
+  if residuals_last:  # inside a control-flow body, as JAX's JaxprTrace splits a jit
+    unknown_jaxpr = unknown_closed.jaxpr
+    invars = list(unknown_jaxpr.invars)
+    unknown_closed = ClosedJaxpr(unknown_jaxpr.replace(
+        invars=invars[num_res:] + invars[:num_res]), unknown_closed.consts)
+    operands = [*unknown_args, *residuals]
+  else:
+    operands = [*residuals, *unknown_args]
+  unknown_outs = iter(trace.stage(jit_p, operands, dict(jaxpr=unknown_closed, name=name)))
   return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
 
 
@@ -271,36 +280,21 @@ def _argnames_to_argnums(fun, static_argnames) -> tuple[int, ...]:
   return tuple(params.index(n) for n in static_argnames if n in params)
 
 
-def _resolve_kwargs(fun, args, kwargs, static_argnames):
-  """Moves keyword arguments that name positional parameters into ``args`` (as JAX does), up
-  to the first parameter left at its default; later ones stay keywords so none shifts."""
-  if not kwargs:
-    return args, kwargs
+def _argnums_to_argnames(fun, argnums) -> tuple[str, ...]:
+  """The names of the parameters at ``argnums`` that may also be passed by keyword (JAX infers
+  static_argnames/donate_argnames from the argnums this way)."""
+  if not argnums:
+    return ()
   try:
-    signature = inspect.signature(fun)
-    bound = signature.bind(*args, **kwargs)
+    params = list(inspect.signature(fun).parameters.values())
   except (TypeError, ValueError):
-    return args, kwargs
-  new_args, new_kwargs = [], {}
-  gap = False
-  for name, param in signature.parameters.items():
-    if name not in bound.arguments:
-      if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-        gap = True
-      continue
-    value = bound.arguments[name]
-    if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-      if gap:
-        new_kwargs[name] = value
-      else:
-        new_args.append(value)
-    elif param.kind == inspect.Parameter.VAR_POSITIONAL:
-      new_args.extend(value)
-    elif param.kind == inspect.Parameter.VAR_KEYWORD:
-      new_kwargs.update(value)
-    else:
-      new_kwargs[name] = value
-  return tuple(new_args), new_kwargs
+    return ()
+  nparams = len(params)
+  names = []
+  for i in argnums:
+    if -nparams <= i < nparams and params[i].kind == inspect.Parameter.POSITIONAL_OR_KEYWORD:
+      names.append(params[i].name)
+  return tuple(names)
 
 
 class _HashableStatic:
@@ -588,12 +582,18 @@ class JitFunction:
     self.static_argnames = tuple(static_argnames or ())
     self.static_argnums = self.static_argnums + tuple(
         i for i in _argnames_to_argnums(fun, self.static_argnames) if i not in self.static_argnums)
+    # Keyword arguments stay keywords (they are traced after the positional ones, by name, as
+    # JAX traces them), so an argument named by position is also recognised by its name.
+    self.static_argnames = self.static_argnames + tuple(
+        n for n in _argnums_to_argnames(fun, self.static_argnums) if n not in self.static_argnames)
     self.donate_argnums = _normalize_argnums(donate_argnums, fun, "donate_argnums")
     if isinstance(donate_argnames, str):
       donate_argnames = (donate_argnames,)
     self.donate_argnames = tuple(donate_argnames or ())
     self.donate_argnums = self.donate_argnums + tuple(
         i for i in _argnames_to_argnums(fun, self.donate_argnames) if i not in self.donate_argnums)
+    self.donate_argnames = self.donate_argnames + tuple(
+        n for n in _argnums_to_argnames(fun, self.donate_argnums) if n not in self.donate_argnames)
     overlap = set(self.donate_argnums) & set(self.static_argnums)
     if overlap:
       raise ValueError(f"jit: static arguments cannot be donated (argument {sorted(overlap)[0]} is "
@@ -618,7 +618,6 @@ class JitFunction:
   # -- tracing -------------------------------------------------------------------
   def _entry(self, args, kwargs):
     """(split arguments, cache entry) for a call, tracing on a miss."""
-    args, kwargs = _resolve_kwargs(self.fun, args, kwargs, self.static_argnames)
     split = _split_args(args, kwargs, self.static_argnums, self.static_argnames)
     in_avals = []
     try:
@@ -656,7 +655,7 @@ class JitFunction:
     return args, kwargs, split, entry
 
   def _donated_leaves(self, args, kwargs, split) -> tuple[int, ...]:
-    if not self.donate_argnums:
+    if not self.donate_argnums and not self.donate_argnames:
       return ()
     nargs = len(args)
     donated = {i % nargs if i < 0 else i for i in self.donate_argnums if -nargs <= i < nargs}
@@ -664,6 +663,12 @@ class JitFunction:
     for position in split.dynamic_positions:
       count = len(tree_util.tree_leaves(args[position]))
       if position in donated:
+        positions.extend(range(start, start + count))
+      start += count
+    # then the dynamic keyword arguments, in the order their dict flattens (sorted names)
+    for name in sorted(k for k in kwargs if k not in self.static_argnames):
+      count = len(tree_util.tree_leaves(kwargs[name]))
+      if name in self.donate_argnames:
         positions.extend(range(start, start + count))
       start += count
     return tuple(positions)
@@ -702,7 +707,7 @@ class JitFunction:
             return out
       if config.jax_disable_jit:
         return self.fun(*args, **kwargs)
-      call_args, call_kwargs = args, kwargs  # (keyword arguments may move into args below)
+      call_args, call_kwargs = args, kwargs
       args, kwargs, split, entry = self._entry(args, kwargs)
       if entry.refs is not None:
         return self._call_with_refs(split, entry, traced=False)
@@ -760,12 +765,10 @@ class JitFunction:
     return _make_plan(len(args), split, runner, config.trace_state)
 
   def _keyword_plan(self, args, kwargs, split, runner):
-    """The plan of a call with keyword arguments: where each argument of the resolved call
-    (keywords moved into positions as ``_resolve_kwargs`` moves them) comes from."""
-    sources = [_Source(("args", i)) for i in range(len(args))]
-    named = {name: _Source(("kwargs", name)) for name in kwargs}
-    resolved_args, resolved_kwargs = _resolve_kwargs(self.fun, tuple(sources), named,
-                                                     self.static_argnames)
+    """The plan of a call with keyword arguments: where each argument of the call comes
+    from (keywords stay keywords, traced after the positional arguments by name)."""
+    resolved_args = tuple(_Source(("args", i)) for i in range(len(args)))
+    resolved_kwargs = {name: _Source(("kwargs", name)) for name in kwargs}
     tagged = _split_args(resolved_args, resolved_kwargs, self.static_argnums,
                          self.static_argnames)
     if len(tagged.statics) != len(split.statics) or any(

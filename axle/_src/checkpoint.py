@@ -8,13 +8,19 @@ the equations whose outputs may be saved instead of recomputed.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import types
 import weakref
 from typing import Callable
 
+import numpy as np
+
 from axle._src import core
+from axle._src import dtypes
 from axle._src import ir
+from axle._src import pretty_printer as pp
 from axle._src.config import config
 from axle._src import source_info as source_info_util
 from axle._src import tree_util
@@ -53,7 +59,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
   nonzeros = [type(t) is not ad.Zero for t in tangents]
   jvp_closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
   outs = remat_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
-                      jaxpr=jvp_closed, prevent_cse=prevent_cse, differentiated=True,
+                      jaxpr=jvp_closed, prevent_cse=prevent_cse, differentiated=differentiated,
                       policy=policy)
   n = len(jaxpr.out_avals)
   tangent_outs = iter(outs[n:])
@@ -65,6 +71,48 @@ def _saveable(policy, eqn) -> bool:
   if policy is None:
     return False
   return bool(policy(eqn.primitive, *[a.aval for a in eqn.invars], **eqn.params))
+
+
+# reduce_precision, registered by lax.elementwise_convert (a higher layer) where it is defined.
+reduce_precision_primitive: list = [None]
+
+
+def _round_shared_saved_values(known: ir.Jaxpr, num_known_outs: int, saved: list):
+  """JAX's rounding of saved values: a saved floating-point value that the known computation
+  also uses goes through ``reduce_precision`` to its own dtype's bits right where it is
+  made, and both the later known equations and the saved residual read the rounded value
+  (so the primal pass and the backward pass see the same bits). Returns the new jaxpr."""
+  rounding = reduce_precision_primitive[0]
+  uses: dict = {}
+  for eqn in known.eqns:
+    for a in eqn.invars:
+      if type(a) is not ir.Literal:
+        uses[a] = uses.get(a, 0) + 1
+  for a in known.outvars[:num_known_outs]:
+    if type(a) is not ir.Literal:
+      uses[a] = uses.get(a, 0) + 1
+  rounded = {}
+  for var in saved:
+    if var in rounded or not uses.get(var):
+      continue
+    dtype = var.aval.dtype
+    if rounding is None or not dtypes.issubdtype(dtype, np.floating):
+      continue
+    rounded[var] = ir.Var(var.aval)
+  if not rounded:
+    return known
+  eqns = []
+  for eqn in known.eqns:
+    eqns.append(eqn.replace(invars=[rounded.get(a, a) if type(a) is not ir.Literal else a
+                                    for a in eqn.invars]))
+    for v in eqn.outvars:
+      if v in rounded:
+        info = dtypes.finfo(v.aval.dtype)
+        eqns.append(ir.Eqn([v], [rounded[v]], rounding,
+                           dict(exponent_bits=info.nexp, mantissa_bits=info.nmant),
+                           eqn.source_info))
+  outvars = [rounded.get(a, a) if type(a) is not ir.Literal else a for a in known.outvars]
+  return known.replace(outvars=outvars, eqns=eqns)
 
 
 def _split_for_remat(closed: ir.ClosedJaxpr, unknowns, policy):
@@ -99,6 +147,7 @@ def _split_for_remat(closed: ir.ClosedJaxpr, unknowns, policy):
       stack.extend(a for a in reversed(producer.invars) if type(a) is not ir.Literal)
   saved_set = set(saved)
   known = staging.dce_jaxpr(kj.replace(outvars=kj.outvars[:num_known_outs] + saved))
+  known = _round_shared_saved_values(known, num_known_outs, saved)
   recompute = staging.dce_jaxpr(ir.Jaxpr(
       kj.constvars, saved + list(kj.invars), residual_atoms,
       [e for e in kj.eqns if not any(v in saved_set for v in e.outvars)]))
@@ -124,7 +173,10 @@ def _remat_partial_eval(trace, args, params):
     known_outs = ir.eval_jaxpr(known_closed.jaxpr, known_closed.consts, *known_args)
   saved = known_outs[len(known_outs) - num_saved:]
   known_outs = iter(known_outs[:len(known_outs) - num_saved])
-  unknown_outs = iter(trace.stage(remat_p, [*saved, *args],
+  # As in JAX, the staged remat takes only the values it reads.
+  unknown_closed, kept = staging.dce_with_inputs(unknown_closed, [False] * (num_saved + len(args)))
+  operands = [x for x, k in zip([*saved, *args], kept) if k]
+  unknown_outs = iter(trace.stage(remat_p, operands,
                                   dict(params, jaxpr=unknown_closed, differentiated=True)))
   return [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
 
@@ -154,9 +206,17 @@ ad.primitive_transposes[remat_p] = _remat_transpose
 batching.primitive_batchers[remat_p] = _remat_batch
 
 
+def _policy_text(policy) -> str:
+  # A function prints as JAX's jaxpr printer shows it (address masked); a policy object
+  # (DotsSaveable(...)) as its repr.
+  if isinstance(policy, types.FunctionType):
+    return f"<function {policy.__qualname__} at 0xXXXXXXXXXXXX>"
+  return repr(policy)
+
+
 def _pp_remat(params: dict) -> dict:
   return {"differentiated": params["differentiated"], "jaxpr": params["jaxpr"],
-          "policy": params["policy"], "prevent_cse": params["prevent_cse"]}
+          "policy": pp.text(_policy_text(params["policy"])), "prevent_cse": params["prevent_cse"]}
 
 
 ir.pp_param_rules[remat_p] = _pp_remat
@@ -178,92 +238,122 @@ def checkpoint_name(x, name: str):
   return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
 
 
-class checkpoint_policies:
-  """Policies saying which intermediate values ``checkpoint`` may save (the rest are
-  recomputed in the backward pass)."""
+# Policies, as JAX defines them: plain functions, or frozen dataclasses (DotsSaveable, ...)
+# whose repr is what a printed remat2 equation shows as its ``policy``.
 
-  @staticmethod
-  def everything_saveable(*_, **__) -> bool:
-    """Save every intermediate (no recomputation)."""
-    return True
 
-  @staticmethod
-  def nothing_saveable(*_, **__) -> bool:
-    """Save nothing: recompute everything (the default)."""
-    return False
+def everything_saveable(*_, **__) -> bool:
+  """Save every intermediate (no recomputation)."""
+  return True
 
-  @staticmethod
-  def dots_saveable(primitive, *_, **__) -> bool:
-    """Save the results of matrix multiplications (dot_general)."""
-    return primitive.name == "dot_general"
 
-  checkpoint_dots = dots_saveable
+def nothing_saveable(*_, **__) -> bool:
+  """Save nothing: recompute everything (the default)."""
+  return False
 
-  @staticmethod
-  def dots_with_no_batch_dims_saveable(primitive, *_, **params) -> bool:
-    """Save the results of dot_generals without batch dimensions."""
-    if primitive.name != "dot_general":
+
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+  """Save the results of matrix multiplications (dot_general); with
+  ``only_if_no_batch_dims``, only those without batch dimensions."""
+  only_if_no_batch_dims: bool = False
+
+  def __call__(self, prim, *_, **params) -> bool:
+    if prim.name != "dot_general":
       return False
+    if not self.only_if_no_batch_dims:
+      return True
     (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
     return not lhs_batch and not rhs_batch
 
-  checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
 
-  @staticmethod
-  def save_only_these_names(*names):
-    """Save only values tagged with ``checkpoint_name`` by one of ``names``."""
-    chosen = set(names)
-    return lambda primitive, *_, **params: primitive is name_p and params["name"] in chosen
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+  """Save only values tagged with ``checkpoint_name`` by one of ``saveable_names``."""
+  saveable_names: frozenset
 
-  @staticmethod
-  def save_any_names_but_these(*names):
-    """Save every named value except those tagged with one of ``names``."""
-    excluded = set(names)
-    return lambda primitive, *_, **params: primitive is name_p and params["name"] not in excluded
+  def __call__(self, prim, *_, **params) -> bool:
+    return prim is name_p and params["name"] in self.saveable_names
 
-  @staticmethod
-  def save_anything_except_these_names(*names):
-    """Save everything except values tagged with one of ``names``."""
-    excluded = set(names)
-    return lambda primitive, *_, **params: not (primitive is name_p and
-                                                params["name"] in excluded)
 
-  @staticmethod
-  def save_from_both_policies(policy_1, policy_2):
-    """Save what either policy saves."""
-    return lambda *args, **params: bool(policy_1(*args, **params)) or bool(policy_2(*args, **params))
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+  """Save every named value except those tagged with one of ``names``."""
+  names: frozenset
 
-  @staticmethod
-  def offload_dot_with_no_batch_dims(offload_src, offload_dst):
-    """Offload (from memory ``offload_src`` to ``offload_dst``) the results of dot_generals
-    without batch dimensions. axle's devices have one memory space: offloaded values are
-    simply saved."""
-    dots = checkpoint_policies.dots_with_no_batch_dims_saveable
+  def __call__(self, prim, *_, **params) -> bool:
+    return prim is name_p and params["name"] not in self.names
 
-    def policy(primitive, *avals, **params):
-      return Offloadable(offload_src, offload_dst) if dots(primitive, *avals, **params) else Recompute
-    return policy
 
-  @staticmethod
-  def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
-                                        offload_src, offload_dst):
-    """Save the values named in ``names_which_can_be_saved``, offload those named in
-    ``names_which_can_be_offloaded`` (saved, on a one-memory device), recompute the rest."""
-    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
-    overlap = saved & offloaded
-    if overlap:
-      raise ValueError("The names should be exclusive and should not intersect in "
-                       "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
-                       f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
-                       f"and the intersection={overlap}")
+def save_only_these_names(*names):
+  """Save only values tagged with ``checkpoint_name`` by one of ``names``."""
+  return SaveOnlyTheseNames(frozenset(names))
 
-    def policy(primitive, *_, **params):
-      if primitive is name_p and params["name"] in saved:
-        return Saveable
-      if primitive is name_p and params["name"] in offloaded:
-        return Offloadable(offload_src, offload_dst)
-      return Recompute
-    return policy
+
+def save_any_names_but_these(*names):
+  """Save every named value except those tagged with one of ``names``."""
+  return SaveAnyNamesButThese(frozenset(names))
+
+
+def save_anything_except_these_names(*names):
+  """Save everything except values tagged with one of ``names``."""
+  excluded = set(names)
+  return lambda prim, *_, **params: not (prim is name_p and params["name"] in excluded)
+
+
+def save_from_both_policies(policy_1, policy_2):
+  """Save what either policy saves."""
+  def policy(*args, **params):
+    return bool(policy_1(*args, **params)) or bool(policy_2(*args, **params))
+  return policy
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+  """Offload (from memory ``offload_src`` to ``offload_dst``) the results of dot_generals
+  without batch dimensions. axle's devices have one memory space: offloaded values are
+  simply saved."""
+  dots = DotsSaveable(only_if_no_batch_dims=True)
+
+  def policy(prim, *avals, **params):
+    return Offloadable(offload_src, offload_dst) if dots(prim, *avals, **params) else Recompute
+  return policy
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src, offload_dst):
+  """Save the values named in ``names_which_can_be_saved``, offload those named in
+  ``names_which_can_be_offloaded`` (saved, on a one-memory device), recompute the rest."""
+  saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+  overlap = saved & offloaded
+  if overlap:
+    raise ValueError("The names should be exclusive and should not intersect in "
+                     "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+                     f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+                     f"and the intersection={overlap}")
+
+  def policy(prim, *_, **params):
+    if prim is name_p and params["name"] in saved:
+      return Saveable
+    if prim is name_p and params["name"] in offloaded:
+      return Offloadable(offload_src, offload_dst)
+    return Recompute
+  return policy
+
+
+class checkpoint_policies:
+  """Policies saying which intermediate values ``checkpoint`` may save (the rest are
+  recomputed in the backward pass)."""
+  everything_saveable = staticmethod(everything_saveable)
+  nothing_saveable = staticmethod(nothing_saveable)
+  dots_saveable = checkpoint_dots = DotsSaveable(only_if_no_batch_dims=False)
+  dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = DotsSaveable(
+      only_if_no_batch_dims=True)
+  save_only_these_names = staticmethod(save_only_these_names)
+  save_any_names_but_these = staticmethod(save_any_names_but_these)
+  save_anything_except_these_names = staticmethod(save_anything_except_these_names)
+  save_from_both_policies = staticmethod(save_from_both_policies)
+  offload_dot_with_no_batch_dims = staticmethod(offload_dot_with_no_batch_dims)
+  save_and_offload_only_these_names = staticmethod(save_and_offload_only_these_names)
 
 
 class _PolicyAnswer:
@@ -353,7 +443,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
       if per_function is not None and not any(isinstance(c, core.Tracer) for c in closed.consts):
         per_function[key] = cached
     closed, out_tree = cached
-    closed, hoisted = _hoist_tracer_consts(closed)
+    closed, hoisted = _hoist_consts(closed)
     outs = remat_p.bind(*hoisted, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
                         differentiated=False, policy=policy)
     return tree_util.tree_unflatten(out_tree, outs)
@@ -361,21 +451,16 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
   return remat_fun
 
 
-def _hoist_tracer_consts(closed: ir.ClosedJaxpr):
-  """Outer tracers the function closed over become leading inputs of the jaxpr (as in JAX's
-  printed ``remat2`` equations), so that lowering and differentiation see them as operands rather
-  than as constants they cannot evaluate."""
-  traced = [isinstance(c, core.Tracer) for c in closed.consts]
-  if not any(traced):
+def _hoist_consts(closed: ir.ClosedJaxpr):
+  """The values the function closed over (outer tracers and arrays) become leading inputs of
+  the jaxpr, as in JAX's printed ``remat2`` equations (lowering and differentiation then see
+  them as operands)."""
+  if not closed.consts:
     return closed, []
   jaxpr = closed.jaxpr
-  kept_vars = [v for v, t in zip(jaxpr.constvars, traced) if not t]
-  kept = [c for c, t in zip(closed.consts, traced) if not t]
-  hoisted_vars = [v for v, t in zip(jaxpr.constvars, traced) if t]
-  hoisted = [c for c, t in zip(closed.consts, traced) if t]
-  new = ir.Jaxpr(kept_vars, hoisted_vars + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
+  new = ir.Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
                  debug_info=jaxpr.debug_info)
-  return ir.ClosedJaxpr(new, kept), hoisted
+  return ir.ClosedJaxpr(new, []), list(closed.consts)
 
 
 # function -> {(input tree, avals, static arguments, trace flags): (ClosedJaxpr, output tree)}
@@ -408,6 +493,14 @@ def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple]:
   return _describe_residuals(closed.jaxpr, arg_names)
 
 
+def _rounds_to_own_dtype(eqn) -> bool:
+  """Whether ``eqn`` is the identity rounding remat puts on a saved value."""
+  if eqn.primitive is not reduce_precision_primitive[0]:
+    return False
+  info = dtypes.finfo(eqn.outvars[0].aval.dtype)
+  return (eqn.params["exponent_bits"], eqn.params["mantissa_bits"]) == (info.nexp, info.nmant)
+
+
 def _describe_residuals(jaxpr: ir.Jaxpr, arg_names) -> list[tuple]:
   literal_outs = [v for v in jaxpr.outvars if type(v) is ir.Literal]
   out_vars = {v for v in jaxpr.outvars if type(v) is not ir.Literal}
@@ -418,10 +511,13 @@ def _describe_residuals(jaxpr: ir.Jaxpr, arg_names) -> list[tuple]:
       name = arg_names[i] if i < len(arg_names) else None
       results.append((v.aval, f"from the argument {name}" if name
                       else f"from the argument at flattened index {i}"))
+  producers = {v: e for e in jaxpr.eqns for v in e.outvars}
   for eqn in jaxpr.eqns:
-    where = source_info_util.summarize(eqn.source_info)
     for v in eqn.outvars:
       if v in out_vars:
+        if _rounds_to_own_dtype(eqn) and eqn.invars[0] in producers:
+          eqn = producers[eqn.invars[0]]  # a saved value's rounding: describe what it rounds
+        where = source_info_util.summarize(eqn.source_info)
         if eqn.primitive is name_p:
           results.append((v.aval, f"named '{eqn.params['name']}' from {where}"))
         else:

@@ -37,9 +37,14 @@ def stop_gradient(x):
   def stop(leaf):
     if type(leaf) is Array and core._context.trace is core.eval_trace:
       return leaf  # eager: the identity (as JAX's impl), without reading a device value back
-    if dtypes.issubdtype(core.get_aval(leaf).dtype, np.inexact):
-      return stop_gradient_p.bind(leaf)
-    return leaf
+    # As JAX: every array (integer and boolean ones too, which print a stop_gradient) except
+    # key arrays; a Python scalar only while tracing.
+    if dtypes.issubdtype(core.get_aval(leaf).dtype, dtypes.extended):
+      return leaf
+    if (type(leaf) in (bool, int, float, complex)
+        and core._context.trace is core.eval_trace):
+      return leaf
+    return stop_gradient_p.bind(leaf)
   return tree_util.tree_map(stop, x)
 
 
@@ -174,6 +179,12 @@ class _Linearized:
     out_leaves, self.out_tree = tree_util.tree_flatten(out)
     _check_valid_outputs(out_leaves)
     self.primal_out, tangent_out = _split_jvp_outputs(trace, out_leaves)
+    if any(isinstance(p, core.Tracer) and p._trace is linear_trace for p in self.primal_out):
+      # a primal computed together with tangents (as the generic reduce_window's JVP does)
+      raise ValueError(
+          "Linearization failed to produce known values for all output primals. This is "
+          "typically caused by attempting to differentiate a function uses an operation that "
+          "does not support reverse-mode autodiff.")
     self.out_avals = [core.get_aval(p) for p in self.primal_out]
     self.out_nonzero = [type(t) is not ad.Zero for t in tangent_out]
     self.linear_jaxpr = linear_trace.to_jaxpr([t for t in tangent_out if type(t) is not ad.Zero])

@@ -129,7 +129,17 @@ def instantiate_zeros_tangent(t):
     return t
   trace = core.current_trace()
   if not isinstance(trace, LinearizeTrace):
-    return instantiate_zeros(t)
+    if not isinstance(trace, staging.StagingTrace):
+      return instantiate_zeros(t)
+    # staged into a jaxpr (a jit's JVP): not a residual of the primal side (a scalar zero stays
+    # a literal of the linear side), and partial evaluation makes an array of zeros on the
+    # unknown side
+    zeros = zeros_like_aval(t.aval)
+    if (isinstance(zeros, staging.StagingTracer) and zeros._trace is trace and trace.eqns
+        and trace.eqns[-1].outvars == [zeros.jaxpr_var]
+        and all(type(a) is ir.Literal for a in trace.eqns[-1].invars)):
+      trace.tangent_zero_vars.add(zeros.jaxpr_var)
+    return zeros
   trace.stage_known = True
   try:
     return instantiate_zeros(t)
@@ -169,7 +179,11 @@ def add_tangents(x, y):
 
 def _add_any_jvp(primals, tangents):
   x, y = primals
-  return add_jaxvals_p.bind(x, y), add_tangents(*tangents)
+  tx, ty = tangents
+  if type(tx) is Zero and type(ty) is Zero:
+    return add_jaxvals_p.bind(x, y), tx
+  # As in JAX, one symbolic zero is instantiated and added (not dropped).
+  return add_jaxvals_p.bind(x, y), add_jaxvals_p.bind(instantiate_zeros(tx), instantiate_zeros(ty))
 
 
 primitive_jvps[add_jaxvals_p] = _add_any_jvp
@@ -312,6 +326,7 @@ class LinearizeTrace(staging.StagingTrace):
   jaxpr's constants (residuals)."""
   tracer_type = partial_eval.JaxprTracer
   stage_known = False  # while true, operations on known values are staged too
+  jit_residuals_last = False  # see partial_eval_jaxpr
 
   def __init__(self, parent: core.Trace | None = None, debug_info=None):
     super().__init__(parent, debug_info)
@@ -578,20 +593,26 @@ def _jvp_jaxpr(closed, nonzeros, instantiate):
   return jvp_closed, out_nonzeros
 
 
-def partial_eval_jaxpr(closed: ir.ClosedJaxpr, unknowns: Sequence[bool], instantiate=False):
+def partial_eval_jaxpr(closed: ir.ClosedJaxpr, unknowns: Sequence[bool], instantiate=False,
+                       dce_known: bool = True, jit_residuals_last: bool = False):
   """Splits ``closed`` into the part computable from its known inputs and the rest.
 
   Returns ``(known_closed, unknown_closed, out_unknowns, num_residuals)``: known_closed takes
   the known inputs and returns ``(*known outputs, *residuals)``; unknown_closed takes
   ``(*residuals, *unknown inputs)`` and returns the unknown outputs. ``instantiate`` forces
-  outputs to be unknown."""
+  outputs to be unknown. With ``dce_known=False`` the known jaxpr keeps every equation (as
+  JAX's scan keeps the known work it hoists out of its loop, empty known jits included).
+  ``jit_residuals_last``: the jits inside are split as JAX splits them in the bodies of control
+  flow (its JaxprTrace partial evaluation): the staged jit takes its residuals after its
+  unknown operands (at top level, before them)."""
   unknowns = tuple(bool(u) for u in unknowns)
   instantiate = _flags(instantiate, len(closed.out_avals))
-  return memoized("partial_eval", closed, (unknowns, instantiate),
-                   lambda: _partial_eval_jaxpr(closed, unknowns, instantiate))
+  return memoized("partial_eval", closed, (unknowns, instantiate, dce_known, jit_residuals_last),
+                   lambda: _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known,
+                                               jit_residuals_last))
 
 
-def _partial_eval_jaxpr(closed, unknowns, instantiate):
+def _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known=True, jit_residuals_last=False):
   in_avals = list(closed.in_avals)
   known_avals = [a for a, u in zip(in_avals, unknowns) if not u]
   unknown_avals = [a for a, u in zip(in_avals, unknowns) if u]
@@ -599,6 +620,7 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
 
   def known_fun(*known_args):
     trace = LinearizeTrace(core.current_trace())
+    trace.jit_residuals_last = jit_residuals_last
     unknown_args = iter([trace.new_arg(a) for a in unknown_avals])
     known_iter = iter(known_args)
     args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
@@ -610,8 +632,25 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
             trace.residual_constants[id(value)] = value
           else:
             trace.instantiated_zeros[id(value)] = value
+    jaxpr = closed.jaxpr
+    zero_vars = staging.tangent_zeros.get(jaxpr)
+    zeros = []
+    if zero_vars:
+      # Zero tangents a JVP rule made for a linear computation are made on the unknown side
+      # (in the linear jaxpr), as JAX's linearization makes them in its tangent trace.
+      made = [e for e in jaxpr.eqns if e.outvars and e.outvars[0] in zero_vars]
+      jaxpr = jaxpr.replace(invars=list(jaxpr.invars) + [e.outvars[0] for e in made],
+                            eqns=[e for e in jaxpr.eqns if not (e.outvars and e.outvars[0] in zero_vars)])
+      trace.stage_known = True
+      try:
+        with core.set_current_trace(trace):
+          for e in made:
+            zeros.append(e.primitive.bind(*[a.as_array() if type(a.val) is not float else a.val
+                                            for a in e.invars], **e.params))
+      finally:
+        trace.stage_known = False
     with core.set_current_trace(trace):
-      outs = ir.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+      outs = ir.eval_jaxpr(jaxpr, closed.consts, *args, *zeros)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
     unknown_closed = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
     # Only residuals the live part of the unknown jaxpr reads are passed on (a zero a JVP rule
@@ -622,6 +661,8 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
       used.update(trace.literal_uses[id(a)] for eqn in jaxpr.eqns for a in eqn.invars
                   if type(a) is ir.Literal and id(a) in trace.literal_uses)
     kept = [(v, c) for v, c in zip(jaxpr.constvars, unknown_closed.consts) if v in used]
+    if jit_residuals_last:
+      kept = _residuals_in_jaxpr_trace_order(jaxpr, kept)
     residual_vars = [v for v, _ in kept]
     residuals = [c for _, c in kept]
     unknown_jaxpr = jaxpr.replace(constvars=[], invars=residual_vars + list(jaxpr.invars))
@@ -635,8 +676,65 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
   known_closed, _ = staging.trace_to_jaxpr(known_fun, known_avals)
   # Known work whose results neither the known outputs nor the residuals need (e.g. a JVP
   # rule's primal-side bookkeeping for a tangent that is dropped) is removed.
-  known_closed = known_closed.map_jaxpr(staging.dce_jaxpr)
+  if dce_known:
+    known_closed = known_closed.map_jaxpr(staging.dce_jaxpr)
   return known_closed, result["unknown"], result["out_unknowns"], result["num_residuals"]
+
+
+def _residuals_in_jaxpr_trace_order(jaxpr: ir.Jaxpr, kept: list) -> list:
+  """``kept`` (residual variable, value) pairs in the order JAX's JaxprTrace partial evaluation
+  gives its residuals (the partial evaluation of control-flow bodies): the order in which each
+  residual's first use appears in a topological sort of the unknown computation, taken from
+  its inputs and outputs as JAX's ``toposort`` takes it (every use of a residual is a node of
+  its own without parents)."""
+  residual_set = {v for v, _ in kept}
+  producers = {}
+  for eqn in jaxpr.eqns:
+    for v in eqn.outvars:
+      producers[v] = eqn
+  parents: dict = {}  # node -> parent nodes; a node is a Var or ("use", var, n) for a residual use
+  uses = 0
+
+  def node_of(atom):
+    nonlocal uses
+    if atom in residual_set:
+      uses += 1
+      return ("use", atom, uses)
+    return atom
+
+  eqn_parents: dict = {}
+  for eqn in jaxpr.eqns:
+    eqn_parents[id(eqn)] = [node_of(a) for a in eqn.invars if type(a) is not ir.Literal]
+  for v, eqn in producers.items():
+    parents[v] = eqn_parents[id(eqn)]
+  ends = list(jaxpr.invars) + [node_of(a) for a in jaxpr.outvars if type(a) is not ir.Literal]
+  ends = list(dict.fromkeys(ends))
+  child_counts: dict = {}
+  stack = list(ends)
+  while stack:
+    node = stack.pop()
+    if node in child_counts:
+      child_counts[node] += 1
+    else:
+      child_counts[node] = 1
+      stack.extend(parents.get(node, ()))
+  for node in ends:
+    child_counts[node] -= 1
+  ordered = []
+  childless = [n for n in ends if child_counts[n] == 0]
+  while childless:
+    node = childless.pop()
+    ordered.append(node)
+    for parent in parents.get(node, ()):
+      if child_counts[parent] == 1:
+        childless.append(parent)
+      else:
+        child_counts[parent] -= 1
+  rank: dict = {}
+  for node in reversed(ordered):
+    if type(node) is tuple:
+      rank.setdefault(node[1], len(rank))
+  return sorted(kept, key=lambda pair: rank.get(pair[0], len(rank)))
 
 
 def _used_vars(jaxpr: ir.Jaxpr) -> set:

@@ -209,6 +209,9 @@ class StagingTrace(core.Trace):
     # Scalar constants that JVP rules applied to tangents, by id (see
     # ad.note_residual_constant): their literals are marked "var".
     self.residual_constants: dict = {}
+    # Variables holding zero tangents a JVP rule instantiated for a linear computation
+    # (``ad.instantiate_zeros_tangent``): partial evaluation makes them on the unknown side.
+    self.tangent_zero_vars: set = set()
 
   def __repr__(self):
     return "DynamicJaxprTrace"  # JAX's name for it, as its leak messages print it
@@ -309,6 +312,8 @@ class StagingTrace(core.Trace):
     """Closes the trace: a ClosedJaxpr whose outputs are ``outputs``."""
     outvars = [self.to_atom(x) for x in outputs]
     jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns, debug_info=self.debug_info)
+    if self.tangent_zero_vars:
+      tangent_zeros[jaxpr] = frozenset(self.tangent_zero_vars)
     self.finished = True
     return ClosedJaxpr(jaxpr, self.constvals)
 
@@ -424,7 +429,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
     kept.append(eqn)
     live.update(v for v in eqn.invars if type(v) is not Literal)
   kept.reverse()
-  return jaxpr.replace(eqns=kept, outvars=outvars)
+  return _carry_literal_inputs(jaxpr, jaxpr.replace(eqns=kept, outvars=outvars))
 
 
 # Jaxpr -> inputs that count as used although no equation reads them (residuals shown as
@@ -441,10 +446,28 @@ def dce_jaxpr_with_inputs(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[J
   used.update(v for v in jaxpr.outvars if type(v) is not Literal)
   used.update(kept_anyway)
   kept = [v in used for v in jaxpr.invars]
-  jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
-  if kept_anyway:  # (still kept by a later DCE of the same program)
-    literal_inputs[jaxpr] = kept_anyway
-  return jaxpr, kept
+  new = _carry_literal_inputs(
+      jaxpr, jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k]))
+  if kept_anyway and new not in literal_inputs:  # (still kept by a later DCE of the same program)
+    literal_inputs[new] = kept_anyway
+  return new, kept
+
+
+def _carry_literal_inputs(old: Jaxpr, new: Jaxpr) -> Jaxpr:
+  """``new`` (a pruned copy of ``old``), keeping ``old``'s inputs that count as used and its
+  marked tangent zeros."""
+  kept_anyway = literal_inputs.get(old)
+  if kept_anyway:
+    literal_inputs[new] = kept_anyway
+  zeros = tangent_zeros.get(old)
+  if zeros:
+    tangent_zeros[new] = zeros
+  return new
+
+
+# Jaxpr -> the variables of zero tangents made for linear computations (see
+# StagingTrace.tangent_zero_vars), each made by an equation on literals only.
+tangent_zeros: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def dce_with_inputs(closed: ClosedJaxpr, keep_inputs: Sequence[bool]) -> tuple[ClosedJaxpr, list]:

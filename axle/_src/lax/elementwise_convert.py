@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from axle._src import checkpoint
 from axle._src import core
 from axle._src import dtypes
 from axle._src import ir
@@ -405,6 +406,7 @@ def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
 mlir.register(reduce_precision_p, _reduce_precision_lowering)
 ad.deflinear(reduce_precision_p, lambda ct, **params: [reduce_precision_p.bind(ct, **params)])
 batching.defvectorized(reduce_precision_p)
+checkpoint.reduce_precision_primitive[0] = reduce_precision_p  # rounds remat's saved values
 
 
 def reduce_precision(operand, exponent_bits, mantissa_bits):

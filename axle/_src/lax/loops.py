@@ -628,9 +628,11 @@ def _scan_partial_eval(trace, args, params):
   const_uk, carry_uk, xs_uk = control_flow_common.split(unknowns, [nc, ncarry])
   n_out = len(jaxpr.out_avals)
   carry_uk, _ = _carry_fixed_point(carry_uk, lambda uk: ad.partial_eval_jaxpr(
-      jaxpr, const_uk + uk + xs_uk, uk + [False] * (n_out - ncarry))[2])
+      jaxpr, const_uk + uk + xs_uk, uk + [False] * (n_out - ncarry),
+      jit_residuals_last=True)[2])
   known, unknown, out_uk, num_res = ad.partial_eval_jaxpr(
-      jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * (n_out - ncarry))
+      jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * (n_out - ncarry),
+      jit_residuals_last=True)
   consts, carry, xs = control_flow_common.split(args, [nc, ncarry])
   k_consts = [x for x, u in zip(consts, const_uk) if not u]
   k_carry = [x for x, u in zip(carry, carry_uk) if not u]
@@ -650,16 +652,37 @@ def _scan_partial_eval(trace, args, params):
     return None if isinstance(value, np.ndarray) else value
 
   res_fwd = [forwarded_value(f) for f in fwd]
-  res_const = [v is not None and f < n_kc for v, f in zip(res_fwd, fwd)]
   known = control_flow_common.prune_outputs(
       known, [True] * n_known_out + [v is None for v in res_fwd])
+  n_kept = sum(v is None for v in res_fwd)
+  # As JAX: the known work that depends only on the known constants is hoisted out of the
+  # loop (run once, before it; every equation kept), and the residuals it makes
+  # ("intensive") are constants of the staged scan instead of stacked outputs.
+  hoist, loop, loop_dep, _ = ad.partial_eval_jaxpr(
+      known, [False] * n_kc + [True] * (n_kcarry + len(k_xs)),
+      [True] * n_known_out + [False] * n_kept, dce_known=False, jit_residuals_last=True)
+  res_loop_dep = loop_dep[n_known_out:]
+  n_intensive = sum(not d for d in res_loop_dep)
   with core.set_current_trace(trace.parent):
-    known_args = [*k_consts, *k_carry, *k_xs]
+    hoisted = ir.eval_jaxpr(hoist.jaxpr, hoist.consts, *k_consts)
+    intensive, loop_consts = hoisted[:n_intensive], hoisted[n_intensive:]
+    known_args = [*loop_consts, *k_carry, *k_xs]
     known_outs = scan_p.bind(*known_args, **_scan_params(
-        known, length, reverse, unroll, len(k_consts), n_known_carry, len(known_args),
+        loop, length, reverse, unroll, len(loop_consts), n_known_carry, len(known_args),
         params["_split_transpose"]))
-  stacked = iter(known_outs[n_known_out:])
-  res_values = [next(stacked) if v is None else v for v in res_fwd]
+  stacked, intensive_iter, dep_iter = (iter(known_outs[n_known_out:]), iter(intensive),
+                                       iter(res_loop_dep))
+  res_values, res_const = [], []
+  for v, f in zip(res_fwd, fwd):
+    if v is not None:
+      res_values.append(v)
+      res_const.append(f < n_kc)
+    elif next(dep_iter):
+      res_values.append(next(stacked))
+      res_const.append(False)
+    else:
+      res_values.append(next(intensive_iter))
+      res_const.append(True)
   # unknown takes (residuals, unknown consts, carry, xs): reorder to
   # (const residuals, unknown consts, unknown carry, unknown xs, scanned residuals)
   u_consts = [x for x, u in zip(consts, const_uk) if u]

@@ -565,23 +565,15 @@ def index_take(src, idxs, axes):
   if len(idxs) != len(axes):
     raise ValueError(f"index_take: got {len(idxs)} index arrays for {len(axes)} axes")
   src_aval = core.get_aval(src)
-  shapes = [core.get_aval(i).shape for i in idxs]
-  batch = utils.broadcast_shapes(*shapes)
-  columns = []
-  for i, axis in zip(idxs, axes):
-    i = _asarray_index(i)
-    size = src_aval.shape[axis]
-    i = elementwise.rem(i, np.array(size, i.dtype))
-    i = elementwise.select_n(elementwise.lt(i, np.array(0, i.dtype)), i,
-                                 elementwise.add(i, np.array(size, i.dtype)))
-    if i.shape != batch:
-      i = structural.broadcast_in_dim(i, batch, tuple(range(len(batch) - i.ndim, len(batch))))
-    columns.append(structural.broadcast_in_dim(
-        elementwise.convert_element_type(i, np.int32), batch + (1,), tuple(range(len(batch)))))
-  indices = columns[0] if len(columns) == 1 else structural.concatenate(columns, len(batch))
+  # JAX's program: one column per index array, concatenated, wrapped with the array's ``%``
+  # (jnp.remainder, a jit of its own) by the axis sizes, then a gather.
+  indices = structural.concatenate(
+      [structural.expand_dims(_asarray_index(i), (1,)) for i in idxs], 1)
+  indices = indices % structural.expand_dims(np.array([src_aval.shape[axis] for axis in axes]), (0,))
   slice_sizes = tuple(1 if d in axes else s for d, s in enumerate(src_aval.shape))
-  offset_dims = tuple(range(len(batch), len(batch) + src_aval.ndim - len(axes)))
-  dnums = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(sorted(axes)),
+  batch_ndim = core.get_aval(indices).ndim - 1
+  offset_dims = tuple(range(batch_ndim, batch_ndim + src_aval.ndim - len(axes)))
+  dnums = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=axes,
                                  start_index_map=axes)
   return gather(src, indices, dnums, slice_sizes)
 

@@ -19,6 +19,8 @@ import numpy as np
 
 from axle._src import core
 from axle._src import dtypes
+from axle._src import ir
+from axle._src import pretty_printer as pp
 from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
@@ -226,7 +228,7 @@ empty_p = core.Primitive("empty")
 
 
 def _empty_abstract_eval(*, shape, dtype, out_sharding) -> ShapedArray:
-  return ShapedArray(shape, np.dtype(dtype))
+  return ShapedArray(shape, dtypes.canonicalize_dtype(dtype))
 
 
 empty_p.def_abstract_eval(_empty_abstract_eval)
@@ -236,10 +238,27 @@ def _empty_lowering(ctx, *, shape, dtype, out_sharding):
   return mlir.full_like_aval(ctx, 0, ctx.avals_out[0])
 
 
+def _empty_batcher(axis_data, values, dims, *, shape, dtype, out_sharding):
+  # JAX's empty is batched even though it has no operands: one new leading axis of the vmap's
+  # size (vmap(lambda x: lax.empty((3,), f32)) stages empty[shape=(B, 3)]).
+  return empty_p.bind(shape=(axis_data.size, *shape), dtype=dtype, out_sharding=out_sharding), 0
+
+
+def _empty_dtype_text(dtype) -> str:
+  """The dtype as JAX prints empty's parameter: the object the caller passed, as ``str`` shows
+  it (``<class 'jax.numpy.float32'>`` for jnp.float32, ``<class 'numpy.int64'>``, ``float32``)."""
+  if isinstance(dtype, np.dtype):
+    return dtype.name
+  if isinstance(dtype, type) and dtype.__module__ == "axle.numpy":  # jnp's scalar types
+    return f"<class 'jax.numpy.{dtype.__name__}'>"
+  return str(dtype)
+
+
 mlir.register(empty_p, _empty_lowering)
-batching.primitive_batchers[empty_p] = lambda values, dims, **params: (
-    empty_p.bind(**params), None)
+batching.collective_batchers[empty_p] = _empty_batcher
 ad.defjvp_zero(empty_p)
+ir.pp_param_rules[empty_p] = lambda params: {
+    **params, "dtype": pp.text(_empty_dtype_text(params["dtype"]))}
 
 
 def empty(shape, dtype, *, out_sharding=None):
@@ -247,7 +266,8 @@ def empty(shape, dtype, *, out_sharding=None):
   fills it with zeros."""
   structural._check_no_sharding("empty", out_sharding)
   shape = structural._canonicalize_shape(shape, "empty")
-  dtype = dtypes.canonicalize_dtype(dtype)
+  dtypes.canonicalize_dtype(dtype)  # rejects what is not a dtype
+  # The parameter keeps the dtype object as given (JAX prints jnp.float32 as its class).
   return empty_p.bind(shape=shape, dtype=dtype, out_sharding=out_sharding)
 
 

@@ -503,24 +503,19 @@ def elementwise_computation(jaxpr, consts) -> Callable:
 
 
 def _generic_window_jvp(primals, tangents, *, jaxpr, consts, **params):
-  """JVP by differentiating a fold of the computation over the window taps (taps on padding or
-  base-dilation holes are skipped, as XLA skips them)."""
+  """JAX's JVP: one reduce_window over (primal, tangent) pairs whose computation is the JVP of
+  the original one (so the primal results come out of the same op as the tangents, and
+  reverse mode cannot separate them, as in JAX)."""
   n = len(primals) // 2
-  shape = core.get_aval(primals[0]).shape
-  combine = elementwise_computation(jaxpr, consts)
-  valid_taps = window_taps(np.ones(shape, bool), np.zeros((), bool), **params)
-
-  def fold(*args):
-    operands, inits = args[:n], args[n:]
-    taps = [window_taps(op, init, **params) for op, init in zip(operands, inits)]
-    out_shape = core.get_aval(taps[0][0]).shape
-    accs = [structural.broadcast_in_dim(init, out_shape, ()) for init in inits]
-    for k, valid in enumerate(valid_taps):
-      new = combine(*accs, *[t[k] for t in taps])
-      accs = [elementwise.select(valid, a_new, a) for a_new, a in zip(new, accs)]
-    return accs
-
-  return differentiation.jvp(fold, list(primals), [ad.instantiate_zeros(t) for t in tangents])
+  closed = ir.ClosedJaxpr(jaxpr, list(consts))
+  jvp_closed, _ = ad.jvp_jaxpr(closed, [True] * (2 * n), instantiate=True)
+  # (acc, x, acc_t, x_t) -> (acc, acc_t, x, x_t): the operands are the primals then tangents
+  order = [*range(n), *range(2 * n, 3 * n), *range(n, 2 * n), *range(3 * n, 4 * n)]
+  pair_jaxpr = jvp_closed.jaxpr.replace(invars=[jvp_closed.jaxpr.invars[i] for i in order])
+  tangents = [ad.instantiate_zeros(t) for t in tangents]
+  outs = reduce_window_p.bind(*primals[:n], *tangents[:n], *primals[n:], *tangents[n:],
+                              jaxpr=pair_jaxpr, consts=tuple(jvp_closed.consts), **params)
+  return outs[:n], outs[n:]
 
 
 ad.primitive_jvps[reduce_window_p] = _generic_window_jvp

@@ -17,6 +17,7 @@ from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters.eval import device_entry
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
+from axle._src.lax import structural as lax_structural
 from axle._src.numpy import indexing
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -200,9 +201,9 @@ def _view(self, dtype=None, type=None):  # noqa: A002  (NumPy's argument name)
 
 
 def _trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-  """``x.trace(...)``: every argument passed on to ``jnp.trace``, as JAX's method does (so a
-  traced call takes the offset as an operand)."""
-  return shape_ops.trace(self, offset, axis1, axis2, dtype, out)
+  """``x.trace(...)``: every argument goes to ``jnp.trace`` by keyword, as JAX's method passes
+  them (so a traced call has the offset, even 0, as an operand)."""
+  return shape_ops.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype, out=out)
 
 
 def _clip(self, min=None, max=None):
@@ -248,6 +249,18 @@ def _getitem(self, index):
   return indexing.getitem(self, index)
 
 
+def _tracer_iter(self):
+  # JAX iterates a traced array row by row: a unit-strided slice (strides=(1, ...)) and a
+  # squeeze per row, not the getitem path (whose slice prints strides=None).
+  shape = self.aval.shape
+  if not shape:
+    raise TypeError("iteration over a 0-d array")
+  rest_start, unit_strides = (0,) * (len(shape) - 1), (1,) * len(shape)
+  return (lax_structural.squeeze(
+      lax_structural.slice(self, (i, *rest_start), (i + 1, *shape[1:]), unit_strides), (0,))
+          for i in range(shape[0]))
+
+
 def _round_dunder(self, ndigits=None):
   if ndigits is None:
     if self.ndim != 0:
@@ -278,6 +291,8 @@ def _set_methods(cls) -> None:
     setattr(cls, name, property(fn))
   cls.__getitem__ = _getitem
   cls.__round__ = _round_dunder
+  if cls is Tracer:
+    cls.__iter__ = _tracer_iter
 
 
 _set_methods(Array)

@@ -44,9 +44,10 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
     object = object.__jax_array__()
 
   if isinstance(object, Tracer):
-    out = object if dtype is None else lax_elementwise._convert_element_type(object, dtype, False)
-    if dtype is None and object.aval.weak_type:
-      out = lax_elementwise._convert_element_type(object, object.aval.dtype, weak_type)
+    # As JAX: a copy (copy=True, jnp.array's default) is staged, then the conversion.
+    out = lax_elementwise.copy_p.bind(object) if copy else object
+    out = lax_elementwise._convert_element_type(
+        out, object.aval.dtype if dtype is None else dtype, weak_type)
   elif isinstance(object, (list, tuple)):
     leaves = _leaves_of_sequence(object, [])
     if any(leaf is None for leaf in leaves):
@@ -118,7 +119,7 @@ def _stack_traced(object, dtype):
   if isinstance(object, Tracer) and dtype is not None and (
       object.aval.weak_type or object.aval.dtype != dtype):
     return lax_elementwise._convert_element_type(object, dtype, False)
-  return array(object, dtype=dtype)
+  return array(object, dtype=dtype, copy=False)  # (JAX's asarray of each element: no copy)
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
@@ -178,7 +179,7 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
   if np.ndim(fill_value) == 0:
     shape = core.canonicalize_shape(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),)
     return with_out_sharding(lax_structural.full(shape, fill_value, dtype), out_sharding)
-  return with_out_sharding(broadcast_to(array(fill_value, dtype=dtype), shape), out_sharding)
+  return with_out_sharding(broadcast_to(array(fill_value, dtype=dtype, copy=False), shape), out_sharding)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):

@@ -343,27 +343,61 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
   if a_shape[-1] != (b_shape[0] if b_is_vec else b_shape[-2]):
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, got "
                     f"{(a_shape[-1],)} and {((b_shape[0] if b_is_vec else b_shape[-2]),)}.")
-  a_batch, b_batch = a_shape[:-2], b_shape[:-2]
-  if not a_batch and not b_batch:
-    dimension_numbers = (((a_ndim - 1,), (0 if b_is_vec else b_ndim - 2,)), ((), ()))
-  else:
-    batch_shape = util.broadcast_shapes(a_batch, b_batch)
-    if not a_is_vec:
-      a = broadcast_to(a, batch_shape + a_shape[-2:])
-    if not b_is_vec:
-      b = broadcast_to(b, batch_shape + b_shape[-2:])
-    nb = len(batch_shape)
-    batch = tuple(range(nb))
-    if a_is_vec:
-      dimension_numbers = (((0,), (nb,)), ((), ()))
-    elif b_is_vec:
-      dimension_numbers = (((nb + 1,), (0,)), ((), ()))
+  # JAX's program: batch dimensions of size 1 on one side are squeezed out (the other side's
+  # become free dimensions of the dot), equal ones are dot_general batch dimensions, and a
+  # transpose (then expand_dims for dimensions of size 1 on both sides) restores the order.
+  a_batch = a_shape[:-2] if not a_is_vec else ()
+  b_batch = b_shape[:-2] if not b_is_vec else ()
+  num_batch = builtins.max(len(a_batch), len(b_batch))
+  a_batch = (None,) * (num_batch - len(a_batch)) + tuple(a_batch)
+  b_batch = (None,) * (num_batch - len(b_batch)) + tuple(b_batch)
+  a_squeeze, b_squeeze, a_batch_dims, b_batch_dims = [], [], [], []
+  idx_batch, idx_a_other, idx_b_other, idx_neither = [], [], [], []
+  for i, (ba, bb) in enumerate(zip(a_batch, b_batch)):
+    a_seen = len(idx_batch) + len(idx_a_other) + len(a_squeeze)
+    b_seen = len(idx_batch) + len(idx_b_other) + len(b_squeeze)
+    if ba is None:
+      idx_b_other.append(i)
+    elif bb is None:
+      idx_a_other.append(i)
+    elif ba == 1 and bb == 1:
+      idx_neither.append(i)
+      a_squeeze.append(a_seen)
+      b_squeeze.append(b_seen)
+    elif ba == 1:
+      idx_b_other.append(i)
+      a_squeeze.append(a_seen)
+    elif bb == 1:
+      idx_a_other.append(i)
+      b_squeeze.append(b_seen)
+    elif ba == bb:
+      a_batch_dims.append(len(idx_batch) + len(idx_a_other))
+      b_batch_dims.append(len(idx_batch) + len(idx_b_other))
+      idx_batch.append(i)
     else:
-      dimension_numbers = (((nb + 1,), (nb,)), (batch, batch))
+      raise ValueError(f"Incompatible shapes for matmul arguments: {a_shape} and {b_shape}")
+  if a_squeeze:
+    a = lax_structural.squeeze(a, tuple(a_squeeze))
+  if b_squeeze:
+    b = lax_structural.squeeze(b, tuple(b_squeeze))
+  a_ndim, b_ndim = len(_shape(a)), len(_shape(b))
+  dimension_numbers = (((a_ndim - 1,), (b_ndim - 1 - (not b_is_vec),)),
+                       (tuple(a_batch_dims), tuple(b_batch_dims)))
   # The dimension numbers are canonical already: bind dot_general directly.
-  return dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
-                                    precision=canonicalize_precision(precision),
-                                    preferred_element_type=out_dtype, out_sharding=None)
+  out = dot_general_p.bind(a, b, dimension_numbers=dimension_numbers,
+                           precision=canonicalize_precision(precision),
+                           preferred_element_type=out_dtype, out_sharding=None)
+  # the dot's dimensions: batch, a's free (batch then row), b's free (batch then column)
+  produced = idx_batch + idx_a_other + (["row"] if not a_is_vec else []) + idx_b_other + (
+      ["column"] if not b_is_vec else [])
+  wanted = [i for i in range(num_batch) if i not in idx_neither] + (
+      ["row"] if not a_is_vec else []) + (["column"] if not b_is_vec else [])
+  permutation = tuple(produced.index(d) for d in wanted)
+  if permutation != tuple(range(len(permutation))):
+    out = lax_structural.transpose(out, permutation)
+  if idx_neither:
+    out = lax_structural.expand_dims(out, tuple(idx_neither))
+  return out
 
 
 @util.jit_when_tracing(inline=True, static_argnames=("precision", "preferred_element_type"))

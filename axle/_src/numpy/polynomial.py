@@ -318,8 +318,9 @@ def _window(name, M, formula):
 
 def bartlett(M):
   """The Bartlett (triangular) window of length ``M`` (``jnp.bartlett``)."""
-  return _window("bartlett", M, lambda n, M: ufuncs.subtract(1, ufuncs.abs(
-      ufuncs.divide(ufuncs.subtract(ufuncs.multiply(2, n), M - 1), M - 1))))
+  # JAX's order: 1 - |2n + 1 - M| / (M - 1).
+  return _window("bartlett", M, lambda n, M: ufuncs.subtract(1, ufuncs.divide(ufuncs.abs(
+      ufuncs.subtract(ufuncs.add(ufuncs.multiply(2, n), 1), M)), M - 1)))
 
 
 def blackman(M):
@@ -337,8 +338,9 @@ def hamming(M):
 
 def hanning(M):
   """The Hann window of length ``M`` (``jnp.hanning``)."""
-  return _window("hanning", M, lambda n, M: ufuncs.subtract(
-      0.5, ufuncs.multiply(0.5, ufuncs.cos(ufuncs.divide(ufuncs.multiply(2 * np.pi, n), M - 1)))))
+  # JAX's order: 0.5 * (1 - cos(2 pi n / (M - 1))).
+  return _window("hanning", M, lambda n, M: ufuncs.multiply(0.5, ufuncs.subtract(
+      1, ufuncs.cos(ufuncs.divide(ufuncs.multiply(2 * np.pi, n), M - 1)))))
 
 
 def kaiser(M, beta):
@@ -348,8 +350,8 @@ def kaiser(M, beta):
   def formula(n, M):
     alpha = 0.5 * (M - 1)
     ratio = ufuncs.divide(ufuncs.subtract(n, alpha), alpha)
-    return ufuncs.divide(ufuncs.i0(ufuncs.multiply(beta, ufuncs.sqrt(ufuncs.subtract(1, ufuncs.multiply(
-        ratio, ratio))))), ufuncs.i0(beta))
+    return ufuncs.divide(ufuncs.i0(ufuncs.multiply(beta, ufuncs.sqrt(ufuncs.subtract(1, ufuncs.power(
+        ratio, 2))))), ufuncs.i0(beta))
   return _window("kaiser", M, formula)
 
 

@@ -811,8 +811,14 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
   a = _arr("trace", a)
   a_shape = _shape(a)
   a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
-  # The diagonal is masked (not gathered) and the last two axes summed, as JAX does.
-  mask = creation.eye(a_shape[axis1], a_shape[axis2], k=offset, dtype=bool)
+  # The diagonal is masked (not gathered) and the last two axes summed, as JAX does; the
+  # offset is an operand of the jit (traced), as in JAX.
+  shape = (a_shape[axis1], a_shape[axis2])
+  rows = lax_structural.broadcasted_iota(np.dtype(np.int32), shape, 0)
+  cols = lax_structural.broadcasted_iota(np.dtype(np.int32), shape, 1)
+  mask = lax_elementwise.eq(
+      lax_elementwise.add(rows, lax_elementwise._convert_element_type(offset, np.int32, False)),
+      cols)
   a = ufuncs._where(mask, a, creation.zeros_like(a))
   return reductions.sum(a, axis=(-2, -1), dtype=dtype)
 
