@@ -286,15 +286,6 @@ def _diagonal(x):
   return reductions.reduce_sum(elementwise.mul(x, _eye(n, aval.dtype, aval.shape)), (len(aval.shape) - 1,))
 
 
-def _diag_matrix(v):
-  """A (..., n, n) matrix with ``v`` (..., n) on its diagonal."""
-  aval = core.get_aval(v)
-  shape = aval.shape + aval.shape[-1:]
-  nd = len(shape)
-  return elementwise.mul(structural.broadcast_in_dim(v, shape, tuple(range(nd - 2)) + (nd - 1,)),
-                         _eye(aval.shape[-1], aval.dtype, shape))
-
-
 def _wrapped_index(i, n: int):
   """``i`` with negative entries counted from the end (``i + n`` where ``i < 0``), the
   normalization jnp indexing stages for every integer-array index."""
