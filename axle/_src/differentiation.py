@@ -33,11 +33,13 @@ batching.defvectorized(stop_gradient_p)
 
 def stop_gradient(x):
   """Returns ``x`` unchanged, but with zero derivative: differentiation treats it as a
-  constant. Applies to every inexact leaf of a pytree (``lax.stop_gradient``)."""
+  constant. Applies to every leaf of a pytree but PRNG keys and float0 tangents
+  (``lax.stop_gradient``; as JAX's, it is staged for integer and boolean arrays too)."""
   def stop(leaf):
-    if dtypes.issubdtype(core.get_aval(leaf).dtype, np.inexact):
-      return stop_gradient_p.bind(leaf)
-    return leaf
+    dtype = core.get_aval(leaf).dtype
+    if dtypes.issubdtype(dtype, dtypes.extended) or dtype == dtypes.float0:
+      return leaf
+    return stop_gradient_p.bind(leaf)
   return tree_util.tree_map(stop, x)
 
 

@@ -33,7 +33,7 @@ from axle._src.numpy import util
 from axle._src.vmap import vmap
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "put", "place", "extract", "compress",
-           "choose", "select", "piecewise", "argwhere", "flatnonzero", "sort",
+           "choose", "select", "argwhere", "flatnonzero", "sort",
            "argsort", "lexsort", "partition", "argpartition", "sort_complex", "searchsorted",
            "digitize", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
            "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin"]
@@ -406,37 +406,6 @@ def select(condlist, choicelist, default=0):
   conds = [creation.broadcast_to(c, shape) for c in [False, *conds]]
   index = lax_reductions.argmax(lax_structural_extra.stack(conds, 0), 0, np.dtype(np.int32))
   return lax_elementwise.select_n(index, *(creation.broadcast_to(c, shape) for c in choices))
-
-
-def piecewise(x, condlist, funclist, *args, **kw):
-  """``funclist[i](x)`` where ``condlist[i]`` is true (a constant entry gives that value; one
-  extra function is the default) (``jnp.piecewise``); the result has ``x``'s dtype."""
-  util.check_arraylike("piecewise", x)
-  x = util.asarray_operand(x)
-  if not isinstance(x, (Array, Tracer)):
-    x = creation.asarray(x)
-  if not isinstance(condlist, (list, tuple)) and np.ndim(condlist) == np.ndim(x):
-    condlist = [condlist]  # a single condition array
-  nc, nf = len(condlist), len(funclist)
-  if nf == nc + 1:
-    default = funclist[-1]
-    funclist = funclist[:-1]
-  elif nf == nc:
-    default = 0
-  else:
-    raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; "
-                     f"got {nf}")
-  dtype = _dtype(x)
-
-  def evaluate(f):
-    value = f(x, *args, **kw) if callable(f) else f
-    return creation.broadcast_to(lax_elementwise._convert_element_type(util.asarray_operand(value), dtype,
-                                                         False), _shape(x))
-
-  result = evaluate(default)
-  for cond, f in zip(condlist, funclist):  # a later true condition overrides an earlier one
-    result = lax_numpy.where(cond, evaluate(f), result)
-  return result
 
 
 # ---------------------------------------------------------------------------
