@@ -1008,14 +1008,18 @@ def _normalized_legendre(n, m_abs, x, y, n_max: int):
   for ``m > n``."""
   one = _c(x, 1)
   m_f = m_abs.astype(x.dtype)
-
-  # P_m^m = (-1)^m sqrt(1/(4 pi)) prod_{i=1}^m sqrt(1 + 1/(2i)) y^m
-  def diag_body(i, p):
-    i_f = lax.convert_element_type(i, x.dtype)
-    factor = lax.neg(lax.sqrt(one + _c(x, 0.5) / i_f)) * y
-    return jnp.where(i <= m_abs, p * factor, p)
-
-  p_mm = lax.fori_loop(1, n_max + 1, diag_body, jnp.full_like(x, 0.5 / math.sqrt(math.pi)))
+  # JAX's arithmetic, for its bits: 1/(2 sqrt(pi)) computed in x's dtype, and
+  # P_m^m = 1/(2 sqrt(pi)) * (prod_{i<=m} -sqrt(1 + 1/(2i)) * prod_{i<=m} y) from two cumprods
+  initial = _c(x, 0.5) / lax.sqrt(_c(x, np.pi))
+  p_mm = jnp.full_like(x, initial)
+  if n_max >= 1:
+    steps = lax.iota(x.dtype, n_max) + one
+    d0 = jnp.cumprod(_c(x, -1) * lax.sqrt(one + _c(x, 0.5) / steps))
+    y_powers = jnp.cumprod(jnp.broadcast_to(y, (n_max,) + y.shape), axis=0)
+    diagonal = initial * (d0.reshape((n_max,) + (1,) * y.ndim) * y_powers)
+    index = jnp.clip(m_abs - 1, 0, n_max - 1)
+    picked = jnp.take_along_axis(diagonal, index[None], axis=0)[0]
+    p_mm = jnp.where(m_abs == 0, p_mm, picked)
 
   def body(l, carry):
     p1, p2, result = carry  # P_{l-1}^m, P_{l-2}^m
@@ -1025,7 +1029,9 @@ def _normalized_legendre(n, m_abs, x, y, n_max: int):
     d0 = lax.sqrt((_c(x, 4) * ll - one) / denom)
     d1 = lax.sqrt(((_c(x, 2) * l_f + one) * ((l_f - one) * (l_f - one) - mm))
                   / jnp.where(l_f > 1, (_c(x, 2) * l_f - _c(x, 3)) * denom, one))
-    recurrence = d0 * x * p1 - jnp.where(l >= m_abs + 2, d1 * p2, _c(x, 0))
+    # (JAX's association: (d0 x) P_m^m on the first off-diagonal, d0 (x P_{l-1}) - d1 P_{l-2}
+    # further out)
+    recurrence = jnp.where(l >= m_abs + 2, d0 * (x * p1) - d1 * p2, d0 * x * p1)
     p = jnp.where(l == m_abs, p_mm, jnp.where(l > m_abs, recurrence, _c(x, 0)))
     return p, p1, jnp.where(l == n, p, result)
 
@@ -1053,6 +1059,12 @@ def sph_harm_y(n, m, theta, phi, diff_n: int | None = None, n_max: int | None = 
   n, m = jnp.asarray(n), jnp.asarray(m)
   theta, phi = jnp.asarray(theta), jnp.asarray(phi)
   theta, = util.promote_dtypes_inexact(theta)
+  return _sph_harm(n, m, theta, phi, n_max)
+
+
+@util.jit_when_tracing(static_argnames=("n_max",))
+def _sph_harm(n, m, theta, phi, n_max: int):
+  """Y_n^m for concrete ``n_max`` (JAX's jit: eagerly one compiled program, as JAX's)."""
   x = lax.cos(theta)
   y = lax.sqrt(_c(x, 1) - x * x)
   n, m, x, y, phi = jnp.broadcast_arrays(n, m, x, y, phi)
