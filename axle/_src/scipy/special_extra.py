@@ -290,7 +290,7 @@ _expn = custom_jvp(util.jit_when_tracing(jnp.vectorize(_expn_scalar)), nondiff_a
 
 def _expn_jvp(n, primals, tangents):
   (x,), (x_dot,) = primals, tangents
-  return _expn(n, x), lax.neg(lax.mul(x_dot, _expn(n - 1, x)))
+  return _expn(n, x), lax.mul(lax.neg(x_dot), _expn(n - 1, x))
 
 
 _expn_jvp.__name__ = _expn_jvp.__qualname__ = "expn_jvp"
