@@ -376,58 +376,65 @@ _SICI_G8 = ([6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649
 
 
 def _sici_impl(x):
-  ax = lax.abs(x)
-  one = _c(x, 1)
+  """Si and Ci (Cephes sici.c) as JAX's program: every interval's formula on all of x."""
+  x, = util.promote_args_inexact("sici", x)
+  ax = jnp.abs(x)
+  poly = lambda coeffs, t: jnp.polyval(np.array(coeffs, x.dtype), t)  # noqa: E731
   # |x| <= 4: rational approximations in x**2
-  small = jnp.where(jnp.logical_and(ax <= 4, ax > 0), ax, one)
-  t = small * small
-  si_small = small * _poly(_SI_N, t) / _poly(_SI_D, t)
-  ci_small = _c(x, _EULER) + lax.log(small) + t * _poly(_CI_N, t) / _poly(_CI_D, t)
-  # 4 < |x| <= 1e9: auxiliary functions
-  mid = jnp.where(jnp.logical_and(ax > 4, ax <= 1e9), ax, _c(x, 5))
-  s, c = lax.sin(mid), lax.cos(mid)
-  z = one / (mid * mid)
-  f = jnp.where(mid < 8, _poly(_SICI_F4[0], z) / (mid * _poly(_SICI_F4[1], z)),
-                _poly(_SICI_F8[0], z) / (mid * _poly(_SICI_F8[1], z)))
-  g = jnp.where(mid < 8, z * _poly(_SICI_G4[0], z) / _poly(_SICI_G4[1], z),
-                z * _poly(_SICI_G8[0], z) / _poly(_SICI_G8[1], z))
+  def si_small(ax):
+    t = ax * ax
+    return ax * poly(_SI_N, t) / poly(_SI_D, t)
+
+  def ci_small(ax):
+    t = ax * ax
+    return _c(x, _EULER) + jnp.log(ax) + t * poly(_CI_N, t) / poly(_CI_D, t)
+
+  si_small = jnp.where(ax == 0, 0.0, si_small(ax))
+  ci_small = jnp.where(ax == 0, -np.inf, ci_small(ax))
+  # 4 < |x| <= 1e9: auxiliary functions f, g in 1/x**2
+  s, c = jnp.sin(ax), jnp.cos(ax)
+  z = 1.0 / (ax * ax)
+  f4 = poly(_SICI_F4[0], z) / (ax * poly(_SICI_F4[1], z))
+  g4 = z * poly(_SICI_G4[0], z) / poly(_SICI_G4[1], z)
+  f8 = poly(_SICI_F8[0], z) / (ax * poly(_SICI_F8[1], z))
+  g8 = z * poly(_SICI_G8[0], z) / poly(_SICI_G8[1], z)
+  below_8 = ax < 8
+  f = jnp.where(below_8, f4, f8)
+  g = jnp.where(below_8, g4, g8)
   si_mid = _c(x, np.pi / 2) - f * c - g * s
   ci_mid = f * s - g * c
-  # |x| > 1e9 (and inf): leading asymptotic terms
-  large = jnp.where(ax > 1e9, ax, _c(x, 2e9))
-  finite = jnp.isfinite(large)
-  safe_large = jnp.where(finite, large, _c(x, 2e9))
-  si_large = jnp.where(finite, _c(x, np.pi / 2) - lax.cos(safe_large) / safe_large, _c(x, np.pi / 2))
-  ci_large = jnp.where(finite, lax.sin(safe_large) / safe_large, _c(x, 0))
-  si = jnp.where(ax <= 4, si_small, jnp.where(ax <= 1e9, si_mid, si_large))
-  ci = jnp.where(ax <= 4, ci_small, jnp.where(ax <= 1e9, ci_mid, ci_large))
-  si = jnp.where(ax == 0, _c(x, 0), si)
-  ci = jnp.where(ax == 0, _c(x, -np.inf), ci)
-  si = jnp.where(jnp.isnan(x), x, lax.sign(x) * si)
-  ci = jnp.where(jnp.logical_or(jnp.isnan(x), x == -np.inf), _c(x, np.nan), ci)
-  return si, ci
+  # |x| > 1e9: leading asymptotic terms
+  si_large = _c(x, np.pi / 2) - jnp.cos(ax) / ax
+  ci_large = jnp.sin(ax) / ax
+  si_large = jnp.where(ax == np.inf, np.pi / 2, si_large)
+  ci_large = jnp.where(ax == np.inf, 0.0, ci_large)
+  conds = [ax <= 4, (ax > 4) & (ax <= 1e9)]
+  si = jnp.select(conds, [si_small, si_mid], si_large)
+  ci = jnp.select(conds, [ci_small, ci_mid], ci_large)
+  return jnp.sign(x) * si, jnp.where(x == -np.inf, np.nan, ci)
 
 
-@custom_jvp
-def _sici(x):
-  return _sici_impl(x)
+_sici_impl.__name__ = _sici_impl.__qualname__ = "sici"
+_sici = custom_jvp(util.jit_when_tracing(_sici_impl))
 
 
-@_sici.defjvp
 def _sici_jvp(primals, tangents):
   (x,), (x_dot,) = primals, tangents
-  return _in_float32(_sici, x), (jnp.sinc(x / _c(x, np.pi)) * x_dot, lax.cos(x) / x * x_dot)
+  return _sici(x), (jnp.sinc(x / _c(x, np.pi)) * x_dot, lax.cos(x) / x * x_dot)
 
 
-@util.jit_when_tracing(inline=True)
+_sici_jvp.__name__ = _sici_jvp.__qualname__ = "sici_jvp"
+_sici.defjvp(util.jit_when_tracing(_sici_jvp))
+
+
 def sici(x):
   """Sine and cosine integrals ``(Si(x), Ci(x))`` (``scipy.special.sici``):
   ``Si(x) = integral_0^x sin(t)/t dt`` and ``Ci(x) = euler + log|x| + integral_0^|x| (cos(t) - 1)/t
   dt`` (as in JAX, negative ``x`` gives ``Ci(|x|)``, and NaN at ``-inf``). Differentiable, with
   derivatives ``(sin(x)/x, cos(x)/x)``."""
-  x, = _inexact_strong("sici", x)
-  _real_only("sici", x, message=f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
-  return _in_float32(_sici, x)
+  _real_only("sici", x, message=f"Argument `x` to sici must be real-valued. Got dtype "
+                                f"{dtypes.dtype(x)}.")
+  return _sici(x)
 
 
 # ---------------------------------------------------------------------------
