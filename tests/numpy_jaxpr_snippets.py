@@ -104,6 +104,7 @@ for _name, _fn, _args in [
     ("at_multiply", "lambda a: a.at[1].multiply(3.0)", "x"),
     ("piecewise", "lambda a: jnp.piecewise(a, [a < 0, a > 0.5], [lambda t: -t, 0.5, lambda t: t ** 2])",
      "x"),
+    ("select_default_scalar", "lambda a: jnp.select([a < 0, a > 0.5], [a * 2, -a], 1.0)", "x"),
     ("piecewise_args",
      "lambda a: jnp.piecewise(a, [a < 0], [lambda t, k: t * k, lambda t, k: t + k], a[0, 0])", "x"),
 ]:
@@ -137,6 +138,7 @@ for _name, _fn, _args in [
     ("special_expi", "jax.scipy.special.expi", "x"),
     ("special_expi_grad", "jax.grad(lambda a: jax.scipy.special.expi(a).sum())", "x"),
     ("special_spence", "lambda a: jax.scipy.special.spence(jnp.abs(a))", "x"),
+    ("stop_gradient_int", "lambda a: jax.lax.stop_gradient(jnp.argmax(a, 0))", "x"),
     ("lax_random_gamma_grad", "lambda a: jax.lax.random_gamma_grad(jnp.abs(a) + 0.5, a * a)", "x"),
 ]:
   SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
