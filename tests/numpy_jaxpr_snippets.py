@@ -102,6 +102,11 @@ for _name, _fn, _args in [
      "lambda a: jnp.delete(a, np.array([0, 2]), axis=1, assume_unique_indices=True)", "x"),
     ("at_min", "lambda a: a.at[np.array([0, 2])].min(a[1:])", "x"),
     ("at_multiply", "lambda a: a.at[1].multiply(3.0)", "x"),
+    ("piecewise", "lambda a: jnp.piecewise(a, [a < 0, a > 0.5], [lambda t: -t, 0.5, lambda t: t ** 2])",
+     "x"),
+    ("select_default_scalar", "lambda a: jnp.select([a < 0, a > 0.5], [a * 2, -a], 1.0)", "x"),
+    ("piecewise_args",
+     "lambda a: jnp.piecewise(a, [a < 0], [lambda t, k: t * k, lambda t, k: t + k], a[0, 0])", "x"),
 ]:
   for _kind, _helper in {"jaxpr": "J", "grad": "G", "vmap": "V"}.items():
     SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_helper}({_fn}, {_args})"
@@ -126,6 +131,15 @@ for _name, _fn, _args in [
      "lambda a: jnp.ravel_multi_index((jnp.argmax(a, 0), jnp.argmin(a, 0)), (3, 4), mode='clip')",
      "x"),
     ("insert_slice", "lambda a: jnp.insert(a, slice(0, 2), a[0], axis=0)", "x"),
+    # jax.scipy.special functions written with jnp.piecewise and lax loops
+    ("special_expn", "lambda a: jax.scipy.special.expn(2, jnp.abs(a))", "x"),
+    ("special_expn_grad", "jax.grad(lambda a: jax.scipy.special.expn(3, a).sum())", "x + 1"),
+    ("special_exp1", "lambda a: jax.scipy.special.exp1(jnp.abs(a))", "x"),
+    ("special_expi", "jax.scipy.special.expi", "x"),
+    ("special_expi_grad", "jax.grad(lambda a: jax.scipy.special.expi(a).sum())", "x"),
+    ("special_spence", "lambda a: jax.scipy.special.spence(jnp.abs(a))", "x"),
+    ("stop_gradient_int", "lambda a: jax.lax.stop_gradient(jnp.argmax(a, 0))", "x"),
+    ("lax_random_gamma_grad", "lambda a: jax.lax.random_gamma_grad(jnp.abs(a) + 0.5, a * a)", "x"),
 ]:
   SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, {_args})"
 

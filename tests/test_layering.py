@@ -36,7 +36,7 @@ LAYERS = [
                   "lax.contractions", "lax.ragged", "lax.convolution", "lax.windowed",
                   "lax.sorting", "lax.linalg", "lax.fourier", "lax.parallel", "lax.parallel_spmd",
                   "lax.control_flow_common", "lax.conditionals", "lax.loops", "lax.control_flow",
-                  "lax.custom_solvers", "lax.structural_extra", "lax.lax",
+                  "lax.custom_solvers", "lax.structural_extra", "lax.special_loops", "lax.lax",
                   "lax.callback", "lax.debugging", "lax"]),
     ("L6", True, ["numpy.util", "numpy.creation", "numpy.scalar_types", "numpy.ufuncs",
                   "numpy.lax_numpy", "numpy.reductions", "numpy.indexing", "numpy.selection",

@@ -416,3 +416,30 @@ def test_top_k_lowering_matches_kernel(dtype):
 def test_sorting_rules_are_registered():
   assert lowering.lowering_rules[sorting.sort_p] is not None
   assert lowering.lowering_rules[sorting.top_k_p] is not None
+
+
+# lax.random_gamma_grad is JAX's program (the incomplete-gamma series and continued fraction
+# with derivatives, as lax while loops), so its outputs are JAX 0.10.2's bits, eagerly and under
+# jit (recorded with JAX 0.10.2: jax.lax.random_gamma_grad(a, x) and its jit, float32; JAX's
+# eager and compiled programs differ in one element, and so do axle's).
+_GAMMA_GRAD_A = np.array([0.05, 0.5, 1.0, 2.0, 7.0, 30.0, 0.3, 4.0, 1.5, -1.0, 2.0, np.nan],
+                         np.float32)
+_GAMMA_GRAD_X = np.array([0.01, 0.8845648, 1.7599413, 0.3, 5.5, 28.0, 3.0, 0.5, 0.0, 1.0, -1.0, 1.0],
+                         np.float32)
+_GAMMA_GRAD_JAX = {
+    False: "89c6543f8433e33ff534c53f47e5b73e6dcf673ffaa5783f172482404e969d3e000000000000c07f0000c07f0000c07f",
+    True: "89c6543f8433e33ff534c53f47e5b73e6dcf673ffaa5783f182482404e969d3e000000000000c07f0000c07f0000c07f"}
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_random_gamma_grad_bits_match_jax(jit):
+  fn = axle.jit(public_lax.random_gamma_grad) if jit else public_lax.random_gamma_grad
+  out = np.asarray(fn(_GAMMA_GRAD_A, _GAMMA_GRAD_X))
+  assert out.dtype == np.float32
+  assert out.tobytes().hex() == _GAMMA_GRAD_JAX[jit]
+
+
+def test_random_gamma_grad_is_not_differentiable():
+  # JAX: ValueError from the while loop's reverse-mode rule
+  with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for lax.while_loop"):
+    axle.grad(lambda a: public_lax.random_gamma_grad(a, np.float32(1.5)))(np.float32(2.0))

@@ -24,6 +24,7 @@ from axle._src import ir
 from axle._src import pretty_printer as pp
 from axle._src import tree_util
 from axle._src.array import Array
+from axle._src.differentiation import stop_gradient
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
 from axle._src.interpreters import lowering
@@ -322,6 +323,10 @@ class custom_jvp(_CustomRuleFunction):
       raise AttributeError(f"No JVP defined for custom_jvp function {_function_name(self.fun)} "
                            "using defjvp.")
     args, nondiff, leaves, in_tree = self._bind_arguments(args, kwargs)
+    traced_nondiff = [i for i, v in zip(self.nondiff_argnums, nondiff)
+                      if _has_tracers(tree_util.tree_leaves(v))]
+    if traced_nondiff and not _is_eager():
+      return self._call_with_traced_nondiff(args, traced_nondiff)
     if _is_eager() or not _has_tracers(leaves):
       return self.fun(*args)
     out_store = {}
@@ -363,6 +368,30 @@ class custom_jvp(_CustomRuleFunction):
         jvp=_Rule(flat_jvp, _function_name(self.jvp)), name=_function_name(self.fun),
         symbolic_zeros=self.symbolic_zeros)
     return tree_util.tree_unflatten(out_store["out_tree"], outs)
+
+
+  def _call_with_traced_nondiff(self, args, traced):
+    """As JAX: a nondiff argument holding tracers is passed through ``stop_gradient`` as an
+    operand of the call (its tangent is dropped before the rule sees the arguments)."""
+    args = [stop_gradient(a) if i in traced else a for i, a in enumerate(args)]
+    static = tuple(i for i in self.nondiff_argnums if i not in traced)
+    diff_positions = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+    n_args, user_jvp, nondiff_argnums = len(args), self.jvp, self.nondiff_argnums
+
+    @functools.wraps(user_jvp)
+    def rule(*rest):
+      *static_values, primals, tangents = rest
+      by_position = dict(zip(static, static_values))
+      dynamic = [i for i in range(n_args) if i not in static]
+      by_position.update(zip(dynamic, primals))
+      tangent_of = dict(zip(dynamic, tangents))
+      return user_jvp(*(by_position[i] for i in nondiff_argnums),
+                      tuple(by_position[i] for i in diff_positions),
+                      tuple(tangent_of[i] for i in diff_positions))
+
+    inner = custom_jvp(self.fun, nondiff_argnums=static)
+    inner.defjvp(rule, symbolic_zeros=self.symbolic_zeros)
+    return inner(*args)
 
 
 def _cast_tangent(t, p):

@@ -33,16 +33,15 @@ batching.defvectorized(stop_gradient_p)
 
 def stop_gradient(x):
   """Returns ``x`` unchanged, but with zero derivative: differentiation treats it as a
-  constant. Applies to every inexact leaf of a pytree (``lax.stop_gradient``)."""
+  constant. Applies to every leaf of a pytree but PRNG keys and float0 tangents
+  (``lax.stop_gradient``; as JAX's, it is staged for integer and boolean arrays too)."""
   def stop(leaf):
     if type(leaf) is Array and core._context.trace is core.eval_trace:
       return leaf  # eager: the identity (as JAX's impl), without reading a device value back
-    # As JAX: every array (integer and boolean ones too, which print a stop_gradient) except
-    # key arrays; a Python scalar only while tracing.
-    if dtypes.issubdtype(core.get_aval(leaf).dtype, dtypes.extended):
+    dtype = core.get_aval(leaf).dtype
+    if dtypes.issubdtype(dtype, dtypes.extended) or dtype == dtypes.float0:
       return leaf
-    if (type(leaf) in (bool, int, float, complex)
-        and core._context.trace is core.eval_trace):
+    if type(leaf) in (bool, int, float, complex) and core._context.trace is core.eval_trace:
       return leaf
     return stop_gradient_p.bind(leaf)
   return tree_util.tree_map(stop, x)

@@ -6,12 +6,14 @@ runs this file first, so the families are imported here in their layer order.
 """
 from axle._src.differentiation import stop_gradient
 from axle._src.lax import (contractions, control_flow, convolution, custom_solvers,  # noqa: F401
-                           elementwise, fourier, linalg, parallel, ragged, reductions, slicing, sorting,
-                           special, structural, structural_extra, windowed)
+                           elementwise, fourier, linalg, parallel, ragged, reductions, slicing,
+                           sorting, special, special_loops, structural, structural_extra,
+                           windowed)
 
 __all__ = ["stop_gradient"] + [
     name for family in (elementwise, special, structural, structural_extra, slicing, reductions, windowed, sorting,
-                        contractions, ragged, convolution, control_flow, parallel, fourier, custom_solvers)
+                        contractions, ragged, convolution, control_flow, special_loops, parallel,
+                        fourier, custom_solvers)
     for name in family.__all__]
 
 from axle._src.lax.elementwise import *  # noqa: E402,F401,F403
@@ -26,6 +28,7 @@ from axle._src.lax.contractions import *  # noqa: E402,F401,F403
 from axle._src.lax.ragged import *  # noqa: E402,F401,F403
 from axle._src.lax.convolution import *  # noqa: E402,F401,F403
 from axle._src.lax.control_flow import *  # noqa: E402,F401,F403
+from axle._src.lax.special_loops import *  # noqa: E402,F401,F403
 from axle._src.lax.parallel import *  # noqa: E402,F401,F403
 from axle._src.lax.fourier import *  # noqa: E402,F401,F403
 from axle._src.lax.custom_solvers import *  # noqa: E402,F401,F403

@@ -55,7 +55,7 @@ __all__ = [
     "digamma_p", "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "exp", "exp2", "exp2_p",
     "exp_p", "expm1", "expm1_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p",
     "igammac", "igammac_p", "lgamma", "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic",
-    "logistic_p", "polygamma", "polygamma_p", "random_gamma_grad", "regularized_incomplete_beta_p", "rsqrt", "rsqrt_p",
+    "logistic_p", "polygamma", "polygamma_p", "regularized_incomplete_beta_p", "rsqrt", "rsqrt_p",
     "sin", "sin_p", "sinh", "sinh_p", "sqrt", "sqrt_p", "tan", "tan_p", "tanh", "tanh_p", "zeta",
     "zeta_p",
 ]
@@ -675,14 +675,6 @@ batching.defbroadcasting(igamma_grad_a_p)
 def igamma_grad_a(a, x):
   """Derivative of ``igamma(a, x)`` with respect to ``a`` (``lax.igamma_grad_a``)."""
   return igamma_grad_a_p.bind(a, x)
-
-
-def random_gamma_grad(a, x):
-  """The derivative of a gamma(``a``) sample ``x`` with respect to ``a`` at fixed uniform noise
-  (``lax.random_gamma_grad``): ``-(d/da) P(a, x) / p(x; a)`` with ``p`` the gamma density."""
-  one = elementwise_convert._convert_element_type(1, np.dtype(core.get_aval(a).dtype), False)
-  log_pdf = elementwise.sub(elementwise.sub(elementwise.mul(elementwise.sub(a, one), log(x)), x), lgamma(a))
-  return elementwise.neg(elementwise.div(igamma_grad_a(a, x), exp(log_pdf)))
 
 
 polygamma_p = _naryop("polygamma", None)

@@ -146,11 +146,22 @@ ad.deflinear2(stack_p, _stack_transpose)
 
 def _stack_batcher(values, dims, *, axis):
   size, bdim = next((_aval(v).shape[d], d) for v, d in zip(values, dims) if d is not None)
-  values = [batching.matchaxis(v, d, bdim, size) for v, d in zip(values, dims)]
-  # The new axis goes where the unbatched stack puts it; the batch axis moves past it.
-  new_axis = axis if axis <= bdim else axis + 1
-  out_bdim = bdim + 1 if axis <= bdim else bdim
-  return stack_p.bind(*values, axis=new_axis), out_bdim
+  if all(d == bdim for d in dims):
+    # The new axis goes where the unbatched stack puts it; the batch axis moves past it.
+    new_axis = axis if axis <= bdim else axis + 1
+    out_bdim = bdim + 1 if axis <= bdim else bdim
+    return stack_p.bind(*values, axis=new_axis), out_bdim
+  # As JAX's, with some operands unbatched: every batch axis goes first (an unbatched operand
+  # is broadcast, with plain int dimensions) and the stack is along axis + 1.
+
+  def at_front(v, d):
+    if d is not None:
+      return batching.moveaxis(v, d, 0)
+    shape = _aval(v).shape
+    return structural.broadcast_in_dim(v, (size, *shape), tuple(range(1, len(shape) + 1)))
+
+  values = [at_front(v, d) for v, d in zip(values, dims)]
+  return stack_p.bind(*values, axis=axis + 1), 0
 
 
 batching.primitive_batchers[stack_p] = _stack_batcher

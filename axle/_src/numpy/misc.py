@@ -15,6 +15,7 @@ from axle._src.array import Array
 from axle._src.api import jit
 from axle._src.core import Tracer
 from axle._src.lax import conditionals as lax_conditionals
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.numpy import creation
 from axle._src.numpy import lax_numpy
 from axle._src.numpy import reductions
@@ -463,6 +464,51 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
     return lax_numpy.expand_dims(out, tuple(unit_loop_axes))
 
   return wrapped
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+  """``funclist[i](x, *args, **kw)`` where ``condlist[i]`` is true, a later true condition
+  winning (a constant entry gives that value; one extra function is the default where none is
+  true) (``jnp.piecewise``); the result has ``x``'s dtype. As JAX's, every function is evaluated
+  on all of ``x`` (a ``jit`` that vectorizes ``lax.switch``), so its program is JAX's."""
+  util.check_arraylike("piecewise", x)
+  if not isinstance(condlist, (list, tuple)) and np.ndim(condlist) == np.ndim(x):
+    condlist = [condlist]  # a single condition array
+  nc, nf = len(condlist), len(funclist)
+  if nf == nc + 1:
+    funclist = list(funclist[-1:]) + list(funclist[:-1])
+  elif nf == nc:
+    funclist = [0] + list(funclist)
+  else:
+    raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; "
+                     f"got {nf}")
+  consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+  funcs = {i: f for i, f in enumerate(funclist) if callable(f)}
+  return _piecewise(x, creation.asarray(condlist, dtype=bool), consts, frozenset(funcs.items()),
+                    args, kw)
+
+
+def _piecewise_index(condlist):
+  """Per element, 1 + the position of the last true condition, 0 (the default) when none is
+  (``lax.switch`` clamps it)."""
+  padded = lax_numpy.concatenate([creation.zeros_like(condlist[:1]), condlist], axis=0)
+  return reductions.argmax(reductions.cumsum(padded, axis=0), axis=0)
+
+
+@util.jit_when_tracing(static_argnames=("funcs",))
+def _piecewise(x, condlist, consts, funcs, args, kw):
+  dtype = x.dtype
+  by_position = dict(funcs)
+  funclist = [consts[i] if i in consts else by_position[i] for i in range(len(condlist) + 1)]
+
+  def _call(f):
+    return lambda x: lax_convert._convert_element_type(f(x, *args, **kw), dtype, False)
+
+  def _const(value):
+    return lambda x: lax_convert._convert_element_type(lax_numpy.copy(value), dtype, False)
+
+  branches = [_call(f) if callable(f) else _const(f) for f in funclist]
+  return vectorize(lax_conditionals.switch, excluded=(1,))(_piecewise_index(condlist), branches, x)
 
 
 def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):

@@ -727,16 +727,17 @@ def _log_ndtr_jvp(series_order, primals, tangents):
   (x,), (t,) = primals, tangents
   out = _log_ndtr(series_order, x)
   # d/dx log Phi(x) = phi(x) / Phi(x) = exp(log phi(x) - log Phi(x))
-  log_pdf = lax.sub(lax.mul(_const(x, -0.5), lax.mul(x, x)),
+  log_pdf = lax.sub(lax.mul(_const(x, -0.5), lax.square(x)),
                     _const(x, 0.5 * math.log(2.0 * math.pi)))
   return out, lax.mul(t, lax.exp(lax.sub(log_pdf, out)))
 
 
 _poch_impl.__name__ = "poch"
 _poch = custom_jvp(_poch_impl)
+# (As JAX's rules: each re-evaluates poch rather than reusing the primal output.)
 _poch.defjvps(
-    lambda z_dot, out, z, m: out * (digamma(z + m) - digamma(z)) * z_dot,
-    lambda m_dot, out, z, m: out * digamma(z + m) * m_dot)
+    lambda z_dot, out, z, m: (digamma(z + m) - digamma(z)) * _poch(z, m) * z_dot,
+    lambda m_dot, out, z, m: digamma(z + m) * _poch(z, m) * m_dot)
 
 _dawsn_real.__name__ = "_dawsn"
 _dawsn_real = custom_jvp(_dawsn_real)

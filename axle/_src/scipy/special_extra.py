@@ -59,7 +59,7 @@ def _poly(coeffs, x):
 
 def _real_only(name, *args, message=None):
   for x in args:
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
+    if dtypes.issubdtype(dtypes.dtype(x), np.complexfloating):
       raise ValueError(message or f"{name} does not support complex-valued inputs.")
 
 
@@ -163,154 +163,178 @@ _EI_TAILS = [
 ]
 
 
+def _expi_tail(numerator, denominator):
+  """Ei(x) on one interval above 2: exp(x)/x * (1 + A(1/x)/(x B(1/x)))."""
+  def tail(x):
+    w = 1.0 / x
+    with np.errstate(over="ignore"):  # (float16 coefficients overflow, as in JAX)
+      num, den = np.array(numerator, x.dtype), np.array(denominator, x.dtype)
+    f = jnp.polyval(num, w) / jnp.polyval(den, w)
+    s = w * f + 1.0
+    return jnp.exp(x) * w * s
+  return tail
+
+
+def _expi_small(x):
+  """Ei(x) on (0, 2]: x A(x)/B(x) + euler + log(x)."""
+  with np.errstate(over="ignore"):  # (float16 coefficients overflow, as in JAX)
+    numerator, denominator = np.array(_EI_A, x.dtype), np.array(_EI_B, x.dtype)
+  f = jnp.polyval(numerator, x) / jnp.polyval(denominator, x)
+  return x * f + _c(x, _EULER) + jnp.log(x)
+
+
 def _expi_positive(x):
-  """Ei(x) for x > 0 (other elements get a finite placeholder)."""
-  one = _c(x, 1)
-  safe = jnp.where(x > 0, x, one)
-  small = lax.add(lax.add(lax.mul(safe, lax.div(_poly(_EI_A, safe), _poly(_EI_B, safe))),
-                          _c(x, _EULER)), lax.log(safe))
-  w = lax.div(one, safe)
-  result = small
-  for i, (num, den) in enumerate(_EI_TAILS):
-    lower = 2.0 ** (i + 1)
-    value = lax.mul(lax.mul(lax.exp(safe), w),
-                    lax.add(one, lax.mul(w, lax.div(_poly(num, w), _poly(den, w)))))
-    result = jnp.where(safe > _c(x, lower), value, result)
-  return result
+  """Ei(x) for x > 0, by interval (Cephes ei.c); every interval's formula is evaluated on all of
+  x, as JAX's piecewise program does."""
+  conds = [(x > 0) & (x <= 2), (x > 2) & (x <= 4), (x > 4) & (x <= 8), (x > 8) & (x <= 16),
+           (x > 16) & (x <= 32), (x > 32) & (x <= 64)]
+  tails = [_expi_tail(num, den) for num, den in _EI_TAILS]
+  return jnp.piecewise(x, conds, [_expi_small, *tails])
 
 
-def _expn_series(n, x):
+def _expn_series(x, n):
   """E_n(x) for 0 < x <= 1 (Cephes: power series with the digamma term)."""
-  eps = float(dtypes.finfo(x.dtype).eps)
-  one, zero = _c(x, 1), _c(x, 0)
-  # psi(n) = -euler + sum_{i=1}^{n-1} 1/i
-  psi0 = lax.sub(_c(x, -_EULER), lax.log(x))
-  i_, psi = _masked_while(lambda s: s[0] < n, lambda s: (s[0] + one, s[1] + one / s[0]),
-                          (jnp.full_like(x, 1), psi0))
-  del i_
-  n1 = jnp.where(n == 1, _c(n, 2), n)
-  z = lax.neg(x)
-  init = (jnp.zeros_like(x), jnp.ones_like(x), one - n,
-          jnp.where(n == 1, zero, one / (one - n1)), jnp.full_like(x, np.inf))
+  eps = dtypes.finfo(x.dtype).eps
+  # psi(n) = -euler - log(x) + sum_{i=1}^{n-1} 1/i
+  psi = _c(x, -_EULER) - lax.log(x)
+  _, _, psi = lax.while_loop(lambda s: s[0] < s[1],
+                             lambda s: (s[0] + 1.0, s[1], s[2] + 1.0 / s[0]), (_c(x, 1), n, psi))
+  n1 = jnp.where(n == 1, _c(x, 2), n)
+  z = -x
+  pk = 1.0 - n
+  ans = jnp.where(n == 1, _c(x, 0), 1.0 / (1.0 - n1))
 
-  def body(s):
-    xk, yk, pk, ans, _ = s
-    xk = xk + one
-    yk = yk * z / xk
-    pk = pk + one
-    ans = ans + jnp.where(pk != 0, yk / jnp.where(pk != 0, pk, one), zero)
-    t = jnp.where(ans != 0, lax.abs(yk / jnp.where(ans != 0, ans, one)), one)
-    return xk, yk, pk, ans, t
+  def cond(state):
+    _, _, t, x, _, _ = state
+    return (x > 0) & (t > eps)
 
-  ans = _masked_while(lambda s: jnp.logical_and(x > 0, s[4] > eps), body, init)[3]
-  return z ** (n - one) * psi / lax.exp(lax.lgamma(n)) - ans
+  def body(state):
+    ans, pk, t, x, xk, yk = state
+    xk = xk + 1.0
+    yk = yk * (z / xk)
+    pk = pk + 1.0
+    ans = ans + jnp.where(pk != 0, yk / pk, _c(x, 0))
+    t = jnp.where(ans != 0, jnp.abs(yk / ans), _c(x, 1))
+    return ans, pk, t, x, xk, yk
+
+  init = (ans, pk, np.inf, x, _c(x, 0), _c(x, 1))  # (t weak-typed, as in JAX's program)
+  ans = lax.while_loop(cond, body, init)[0]
+  return z ** (n - 1.0) * psi / jnp.exp(lax.lgamma(n)) - ans
 
 
-def _expn_fraction(n, x):
+_EXPN_BIG = 1.44115188075855872e17
+
+
+def _expn_fraction(x, n):
   """E_n(x) for x > 1 (Cephes: continued fraction)."""
-  eps = float(dtypes.finfo(x.dtype).eps)
-  big = _c(x, 1.44115188075855872e17)
-  one, zero = _c(x, 1), _c(x, 0)
-  init = (jnp.full_like(x, 1), one + zero * x, x, one + zero * x, x + n, one / (x + n),
-          jnp.full_like(x, np.inf))
+  eps = dtypes.finfo(x.dtype).eps
+  qkm1 = x + n
+  ans = 1.0 / (x + n)
 
-  def body(s):
-    k, pkm2, qkm2, pkm1, qkm1, ans, _ = s
-    k = k + one
-    odd = lax.rem(k, _c(x, 2)) == 1
-    yk = jnp.where(odd, one, x)
-    xk = jnp.where(odd, n + (k - one) / 2, k / 2)
+  def cond(state):
+    t, x = state[7], state[8]
+    return (x > 0) & (t > eps)
+
+  def body(state):
+    ans, k, pkm1, pkm2, qkm1, qkm2, r, t, x = state
+    k = k + 1.0
+    odd = jnp.remainder(k, _c(x, 2)) == 1
+    yk = jnp.where(odd, _c(x, 1), x)
+    xk = jnp.where(odd, n + (k - 1.0) / 2.0, k / 2.0)
     pk = pkm1 * yk + pkm2 * xk
     qk = qkm1 * yk + qkm2 * xk
-    nz = qk != 0
-    r = pk / jnp.where(nz, qk, one)
-    t = jnp.where(nz, lax.abs((ans - r) / r), one)
-    ans = jnp.where(nz, r, ans)
-    pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
-    rescale = lax.abs(pk) > big
-    pkm2, pkm1, qkm2, qkm1 = (jnp.where(rescale, v / big, v) for v in (pkm2, pkm1, qkm2, qkm1))
-    return k, pkm2, qkm2, pkm1, qkm1, ans, t
+    nonzero = qk != 0
+    r = jnp.where(nonzero, pk / qk, r)
+    t = jnp.where(nonzero, jnp.abs((ans - r) / r), _c(x, 1))
+    ans = jnp.where(nonzero, r, ans)
+    rescale = jnp.abs(pk) > _EXPN_BIG
+    new_pkm1 = jnp.where(rescale, pk / _EXPN_BIG, pk)
+    new_pkm2 = jnp.where(rescale, pkm1 / _EXPN_BIG, pkm1)
+    new_qkm1 = jnp.where(rescale, qk / _EXPN_BIG, qk)
+    new_qkm2 = jnp.where(rescale, qkm1 / _EXPN_BIG, qkm1)
+    return ans, k, new_pkm1, new_pkm2, new_qkm1, new_qkm2, r, t, x
 
-  ans = _masked_while(lambda s: jnp.logical_and(x > 1, s[6] > eps), body, init)[5]
-  return ans * lax.exp(lax.neg(x))
+  one = _c(x, 1)
+  init = (ans, one, one, one, qkm1, x, _c(x, 0), _c(x, np.inf), x)
+  ans = lax.while_loop(cond, body, init)[0]
+  return ans * jnp.exp(-x)
 
 
-def _expn_large_n(n, x):
+def _expn_large_n(x, n):
   """E_n(x) for n >= 5000 (asymptotic expansion in 1/(x + n))."""
-  one = _c(x, 1)
   xk = x + n
-  yk = one / (xk * xk)
-  ans = yk * n * (6 * x * x - 8 * n * x + n * n)
-  ans = yk * (ans + n * (n - 2 * x))
-  ans = yk * (ans + n)
-  return (ans + one) * lax.exp(lax.neg(x)) / xk
+  yk = 1.0 / (xk * xk)
+  t = n
+  ans = yk * t * (6.0 * x * x - 8.0 * t * x + t * t)
+  ans = yk * (ans + t * (t - 2.0 * x))
+  ans = yk * (ans + t)
+  return (ans + 1.0) * jnp.exp(-x) / xk
 
 
-def _expn_impl(n, x):
-  n, x = jnp.broadcast_arrays(n, x)
-  one = _c(x, 1)
-  invalid = jnp.logical_or(n < 0, x < 0)
-  pos_x = jnp.where(x > 0, x, one)
-  safe_n = jnp.where(jnp.logical_or(invalid, n < 1), one, lax.floor(n))
-  series = _expn_series(safe_n, jnp.where(x <= 1, pos_x, one))
-  fraction = _expn_fraction(safe_n, jnp.where(x > 1, pos_x, _c(x, 2)))
-  # JAX's precedence: the continued fraction for every x > 1 (even n >= 5000), the large-n
-  # expansion for n >= 5000 otherwise, exp(-x)/x for n == 0
-  out = jnp.where(x > 1, fraction, jnp.where(n >= 5000, _expn_large_n(n, x), series))
-  out = jnp.where(n == 0, lax.exp(lax.neg(x)) / x, out)
-  # E_n(0) = 1/(n - 1) for n >= 2 and inf for n < 2 (as SciPy).
-  at_zero = jnp.where(n >= 2, one / jnp.where(n >= 2, n - one, one), _c(x, np.inf))
-  out = jnp.where(x == 0, at_zero, out)
-  return jnp.where(invalid, _c(x, np.nan), out)
+def _expn_scalar(n, x):
+  """E_n(x) of one element (JAX's program, vectorized over n and x): the continued fraction for
+  x > 1 (also for n >= 5000), else the large-n expansion for n >= 5000, else the series; and as
+  in JAX (where SciPy differs), E_n(0) = 1/n for n >= 2."""
+  n, x = util.promote_args_inexact("expn", n, x)
+  conds = [(n < 0) | (x < 0), (x == 0) & (n < 2), (x == 0) & (n >= 2), (n == 0) & (x >= 0),
+           n >= 5000, x > 1]
+  n1 = jnp.where(n == 1, n + n, n)
+  funclist = [np.nan, np.inf, 1.0 / n1, jnp.exp(-x) / x, _expn_large_n, _expn_fraction,
+              _expn_series]
+  return jnp.piecewise(x, conds, funclist, n)
 
 
-@custom_jvp
-def _expn(n, x):
-  return _expn_impl(n, x)
+_expn_scalar.__name__ = _expn_scalar.__qualname__ = "expn"  # JAX's jit name
+_expn = custom_jvp(util.jit_when_tracing(jnp.vectorize(_expn_scalar)), nondiff_argnums=(0,))
 
 
-@_expn.defjvp
-def _expn_jvp(primals, tangents):
-  (n, x), (_, x_dot) = primals, tangents
-  return _expn(n, x), lax.mul(lax.neg(x_dot), _expn(n - _c(n, 1), x))
+def _expn_jvp(n, primals, tangents):
+  (x,), (x_dot,) = primals, tangents
+  return _expn(n, x), lax.mul(lax.neg(x_dot), _expn(n - 1, x))
+
+
+_expn_jvp.__name__ = _expn_jvp.__qualname__ = "expn_jvp"
+_expn.defjvp(util.jit_when_tracing(_expn_jvp))
 
 
 def expn(n, x):
   """Generalized exponential integral ``E_n(x) = x**(n-1) * integral_x^inf exp(-t)/t**n dt``
   (``scipy.special.expn``); ``n`` is truncated to an integer, NaN for ``n < 0`` or ``x < 0``.
-  Differentiable in ``x`` (``dE_n/dx = -E_{n-1}``)."""
-  n, x = _inexact_strong("expn", n, x)
-  _real_only("expn", x)
-  n, x = jnp.broadcast_arrays(n, x)
-  return _in_float32(lambda n, x: _expn(lax.stop_gradient(n), x), n, x)
+  Differentiable in ``x`` (``dE_n/dx = -E_{n-1}``). As JAX's (where SciPy differs),
+  ``E_n(0) = 1/n`` for ``n >= 2``."""
+  _real_only("expn", n, x)
+  return _expn(n, x)
 
 
 def exp1(x):
   """Exponential integral ``E_1(x) = integral_x^inf exp(-t)/t dt`` (``scipy.special.exp1``)."""
-  x, = _inexact_strong("exp1", x)
   _real_only("exp1", x)
-  return _in_float32(lambda x: _expn(jnp.ones_like(x), x), x)
+  return _expn(1, x)
 
 
-@custom_jvp
-def _expi(x):
-  negative = -_expn_impl(jnp.ones_like(x), jnp.where(x < 0, lax.neg(x), _c(x, 1)))
-  out = jnp.where(x < 0, negative, _expi_positive(x))
-  return jnp.where(x == 0, _c(x, -np.inf), out)
+def _expi_impl(x):
+  x, = util.promote_args_inexact("expi", x)
+  return jnp.piecewise(x, [x < 0], [lambda x: -exp1(-x), _expi_positive])
 
 
-@_expi.defjvp
+_expi_impl.__name__ = _expi_impl.__qualname__ = "expi"
+_expi = custom_jvp(util.jit_when_tracing(_expi_impl))
+
+
 def _expi_jvp(primals, tangents):
   (x,), (x_dot,) = primals, tangents
-  return _expi(x), lax.mul(lax.div(lax.exp(x), x), x_dot)
+  return _expi(x), jnp.exp(x) / x * x_dot
+
+
+_expi_jvp.__name__ = _expi_jvp.__qualname__ = "expi_jvp"
+_expi.defjvp(util.jit_when_tracing(_expi_jvp))
 
 
 def expi(x):
   """Exponential integral ``Ei(x) = integral_-inf^x exp(t)/t dt`` (``scipy.special.expi``);
-  differentiable (``Ei'(x) = exp(x)/x``)."""
-  x, = _inexact_strong("expi", x)
+  differentiable (``Ei'(x) = exp(x)/x``). As JAX's (where SciPy gives -inf), ``Ei(0)`` is NaN."""
   _real_only("expi", x)
-  return _in_float32(_expi, x)
+  return _expi(x)
 
 
 # ---------------------------------------------------------------------------
@@ -352,58 +376,65 @@ _SICI_G8 = ([6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649
 
 
 def _sici_impl(x):
-  ax = lax.abs(x)
-  one = _c(x, 1)
+  """Si and Ci (Cephes sici.c) as JAX's program: every interval's formula on all of x."""
+  x, = util.promote_args_inexact("sici", x)
+  ax = jnp.abs(x)
+  poly = lambda coeffs, t: jnp.polyval(np.array(coeffs, x.dtype), t)  # noqa: E731
   # |x| <= 4: rational approximations in x**2
-  small = jnp.where(jnp.logical_and(ax <= 4, ax > 0), ax, one)
-  t = small * small
-  si_small = small * _poly(_SI_N, t) / _poly(_SI_D, t)
-  ci_small = _c(x, _EULER) + lax.log(small) + t * _poly(_CI_N, t) / _poly(_CI_D, t)
-  # 4 < |x| <= 1e9: auxiliary functions
-  mid = jnp.where(jnp.logical_and(ax > 4, ax <= 1e9), ax, _c(x, 5))
-  s, c = lax.sin(mid), lax.cos(mid)
-  z = one / (mid * mid)
-  f = jnp.where(mid < 8, _poly(_SICI_F4[0], z) / (mid * _poly(_SICI_F4[1], z)),
-                _poly(_SICI_F8[0], z) / (mid * _poly(_SICI_F8[1], z)))
-  g = jnp.where(mid < 8, z * _poly(_SICI_G4[0], z) / _poly(_SICI_G4[1], z),
-                z * _poly(_SICI_G8[0], z) / _poly(_SICI_G8[1], z))
+  def si_small(ax):
+    t = ax * ax
+    return ax * poly(_SI_N, t) / poly(_SI_D, t)
+
+  def ci_small(ax):
+    t = ax * ax
+    return _c(x, _EULER) + jnp.log(ax) + t * poly(_CI_N, t) / poly(_CI_D, t)
+
+  si_small = jnp.where(ax == 0, 0.0, si_small(ax))
+  ci_small = jnp.where(ax == 0, -np.inf, ci_small(ax))
+  # 4 < |x| <= 1e9: auxiliary functions f, g in 1/x**2
+  s, c = jnp.sin(ax), jnp.cos(ax)
+  z = 1.0 / (ax * ax)
+  f4 = poly(_SICI_F4[0], z) / (ax * poly(_SICI_F4[1], z))
+  g4 = z * poly(_SICI_G4[0], z) / poly(_SICI_G4[1], z)
+  f8 = poly(_SICI_F8[0], z) / (ax * poly(_SICI_F8[1], z))
+  g8 = z * poly(_SICI_G8[0], z) / poly(_SICI_G8[1], z)
+  below_8 = ax < 8
+  f = jnp.where(below_8, f4, f8)
+  g = jnp.where(below_8, g4, g8)
   si_mid = _c(x, np.pi / 2) - f * c - g * s
   ci_mid = f * s - g * c
-  # |x| > 1e9 (and inf): leading asymptotic terms
-  large = jnp.where(ax > 1e9, ax, _c(x, 2e9))
-  finite = jnp.isfinite(large)
-  safe_large = jnp.where(finite, large, _c(x, 2e9))
-  si_large = jnp.where(finite, _c(x, np.pi / 2) - lax.cos(safe_large) / safe_large, _c(x, np.pi / 2))
-  ci_large = jnp.where(finite, lax.sin(safe_large) / safe_large, _c(x, 0))
-  si = jnp.where(ax <= 4, si_small, jnp.where(ax <= 1e9, si_mid, si_large))
-  ci = jnp.where(ax <= 4, ci_small, jnp.where(ax <= 1e9, ci_mid, ci_large))
-  si = jnp.where(ax == 0, _c(x, 0), si)
-  ci = jnp.where(ax == 0, _c(x, -np.inf), ci)
-  si = jnp.where(jnp.isnan(x), x, lax.sign(x) * si)
-  ci = jnp.where(jnp.logical_or(jnp.isnan(x), x == -np.inf), _c(x, np.nan), ci)
-  return si, ci
+  # |x| > 1e9: leading asymptotic terms
+  si_large = _c(x, np.pi / 2) - jnp.cos(ax) / ax
+  ci_large = jnp.sin(ax) / ax
+  si_large = jnp.where(ax == np.inf, np.pi / 2, si_large)
+  ci_large = jnp.where(ax == np.inf, 0.0, ci_large)
+  conds = [ax <= 4, (ax > 4) & (ax <= 1e9)]
+  si = jnp.select(conds, [si_small, si_mid], si_large)
+  ci = jnp.select(conds, [ci_small, ci_mid], ci_large)
+  return jnp.sign(x) * si, jnp.where(x == -np.inf, np.nan, ci)
 
 
-@custom_jvp
-def _sici(x):
-  return _sici_impl(x)
+_sici_impl.__name__ = _sici_impl.__qualname__ = "sici"
+_sici = custom_jvp(util.jit_when_tracing(_sici_impl))
 
 
-@_sici.defjvp
 def _sici_jvp(primals, tangents):
   (x,), (x_dot,) = primals, tangents
-  return _in_float32(_sici, x), (jnp.sinc(x / _c(x, np.pi)) * x_dot, lax.cos(x) / x * x_dot)
+  return _sici(x), (jnp.sinc(x / _c(x, np.pi)) * x_dot, lax.cos(x) / x * x_dot)
 
 
-@util.jit_when_tracing(inline=True)
+_sici_jvp.__name__ = _sici_jvp.__qualname__ = "sici_jvp"
+_sici.defjvp(util.jit_when_tracing(_sici_jvp))
+
+
 def sici(x):
   """Sine and cosine integrals ``(Si(x), Ci(x))`` (``scipy.special.sici``):
   ``Si(x) = integral_0^x sin(t)/t dt`` and ``Ci(x) = euler + log|x| + integral_0^|x| (cos(t) - 1)/t
   dt`` (as in JAX, negative ``x`` gives ``Ci(|x|)``, and NaN at ``-inf``). Differentiable, with
   derivatives ``(sin(x)/x, cos(x)/x)``."""
-  x, = _inexact_strong("sici", x)
-  _real_only("sici", x, message=f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
-  return _in_float32(_sici, x)
+  _real_only("sici", x, message=f"Argument `x` to sici must be real-valued. Got dtype "
+                                f"{dtypes.dtype(x)}.")
+  return _sici(x)
 
 
 # ---------------------------------------------------------------------------
@@ -541,24 +572,17 @@ _SPENCE_B = [6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602
              3.54771340985225096217E0, 9.99999999999999998740E-1]
 
 
-def _spence_impl(x):
-  one = _c(x, 1)
-  safe = jnp.where(x > 0, x, one)
-  inverted = safe > 2
-  y = jnp.where(inverted, one / safe, safe)
-  above = y > 1.5
-  below = y < 0.5
+def _spence_calc(x):
+  """Cephes' spence for x >= 0 (JAX's program: every branch evaluated on all of x)."""
+  inverted = x > 2
+  x = jnp.piecewise(x, [inverted], [lambda x: 1.0 / x, lambda x: x])
+  above = x > 1.5
+  below = x < 0.5
   flip = jnp.logical_or(inverted, above)
-  w = jnp.where(above, one / y - one, jnp.where(below, lax.neg(y), y - one))
-  value = lax.neg(w) * _poly(_SPENCE_A, w) / _poly(_SPENCE_B, w)
-  y_below = jnp.where(below, y, _c(x, 0.25))  # (finite gradients through the unused branch)
-  value = jnp.where(below, _c(x, np.pi ** 2 / 6) - lax.log(y_below) * lax.log(one - y_below)
-                    - value, value)
-  log_y = lax.log(y)
-  value = jnp.where(flip, _c(x, -0.5) * log_y * log_y - value, value)
-  value = jnp.where(x == 1, _c(x, 0), value)
-  value = jnp.where(x == 0, _c(x, np.pi ** 2 / 6), value)
-  return jnp.where(jnp.logical_or(x < 0, jnp.isnan(x)), _c(x, np.nan), value)
+  w = jnp.piecewise(x, [above, below], [lambda x: 1.0 / x - 1.0, lambda x: -x, lambda x: x - 1.0])
+  y = -w * jnp.polyval(np.array(_SPENCE_A, x.dtype), w) / jnp.polyval(np.array(_SPENCE_B, x.dtype), w)
+  y = jnp.where(below, _c(x, np.pi ** 2 / 6) - lax.log(x) * lax.log(1.0 - x) - y, y)
+  return jnp.where(flip, -0.5 * lax.log(x) ** 2 - y, y)
 
 
 def spence(x):
@@ -569,7 +593,7 @@ def spence(x):
   if np.dtype(x.dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
     raise TypeError(f"x.dtype={np.dtype(x.dtype)} is not supported, see docstring for supported "
                     "types.")
-  return _spence_impl(_strong(x))
+  return jnp.piecewise(x, [x < 0, x == 1, x == 0], [np.nan, 0, np.pi ** 2 / 6, _spence_calc])
 
 
 # ---------------------------------------------------------------------------
@@ -991,14 +1015,18 @@ def _normalized_legendre(n, m_abs, x, y, n_max: int):
   for ``m > n``."""
   one = _c(x, 1)
   m_f = m_abs.astype(x.dtype)
-
-  # P_m^m = (-1)^m sqrt(1/(4 pi)) prod_{i=1}^m sqrt(1 + 1/(2i)) y^m
-  def diag_body(i, p):
-    i_f = lax.convert_element_type(i, x.dtype)
-    factor = lax.neg(lax.sqrt(one + _c(x, 0.5) / i_f)) * y
-    return jnp.where(i <= m_abs, p * factor, p)
-
-  p_mm = lax.fori_loop(1, n_max + 1, diag_body, jnp.full_like(x, 0.5 / math.sqrt(math.pi)))
+  # JAX's arithmetic, for its bits: 1/(2 sqrt(pi)) computed in x's dtype, and
+  # P_m^m = 1/(2 sqrt(pi)) * (prod_{i<=m} -sqrt(1 + 1/(2i)) * prod_{i<=m} y) from two cumprods
+  initial = _c(x, 0.5) / lax.sqrt(_c(x, np.pi))
+  p_mm = jnp.full_like(x, initial)
+  if n_max >= 1:
+    steps = lax.iota(x.dtype, n_max) + one
+    d0 = jnp.cumprod(_c(x, -1) * lax.sqrt(one + _c(x, 0.5) / steps))
+    y_powers = jnp.cumprod(jnp.broadcast_to(y, (n_max,) + y.shape), axis=0)
+    diagonal = initial * (d0.reshape((n_max,) + (1,) * y.ndim) * y_powers)
+    index = jnp.clip(m_abs - 1, 0, n_max - 1)
+    picked = jnp.take_along_axis(diagonal, index[None], axis=0)[0]
+    p_mm = jnp.where(m_abs == 0, p_mm, picked)
 
   def body(l, carry):
     p1, p2, result = carry  # P_{l-1}^m, P_{l-2}^m
@@ -1008,7 +1036,9 @@ def _normalized_legendre(n, m_abs, x, y, n_max: int):
     d0 = lax.sqrt((_c(x, 4) * ll - one) / denom)
     d1 = lax.sqrt(((_c(x, 2) * l_f + one) * ((l_f - one) * (l_f - one) - mm))
                   / jnp.where(l_f > 1, (_c(x, 2) * l_f - _c(x, 3)) * denom, one))
-    recurrence = d0 * x * p1 - jnp.where(l >= m_abs + 2, d1 * p2, _c(x, 0))
+    # (JAX's association: (d0 x) P_m^m on the first off-diagonal, d0 (x P_{l-1}) - d1 P_{l-2}
+    # further out)
+    recurrence = jnp.where(l >= m_abs + 2, d0 * (x * p1) - d1 * p2, d0 * x * p1)
     p = jnp.where(l == m_abs, p_mm, jnp.where(l > m_abs, recurrence, _c(x, 0)))
     return p, p1, jnp.where(l == n, p, result)
 
@@ -1036,6 +1066,12 @@ def sph_harm_y(n, m, theta, phi, diff_n: int | None = None, n_max: int | None = 
   n, m = jnp.asarray(n), jnp.asarray(m)
   theta, phi = jnp.asarray(theta), jnp.asarray(phi)
   theta, = util.promote_dtypes_inexact(theta)
+  return _sph_harm(n, m, theta, phi, n_max)
+
+
+@util.jit_when_tracing(static_argnames=("n_max",))
+def _sph_harm(n, m, theta, phi, n_max: int):
+  """Y_n^m for concrete ``n_max`` (JAX's jit: eagerly one compiled program, as JAX's)."""
   x = lax.cos(theta)
   y = lax.sqrt(_c(x, 1) - x * x)
   n, m, x, y, phi = jnp.broadcast_arrays(n, m, x, y, phi)
