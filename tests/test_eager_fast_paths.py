@@ -188,6 +188,16 @@ def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scala
   _same(op(x), expected)
 
 
+@pytest.mark.parametrize("fn", _OPERATORS + _UFUNCS)
+@pytest.mark.parametrize("scalar", [2, 0.5])
+@pytest.mark.parametrize("swap", [False, True])
+def test_weak_device_operand_with_python_scalar_stays_weak(fn, scalar, swap):
+  x = jnp.cos(jnp.asarray(0.5))  # a weakly typed 0-d result, on the device
+  assert x.weak_type and x._value is None
+  op = (lambda a: fn(scalar, a)) if swap else (lambda a: fn(a, scalar))
+  _same(op(x), general(op)(x))
+
+
 @pytest.mark.parametrize("name", ["abs", "sin", "sqrt", "tanh", "negative"])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int32, np.uint8])
 def test_unary_functions_on_the_device_match_general_path(name, dtype):

@@ -43,11 +43,13 @@ def _bool_aval(aval: core.ShapedArray) -> core.ShapedArray:
 _scalar_avals: dict = {}
 
 
-def _scalar_aval(dtype) -> core.ShapedArray:
-  """The aval a Python scalar operand has once jnp has converted it to ``dtype``."""
-  out = _scalar_avals.get(dtype)
+def _scalar_aval(aval: core.ShapedArray) -> core.ShapedArray:
+  """The aval a Python scalar operand has once jnp has converted it for an array of ``aval``:
+  its dtype, weakly typed when the array is (the result is weak only if both are)."""
+  key = (aval.dtype, aval.weak_type)
+  out = _scalar_avals.get(key)
   if out is None:
-    out = _scalar_avals[dtype] = core.ShapedArray((), dtype)
+    out = _scalar_avals[key] = core.ShapedArray((), aval.dtype, aval.weak_type)
   return out
 
 
@@ -89,7 +91,7 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
         if value is not None:
           out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
           return Array(out, False, _bool_aval(aval) if comparison else aval)
-        scalar_aval = _scalar_aval(aval.dtype)
+        scalar_aval = _scalar_aval(aval)
         run = device_entry(primitive, (scalar_aval, aval) if swap else (aval, scalar_aval))
         if run is not None:
           scalar = np.array(other, aval.dtype)

@@ -68,9 +68,11 @@ def _on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
   dtype = aval.dtype
   if dtype.kind != "f" or dtype.itemsize < 4 or "f" not in kinds:
     return None
-  scalar_aval = _scalar_avals.get(dtype)
+  # (weakly typed when the array is: the result is weak only if both operands are)
+  scalar_aval = _scalar_avals.get((dtype, aval.weak_type))
   if scalar_aval is None:
-    scalar_aval = _scalar_avals[dtype] = core.ShapedArray((), dtype)
+    scalar_aval = _scalar_avals[(dtype, aval.weak_type)] = core.ShapedArray((), dtype,
+                                                                            aval.weak_type)
   run = eval_interpreter.device_entry(primitive, (aval, scalar_aval) if first else (scalar_aval, aval))
   if run is None:
     return None
