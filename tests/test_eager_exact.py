@@ -225,7 +225,10 @@ def test_library_functions_run_eagerly_as_one_compiled_program(caplog, name, fun
   _, again = _compiled_names(caplog, lambda: fun(x, m))
   assert again == []  # the compiled program is reused
   jaxpr = str(axle.make_jaxpr(fun)(x, m))
-  assert f"name={name}" not in jaxpr
+  if name == "sici":  # JAX's sici is a custom_jvp function over jit[name=sici]: named in jaxprs
+    assert "custom_jvp_call[\n      name=sici" in jaxpr and "jit[\n" in jaxpr
+  else:
+    assert f"name={name}" not in jaxpr
 
 
 def test_library_functions_with_other_arguments_run_op_by_op(caplog):

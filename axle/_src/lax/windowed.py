@@ -507,15 +507,22 @@ def _generic_window_jvp(primals, tangents, *, jaxpr, consts, **params):
   the original one (so the primal results come out of the same op as the tangents, and
   reverse mode cannot separate them, as in JAX)."""
   n = len(primals) // 2
+  # only inexact operands have tangents (an integer operand of a multi-operand window
+  # reduction is carried along as a primal)
+  inexact = [dtypes.issubdtype(core.get_aval(p).dtype, np.inexact) for p in primals[:n]]
+  m = sum(inexact)
   closed = ir.ClosedJaxpr(jaxpr, list(consts))
-  jvp_closed, _ = ad.jvp_jaxpr(closed, [True] * (2 * n), instantiate=True)
+  jvp_closed, _ = ad.jvp_jaxpr(closed, inexact * 2, instantiate=inexact)
   # (acc, x, acc_t, x_t) -> (acc, acc_t, x, x_t): the operands are the primals then tangents
-  order = [*range(n), *range(2 * n, 3 * n), *range(n, 2 * n), *range(3 * n, 4 * n)]
+  order = [*range(n), *range(2 * n, 2 * n + m), *range(n, 2 * n),
+           *range(2 * n + m, 2 * n + 2 * m)]
   pair_jaxpr = jvp_closed.jaxpr.replace(invars=[jvp_closed.jaxpr.invars[i] for i in order])
-  tangents = [ad.instantiate_zeros(t) for t in tangents]
-  outs = reduce_window_p.bind(*primals[:n], *tangents[:n], *primals[n:], *tangents[n:],
+  tangents = [ad.instantiate_zeros(t) for t, f in zip(tangents, inexact * 2) if f]
+  outs = reduce_window_p.bind(*primals[:n], *tangents[:m], *primals[n:], *tangents[m:],
                               jaxpr=pair_jaxpr, consts=tuple(jvp_closed.consts), **params)
-  return outs[:n], outs[n:]
+  out_tangents = iter(outs[n:])
+  return outs[:n], [next(out_tangents) if f else ad.Zero(ad.tangent_aval(core.get_aval(o)))
+                    for f, o in zip(inexact, outs[:n])]
 
 
 ad.primitive_jvps[reduce_window_p] = _generic_window_jvp
