@@ -31,13 +31,34 @@ from axle._src.lax import elementwise
 from axle._src.lax import elementwise_convert
 from axle._src.lax import structural
 
-__all__ = ["cond", "switch", "cond_p"]
+__all__ = ["cond", "switch", "cond_p", "platform_index_p"]
 
 cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
 
 
-def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches):
+def _platform_params(branches_platforms) -> dict:
+  """``branches_platforms=...`` for a cond bound by a rule (only platform_dependent's conds
+  carry it, as in JAX)."""
+  return {} if branches_platforms is None else {"branches_platforms": branches_platforms}
+
+
+def _platform_branch(platforms) -> int:
+  """The entry of ``platforms`` (tuples of platform names; None for the default) that runs on
+  CPU, the one platform axle compiles for."""
+  for i, names in enumerate(platforms):
+    if names is not None and "cpu" in names:
+      return i
+  for i, names in enumerate(platforms):
+    if names is None:
+      return i
+  raise NotImplementedError(
+      f"platform_dependent: no branch for platform 'cpu' (branches for {platforms}) and no "
+      "default; pass cpu=... or default=...")
+
+
+def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches,
+                        branches_platforms=None):
   if index.shape != () or index.dtype != np.int32:
     raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
   for i, branch in enumerate(branches):
@@ -52,7 +73,7 @@ def _cond_abstract_eval(index: ShapedArray, *args: ShapedArray, branches):
 cond_p.def_abstract_eval(_cond_abstract_eval)
 
 
-def _cond_impl(index, *args, branches):
+def _cond_impl(index, *args, branches, branches_platforms=None):
   i = int(index)
   if not 0 <= i < len(branches):
     i = len(branches) - 1  # XLA's case runs the last branch for an out-of-range index
@@ -64,7 +85,11 @@ def _cond_impl(index, *args, branches):
 cond_p.def_impl(_cond_impl)
 
 
-def _cond_lowering(ctx, index, *args, branches):
+def _cond_lowering(ctx, index, *args, branches, branches_platforms=None):
+  if branches_platforms is not None:
+    # As JAX: only the branch for the platform compiled for is lowered (the index, from
+    # platform_index, is then always 0).
+    branches = (branches[_platform_branch(branches_platforms)],)
   if any(ir.ordered_effects(b.jaxpr.effects) for b in branches):
     return _cond_lowering_ordered(ctx, index, *args, branches=branches)
   regions = []
@@ -101,7 +126,10 @@ def _pp_cond_eqn(eqn: ir.Eqn, names) -> pp.Doc:
   branch_docs = [ir.pp_jaxpr(b.jaxpr, names) for b in eqn.params["branches"]]
   branches = pp.group(pp.concat([pp.text("("), pp.nest(2, pp.concat([pp.brk(""), pp.join(pp.brk(), branch_docs)])),
                                  pp.brk(""), pp.text(")")]))
-  params = ir.pp_params({"branches": branches}, names)
+  shown = {"branches": branches}
+  if eqn.params.get("branches_platforms") is not None:
+    shown["branches_platforms"] = eqn.params["branches_platforms"]
+  params = ir.pp_params(shown, names)
   head = [lhs, pp.text(" = ")] if eqn.outvars else []
   return pp.concat(head + [pp.text("cond"), params, ir.pp_operands(eqn.invars, names)])
 
@@ -290,7 +318,7 @@ def _trace_closed(fun: Callable, in_avals) -> ClosedJaxpr:
   return closed
 
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
   index, *ops = primals
   nonzeros = [type(t) is not ad.Zero for t in tangents[1:]]
   n_out = len(branches[0].out_avals)
@@ -305,7 +333,8 @@ def _cond_jvp(primals, tangents, *, branches):
   final_nz = nz
   tangents_in = [t for t, n, p in zip(tangents[1:], nonzeros, ops)
                  if n and ad.tangent_aval(core.get_aval(p)).dtype != ad.float0]
-  outs = cond_p.bind(index, *ops, *tangents_in, branches=tuple(jvps))
+  outs = cond_p.bind(index, *ops, *tangents_in, branches=tuple(jvps),
+                     **_platform_params(branches_platforms))
   primal_out = outs[:n_out]
   tangent_iter = iter(outs[n_out:])
   tangent_out = [next(tangent_iter) if n else ad.Zero(ad.tangent_aval(a))
@@ -358,11 +387,13 @@ def _cond_partial_eval(trace, args, params):
   unknown_jaxprs, unknown_extra = _share_consts(unknown_branches)
   known_ops = [x for x, u in zip(ops, unknowns) if not u]
   with core.set_current_trace(trace.parent):
-    known_outs = cond_p.bind(index, *known_extra, *known_ops, branches=tuple(known_jaxprs))
+    known_outs = cond_p.bind(index, *known_extra, *known_ops, branches=tuple(known_jaxprs),
+                             **_platform_params(params.get("branches_platforms")))
   residuals = known_outs[n_known_out:]
   unknown_ops = [x for x, u in zip(ops, unknowns) if u]
   unknown_outs = iter(trace.stage(cond_p, [index, *unknown_extra, *residuals, *unknown_ops],
-                                  dict(branches=tuple(unknown_jaxprs))))
+                                  dict(branches=tuple(unknown_jaxprs),
+                                       **_platform_params(params.get("branches_platforms")))))
   known_iter = iter(known_outs[:n_known_out])
   return [next(unknown_outs) if u else next(known_iter) for u in out_uk]
 
@@ -405,7 +436,31 @@ def _share_consts(hoisted):
 ad.partial_eval_rules[cond_p] = _cond_partial_eval
 
 
-def _cond_transpose(cts, index, *ops, branches):
+def _cond_dce(used_outputs, eqn: ir.Eqn):
+  """JAX's DCE of a cond: the unused outputs go, then the operands no branch reads; every
+  branch is pruned to that signature (dead equations inside included)."""
+  branches = eqn.params["branches"]
+  if not any(used_outputs) and not any(b.effects for b in branches):
+    return [False] * len(eqn.invars), None
+  used_outputs = tuple(used_outputs)
+  per_branch = [staging.dce_jaxpr_with_inputs(b.jaxpr, used_outputs)[1] for b in branches]
+  used_inputs = [any(flags) for flags in zip(*per_branch)] if per_branch else []
+  new_branches = []
+  for b in branches:
+    jaxpr = staging.dce_jaxpr(b.jaxpr, used_outputs)
+    jaxpr = jaxpr.replace(invars=[v for v, u in zip(jaxpr.invars, used_inputs) if u])
+    new_branches.append(ClosedJaxpr(jaxpr, b.consts))
+  new_eqn = eqn.replace(
+      invars=[eqn.invars[0], *[v for v, u in zip(eqn.invars[1:], used_inputs) if u]],
+      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+      params={**eqn.params, "branches": tuple(new_branches)})
+  return [True, *used_inputs], new_eqn
+
+
+staging.dce_rules[cond_p] = _cond_dce
+
+
+def _cond_transpose(cts, index, *ops, branches, branches_platforms=None):
   if ad.is_undefined_primal(index):
     raise ValueError("cond: the branch index cannot be a linear input")
   linear = [ad.is_undefined_primal(x) for x in ops]
@@ -417,14 +472,15 @@ def _cond_transpose(cts, index, *ops, branches):
   given_avals = [core.get_aval(ct) for ct in cts]
   transposed = tuple(ad.transpose_jaxpr(b, linear, linear_avals, given_avals) for b in branches)
   nonlinear = [x for x in ops if not ad.is_undefined_primal(x)]
-  outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed))
+  outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed,
+                          **_platform_params(branches_platforms)))
   return [None] + [next(outs) if lin else None for lin in linear]
 
 
 ad.primitive_transposes[cond_p] = _cond_transpose
 
 
-def _cond_batch(args, dims, *, branches):
+def _cond_batch(args, dims, *, branches, branches_platforms=None):
   index, *ops = args
   index_dim, *op_dims = dims
   size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
@@ -450,7 +506,7 @@ def _cond_batch(args, dims, *, branches):
     _, out_dims = batching.batch_jaxpr(branch, size, in_dims, False)
     out_batched = [a or d is not None for a, d in zip(out_batched, out_dims)]
   batched = tuple(batching.batch_jaxpr(b, size, in_dims, out_batched)[0] for b in branches)
-  outs = cond_p.bind(index, *ops, branches=batched)
+  outs = cond_p.bind(index, *ops, branches=batched, **_platform_params(branches_platforms))
   return outs, [0 if b else None for b in out_batched]
 
 
@@ -471,25 +527,52 @@ def _bcast_select_n(which, *cases):
 batching.primitive_batchers[cond_p] = _cond_batch
 
 
+# platform_index: which of platform_dependent's branches runs on the platform compiled for.
+
+platform_index_p = core.Primitive("platform_index")
+platform_index_p.def_abstract_eval(lambda *, platforms: ShapedArray((), np.dtype(np.int32)))
+platform_index_p.def_impl(lambda *, platforms: np.array(_platform_branch(platforms), np.int32))
+
+
+def _platform_index_lowering(ctx, *, platforms):
+  # As JAX: the platform's position among the lowering platforms (CPU's branch here) selects,
+  # through a case with one region per entry, the branch's position among those lowered (0).
+  chosen = mlir.constant(ctx, np.array(_platform_branch(platforms), np.int32))
+  index_aval = ShapedArray((), np.dtype(np.int32))
+  regions = [mlir.region(ctx, [], lambda region_ctx: [
+      mlir.constant(region_ctx, np.array(0, np.int32))]) for _ in platforms]
+  return mlir.op(ctx, "stablehlo.case", [chosen], index_aval, regions=regions)
+
+
+mlir.register(platform_index_p, _platform_index_lowering)
+
+
 def platform_dependent(*args, default: Callable | None = None, **per_platform: Callable):
   """Calls the branch for the platform the computation runs on (``lax.platform_dependent``):
   ``per_platform`` maps platform names (``cpu=...``, ``cuda=...``, ``tpu=...``) to functions of
   ``*args``; ``default`` is used for a platform without its own branch.
 
-  axle runs on CPU only, so the ``cpu`` branch (else ``default``) is called directly. Unlike
-  JAX, the jaxpr therefore holds that branch's equations, not a ``platform_index`` and a
-  ``cond`` over every branch; the values are the same.
+  As in JAX, every branch is traced: a ``platform_index`` equation picks the branch of a
+  ``cond`` whose ``branches_platforms`` name each branch's platforms, and lowering keeps only
+  the branch for CPU (the one platform axle compiles for).
   """
   for name, branch in per_platform.items():
     if not callable(branch):
       raise TypeError(f"platform_dependent: the branch for {name!r} must be callable, got "
                       f"{branch!r}")
-  branch = per_platform.get("cpu", default)
-  if branch is None:
-    raise NotImplementedError(
-        f"platform_dependent: no branch for platform 'cpu' (branches for "
-        f"{sorted(per_platform)}) and no default; pass cpu=... or default=...")
-  return branch(*args)
+  platforms = [(name,) for name in per_platform]
+  branches = list(per_platform.values())
+  if default is not None:
+    platforms.append(None)
+    branches.append(default)
+  platforms = tuple(platforms)
+  index = platform_index_p.bind(platforms=platforms)
+  jaxprs, consts, ops_flat, out_trees = _trace_branches(branches, args, "platform_dependent")
+  _branch_mismatch_error("platform_dependent", [f"branch {i}" for i in range(len(branches))],
+                         branches, out_trees, jaxprs)
+  outs = cond_p.bind(index, *consts, *ops_flat, branches=tuple(jaxprs),
+                     branches_platforms=platforms)
+  return tree_util.tree_unflatten(out_trees[0], outs)
 
 
 def composite(decomposition: Callable, name: str, version: int = 0):

@@ -15,6 +15,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.lax import conditionals as lax_conditionals
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import structural as lax_structural
 from axle._src.lax import structural_extra as lax_structural_extra
@@ -730,6 +731,18 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
   axis2 = util.canonicalize_axis(axis2, _ndim(a))
   if axis1 == axis2:
     raise ValueError("axis1 and axis2 must be different")
+  if _ndim(a) == 2 and offset == 0 and _shape(a)[0] == _shape(a)[1]:
+    # JAX's program for the main diagonal of a square matrix: a platform_dependent whose
+    # 'mosaic' branch multiplies by the identity and sums, and whose default (the one run on
+    # CPU) gathers.
+    eye = creation.eye(_shape(a)[0], dtype=_dtype(a))
+    return lax_conditionals.platform_dependent(
+        a, mosaic=lambda x: reductions.sum(ufuncs.multiply(eye, x), axis=0),
+        default=lambda x: _gather_diagonal(x, offset, axis1, axis2))
+  return _gather_diagonal(a, offset, axis1, axis2)
+
+
+def _gather_diagonal(a, offset, axis1, axis2):
   a = lax_numpy.moveaxis(a, (axis1, axis2), (-2, -1))
   n, m = _shape(a)[-2:]
   size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
