@@ -545,6 +545,9 @@ def _platform_index_lowering(ctx, *, platforms):
 
 
 mlir.register(platform_index_p, _platform_index_lowering)
+ad.defjvp_zero(platform_index_p)  # an integer with no operands
+batching.primitive_batchers[platform_index_p] = lambda values, dims, **params: (
+    platform_index_p.bind(**params), None)
 
 
 def platform_dependent(*args, default: Callable | None = None, **per_platform: Callable):
