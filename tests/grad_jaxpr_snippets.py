@@ -32,6 +32,12 @@ for _name, _fn, _args in [
     ("piecewise_default_const", "lambda a: jnp.piecewise(a, [a < -0.5, a > 0.2], "
      "[lambda t: t * 3, 7, lambda t: t - 1])", "x"),
     ("array_copies_tracer", "lambda a: jnp.array(a) + jnp.array(a > 0, dtype=jnp.float32)", "x"),
+    ("diagonal_square", "lambda a: jnp.diagonal(a[:, :3]) + jnp.diagonal(a[:, :3], axis1=1, axis2=0)",
+     "x"),
+    ("corrcoef", "jnp.corrcoef", "x"),
+    ("platform_dependent", "lambda a: lax.platform_dependent(a, cpu=jnp.sin, default=jnp.cos)", "x"),
+    ("platform_dependent_default", "lambda a: lax.platform_dependent(a, tpu=jnp.sin, cuda=jnp.exp, "
+     "default=jnp.cos)", "x"),
     ("trace_offset",
      "lambda a: jnp.trace(a, offset=1) + a.trace(-1) + jnp.trace(a) + a.trace()", "x"),
     ("stop_gradient_int", "lambda a: a * lax.stop_gradient(jnp.argmax(a, 0))", "x"),
@@ -127,6 +133,11 @@ out = (jax.make_jaxpr(jax.grad(lambda a, b, c: jnp.interp(a, b, c).sum(), argnum
            jnp.arange(5.) / 2, xp, xp * 3),
        jax.make_jaxpr(jax.grad(lambda a, b, c: jnp.interp(a, b, c, period=3.0).sum(),
                                argnums=(0, 1, 2)))(jnp.arange(5.) / 2, xp, xp * 3))
+""",
+    "platform_dependent_lowering": """
+f = lambda a: lax.platform_dependent(a, cuda=jnp.sin, cpu=jnp.exp, default=jnp.cos)
+text = jax.jit(f).lower(jnp.ones(3)).as_text()
+out = [line for line in text.splitlines() if "stablehlo" in line]
 """,
     "reduce_window_generic_jvp": """
 f = lambda a: lax.reduce_window(a, 1.0, lax.mul, (2,), (1,), 'VALID')
