@@ -12,7 +12,6 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
-from axle._src.api import jit
 from axle._src.core import Tracer
 from axle._src.lax import conditionals as lax_conditionals
 from axle._src.lax import elementwise_convert as lax_convert
@@ -342,44 +341,6 @@ def _checked_output_dims(func, dim_sizes, output_core_dims, context):
                            f"{sizes[dim]} {context}")
     return out
   return checked
-
-
-def piecewise(x, condlist, funclist, *args, **kw):
-  """``funclist[i](x)`` where ``condlist[i]`` is true (a constant entry gives that value; one
-  extra function is the default; a later true condition wins) (``jnp.piecewise``); the result
-  has ``x``'s dtype. As JAX: one jit (``_piecewise``) that picks each element's function with
-  argmax(cumsum(...)) and runs ``lax.switch`` vectorized over the elements."""
-  util.check_arraylike("piecewise", x)
-  nc, nf = len(condlist), len(funclist)
-  if nf == nc + 1:
-    funclist = funclist[-1:] + funclist[:-1]
-  elif nf == nc:
-    funclist = [0] + list(funclist)
-  else:
-    raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; "
-                     f"got {nf}")
-  consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
-  funcs = {i: f for i, f in enumerate(funclist) if callable(f)}
-  return _piecewise(creation.asarray(x), creation.asarray(condlist, dtype=np.bool_), consts,
-                    frozenset(funcs.items()), *args, **kw)
-
-
-@functools.partial(jit, static_argnames=["funcs"])
-def _piecewise(x, condlist, consts, funcs, *args, **kw):
-  funcdict = dict(funcs)
-  funclist = [consts.get(i, funcdict.get(i)) for i in range(len(condlist) + 1)]
-  indices = reductions.argmax(reductions.cumsum(lax_numpy.concatenate(
-      [creation.zeros_like(condlist[:1]), condlist], 0), 0), 0)
-  dtype = dtypes.dtype(x)
-
-  def call(f):
-    return lambda v: f(v, *args, **kw).astype(dtype)
-
-  def const(c):
-    return lambda v: creation.array(c, dtype=dtype)
-
-  funclist = [call(f) if callable(f) else const(f) for f in funclist]
-  return vectorize(lax_conditionals.switch, excluded=(1,))(indices, funclist, x)
 
 
 def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
