@@ -187,6 +187,8 @@ def device_get(x):
 
 def block_until_ready(x):
   """Waits until every Array in the pytree ``x`` has been computed; returns ``x``."""
+  if type(x) is Array:  # the common case: one array
+    return x.block_until_ready()
   buffers = []
   for leaf in tree_util.tree_leaves(x):
     if type(leaf) is Array or isinstance(leaf, Array):

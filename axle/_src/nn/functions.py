@@ -22,6 +22,7 @@ from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
 from axle._src.custom_derivatives import custom_jvp
+from axle._src.interpreters.eval import eager_unary
 from axle._src.numpy import util
 
 __all__ = [
@@ -123,9 +124,14 @@ def soft_sign(x):
   return x / (jnp.abs(x) + 1)
 
 
+# lax.logistic with the eager shortcut of jnp's unary functions (a seen Array signature goes
+# straight to its executable)
+_logistic = eager_unary(lax.logistic_p, lax.logistic, accuracy=None)
+
+
 def sigmoid(x):  # JAX jits it with inline=True: its jaxpr shows no jit equation
   """Logistic sigmoid ``1 / (1 + exp(-x))`` (``lax.logistic``)."""
-  return lax.logistic(x)
+  return _logistic(x)
 
 
 @_jit

@@ -393,7 +393,17 @@ def _inexact_unary(name, lax_fn, primitive):
   # The lax functions bind their keyword parameters' defaults (e.g. accuracy=None).
   defaults = {key: p.default for key, p in inspect.signature(lax_fn).parameters.items()
               if p.default is not inspect.Parameter.empty}
-  return _unary(name, eager_unary(primitive, lax_fn, **defaults), util.promote_args_inexact)
+  shortcut = eager_unary(primitive, lax_fn, **defaults)
+  general = _unary(name, shortcut, util.promote_args_inexact)
+
+  def fn(x, /):
+    # an inexact Array needs no promotion: straight to the eager shortcut
+    if type(x) is Array and x._aval.dtype.kind in "fc":
+      return shortcut(x)
+    return general(x)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = general.__doc__
+  return fn
 
 
 exp = _inexact_unary("exp", lax_special.exp, lax_special.exp_p)
