@@ -14,7 +14,6 @@ from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters import eval as eval_interpreter
-from axle._src.interpreters.eval import device_entry
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import structural as lax_structural
@@ -40,19 +39,6 @@ def _bool_aval(aval: core.ShapedArray) -> core.ShapedArray:
   return out
 
 
-_scalar_avals: dict = {}
-
-
-def _scalar_aval(aval: core.ShapedArray) -> core.ShapedArray:
-  """The aval a Python scalar operand has once jnp has converted it for an array of ``aval``:
-  its dtype, weakly typed when the array is (the result is weak only if both are)."""
-  key = (aval.dtype, aval.weak_type)
-  out = _scalar_avals.get(key)
-  if out is None:
-    out = _scalar_avals[key] = core.ShapedArray((), aval.dtype, aval.weak_type)
-  return out
-
-
 def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: bool = False,
                        swap: bool = False):
   """An operator with a shortcut for the commonest eager case.
@@ -62,7 +48,8 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
   the array's dtype) -- the result is exactly the primitive's kernel applied to the two values
   with the input's aval (bool for comparisons), so promotion and the shape rule can be skipped.
   ``kinds`` lists the dtype kinds for which that is jnp's semantics (not e.g. ``int / int``, which
-  promotes to float, or bool arithmetic). Anything else takes the general path ``slow``.
+  promotes to float, or bool arithmetic). Operands still on the device take jnp's device
+  shortcut (``ufuncs.on_device_fast``); anything else takes the general path ``slow``.
   """
   impl = primitive.impl
   context = core._context
@@ -76,26 +63,20 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
       other_type = type(other)
       if other_type is Array:
         other_aval = other._aval
-        if (other_aval is aval or other_aval == aval) and aval.dtype.kind in kinds:
-          other_value = other._value
-          if value is not None and other_value is not None:
-            out = impl(other_value, value) if swap else impl(value, other_value)
-            return Array(out, False, _bool_aval(aval) if comparison else aval)
-          # an operand is on the device: the op runs there (as process_primitive would)
-          run = device_entry(primitive, (aval, aval))
-          if run is not None:
-            return run([other, self] if swap else [self, other])[0]
-      elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
-          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4:
-        # NumPy 2 casts a Python scalar operand to the array's dtype, as jnp does.
-        if value is not None:
-          out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
+        if (other_aval is aval or other_aval == aval) and aval.dtype.kind in kinds \
+            and value is not None and other._value is not None:
+          out = impl(other._value, value) if swap else impl(value, other._value)
           return Array(out, False, _bool_aval(aval) if comparison else aval)
-        scalar_aval = _scalar_aval(aval)
-        run = device_entry(primitive, (scalar_aval, aval) if swap else (aval, scalar_aval))
-        if run is not None:
-          scalar = np.array(other, aval.dtype)
-          return run([scalar, self] if swap else [self, scalar])[0]
+      elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
+          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4 and value is not None:
+        # NumPy 2 casts a Python scalar operand to the array's dtype, as jnp does.
+        out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
+        return Array(out, False, _bool_aval(aval) if comparison else aval)
+      # an operand still on the device: jnp's device shortcut (None when it does not apply)
+      out = (ufuncs.on_device_fast(primitive, kinds, other, self) if swap
+             else ufuncs.on_device_fast(primitive, kinds, self, other))
+      if out is not None:
+        return out
     if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):
       return NotImplemented
     return slow(other, self) if swap else slow(self, other)

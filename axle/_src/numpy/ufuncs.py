@@ -35,7 +35,7 @@ _special_checks = eval_interpreter.special_checks
 _scalar_avals: dict = {}
 
 
-def _on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
+def on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
   """``primitive`` applied to ``x1, x2`` right away, for the commonest eager case with an
   operand still on the device: two Arrays of one dtype and weak type (of a kind in ``kinds``)
   with equal shapes or one of them 0-d, or such an Array of float32/float64 and a Python float or
@@ -82,10 +82,10 @@ def _on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
 
 def _binary(name: str, lax_fn, promote=util.promote_args, primitive=None, kinds: str = ""):
   """A NumPy-style binary function over ``lax_fn``; with ``primitive``, operands on the device
-  of the kinds ``kinds`` take ``_on_device_fast`` eagerly."""
+  of the kinds ``kinds`` take ``on_device_fast`` eagerly."""
   def fn(x1, x2, /):
     if primitive is not None:
-      out = _on_device_fast(primitive, kinds, x1, x2)
+      out = on_device_fast(primitive, kinds, x1, x2)
       if out is not None:
         return out
     x1, x2 = promote(name, x1, x2)
