@@ -3,6 +3,8 @@
 Each recorded snippet assigns ``out`` (its ``str`` is compared) or raises (exception type and
 message are compared). Paths, line numbers and addresses are masked on both sides.
 """
+import json
+import os
 import re
 import warnings
 
@@ -12,6 +14,12 @@ import pytest
 import axle
 import axle.numpy as jnp
 from axle import lax
+
+
+def load_reference(filename: str) -> dict:
+  """The recorded results in ``tests/data/filename`` (name -> JAX's result)."""
+  with open(os.path.join(os.path.dirname(__file__), "data", filename)) as f:
+    return json.load(f)["results"]
 
 
 def normalize(text: str) -> str:

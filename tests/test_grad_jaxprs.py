@@ -1,17 +1,13 @@
 """Grad jaxprs (and the jaxprs and vmap jaxprs around them) print JAX's text, against real
 JAX's recorded answers (tests/data/grad_jaxpr_reference.json, written by
 tools/record_grad_jaxpr_reference.py); see tests/grad_jaxpr_snippets.py for what is covered."""
-import json
-import os
 
 import pytest
 
 from grad_jaxpr_snippets import SNIPPETS
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "grad_jaxpr_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("grad_jaxpr_reference.json")
 
 KNOWN_DIFFERENCES = {
 }

@@ -1,16 +1,12 @@
 """Regression tests for the bugs of issue 14, against real JAX's recorded answers
 (tests/data/issue14_reference.json, written by tools/record_issue14_reference.py)."""
-import json
-import os
 
 import pytest
 
 from issue14_snippets import SNIPPETS
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "issue14_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("issue14_reference.json")
 
 KNOWN_DIFFERENCES = {
 }

@@ -1,17 +1,14 @@
-"""lax.platform_dependent, lax.composite and jnp.diagonal's platform_dependent program, against
+"""lax.platform_dependent, lax.composite, lax.ragged_dot and jnp.diagonal's platform_dependent program,
+against
 real JAX's recorded answers (tests/data/lax_extra_reference.json, written by
 tools/record_lax_extra_reference.py)."""
-import json
-import os
 
 import pytest
 
 from lax_extra_snippets import SNIPPETS
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "lax_extra_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("lax_extra_reference.json")
 
 KNOWN_DIFFERENCES = {
 }

@@ -1,17 +1,13 @@
 """jnp.linalg, jnp products and jax.scipy.special programs print JAX's jaxprs, grad jaxprs and
 vmap jaxprs, against real JAX's recorded text (tests/data/linalg_jaxpr_reference.json, written by
 tools/record_linalg_jaxpr_reference.py from tests/linalg_jaxpr_snippets.py)."""
-import json
-import os
 
 import pytest
 
 from linalg_jaxpr_snippets import SNIPPETS
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "linalg_jaxpr_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("linalg_jaxpr_reference.json")
 
 _MIXED_DOT = ("jnp.dot of complex and real operands: JAX's dot_general takes the mixed dtypes "
               "(preferred_element_type=complex64), axle's jnp.dot converts the real one first")

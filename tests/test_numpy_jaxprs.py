@@ -2,8 +2,6 @@
 against real JAX's recorded text (tests/data/numpy_jaxpr_reference.json, written by
 tools/record_numpy_jaxpr_reference.py); plus the eager behaviour the named-jit staging must
 keep (clear errors, eager results)."""
-import json
-import os
 
 import numpy as np
 import pytest
@@ -11,11 +9,9 @@ import pytest
 import axle as jax
 import axle.numpy as jnp
 from numpy_jaxpr_snippets import SNIPPETS
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "numpy_jaxpr_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("numpy_jaxpr_reference.json")
 
 KNOWN_DIFFERENCES = {
 }

@@ -1,8 +1,6 @@
 """Sorting, searching, set, statistics and polynomial jnp/lax programs print JAX's jaxprs, grad
 jaxprs and vmap jaxprs (issue 14, "the same program"), against real JAX's recorded text
 (tests/data/selection_jaxpr_reference.json, written by tools/record_selection_jaxpr_reference.py)."""
-import json
-import os
 
 import numpy as np
 import pytest
@@ -12,11 +10,9 @@ import axle.numpy as jnp
 from axle._src.lax import sorting as lax_sorting
 
 from selection_jaxpr_snippets import SNIPPETS
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "selection_jaxpr_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("selection_jaxpr_reference.json")
 
 KNOWN_DIFFERENCES = {
     "roots_jaxpr": "jnp.roll with a traced shift (shape_ops.py) is not staged as JAX's "

@@ -1,17 +1,13 @@
 """jnp ufuncs/reductions, jax.nn and lax windowed/cumulative derivatives print JAX's jaxprs, grad
 jaxprs and vmap jaxprs and compute JAX's values, against real JAX's recorded answers
 (tests/data/ufunc_parity_reference.json, written by tools/record_ufunc_parity_reference.py)."""
-import json
-import os
 
 import pytest
 
-from snippet_harness import assert_matches, run_snippet, snippet_params
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
 from ufunc_parity_snippets import SNIPPETS
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "ufunc_parity_reference.json")
-with open(_DATA) as f:
-  REFERENCE = json.load(f)["results"]
+REFERENCE = load_reference("ufunc_parity_reference.json")
 
 KNOWN_DIFFERENCES = {
     "ldexp_G": "JAX traces jnp.where afresh under the linearization of ldexp (a second _where "

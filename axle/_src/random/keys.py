@@ -289,7 +289,7 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
   elif isinstance(key, (int, float, complex, bool, str, np.generic)) or _is_key_data_like(key):
     prng.check_key_data(key)
     if (type(key) is Array and core._context.trace is core.eval_trace
-        and key._aval is not None and not key._aval.weak_type):
+        and not key._aval.weak_type):
       # eager: the key array views the same data Array (its device buffer too), as JAX's does
       keys = PRNGKeyArray(prng.threefry_prng_impl, key)
     else:
