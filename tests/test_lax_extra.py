@@ -1,6 +1,5 @@
-"""lax.platform_dependent, lax.composite, lax.ragged_dot and jnp.diagonal's platform_dependent program,
-against
-real JAX's recorded answers (tests/data/lax_extra_reference.json, written by
+"""lax.platform_dependent, lax.composite, lax.ragged_dot and jnp.diagonal's platform_dependent
+program, against real JAX's recorded answers (tests/data/lax_extra_reference.json, written by
 tools/record_lax_extra_reference.py)."""
 
 import pytest
