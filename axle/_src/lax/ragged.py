@@ -65,18 +65,14 @@ class RaggedDotDimensionNumbers:
 _RAGGED_DOT_NUMBERS = RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (0,), (0,))
 
 
-def _int(d) -> int:
-  return int(d)
-
-
 def _unpack(numbers: RaggedDotDimensionNumbers):
   (lc, rc), (lb, rb) = numbers.dot_dimension_numbers
-  lc, rc, lb, rb = ([_int(d) for d in dims] for dims in (lc, rc, lb, rb))
+  lc, rc, lb, rb = ([int(d) for d in dims] for dims in (lc, rc, lb, rb))
   if len(numbers.lhs_ragged_dimensions) != 1:
     raise TypeError("ragged_dot_general requires exactly one lhs ragged dimension, got "
                     f"{numbers.lhs_ragged_dimensions}")
-  ragged = _int(numbers.lhs_ragged_dimensions[0])
-  group = [_int(d) for d in numbers.rhs_group_dimensions]
+  ragged = int(numbers.lhs_ragged_dimensions[0])
+  group = [int(d) for d in numbers.rhs_group_dimensions]
   return lc, rc, lb, rb, ragged, group
 
 
@@ -197,13 +193,9 @@ def _ragged_dot_general_jvp(primals, tangents, **params):
   return out, total
 
 
-def _is_basic(numbers: RaggedDotDimensionNumbers) -> bool:
-  return numbers == _RAGGED_DOT_NUMBERS
-
-
 def _ragged_dot_general_transpose(ct, lhs, rhs, group_sizes, **params):
   numbers = params["ragged_dot_dimension_numbers"]
-  if not _is_basic(numbers):
+  if numbers != _RAGGED_DOT_NUMBERS:
     raise NotImplementedError(
         f"ragged_dot_general: axle transposes only ragged_dot's form ({_RAGGED_DOT_NUMBERS}), "
         f"got {numbers}")
