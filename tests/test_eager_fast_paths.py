@@ -15,6 +15,7 @@ import axle
 import axle.numpy as jnp
 from axle._src import ir
 from axle._src.api import jit_p
+from axle._src.lax import elementwise as lax_elementwise
 
 
 def _eval_inlined(jaxpr, consts, *args):
@@ -115,6 +116,40 @@ def test_matmul_sum_where_match_general_path(shapes, dtype):
   _same(jnp.where(a > 0, a, a * 2), general(lambda v: jnp.where(v > 0, v, v * 2))(a))
 
 
+_WHERE_OPERANDS = [np.float32, np.float16, "bfloat16", np.int32, np.uint8, np.bool_, np.complex64,
+                   0.5, -3, 1e-40, -0.0, 2**31 - 1]
+
+
+def _where_operand(kind, shape, rng):
+  if not isinstance(kind, (type, str)):
+    return kind  # a Python scalar
+  values = rng.standard_normal(shape) * 3
+  values.flat[::3] = 1e-40  # subnormal in float32: XLA's select keeps them
+  if kind is np.bool_:
+    return jnp.asarray(values > 0)
+  return jnp.asarray(np.asarray(values).astype(jnp.dtype(kind)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(x_kind=st.sampled_from(_WHERE_OPERANDS), y_kind=st.sampled_from(_WHERE_OPERANDS),
+       shapes=st.sampled_from([((3,), (3,), (3,)), ((2, 3), (3,), ()), ((), (2, 3), (2, 1)),
+                               ((2, 1), (), (3,))]),
+       seed=st.integers(0, 2**16))
+def test_where_on_host_values_gives_the_compiled_bits(x_kind, y_kind, shapes, seed):
+  # jnp.where of host values selects with NumPy once its result's aval is known; the answer
+  # must be the compiled program's, bit for bit, with its dtype and weak type.
+  rng = np.random.default_rng(seed)
+  condition = jnp.asarray(rng.standard_normal(shapes[0]) > 0)
+  x, y = _where_operand(x_kind, shapes[1], rng), _where_operand(y_kind, shapes[2], rng)
+  compiled = axle.jit(lambda c, a, b: jnp.where(c, a, b))(condition, x, y)
+  jnp.where(condition, x, y)  # the first call records the result's aval
+  out = jnp.where(condition, x, y)
+  assert out.dtype == compiled.dtype and out.weak_type == compiled.weak_type
+  assert out.shape == compiled.shape
+  bits = lambda a: np.asarray(a).view(f"u{a.dtype.itemsize}") if a.dtype != np.bool_ else a
+  np.testing.assert_array_equal(bits(out), bits(compiled))
+
+
 def test_weak_scalar_arrays_keep_weak_type():
   x = jnp.asarray(2.0)
   assert x.weak_type
@@ -144,16 +179,18 @@ def _on_device(x):
   return out
 
 
-_UFUNCS = [jnp.add, jnp.subtract, jnp.multiply, jnp.maximum, jnp.minimum]
+_UFUNCS = [jnp.add, jnp.subtract, jnp.multiply, jnp.maximum, jnp.minimum, jnp.equal,
+           jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal]
 
 
 @settings(max_examples=150, deadline=None)
 @given(dtype=st.sampled_from(_DTYPES), fn=st.sampled_from(_OPERATORS + _UFUNCS),
        shapes=st.sampled_from([((3,), (3,)), ((2, 3), ()), ((), (3,)), ((), ()), ((2, 3), (3,))]),
-       placement=st.sampled_from(["both", "first", "second"]), seed=st.integers(0, 2**16))
+       placement=st.sampled_from(["both", "first", "second", "neither"]), seed=st.integers(0, 2**16))
 def test_operands_on_the_device_match_general_path(dtype, fn, shapes, placement, seed):
   # Operands still on the device take the device shortcut (the op runs on XLA, nothing is
-  # read back); the result must be the general path's: values, dtype and weak type.
+  # read back), host values the eager policy's kernel or runner; the result must be the general
+  # path's: values, dtype and weak type.
   rng = np.random.default_rng(seed)
   make = lambda shape, shift: (rng.standard_normal(shape) * 3 + shift)
   values = [make(shapes[0], 0.0), make(shapes[1], 0.5)]
@@ -175,9 +212,12 @@ def test_operands_on_the_device_match_general_path(dtype, fn, shapes, placement,
 @given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64]),
        fn=st.sampled_from(_OPERATORS + _UFUNCS),
        scalar=st.sampled_from([0.5, -3, 7, 2.0**40, 1e-45, 3, -0.0]),
-       swap=st.booleans(), seed=st.integers(0, 2**16))
-def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scalar, swap, seed):
-  x = _on_device(jnp.asarray((np.random.default_rng(seed).standard_normal(4) * 3).astype(dtype)))
+       swap=st.booleans(), on_device=st.booleans(), seed=st.integers(0, 2**16))
+def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scalar, swap, on_device,
+                                                                 seed):
+  x = jnp.asarray((np.random.default_rng(seed).standard_normal(4) * 3).astype(dtype))
+  if on_device:
+    x = _on_device(x)
   op = (lambda a: fn(scalar, a)) if swap else (lambda a: fn(a, scalar))
   try:
     expected = general(op)(x)
@@ -186,6 +226,38 @@ def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scala
       op(x)
     return
   _same(op(x), expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.int32, np.float16, np.complex64]),
+       fn=st.sampled_from(_OPERATORS + _UFUNCS),
+       shapes=st.sampled_from([((3,), (3,)), ((2, 3), ()), ((), (3,)), ((), ())]),
+       weak=st.sampled_from(["first", "second", "both"]),
+       placement=st.sampled_from(["both", "first", "second", "neither"]), seed=st.integers(0, 2**16))
+def test_weakly_typed_operands_match_general_path(dtype, fn, shapes, weak, placement, seed):
+  # A weakly typed Array next to an Array of its dtype (jnp.full(shape, 0.1) is weak) is only
+  # retyped by promotion: the shortcuts run the op directly; the result is weak only if both are.
+  rng = np.random.default_rng(seed)
+  values = [(rng.standard_normal(shape) * 3 + shift).astype(dtype)
+            for shape, shift in zip(shapes, (0.0, 0.5))]
+  x, y = [jnp.asarray(v) for v in values]
+  make_weak = lambda v: lax_elementwise._convert_element_type(v, np.dtype(dtype), True)
+  if weak in ("both", "first"):
+    x = make_weak(values[0])
+  if weak in ("both", "second"):
+    y = make_weak(values[1])
+  assert x.weak_type == (weak in ("both", "first")) and y.weak_type == (weak in ("both", "second"))
+  if placement in ("both", "first"):
+    x = _on_device(x)
+  if placement in ("both", "second"):
+    y = _on_device(y)
+  try:
+    expected = general(fn)(x, y)
+  except TypeError:
+    with pytest.raises(TypeError):
+      fn(x, y)
+    return
+  _same(fn(x, y), expected)
 
 
 @pytest.mark.parametrize("fn", _OPERATORS + _UFUNCS)

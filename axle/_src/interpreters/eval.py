@@ -412,7 +412,7 @@ def abstract_eval(primitive: core.Primitive, avals, params):
   return out
 
 
-def _wrap(value, aval: ShapedArray) -> Array:
+def wrap_kernel_output(value, aval: ShapedArray) -> Array:
   """A kernel's output as an Array of ``aval`` (cast if the kernel returned another dtype)."""
   if type(value) is not np.ndarray and not isinstance(value, np.generic):
     value = np.asarray(value)
@@ -650,8 +650,8 @@ class EvalTrace(core.Trace):
     if special_checks.enabled:
       check_special_values(primitive.name, out if primitive.multiple_results else [out])
     if primitive.multiple_results:
-      return [_wrap(o, a) for o, a in zip(out, out_aval)]
-    return _wrap(out, out_aval)
+      return [wrap_kernel_output(o, a) for o, a in zip(out, out_aval)]
+    return wrap_kernel_output(out, out_aval)
 
   def __repr__(self):
     return "EvalTrace"
@@ -681,7 +681,7 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
           return run([x])[0]
         if x._value is not None:
           if impl is not None:
-            return _wrap(impl(x._value, **params), entry[0])
+            return wrap_kernel_output(impl(x._value, **params), entry[0])
         else:  # the operand is on the device: the op runs there too
           run = device_entry(primitive, (x._aval,), param_items)
           if run is not None:

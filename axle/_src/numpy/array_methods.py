@@ -43,13 +43,14 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
                        swap: bool = False):
   """An operator with a shortcut for the commonest eager case.
 
-  When nothing is being traced and both operands already agree -- two Arrays of one aval, or an
-  Array of float32/float64 with a Python float or a small Python int (which jnp would convert to
-  the array's dtype) -- the result is exactly the primitive's kernel applied to the two values
-  with the input's aval (bool for comparisons), so promotion and the shape rule can be skipped.
+  When nothing is being traced and both operands already agree -- two Arrays of one shape and
+  dtype, or an Array of float32/float64 with a Python float or a small Python int (which jnp
+  would convert to the array's dtype) -- the result is exactly the primitive's kernel applied to
+  the two values with the input's aval (the strongly typed one's; bool for comparisons), so
+  promotion and the shape rule can be skipped.
   ``kinds`` lists the dtype kinds for which that is jnp's semantics (not e.g. ``int / int``, which
   promotes to float, or bool arithmetic). Operands still on the device take jnp's device
-  shortcut (``ufuncs.on_device_fast``); anything else takes the general path ``slow``.
+  shortcut (``ufuncs.binary_fast``); anything else takes the general path ``slow``.
   """
   impl = primitive.impl
   context = core._context
@@ -63,8 +64,13 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
       other_type = type(other)
       if other_type is Array:
         other_aval = other._aval
-        if (other_aval is aval or other_aval == aval) and aval.dtype.kind in kinds \
-            and value is not None and other._value is not None:
+        if value is not None and other._value is not None and aval.dtype.kind in kinds and (
+            other_aval is aval or (other_aval.shape == aval.shape
+                                   and other_aval.dtype == aval.dtype)):
+          # (of one dtype, a weakly typed operand is converted to the other's type: the
+          # result is weak only if both are)
+          if aval.weak_type and other_aval is not aval:
+            aval = other_aval
           out = impl(other._value, value) if swap else impl(value, other._value)
           return Array(out, False, _bool_aval(aval) if comparison else aval)
       elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
@@ -73,8 +79,8 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
         out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
         return Array(out, False, _bool_aval(aval) if comparison else aval)
       # an operand still on the device: jnp's device shortcut (None when it does not apply)
-      out = (ufuncs.on_device_fast(primitive, kinds, other, self) if swap
-             else ufuncs.on_device_fast(primitive, kinds, self, other))
+      out = (ufuncs.binary_fast(primitive, kinds, other, self) if swap
+             else ufuncs.binary_fast(primitive, kinds, self, other))
       if out is not None:
         return out
     if not isinstance(other, _accepted_operand_types) and not hasattr(other, "__jax_array__"):

@@ -18,6 +18,7 @@ from axle._src import errors
 from axle._src.api import jit
 from axle._src.array import Array
 from axle._src.core import Tracer
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax_elementwise
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
@@ -255,8 +256,64 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None and y is None:
     return nonzero(condition, size=size, fill_value=fill_value)
   util.check_arraylike("where", condition, x, y)  # a missing x or y is refused here, as in JAX
-  return ufuncs._where(condition, x, y)
+  key = _host_where_key(condition, x, y)
+  if key is None:
+    return ufuncs._where(condition, x, y)
+  out_aval = _host_where_avals.get(key)
+  if out_aval is None:
+    out = ufuncs._where(condition, x, y)
+    _host_where_avals[key] = out._aval
+    return out
+  dtype = out_aval.dtype
+  if not (_converts_exactly(x, dtype) and _converts_exactly(y, dtype)):
+    return ufuncs._where(condition, x, y)
+  # Selection moves bits (XLA keeps even subnormals), so NumPy gives XLA's answer: the operands
+  # converted to the result's dtype as jnp promotes them, then picked.
+  x = np.asarray(x._value if type(x) is Array else x, dtype)
+  y = np.asarray(y._value if type(y) is Array else y, dtype)
+  return Array(np.where(condition._value, x, y), False, out_aval)
 
+
+# (condition's aval, x's aval or Python type, y's) -> the aval of jnp.where's result, for
+# host values (see _host_where_key)
+_host_where_avals: dict = {}
+_where_scalar_types = (float, int)
+_ONE_ROUNDING_TARGETS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                                             np.complex128))
+
+
+def _converts_exactly(operand, dtype) -> bool:
+  """Whether NumPy converts ``operand`` (a host Array or Python scalar) to ``dtype`` as XLA's
+  ``convert_element_type`` would: nothing to convert, or integers, booleans and Python scalars
+  to float32/64 or complex (one rounding in both). Narrower floats (a Python float reaches them
+  through float32 in jnp) and integer results of Python scalars (overflow errors) are left
+  to jnp."""
+  if type(operand) is Array:
+    operand_dtype = operand._aval.dtype
+    return operand_dtype == dtype or (operand_dtype.kind in "biu"
+                                      and dtype in _ONE_ROUNDING_TARGETS)
+  return dtype in _ONE_ROUNDING_TARGETS
+
+
+def _host_where_key(condition, x, y):
+  """The signature under which ``where(condition, x, y)`` may select on the host: outside any
+  trace, a boolean Array with a host value, and Arrays with host values or Python floats or
+  small ints. None otherwise."""
+  if (type(condition) is not Array or condition._value is None
+      or condition._aval.dtype != np.bool_ or core._context.trace is not core.eval_trace
+      or eval_interpreter.special_checks.enabled):
+    return None
+  key = [condition._aval]
+  for operand in (x, y):
+    if type(operand) is Array:
+      if operand._value is None:
+        return None
+      key.append(operand._aval)
+    elif type(operand) in _where_scalar_types and -0x80000000 <= operand < 0x80000000:
+      key.append(type(operand))
+    else:
+      return None
+  return tuple(key)
 
 
 @util.jit_when_tracing

@@ -35,34 +35,38 @@ _special_checks = eval_interpreter.special_checks
 _scalar_avals: dict = {}
 
 
-def on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
-  """``primitive`` applied to ``x1, x2`` right away, for the commonest eager case with an
-  operand still on the device: two Arrays of one dtype and weak type (of a kind in ``kinds``)
-  with equal shapes or one of them 0-d, or such an Array of float32/float64 and a Python float or
-  small int (which jnp converts to the array's dtype). Promotion would leave these as they are,
-  so the op runs as ``process_primitive`` would run it. None for anything else."""
+def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
+  """``primitive`` applied to ``x1, x2`` right away, for the commonest eager cases: two Arrays of
+  one dtype (of a kind in ``kinds``) with equal shapes or one of them 0-d, or such
+  an Array of float32/float64 and a Python float or small int (which jnp converts to the array's
+  dtype). Promotion would leave these as they are, so the op runs as ``process_primitive`` would
+  run it: on XLA when an operand is still on the device, else by the eager policy (the NumPy
+  kernel or the cached XLA runner). None for anything else."""
   if _context.trace is not core.eval_trace or _special_checks.enabled:
     return None
   t1, t2 = type(x1), type(x2)
   if t1 is Array and t2 is Array:
-    if x1._value is not None and x2._value is not None:
-      return None
     a1, a2 = x1._aval, x2._aval
-    if a1 is not a2 and (a1.dtype != a2.dtype or a1.weak_type != a2.weak_type
+    if a1 is not a2 and (a1.dtype != a2.dtype
                          or (a1.shape != a2.shape and a1.shape and a2.shape)):
       return None
     if a1.dtype.kind not in kinds:
       return None
-    run = eval_interpreter.device_entry(primitive, (a1, a2))
-    return None if run is None else run([x1, x2])[0]
+    if a1.weak_type != a2.weak_type:
+      # jnp converts the weakly typed operand to the other's (same) dtype: only its type changes
+      if a1.weak_type:
+        a1 = strong_aval(a1)
+      else:
+        a2 = strong_aval(a2)
+    return _run_binary(primitive, (a1, a2), x1, x2,
+                       x1._value is None or x2._value is None)
   if t1 is Array:
     array, scalar, scalar_type, first = x1, x2, t2, True
   elif t2 is Array:
     array, scalar, scalar_type, first = x2, x1, t1, False
   else:
     return None
-  if array._value is not None or not (
-      scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000)):
+  if not (scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000)):
     return None
   aval = array._aval
   dtype = aval.dtype
@@ -73,19 +77,46 @@ def on_device_fast(primitive: core.Primitive, kinds: str, x1, x2):
   if scalar_aval is None:
     scalar_aval = _scalar_avals[(dtype, aval.weak_type)] = core.ShapedArray((), dtype,
                                                                             aval.weak_type)
-  run = eval_interpreter.device_entry(primitive, (aval, scalar_aval) if first else (scalar_aval, aval))
-  if run is None:
-    return None
   value = np.array(scalar, dtype)
-  return run([array, value] if first else [value, array])[0]
+  if first:
+    return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
+  return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
+
+
+_strong_avals: dict = {}
+
+
+def strong_aval(aval: core.ShapedArray) -> core.ShapedArray:
+  """``aval`` without its weak type (memoised: the eager fast paths key caches on avals)."""
+  out = _strong_avals.get(aval)
+  if out is None:
+    if len(_strong_avals) > 4096:
+      _strong_avals.clear()
+    out = _strong_avals[aval] = aval.strip_weak_type()
+  return out
+
+
+def _run_binary(primitive: core.Primitive, avals, x1, x2, on_device: bool):
+  if on_device:  # the op runs on XLA too, instead of waiting to read the operand back
+    run = eval_interpreter.device_entry(primitive, avals)
+    return None if run is None else run([x1, x2])[0]
+  out_aval, run = eval_interpreter.dispatch(primitive, avals, {})
+  if run is not None:
+    return run([x1, x2])[0]
+  impl = primitive.impl
+  if impl is None:
+    return None
+  return eval_interpreter.wrap_kernel_output(
+      impl(x1._value if type(x1) is Array else x1, x2._value if type(x2) is Array else x2),
+      out_aval)
 
 
 def _binary(name: str, lax_fn, promote=util.promote_args, primitive=None, kinds: str = ""):
   """A NumPy-style binary function over ``lax_fn``; with ``primitive``, operands on the device
-  of the kinds ``kinds`` take ``on_device_fast`` eagerly."""
+  of the kinds ``kinds`` take ``binary_fast`` eagerly."""
   def fn(x1, x2, /):
     if primitive is not None:
-      out = on_device_fast(primitive, kinds, x1, x2)
+      out = binary_fast(primitive, kinds, x1, x2)
       if out is not None:
         return out
     x1, x2 = promote(name, x1, x2)
@@ -125,12 +156,12 @@ add = _binary("add", _bool_as(lax_elementwise.bitwise_or, lax_elementwise.add),
 subtract = _binary("subtract", _no_bool_subtract, primitive=lax_elementwise.sub_p, kinds="iufc")
 multiply = _binary("multiply", _bool_as(lax_elementwise.bitwise_and, lax_elementwise.mul),
                    primitive=lax_elementwise.mul_p, kinds="iufc")
-equal = _binary("equal", lax_elementwise.eq)
-not_equal = _binary("not_equal", lax_elementwise.ne)
-less = _binary("less", lax_elementwise.lt)
-less_equal = _binary("less_equal", lax_elementwise.le)
-greater = _binary("greater", lax_elementwise.gt)
-greater_equal = _binary("greater_equal", lax_elementwise.ge)
+equal = _binary("equal", lax_elementwise.eq, primitive=lax_elementwise.eq_p, kinds="biuf")
+not_equal = _binary("not_equal", lax_elementwise.ne, primitive=lax_elementwise.ne_p, kinds="biuf")
+less = _binary("less", lax_elementwise.lt, primitive=lax_elementwise.lt_p, kinds="biuf")
+less_equal = _binary("less_equal", lax_elementwise.le, primitive=lax_elementwise.le_p, kinds="biuf")
+greater = _binary("greater", lax_elementwise.gt, primitive=lax_elementwise.gt_p, kinds="biuf")
+greater_equal = _binary("greater_equal", lax_elementwise.ge, primitive=lax_elementwise.ge_p, kinds="biuf")
 maximum = _binary("maximum", lax_elementwise.max, primitive=lax_elementwise.max_p, kinds="iuf")
 minimum = _binary("minimum", lax_elementwise.min, primitive=lax_elementwise.min_p, kinds="iuf")
 arctan2 = _binary("arctan2", lax_special.atan2, util.promote_args_inexact)
