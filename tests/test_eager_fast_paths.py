@@ -302,3 +302,25 @@ def test_stop_gradient_of_an_eager_array_is_the_array():
   x = _on_device(jnp.asarray(np.arange(3.0, dtype=np.float32)))
   assert axle.lax.stop_gradient(x) is x
   assert x._value is None  # nothing was read back
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(["any", "all"]),
+       shape=st.sampled_from([(), (5,), (2, 3), (2, 0, 3), (3, 1, 2)]),
+       axis=st.sampled_from([None, 0, -1, (0,), (0, -1), 5]), keepdims=st.booleans(),
+       density=st.sampled_from([0.0, 0.5, 1.0]), seed=st.integers(0, 2**16))
+def test_any_all_of_host_booleans_match_compiled(name, shape, axis, keepdims, density, seed):
+  # jnp.any/jnp.all of a boolean host value reduce with NumPy; the answer (and any error for
+  # a bad axis) must be the compiled program's.
+  fn = getattr(jnp, name)
+  a = jnp.asarray(np.random.default_rng(seed).random(shape) < density)
+  compiled = axle.jit(fn, static_argnames=("axis", "keepdims"))
+  try:
+    expected = compiled(a, axis=axis, keepdims=keepdims)
+  except Exception as error:  # noqa: BLE001 - the same error type eagerly
+    with pytest.raises(type(error)):
+      fn(a, axis=axis, keepdims=keepdims)
+    return
+  out = fn(a, axis=axis, keepdims=keepdims)
+  _same(out, expected)
+  assert out.shape == expected.shape

@@ -151,19 +151,57 @@ def _to_bool(a):
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
-def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
-  """Whether all elements over ``axis`` are true (``jnp.all``)."""
+def _all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
   util.check_arraylike("all", a)
   return _reduce("all", lax_reductions.reduce_and, _to_bool(a), axis, None, keepdims, None, where,
                  upcast=False)
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
-def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
-  """Whether any element over ``axis`` is true (``jnp.any``)."""
+def _any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
   util.check_arraylike("any", a)
   return _reduce("any", lax_reductions.reduce_or, _to_bool(a), axis, None, keepdims, None, where,
                  upcast=False)
+
+
+def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+  """Whether all elements over ``axis`` are true (``jnp.all``)."""
+  if where is None and out is None:
+    result = _host_bool_reduce(np.logical_and.reduce, a, axis, keepdims)
+    if result is not None:
+      return result
+  return _all(a, axis, out, keepdims, where=where)
+
+
+def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+  """Whether any element over ``axis`` is true (``jnp.any``)."""
+  if where is None and out is None:
+    result = _host_bool_reduce(np.logical_or.reduce, a, axis, keepdims)
+    if result is not None:
+      return result
+  return _any(a, axis, out, keepdims, where=where)
+
+
+def _host_bool_reduce(reducer, a, axis, keepdims):
+  """``jnp.all``/``jnp.any`` of a boolean Array with a host value, outside any trace: the
+  reduction is exact, so NumPy gives XLA's answer without handing the value to XLA. None for
+  anything else (the compiled path, which also raises for bad axes)."""
+  if type(a) is not Array or a._value is None or a._aval.dtype != np.bool_ \
+      or core._context.trace is not core.eval_trace:
+    return None
+  ndim = len(a._aval.shape)
+  if axis is None:
+    axes = tuple(range(ndim))
+  elif type(axis) is int and -ndim <= axis < ndim:
+    axes = (axis % ndim,)
+  elif type(axis) is tuple and builtins.all(type(i) is int and -ndim <= i < ndim for i in axis):
+    axes = tuple(sorted({i % ndim for i in axis}))
+    if len(axes) != len(axis):
+      return None  # repeated axes: the compiled path's error
+  else:
+    return None
+  out = np.asarray(reducer(a._value, axis=axes, keepdims=bool(keepdims)))
+  return Array(out, False, core.ShapedArray(out.shape, out.dtype))
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims'))
