@@ -277,3 +277,24 @@ def test_vmap_of_cond_with_batched_predicate_prints_as_jax():
     o:i32[3,4] = broadcast_in_dim[broadcast_dimensions=(0,)] d
     p:f32[3,4] = select_n o i n
   in (p,) }"""
+
+
+def test_eager_control_flow_on_fresh_lambdas_compiles_each_program_once(monkeypatch):
+  # Each call below traces new branch/body jaxprs (new lambdas); they lower to the same module,
+  # which XLA compiles once (JAX compiles it on every call). Results stay those of the program.
+  from axle._src.xla import client
+  compiles = []
+  real_compile = client.compile
+  monkeypatch.setattr(client, "compile", lambda *a, **k: compiles.append(a[0]) or real_compile(*a, **k))
+  x = jnp.asarray(np.linspace(-1.0, 1.0, 7, dtype=np.float32))
+  outs = []
+  for _ in range(3):
+    outs.append((lax.cond(True, lambda v: v * 3.0 + 1.0, lambda v: v - 1.0, x),
+                 lax.fori_loop(0, 5, lambda i, c: c * 1.5 + 0.25, x),
+                 lax.scan(lambda c, v: (c + v, c * v), 0.0, x)[1],
+                 lax.while_loop(lambda c: c < 10, lambda c: c + 3, 0)))
+  assert len(compiles) == len(set(compiles)) <= 4  # one compile per distinct program
+  for later in outs[1:]:
+    for a, b in zip(outs[0], later):
+      np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+  assert int(outs[0][3]) == 12

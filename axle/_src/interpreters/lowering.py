@@ -929,6 +929,11 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
 # Single-primitive executables: eager fallback and reads of bf16/fp8 buffers
 
 _primitive_executables: dict = {}
+# (module text, output avals) -> executable: equations whose parameters differ only in identity
+# (the branches of an eager ``cond`` on fresh lambdas are new jaxprs on every call) lower to the
+# same module, which is compiled once.
+_executables_by_text: dict = {}
+_MAX_PRIMITIVE_EXECUTABLES = 4096
 
 
 def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArray], params: dict):
@@ -938,12 +943,19 @@ def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArr
   executable = _primitive_executables.get(key)
   if executable is None:
     out = eval_interpreter.abstract_eval(primitive, list(avals_in), params)
-    avals_out = list(out) if primitive.multiple_results else [out]
+    avals_out = tuple(core.physical_aval(a) for a in (out if primitive.multiple_results else [out]))
     invars = [ir.Var(a) for a in avals_in]
     outvars = [ir.Var(a) for a in avals_out]
     jaxpr = Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)])
     text = lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), primitive.name)
-    executable = client.compile(text, [core.physical_aval(a) for a in avals_out])
+    executable = _executables_by_text.get((text, avals_out))
+    if executable is None:
+      executable = client.compile(text, list(avals_out))
+      if len(_executables_by_text) >= _MAX_PRIMITIVE_EXECUTABLES:
+        _executables_by_text.clear()
+      _executables_by_text[(text, avals_out)] = executable
+    if len(_primitive_executables) >= _MAX_PRIMITIVE_EXECUTABLES:
+      _primitive_executables.clear()
     _primitive_executables[key] = executable
   return executable
 
@@ -951,6 +963,7 @@ def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArr
 def clear_caches() -> None:
   """Forgets the single-primitive executables and the jaxprs traced for ``lower_fun`` rules."""
   _primitive_executables.clear()
+  _executables_by_text.clear()
   _lower_fun_cache.clear()
 
 
