@@ -262,6 +262,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   out_aval = _host_where_avals.get(key)
   if out_aval is None:
     out = ufuncs._where(condition, x, y)
+    if len(_host_where_avals) > 4096:
+      _host_where_avals.clear()
     _host_where_avals[key] = out._aval
     return out
   dtype = out_aval.dtype
