@@ -128,3 +128,19 @@ def test_quantile_matches_numpy(values, q, method):
   np.testing.assert_allclose(jnp.quantile(x, q, method=method),
                              np.quantile(x.astype(np.float64), q, method=method).astype(np.float32),
                              rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("pad_width", [0, 2, (3,), [1], (1, 2), [0, 3], ((1, 2),), ((1, 0), (0, 2)),
+                                       [[2, 1], [0, 0]], np.array([1, 2]), (np.int64(1), 2),
+                                       ((1, 2), (3,)), -1, (1, -2), (1.0, 2), ((1, 2), (3, 4), (5, 6))])
+def test_pad_widths_are_read_as_numpy_reads_them(pad_width):
+  # jnp.pad reads the usual spellings of pad_width without NumPy; each must mean what
+  # np.pad makes of it, and the ones NumPy refuses are refused.
+  x = np.arange(6, dtype=np.float32).reshape(2, 3)
+  try:
+    expected = np.pad(x, pad_width)
+  except (ValueError, TypeError) as error:
+    with pytest.raises(type(error)):
+      jnp.pad(jnp.asarray(x), pad_width)
+    return
+  np.testing.assert_array_equal(np.asarray(jnp.pad(jnp.asarray(x), pad_width)), expected)

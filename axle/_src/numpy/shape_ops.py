@@ -491,7 +491,35 @@ _PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "m
               "reflect", "symmetric", "wrap", "empty")
 
 
+def _simple_pad_widths(pad_width, ndim):
+  """``_pad_widths`` for the common spellings (non-negative Python ints: ``n``, ``(n,)``,
+  ``(before, after)``, one pair per axis), or None for anything else."""
+  kind = type(pad_width)
+  if kind is int:
+    return [(pad_width, pad_width)] * ndim if pad_width >= 0 else None
+  if kind is not tuple and kind is not list:
+    return None
+  if len(pad_width) == 1 and type(pad_width[0]) is int and pad_width[0] >= 0:
+    return [(pad_width[0], pad_width[0])] * ndim
+  if len(pad_width) == 2 and type(pad_width[0]) is int and type(pad_width[1]) is int:
+    return [tuple(pad_width)] * ndim if pad_width[0] >= 0 and pad_width[1] >= 0 else None
+  if len(pad_width) != ndim:
+    return None
+  widths = []
+  for pair in pad_width:
+    if (type(pair) is not tuple and type(pair) is not list) or len(pair) != 2:
+      return None
+    before, after = pair
+    if type(before) is not int or type(after) is not int or before < 0 or after < 0:
+      return None
+    widths.append((before, after))
+  return widths
+
+
 def _pad_widths(pad_width, ndim):
+  simple = _simple_pad_widths(pad_width, ndim)
+  if simple is not None:
+    return simple
   if isinstance(pad_width, (Tracer,)):
     core.concrete_or_error(None, pad_width, "The error arose in jnp.pad's pad_width argument.")
   value = np.asarray(pad_width.tolist() if isinstance(pad_width, Array) else pad_width)
