@@ -239,3 +239,17 @@ def test_library_functions_with_other_arguments_run_op_by_op(caplog):
   with axle.disable_jit():
     _, names = _compiled_names(caplog, lambda: jnp.mean(m))
   assert "jit(mean)" not in names
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, ml_dtypes.bfloat16, np.complex64])
+@pytest.mark.parametrize("form", ["scalar", "0-d", "array"])
+def test_subnormal_detection_of_numbers_and_arrays(dtype, form):
+  # The eager kernels hand operands holding subnormals to XLA (which flushes them); a single
+  # number is tested by its magnitude, an array by its exponents: both must agree.
+  tiny = float(ml_dtypes.finfo(dtype).tiny) if dtype is ml_dtypes.bfloat16 else float(
+      np.finfo(dtype).tiny)
+  for value in [0.0, -0.0, 1.0, tiny, tiny / 2, -tiny / 4, np.nan, np.inf, -np.inf]:
+    number = np.asarray(value).astype(dtype)
+    expected = 0 < abs(complex(number)) < tiny
+    operand = {"scalar": number[()], "0-d": number, "array": np.full((2, 3), number)}[form]
+    assert eval_interpreter.has_subnormal(operand) == expected, (value, form)

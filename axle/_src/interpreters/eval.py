@@ -131,6 +131,8 @@ def has_subnormal(value) -> bool:
   if dtype.kind == "c":
     value = np.asarray(value)
     return has_subnormal(value.real) or has_subnormal(value.imag)
+  if type(value) is not np.ndarray or not value.shape:  # one number: compare its magnitude
+    return 0.0 < abs(float(value)) < _TINY[dtype]
   if dtype is _BF16:
     value = value.astype(_F32)
   return _min(_frexp(value)[1], axis=None) < bound
