@@ -557,9 +557,12 @@ _double_sided_maxwell_jit = _compiled(_double_sided_maxwell_impl, (3, 4),
 
 def _convert_and_clip_integer(val, dtype):
   info_to, info_from = dtypes.iinfo(dtype), dtypes.iinfo(val.dtype)
-  low = np.array(max(int(info_to.min), int(info_from.min)), val.dtype)
-  high = np.array(min(int(info_to.max), int(info_from.max)), val.dtype)
-  return jnp.clip(val, low, high).astype(dtype)
+  low = max(int(info_to.min), int(info_from.min))
+  high = min(int(info_to.max), int(info_from.max))
+  if not core.get_aval(val).weak_type:
+    low, high = np.array(low, val.dtype), np.array(high, val.dtype)
+  # bounds as weak as ``val`` (JAX's clip then promotes nothing); the conversion drops weakness
+  return lax.convert_element_type(jnp.clip(val, low, high), dtype)
 
 
 def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
@@ -595,8 +598,10 @@ def _randint_impl(key_data, shape, minval, maxval, dtype):
   # whether maxval exceeds the largest value of dtype (then maxval itself can be drawn)
   maxval_out_of_range = lax.gt(maxval, _convert_and_clip_integer(
       jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
-  minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-  maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+  minval = _convert_and_clip_integer(minval, dtype)
+  maxval = _convert_and_clip_integer(maxval, dtype)
+  minval = lax.broadcast_to_rank(minval, len(shape))
+  maxval = lax.broadcast_to_rank(maxval, len(shape))
   nbits = dtypes.iinfo(dtype).bits
   if nbits not in (8, 16, 32, 64):
     raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
