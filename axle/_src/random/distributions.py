@@ -725,8 +725,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
     if replace:
       p_cuml = jnp.cumsum(p_arr)
       r = p_cuml[-1] * (1 - _uniform(data, shape, p_cuml.dtype))
-      # searchsorted(p_cuml, r, side="left"): the number of cumulative sums below r.
-      ind = jnp.sum((p_cuml < r[..., None]).astype(int), axis=-1).astype(int)
+      ind = jnp.searchsorted(p_cuml, r).astype(int)
     else:
       g = _gumbel(data, (n_inputs,), p_arr.dtype, _gumbel_mode(mode)) + jnp.log(p_arr)
       ind = lax.top_k(g, n_draws)[1].astype(int)
