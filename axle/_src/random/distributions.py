@@ -1226,7 +1226,8 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
   inexact = jnp.promote_types(n.dtype, p.dtype)
   if not dtypes.issubdtype(inexact, np.inexact):
     inexact = dtypes.canonicalize_dtype(float)
-  n, p = n.astype(inexact), p.astype(inexact)
+  # asarray converts concrete counts right away (JAX folds that conversion: no equation)
+  n, p = jnp.asarray(n, inexact), jnp.asarray(p, inexact)
   if p.ndim < 1:
     raise ValueError(f"multinomial: p must have at least one dimension (the categories), "
                      f"got shape {p.shape}")
@@ -1236,7 +1237,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
 
   def draw(remainder, ratio_and_key):
     ratio, subkey = ratio_and_key
-    count = binomial(subkey, remainder, jnp.clip(ratio, 0, 1), dtype=remainder.dtype)
+    count = binomial(subkey, remainder, jnp.clip(ratio, min=0, max=1), dtype=remainder.dtype)
     return remainder - count, count
 
   p = jnp.moveaxis(p, -1, 0)
