@@ -19,7 +19,10 @@ from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
 from axle._src.config import config
-from axle._src.custom_derivatives import custom_jvp
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering as mlir
+from axle._src.lax import loops as lax_loops
 from axle._src.lax.control_flow import while_loop
 from axle._src.random import keys
 from axle._src.random import prng
@@ -847,35 +850,81 @@ def _gamma_impl(key_data, a, shape, dtype, log_space):
   a = _convert(a, dtype)
   if _shape_of(a) != tuple(shape):
     a = jnp.broadcast_to(a, shape)
-  size = math.prod(shape)
-  if size == 0:
-    return jnp.zeros(shape, dtype)
-  split_keys = prng.random_split_p.bind(key_data, shape=(size,))
-  samples = _gamma_samples(log_space, split_keys, jnp.reshape(a, (size,)))
-  return jnp.reshape(samples, shape)
+  return random_gamma_p.bind(key_data, a, log_space=log_space)
 
 
-def _gamma_samples_impl(log_space, key_data, alpha):
-  return _gamma_one(key_data, alpha, log_space)
-
-
-def _gamma_samples_jvp(log_space, primals, tangents):
-  # Implicit reparameterization: d sample / d a = -(dCDF/da) / pdf at the sample.
-  (key_data, alpha), (_, alpha_dot) = primals, tangents
-  out = _gamma_samples(log_space, key_data, alpha)
-  x = lax.exp(out) if log_space else out
-  grad = lax.random_gamma_grad(alpha, x)
-  if log_space:
-    grad = lax.div(grad, x)
-  return out, lax.mul(alpha_dot, grad)
-
-
-_gamma_samples_impl.__name__ = "_gamma"
-_gamma_samples = custom_jvp(_gamma_samples_impl, nondiff_argnums=(0,))
-_gamma_samples.defjvp(_gamma_samples_jvp)
 # A jit with the shape parameter as an argument, as JAX's: XLA then sees alpha as an operand of
 # the sampler (it does not fold it into the loop's constants), which keeps the bits JAX's.
 _gamma_jit = _compiled(_gamma_impl, (2, 3, 4), "_gamma")
+
+
+# random_gamma: gamma samples for keys ``key<fry>[*K]`` and shapes ``a`` of shape (*K, *S) (each
+# key gives the samples of its (*S) block), one rejection loop per element, as JAX's
+# ``random_gamma`` primitive. Its lowering is JAX's vmapped sampler, inlined.
+
+random_gamma_p = core.Primitive("random_gamma")
+
+
+def _random_gamma_abstract_eval(keys, a, *, log_space):
+  return a
+
+
+def _random_gamma_lax(keys, a, *, log_space):
+  """The samples: each key split into one key per element of its block, then every element's
+  Marsaglia-Tsang loop run at once (what vmapping JAX's one-element sampler gives)."""
+  a_shape = _shape_of(a)
+  key_shape = _shape_of(keys)
+  num_keys = math.prod(key_shape)
+  per_key = math.prod(a_shape[len(key_shape):])
+  if num_keys * per_key == 0:
+    return lax.full_like(a, 0)
+  flat_keys = lax.reshape(keys, (num_keys,))
+  split_keys = prng.random_split_p.bind(flat_keys, shape=(per_key,))
+  split_keys = lax.reshape(split_keys, (num_keys * per_key,))
+  alphas = lax.reshape(a, (num_keys * per_key,))
+  return lax.reshape(_gamma_one(split_keys, alphas, log_space), a_shape)
+
+
+def _random_gamma_batcher(values, dims, *, log_space):
+  size = next(core.get_aval(x).shape[d] for x, d in zip(values, dims) if d is not None)
+  keys, a = (batching.bdim_at_front(x, d, size) for x, d in zip(values, dims))
+  return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+def _gamma_grad(sample, a, log_space):
+  """d sample / d a (implicit reparameterization), one element at a time with ``lax.map``
+  as JAX does on CPU."""
+  a_shape = _shape_of(a)
+  samples = lax.reshape(sample, (math.prod(a_shape),))
+  alphas = lax.reshape(a, (math.prod(a_shape),))
+  if log_space:
+    # d log(x) = dx / x; exp(log x) may round to zero: then the smallest normal float
+    samples = lax.exp(samples)
+    tiny = lax.full_like(samples, dtypes.finfo(samples.dtype).tiny)
+    samples = lax.select(lax.eq(samples, _const(samples.dtype, 0)), tiny, samples)
+
+    def one_grad(args):
+      alpha, x = args
+      return lax.div(lax.random_gamma_grad(alpha, x), x)
+  else:
+    def one_grad(args):
+      return lax.random_gamma_grad(*args)
+  return lax.reshape(lax_loops.map(one_grad, (alphas, samples)), a_shape)
+
+
+def _random_gamma_jvp(primals, tangents, *, log_space):
+  (keys, a), (_, a_dot) = primals, tangents
+  sample = random_gamma_p.bind(keys, a, log_space=log_space)
+  if type(a_dot) is ad.Zero:
+    return sample, ad.Zero.from_primal_value(sample)
+  return sample, lax.mul(a_dot, _gamma_grad(sample, a, log_space))
+
+
+random_gamma_p.def_abstract_eval(_random_gamma_abstract_eval)
+mlir.register(random_gamma_p, mlir.lower_fun(_random_gamma_lax))
+mlir.extended_dtype_rules.add(random_gamma_p)  # the rule takes the keys as keys
+batching.primitive_batchers[random_gamma_p] = _random_gamma_batcher
+ad.primitive_jvps[random_gamma_p] = _random_gamma_jvp
 
 
 def gamma(key, a, shape=None, dtype=None):
