@@ -953,10 +953,16 @@ def beta(key, a, b, shape=None, dtype=None):
   """Samples the beta distribution with parameters ``a`` and ``b``."""
   data = _key("beta", key)
   dtype = _float_dtype("beta", dtype)
+  return _beta_jit(data, a, b, _canonical_shape(shape), dtype)
+
+
+def _beta_impl(key_data, a, b, shape, dtype):
   shape = _check_broadcast_shapes("beta", shape, a, b)
-  a = jnp.broadcast_to(_convert(a, dtype), shape)
-  b = jnp.broadcast_to(_convert(b, dtype), shape)
-  key_a, key_b = _split(data)
+  a = _convert(a, dtype)
+  b = _convert(b, dtype)
+  key_a, key_b = _split(key_data)
+  a = jnp.broadcast_to(a, shape)
+  b = jnp.broadcast_to(b, shape)
   log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
   log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
   log_max = lax.max(log_gamma_a, log_gamma_b)
@@ -965,8 +971,12 @@ def beta(key, a, b, shape=None, dtype=None):
   return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+_beta_jit = _compiled(_beta_impl, (3, 4), "_beta")
+
+
 def _softmax_last(x):
-  unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis=-1, keepdims=True)))
+  unnormalized = jnp.exp(x - lax.stop_gradient(
+      jnp.max(x, axis=-1, keepdims=True, initial=-np.inf)))
   return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
 
 
@@ -974,7 +984,10 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   """Samples the Dirichlet distribution with concentrations ``alpha`` (last axis)."""
   data = _key("dirichlet", key)
   dtype = _float_dtype("dirichlet", dtype)
-  shape = _canonical_shape(shape)
+  return _dirichlet_jit(data, alpha, _canonical_shape(shape), dtype)
+
+
+def _dirichlet_impl(key_data, alpha, shape, dtype):
   alpha_shape = _shape_of(alpha)
   if not len(alpha_shape) >= 1:
     raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {len(alpha_shape)}")
@@ -983,8 +996,12 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   else:
     _check_shape("dirichlet", shape, alpha_shape[:-1])
   alpha = _convert(alpha, dtype)
-  log_gamma_samples = _gamma(data, alpha, tuple(shape) + alpha_shape[-1:], dtype, log_space=True)
+  log_gamma_samples = _gamma(key_data, alpha, tuple(shape) + alpha_shape[-1:], dtype,
+                             log_space=True)
   return _softmax_last(log_gamma_samples)
+
+
+_dirichlet_jit = _compiled(_dirichlet_impl, (2, 3), "_dirichlet")
 
 
 def t(key, df, shape=None, dtype=None):
