@@ -580,8 +580,9 @@ def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
   sample_dtype = dtype
   if info.bits < 32:
     sample_dtype = np.dtype(np.int32)
-    minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
-    maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
+    # (asarray converts concrete bounds right away: JAX folds that conversion)
+    minval = jnp.asarray(minval, "int32").clip(int(info.min), int(info.max))
+    maxval = jnp.asarray(maxval, "int32").clip(int(info.min), int(info.max) + 1)
   return with_out_sharding(_randint(data, shape, minval, maxval, sample_dtype).astype(dtype),
                            out_sharding)
 
