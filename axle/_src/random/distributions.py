@@ -18,6 +18,7 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
+from axle._src import vmap as vmap_api
 from axle._src.config import config
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
@@ -775,67 +776,49 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
 # Gamma family (rejection sampling with while loops)
 
 
-def _gamma_one(key_data, alpha, log_space):
-  """Marsaglia-Tsang gamma samples for the keys ``key_data`` (u32[n, 2]) and ``alpha`` (n,):
-  every element runs its own rejection loop (vectorised with masks, as vmap does)."""
+def _gamma_one(key, alpha, log_space):
+  """One Marsaglia-Tsang gamma sample for one key and one scalar ``alpha`` (JAX's sampler; the
+  ``random_gamma`` lowering vmaps it over all elements). Shapes below 1 are boosted:
+  gamma(a) = gamma(a + 1) * U ** (1 / a)."""
   dtype = alpha.dtype
   zero, one = _const(dtype, 0), _const(dtype, 1)
+  one_third = _const(dtype, 1. / 3.)
   boost_mask = lax.ge(alpha, one)
   alpha_orig = alpha
   alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
-  d = lax.sub(alpha, _const(dtype, 1. / 3.))
-  c = lax.div(_const(dtype, 1. / 3.), lax.sqrt(d))
-  n = alpha.shape[0]
+  d = lax.sub(alpha, one_third)
+  c = lax.div(one_third, lax.sqrt(d))
 
-  def accept_cond(X, V, U):
+  def reject(state):
+    _, X, V, U = state
     return lax.bitwise_and(
         lax.ge(U, lax.sub(one, lax.mul(_const(dtype, 0.0331), lax.mul(X, X)))),
         lax.ge(lax.log(U), lax.add(lax.mul(X, _const(dtype, 0.5)),
                                    lax.mul(d, lax.add(lax.sub(one, V), lax.log(V))))))
 
-  def outer_cond(state):
-    _, X, V, U = state
-    return jnp.any(accept_cond(X, V, U))
+  def propose(state):
+    def next_normal(kxv):
+      key, subkey = _split(kxv[0])
+      x = _normal(subkey, (), dtype)
+      return key, x, lax.add(one, lax.mul(x, c))
 
-  def outer_body(state):
-    key, X, V, U = state
-    active = accept_cond(X, V, U)
-    parts = prng.random_split_p.bind(key, shape=(3,))
-    new_key, x_key, u_key = parts[:, 0], parts[:, 1], parts[:, 2]
+    key, x_key, u_key = _split(state[0], 3)
+    _, x, v = while_loop(lambda kxv: lax.le(kxv[2], zero), next_normal,
+                         (x_key, zero, _const(dtype, -1)))
+    X = lax.mul(x, x)
+    V = lax.mul(lax.mul(v, v), v)
+    U = _uniform(u_key, (), dtype)
+    return key, X, V, U
 
-    def inner_cond(s):
-      return jnp.any(lax.bitwise_and(s[3], lax.le(s[2], zero)))
-
-    def inner_body(s):
-      k, x, v, act = s
-      todo = lax.bitwise_and(act, lax.le(v, zero))
-      split = prng.random_split_p.bind(k, shape=(2,))
-      k2, sub = split[:, 0], split[:, 1]
-      x2 = _normal(sub, (), dtype)
-      v2 = lax.add(one, lax.mul(x2, c))
-      sel = lambda new, old: lax.select(todo, new, old)
-      return sel(k2, k), sel(x2, x), sel(v2, v), act
-
-    init = (x_key, jnp.zeros((n,), dtype), jnp.full((n,), -1, dtype), active)
-    _, x, v, _ = while_loop(inner_cond, inner_body, init)
-    X2 = lax.mul(x, x)
-    V2 = lax.mul(lax.mul(v, v), v)
-    U2 = _uniform(u_key, (), dtype)
-    sel = lambda new, old: lax.select(active, new, old)
-    key = lax.select(active, new_key, key)
-    return key, sel(X2, X), sel(V2, V), sel(U2, U)
-
-  split = prng.random_split_p.bind(key_data, shape=(2,))
-  key, subkey = split[:, 0], split[:, 1]
-  init = (key, jnp.zeros((n,), dtype), jnp.ones((n,), dtype), jnp.full((n,), 2, dtype))
-  _, _, V, _ = while_loop(outer_cond, outer_body, init)
+  key, subkey = _split(key)
+  _, _, V, _ = while_loop(reject, propose, (key, zero, one, _const(dtype, 2)))
   if log_space:
     log_samples = lax.neg(_exponential(subkey, (), dtype))
-    log_boost = lax.select(lax.bitwise_or(boost_mask, log_samples == 0), jnp.zeros_like(V),
+    log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
                            lax.mul(log_samples, lax.div(one, alpha_orig)))
     return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
-  samples = 1 - _uniform(subkey, (), dtype)
-  boost = lax.select(boost_mask, jnp.ones_like(V), lax.pow(samples, lax.div(one, alpha_orig)))
+  samples = lax.sub(one, _uniform(subkey, (), dtype))
+  boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
   return lax.mul(lax.mul(d, V), boost)
 
 
@@ -883,7 +866,8 @@ def _random_gamma_lax(keys, a, *, log_space):
   split_keys = prng.random_split_p.bind(flat_keys, shape=(per_key,))
   split_keys = lax.reshape(split_keys, (num_keys * per_key,))
   alphas = lax.reshape(a, (num_keys * per_key,))
-  return lax.reshape(_gamma_one(split_keys, alphas, log_space), a_shape)
+  samples = vmap_api.vmap(lambda k, alpha: _gamma_one(k, alpha, log_space))(split_keys, alphas)
+  return lax.reshape(samples, a_shape)
 
 
 def _random_gamma_batcher(values, dims, *, log_space):
