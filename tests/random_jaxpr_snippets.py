@@ -75,3 +75,17 @@ SNIPPETS["weak_bool_or"] = _J + (
     "  q = jnp.full((4,), 0.3) < 0.5\n"
     "  return q | jnp.isnan(q.astype(float)), q | (x < 0)\n"
     "out = J(f, jnp.ones(4))")
+
+# StableHLO (without the module and main header lines): the random_gamma lowering (the
+# one-element sampler vmapped), splits and bits of key batches in JAX's vmapped form
+_S = "S = lambda f, *a: '\\n'.join(jax.jit(f).lower(*a).as_text().strip().splitlines()[2:])\n"
+_R = "r = jax.random.PRNGKey(0)\nrs = jax.random.split(r, 3)\n"
+for _name, _fn, _args in [
+    ("randint", "lambda k: jax.random.randint(k, (6,), 0, 10)", "r"),
+    ("gamma", "lambda k: jax.random.gamma(k, 2.0, (4,))", "r"),
+    ("loggamma_2d", "lambda k: jax.random.loggamma(k, jnp.array([[0.5], [3.0]]), (2, 3))", "r"),
+    ("split_batch", "jax.vmap(lambda k: jax.random.split(k, 4))", "rs"),
+    ("bits_batch", "jax.vmap(lambda k: jax.random.bits(k, (5,)))", "rs"),
+    ("uniform_batch_scalar", "jax.vmap(lambda k: jax.random.uniform(k))", "rs"),
+]:
+  SNIPPETS[f"stablehlo_{_name}"] = _S + _R + f"out = S({_fn}, {_args})"
