@@ -89,3 +89,8 @@ for _name, _fn, _args in [
     ("uniform_batch_scalar", "jax.vmap(lambda k: jax.random.uniform(k))", "rs"),
 ]:
   SNIPPETS[f"stablehlo_{_name}"] = _S + _R + f"out = S({_fn}, {_args})"
+SNIPPETS["stablehlo_weak_bool_or"] = _S + (
+    "def f(x):\n"
+    "  q = (jnp.full((4,), 0.3) * x.shape[0]) < 0.5\n"
+    "  return q | (x < 0), jnp.logical_not(q)\n"
+    "out = S(f, jnp.ones(4))")
