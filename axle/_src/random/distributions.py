@@ -2,9 +2,8 @@
 
 Every sampler takes a key (typed or raw), draws bits with ``random_bits`` and transforms them
 with lax/jnp operations, eagerly (NumPy kernels) or under ``jit`` (XLA) alike. Internally the
-samplers work on raw key data; several helpers also accept key data with leading batch
-dimensions (``uint32[*B, 2]``), which is how the per-element rejection samplers (gamma) run
-all elements at once, exactly as ``vmap`` would.
+samplers work on one key each (key arrays of shape ()); gamma samples come from JAX's
+``random_gamma`` primitive, whose lowering vmaps the one-element rejection sampler.
 """
 from __future__ import annotations
 
@@ -41,12 +40,10 @@ def _key(name, key):
 
 
 def _split(key_data, num: int = 2):
-  """``num`` subkeys of (possibly batched) key data, as a list."""
+  """``num`` subkeys of one key, as a list: unpacked by iterating over the keys, as JAX's
+  samplers do (slice, squeeze)."""
   out = prng.random_split_p.bind(key_data, shape=(num,))
-  if core.get_aval(out).ndim == 1:
-    # one key: unpacked by iterating over the keys, as JAX's samplers do (slice, squeeze)
-    return [lax.squeeze(lax.slice(out, (i,), (i + 1,), (1,)), (0,)) for i in range(num)]
-  return [out[..., i] for i in range(num)]
+  return [lax.squeeze(lax.slice(out, (i,), (i + 1,), (1,)), (0,)) for i in range(num)]
 
 
 def _random_bits(key_data, bit_width: int, shape):
@@ -94,10 +91,9 @@ def _convert(x, dtype):
 
 
 def _uniform_impl(key_data, shape, dtype, minval, maxval):
-  """Uniform floats in [minval, maxval); key data may carry batch dims (prepended)."""
+  """Uniform floats in [minval, maxval)."""
   shape = tuple(shape)
   dtype = np.dtype(dtype)
-  batch = _shape_of(key_data)
   minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
   minval = lax.broadcast_to_rank(minval, len(shape))
   maxval = lax.broadcast_to_rank(maxval, len(shape))
@@ -114,9 +110,7 @@ def _uniform_impl(key_data, shape, dtype, minval, maxval):
                               np.array(1.0, dtype).view(uint_dtype))
   floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _const(dtype, 1.0))
   span = lax.sub(maxval, minval)
-  if batch and shape:  # batched keys (internal use): scalar bounds only
-    span, minval = lax.reshape(span, ()), lax.reshape(minval, ())
-  return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), (*batch, *shape)))
+  return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), shape))
 
 
 def _compiled(sampler, static_argnums, name):
