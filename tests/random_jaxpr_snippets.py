@@ -94,3 +94,9 @@ SNIPPETS["stablehlo_weak_bool_or"] = _S + (
     "  q = (jnp.full((4,), 0.3) * x.shape[0]) < 0.5\n"
     "  return q | (x < 0), jnp.logical_not(q)\n"
     "out = S(f, jnp.ones(4))")
+
+# grad: JAX's linearization of random_gamma's JVP rule (a primitive without a linearize rule)
+# partially evaluates the rule's lax.map scan, hoisting its loop-invariant work and dropping
+# unused while outputs; axle binds the all-known scan as it is (see test_random_jaxprs.py)
+SNIPPETS["gamma_a_array_grad"] = _P + _A + (
+    "out = jax.make_jaxpr(jax.grad(lambda k, a: jax.random.gamma(k, a).sum(), argnums=1))(k, a)")

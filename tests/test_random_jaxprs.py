@@ -14,6 +14,10 @@ from snippet_harness import assert_matches, load_reference, run_snippet, snippet
 REFERENCE = load_reference("random_jaxpr_reference.json")
 
 KNOWN_DIFFERENCES = {
+    "gamma_a_array_grad": "JAX hoists the loop-invariant -log(max float) of random_gamma_grad's "
+                          "lax.map out of the scan and drops unused while outputs (partial "
+                          "evaluation of a JVP rule's scan with all-known operands); axle keeps "
+                          "the scan as traced",
 }
 
 
