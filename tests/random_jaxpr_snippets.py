@@ -87,6 +87,11 @@ for _name, _fn, _args in [
     ("split_batch", "jax.vmap(lambda k: jax.random.split(k, 4))", "rs"),
     ("bits_batch", "jax.vmap(lambda k: jax.random.bits(k, (5,)))", "rs"),
     ("uniform_batch_scalar", "jax.vmap(lambda k: jax.random.uniform(k))", "rs"),
+    ("fold_in_batch", "jax.vmap(lambda k: jax.random.fold_in(k, 7))", "rs"),
+    ("split_batch_2d", "jax.vmap(lambda k: jax.random.split(k, (2, 3)))", "rs"),
+    ("split_nested_batch", "jax.vmap(jax.vmap(jax.random.split))", "jax.random.split(r, (2, 3))"),
+    ("bits_nested_batch", "jax.vmap(jax.vmap(lambda k: jax.random.bits(k, (2,))))",
+     "jax.random.split(r, (2, 3))"),
 ]:
   SNIPPETS[f"stablehlo_{_name}"] = _S + _R + f"out = S({_fn}, {_args})"
 SNIPPETS["stablehlo_weak_bool_or"] = _S + (

@@ -350,14 +350,18 @@ def _hash_lax(k0, k1, x0, x1):
   if not batch or not count_shape:  # threefry2x32 broadcasts scalars itself
     return threefry2x32_p.bind(k0, k1, x0, x1)
   # the one-key hash vmapped, as JAX's: counts u32[1.., *S] and key words u32[*B, 1..],
-  # broadcast against each other inside threefry2x32 (the counts expanded first)
-  shape = batch + count_shape
-  kdims = tuple(range(len(batch)))
-  xdims = tuple(range(len(batch), len(shape)))
-  expand = lambda v, dims: lax_structural.broadcast_in_dim(
-      v, tuple(shape[d] if d in dims else 1 for d in range(len(shape))), dims)
-  x0, x1 = expand(x0, xdims), expand(x1, xdims)
-  return threefry2x32_p.bind(expand(k0, kdims), expand(k1, kdims), x0, x1)
+  # broadcast against each other inside threefry2x32. Each vmap level gives the counts one
+  # leading unit dimension; the innermost level's come before the keys' expansion.
+  def lead_unit(x):
+    x_shape = core.get_aval(x).shape
+    return lax_structural.broadcast_in_dim(x, (1, *x_shape), tuple(range(1, len(x_shape) + 1)))
+  x0, x1 = lead_unit(x0), lead_unit(x1)
+  n = len(batch)
+  k0, k1 = (lax_structural.broadcast_in_dim(k, (*batch, *(1,) * len(count_shape)),
+                                            tuple(range(n))) for k in (k0, k1))
+  for _ in range(n - 1):
+    x0, x1 = lead_unit(x0), lead_unit(x1)
+  return threefry2x32_p.bind(k0, k1, x0, x1)
 
 
 def _hash_numpy(k0, k1, x0, x1):
@@ -489,7 +493,7 @@ def _fold_in_numpy(keys, msgs):
 
 def _fold_in_lax(keys, msgs):
   batch = core.get_aval(keys).shape[:-1]
-  if not batch and not core.get_aval(msgs).shape:
+  if not core.get_aval(msgs).shape:  # one message: JAX's jitted helper (vmapped for a batch)
     return _threefry_fold_in_jit(keys, msgs)
   k0, k1 = _words_lax(keys)
   if core.get_aval(msgs).shape != batch:
@@ -508,9 +512,14 @@ def _threefry_fold_in(key, msg):
   lo = expand(lax_elementwise.bitwise_and(msg, np.uint32(0xFFFFFFFF)))
   seed = lax_structural.concatenate([hi, lo], 0)
   k0, k1 = _words_lax(key)
-  y0, y1 = threefry2x32_p.bind(k0, k1, lax_structural.slice(seed, (0,), (1,)),
-                               lax_structural.slice(seed, (1,), (2,)))
-  return lax_structural.concatenate([y0, y1], 0)
+  s0, s1 = lax_structural.slice(seed, (0,), (1,)), lax_structural.slice(seed, (1,), (2,))
+  batch = core.get_aval(k0).shape
+  if batch:  # a key batch (the one-key form vmapped): seed u32[1.., 1] against keys u32[*B, 1]
+    n = len(batch)
+    s0, s1 = (lax_structural.broadcast_in_dim(v, (1,) * (n + 1), (n,)) for v in (s0, s1))
+    k0, k1 = (lax_structural.broadcast_in_dim(k, (*batch, 1), tuple(range(n))) for k in (k0, k1))
+  y0, y1 = threefry2x32_p.bind(k0, k1, s0, s1)
+  return lax_structural.concatenate([y0, y1], len(batch))
 
 
 _threefry_fold_in_jit = _named_jit(_threefry_fold_in, "_threefry_fold_in")
