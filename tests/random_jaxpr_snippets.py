@@ -105,3 +105,16 @@ SNIPPETS["stablehlo_weak_bool_or"] = _S + (
 # unused while outputs; axle binds the all-known scan as it is (see test_random_jaxprs.py)
 SNIPPETS["gamma_a_array_grad"] = _P + _A + (
     "out = jax.make_jaxpr(jax.grad(lambda k, a: jax.random.gamma(k, a).sum(), argnums=1))(k, a)")
+
+# samplers JAX stages as named jits (_t, _chisquare, _f, _generalized_normal, _ball), whose
+# eager values are then one compiled program's (f's differ from op-by-op evaluation)
+for _name, _fn in [
+    ("t", "lambda k: jax.random.t(k, 3.0, (2,))"),
+    ("chisquare", "lambda k: jax.random.chisquare(k, 3.0, (2,))"),
+    ("f", "lambda k: jax.random.f(k, 3.0, 4.0, (2,))"),
+    ("generalized_normal", "lambda k: jax.random.generalized_normal(k, 1.5, (2,))"),
+]:
+  SNIPPETS[f"{_name}_jaxpr"] = _P + f"out = J({_fn}, k)"
+  SNIPPETS[f"values_{_name}"] = _P + f"out = ({_fn})(k)"
+  SNIPPETS[f"values_{_name}_jit"] = _P + f"out = jax.jit({_fn})(k)"
+SNIPPETS["values_ball"] = _P + "out = jax.random.ball(k, 3, shape=(2,))"

@@ -992,12 +992,19 @@ def t(key, df, shape=None, dtype=None):
     shape = _shape_of(df)
   else:
     _check_shape("t", shape, _shape_of(df))
+  return _t_jit(data, df, shape, dtype)
+
+
+def _t_impl(key_data, df, shape, dtype):
   df = _convert(df, dtype)
-  key_n, key_g = _split(data)
+  key_n, key_g = _split(key_data)
   n = _normal(key_n, shape, dtype)
   half_df = lax.div(df, _const(dtype, 2))
   g = _gamma(key_g, half_df, shape, dtype)
   return n * jnp.sqrt(half_df / g)
+
+
+_t_jit = _compiled(_t_impl, (2, 3), "_t")
 
 
 def chisquare(key, df, shape=None, dtype=None):
@@ -1008,11 +1015,18 @@ def chisquare(key, df, shape=None, dtype=None):
   return _chisquare(data, df, shape, dtype)
 
 
-def _chisquare(key_data, df, shape, dtype):
+def _chisquare_impl(key_data, df, shape, dtype):
   df = _convert(df, dtype)
   half_df = lax.div(df, _const(dtype, 2))
   log_g = _gamma(key_data, half_df, shape, dtype, log_space=True)
   return lax.mul(jnp.exp(log_g), _const(dtype, 2))
+
+
+_chisquare_jit = _compiled(_chisquare_impl, (2, 3), "_chisquare")
+
+
+def _chisquare(key_data, df, shape, dtype):
+  return _chisquare_jit(key_data, df, tuple(shape), np.dtype(dtype))
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None):
@@ -1020,12 +1034,19 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
   data = _key("f", key)
   dtype = _float_dtype("f", dtype)
   shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
+  return _f_jit(data, dfnum, dfden, tuple(shape), dtype)
+
+
+def _f_impl(key_data, dfnum, dfden, shape, dtype):
   dfden = _convert(dfden, dtype)
   dfnum = _convert(dfnum, dtype)
-  key_dfd, key_dfn = _split(data)
+  key_dfd, key_dfn = _split(key_data)
   chi2_dfn = _chisquare(key_dfn, dfnum, shape, dtype)
   chi2_dfd = _chisquare(key_dfd, dfden, shape, dtype)
   return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+
+
+_f_jit = _compiled(_f_impl, (3, 4), "_f")
 
 
 def generalized_normal(key, p, shape=(), dtype=None):
@@ -1037,11 +1058,18 @@ def generalized_normal(key, p, shape=(), dtype=None):
   return _generalized_normal(data, p, shape, dtype)
 
 
-def _generalized_normal(key_data, p, shape, dtype):
-  k0, k1 = _split(key_data)
-  g = _gamma(k0, 1 / p, shape, dtype)
-  r = rademacher(k1, shape, dtype)
+def _generalized_normal_impl(key_data, p, shape, dtype):
+  keys_ = prng.random_split_p.bind(key_data, shape=(2,))
+  g = _gamma(keys_[0], 1 / p, shape, dtype)
+  r = rademacher(keys_[1], shape, dtype)
   return r * g ** (1 / p)
+
+
+_generalized_normal_jit = _compiled(_generalized_normal_impl, (2, 3), "_generalized_normal")
+
+
+def _generalized_normal(key_data, p, shape, dtype):
+  return _generalized_normal_jit(key_data, p, tuple(shape), np.dtype(dtype))
 
 
 def ball(key, d: int, p: float = 2, shape=(), dtype=None):
@@ -1050,10 +1078,17 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None):
   dtype = _float_dtype("ball", dtype)
   shape = core.canonicalize_shape(shape)
   d = core.concrete_or_error(int, d, "The error occurred in jax.random.ball()")
-  k1, k2 = _split(data)
+  return _ball_jit(data, d, p, shape, dtype)
+
+
+def _ball_impl(key_data, d, p, shape, dtype):
+  k1, k2 = _split(key_data)
   g = _generalized_normal(k1, p, (*shape, d), dtype)
   e = _exponential(k2, shape, dtype)
   return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+
+
+_ball_jit = _compiled(_ball_impl, (1, 3, 4), "_ball")
 
 
 # ---------------------------------------------------------------------------
