@@ -42,6 +42,7 @@ from axle._src.random.distributions import (
     poisson as poisson,
     rademacher as rademacher,
     randint as randint,
+    random_gamma_p as random_gamma_p,
     rayleigh as rayleigh,
     shuffle as shuffle,
     t as t,

@@ -11,6 +11,7 @@ from axle._src.lax import control_flow as _control_flow  # noqa: F401
 from axle._src.lax import fourier as _fft  # noqa: F401
 from axle._src.lax import linalg as _linalg  # noqa: F401
 from axle._src.lax import parallel as _parallel  # noqa: F401
+from axle._src.random import distributions as _distributions  # noqa: F401  (random_gamma_p)
 from axle._src.random import prng as _prng  # noqa: F401
 
 

@@ -148,7 +148,7 @@ def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type, sharding):
   old_dtype = x.aval.dtype
   if old_dtype.kind == "c" and new_dtype.kind != "c":
     x = mlir.op(ctx, "stablehlo.real", [x], ShapedArray(x.aval.shape, utils.real_dtype_of(old_dtype)))
-  if new_dtype == np.bool_ and x.aval.dtype != np.bool_:
+  if new_dtype == np.bool_:  # (bool -> bool too: a weak bool made strong)
     x = mlir.compare(ctx, x, mlir.full_like_aval(ctx, 0, x.aval), "NE")
   return mlir.op(ctx, "stablehlo.convert", [x], ShapedArray(x.aval.shape, np.dtype(new_dtype)))
 

@@ -193,15 +193,24 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     if pred_aval.shape:  # only the elements whose predicate holds advance
       pred, = mlir.jaxpr_subcomp(region_ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts,
                                  cond_consts + carry)
-      new_carry = [mlir.select(region_ctx, mlir.broadcast_in_dim(
-          region_ctx, pred, ShapedArray(mlir.materialize(region_ctx, n).aval.shape, np.bool_),
-          range(len(pred_aval.shape))), mlir.materialize(region_ctx, n),
-          mlir.materialize(region_ctx, c)) for n, c in zip(new_carry, carry)]
+      new_carry = [_select_carry(region_ctx, pred, len(pred_aval.shape), n, c)
+                   for n, c in zip(new_carry, carry)]
     return [*cond_consts, *body_consts, *new_carry]
 
   regions = [mlir.region(ctx, avals, cond_region), mlir.region(ctx, avals, body_region)]
   outs = mlir.op(ctx, "stablehlo.while", args, avals, regions=regions)
   return outs[cond_nconsts + body_nconsts:]
+
+
+def _select_carry(ctx, pred, pred_rank: int, new, old):
+  """``new`` where the batched predicate holds, else ``old`` (key arrays: their data)."""
+  new, old = mlir.materialize(ctx, new), mlir.materialize(ctx, old)
+  aval = new.aval
+  new_data, old_data = mlir.physical_values([new, old])
+  mask = mlir.broadcast_in_dim(ctx, pred, ShapedArray(new_data.aval.shape, np.bool_),
+                               range(pred_rank))
+  out = mlir.select(ctx, mask, new_data, old_data)
+  return mlir.Value(out.name, aval, out.splat) if core.is_extended(aval) else out
 
 
 _reduce_or_all_jaxprs: dict = {}

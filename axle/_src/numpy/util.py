@@ -75,6 +75,8 @@ def _common_aval(args, kinds: str | None, same_rank: bool):
   first = avals[0]
   if kinds is not None and first.dtype.kind not in kinds:
     return None
+  if first.weak_type and first.dtype.kind == "b":
+    return None  # bools have no weak type in the lattice: JAX converts weak ones
   ndim = len(first.shape)
   for aval in avals[1:]:
     if (aval.dtype != first.dtype or aval.weak_type != first.weak_type
@@ -171,6 +173,8 @@ def _settled(args, kinds: str | None) -> bool:
   if type(first) is Array:  # every eager jnp call: decide without building lists
     aval = first._aval
     if kinds is not None and aval.dtype.kind not in kinds:
+      return False
+    if aval.weak_type and aval.dtype.kind == "b":
       return False
     for x in args[1:]:
       if type(x) is not Array:

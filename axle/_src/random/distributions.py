@@ -2,9 +2,8 @@
 
 Every sampler takes a key (typed or raw), draws bits with ``random_bits`` and transforms them
 with lax/jnp operations, eagerly (NumPy kernels) or under ``jit`` (XLA) alike. Internally the
-samplers work on raw key data; several helpers also accept key data with leading batch
-dimensions (``uint32[*B, 2]``), which is how the per-element rejection samplers (gamma) run
-all elements at once, exactly as ``vmap`` would.
+samplers work on one key each (key arrays of shape ()); gamma samples come from JAX's
+``random_gamma`` primitive, whose lowering vmaps the one-element rejection sampler.
 """
 from __future__ import annotations
 
@@ -18,8 +17,12 @@ from axle._src import core
 from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
+from axle._src import vmap as vmap_api
 from axle._src.config import config
-from axle._src.custom_derivatives import custom_jvp
+from axle._src.interpreters import ad
+from axle._src.interpreters import batching
+from axle._src.interpreters import lowering as mlir
+from axle._src.lax import loops as lax_loops
 from axle._src.lax.control_flow import while_loop
 from axle._src.random import keys
 from axle._src.random import prng
@@ -37,12 +40,10 @@ def _key(name, key):
 
 
 def _split(key_data, num: int = 2):
-  """``num`` subkeys of (possibly batched) key data, as a list."""
+  """``num`` subkeys of one key, as a list: unpacked by iterating over the keys, as JAX's
+  samplers do (slice, squeeze)."""
   out = prng.random_split_p.bind(key_data, shape=(num,))
-  if core.get_aval(out).ndim == 1:
-    # one key: unpacked by iterating over the keys, as JAX's samplers do (slice, squeeze)
-    return [lax.squeeze(lax.slice(out, (i,), (i + 1,), (1,)), (0,)) for i in range(num)]
-  return [out[..., i] for i in range(num)]
+  return [lax.squeeze(lax.slice(out, (i,), (i + 1,), (1,)), (0,)) for i in range(num)]
 
 
 def _random_bits(key_data, bit_width: int, shape):
@@ -90,10 +91,9 @@ def _convert(x, dtype):
 
 
 def _uniform_impl(key_data, shape, dtype, minval, maxval):
-  """Uniform floats in [minval, maxval); key data may carry batch dims (prepended)."""
+  """Uniform floats in [minval, maxval)."""
   shape = tuple(shape)
   dtype = np.dtype(dtype)
-  batch = _shape_of(key_data)
   minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
   minval = lax.broadcast_to_rank(minval, len(shape))
   maxval = lax.broadcast_to_rank(maxval, len(shape))
@@ -110,9 +110,7 @@ def _uniform_impl(key_data, shape, dtype, minval, maxval):
                               np.array(1.0, dtype).view(uint_dtype))
   floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _const(dtype, 1.0))
   span = lax.sub(maxval, minval)
-  if batch and shape:  # batched keys (internal use): scalar bounds only
-    span, minval = lax.reshape(span, ()), lax.reshape(minval, ())
-  return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), (*batch, *shape)))
+  return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, span), minval), shape))
 
 
 def _compiled(sampler, static_argnums, name):
@@ -557,9 +555,12 @@ _double_sided_maxwell_jit = _compiled(_double_sided_maxwell_impl, (3, 4),
 
 def _convert_and_clip_integer(val, dtype):
   info_to, info_from = dtypes.iinfo(dtype), dtypes.iinfo(val.dtype)
-  low = np.array(max(int(info_to.min), int(info_from.min)), val.dtype)
-  high = np.array(min(int(info_to.max), int(info_from.max)), val.dtype)
-  return jnp.clip(val, low, high).astype(dtype)
+  low = max(int(info_to.min), int(info_from.min))
+  high = min(int(info_to.max), int(info_from.max))
+  if not core.get_aval(val).weak_type:
+    low, high = np.array(low, val.dtype), np.array(high, val.dtype)
+  # bounds as weak as ``val`` (JAX's clip then promotes nothing); the conversion drops weakness
+  return lax.convert_element_type(jnp.clip(val, low, high), dtype)
 
 
 def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
@@ -574,8 +575,9 @@ def randint(key, shape, minval, maxval, dtype=int, *, out_sharding=None):
   sample_dtype = dtype
   if info.bits < 32:
     sample_dtype = np.dtype(np.int32)
-    minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
-    maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
+    # (asarray converts concrete bounds right away: JAX folds that conversion)
+    minval = jnp.asarray(minval, "int32").clip(int(info.min), int(info.max))
+    maxval = jnp.asarray(maxval, "int32").clip(int(info.min), int(info.max) + 1)
   return with_out_sharding(_randint(data, shape, minval, maxval, sample_dtype).astype(dtype),
                            out_sharding)
 
@@ -595,8 +597,10 @@ def _randint_impl(key_data, shape, minval, maxval, dtype):
   # whether maxval exceeds the largest value of dtype (then maxval itself can be drawn)
   maxval_out_of_range = lax.gt(maxval, _convert_and_clip_integer(
       jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
-  minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-  maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+  minval = _convert_and_clip_integer(minval, dtype)
+  maxval = _convert_and_clip_integer(maxval, dtype)
+  minval = lax.broadcast_to_rank(minval, len(shape))
+  maxval = lax.broadcast_to_rank(maxval, len(shape))
   nbits = dtypes.iinfo(dtype).bits
   if nbits not in (8, 16, 32, 64):
     raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
@@ -720,8 +724,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
     if replace:
       p_cuml = jnp.cumsum(p_arr)
       r = p_cuml[-1] * (1 - _uniform(data, shape, p_cuml.dtype))
-      # searchsorted(p_cuml, r, side="left"): the number of cumulative sums below r.
-      ind = jnp.sum((p_cuml < r[..., None]).astype(int), axis=-1).astype(int)
+      ind = jnp.searchsorted(p_cuml, r).astype(int)
     else:
       g = _gumbel(data, (n_inputs,), p_arr.dtype, _gumbel_mode(mode)) + jnp.log(p_arr)
       ind = lax.top_k(g, n_draws)[1].astype(int)
@@ -767,67 +770,49 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
 # Gamma family (rejection sampling with while loops)
 
 
-def _gamma_one(key_data, alpha, log_space):
-  """Marsaglia-Tsang gamma samples for the keys ``key_data`` (u32[n, 2]) and ``alpha`` (n,):
-  every element runs its own rejection loop (vectorised with masks, as vmap does)."""
+def _gamma_one(key, alpha, log_space):
+  """One Marsaglia-Tsang gamma sample for one key and one scalar ``alpha`` (JAX's sampler; the
+  ``random_gamma`` lowering vmaps it over all elements). Shapes below 1 are boosted:
+  gamma(a) = gamma(a + 1) * U ** (1 / a)."""
   dtype = alpha.dtype
   zero, one = _const(dtype, 0), _const(dtype, 1)
+  one_third = _const(dtype, 1. / 3.)
   boost_mask = lax.ge(alpha, one)
   alpha_orig = alpha
   alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
-  d = lax.sub(alpha, _const(dtype, 1. / 3.))
-  c = lax.div(_const(dtype, 1. / 3.), lax.sqrt(d))
-  n = alpha.shape[0]
+  d = lax.sub(alpha, one_third)
+  c = lax.div(one_third, lax.sqrt(d))
 
-  def accept_cond(X, V, U):
+  def reject(state):
+    _, X, V, U = state
     return lax.bitwise_and(
         lax.ge(U, lax.sub(one, lax.mul(_const(dtype, 0.0331), lax.mul(X, X)))),
         lax.ge(lax.log(U), lax.add(lax.mul(X, _const(dtype, 0.5)),
                                    lax.mul(d, lax.add(lax.sub(one, V), lax.log(V))))))
 
-  def outer_cond(state):
-    _, X, V, U = state
-    return jnp.any(accept_cond(X, V, U))
+  def propose(state):
+    def next_normal(kxv):
+      key, subkey = _split(kxv[0])
+      x = _normal(subkey, (), dtype)
+      return key, x, lax.add(one, lax.mul(x, c))
 
-  def outer_body(state):
-    key, X, V, U = state
-    active = accept_cond(X, V, U)
-    parts = prng.random_split_p.bind(key, shape=(3,))
-    new_key, x_key, u_key = parts[:, 0], parts[:, 1], parts[:, 2]
+    key, x_key, u_key = _split(state[0], 3)
+    _, x, v = while_loop(lambda kxv: lax.le(kxv[2], zero), next_normal,
+                         (x_key, zero, _const(dtype, -1)))
+    X = lax.mul(x, x)
+    V = lax.mul(lax.mul(v, v), v)
+    U = _uniform(u_key, (), dtype)
+    return key, X, V, U
 
-    def inner_cond(s):
-      return jnp.any(lax.bitwise_and(s[3], lax.le(s[2], zero)))
-
-    def inner_body(s):
-      k, x, v, act = s
-      todo = lax.bitwise_and(act, lax.le(v, zero))
-      split = prng.random_split_p.bind(k, shape=(2,))
-      k2, sub = split[:, 0], split[:, 1]
-      x2 = _normal(sub, (), dtype)
-      v2 = lax.add(one, lax.mul(x2, c))
-      sel = lambda new, old: lax.select(todo, new, old)
-      return sel(k2, k), sel(x2, x), sel(v2, v), act
-
-    init = (x_key, jnp.zeros((n,), dtype), jnp.full((n,), -1, dtype), active)
-    _, x, v, _ = while_loop(inner_cond, inner_body, init)
-    X2 = lax.mul(x, x)
-    V2 = lax.mul(lax.mul(v, v), v)
-    U2 = _uniform(u_key, (), dtype)
-    sel = lambda new, old: lax.select(active, new, old)
-    key = lax.select(active, new_key, key)
-    return key, sel(X2, X), sel(V2, V), sel(U2, U)
-
-  split = prng.random_split_p.bind(key_data, shape=(2,))
-  key, subkey = split[:, 0], split[:, 1]
-  init = (key, jnp.zeros((n,), dtype), jnp.ones((n,), dtype), jnp.full((n,), 2, dtype))
-  _, _, V, _ = while_loop(outer_cond, outer_body, init)
+  key, subkey = _split(key)
+  _, _, V, _ = while_loop(reject, propose, (key, zero, one, _const(dtype, 2)))
   if log_space:
     log_samples = lax.neg(_exponential(subkey, (), dtype))
-    log_boost = lax.select(lax.bitwise_or(boost_mask, log_samples == 0), jnp.zeros_like(V),
+    log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
                            lax.mul(log_samples, lax.div(one, alpha_orig)))
     return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
-  samples = 1 - _uniform(subkey, (), dtype)
-  boost = lax.select(boost_mask, jnp.ones_like(V), lax.pow(samples, lax.div(one, alpha_orig)))
+  samples = lax.sub(one, _uniform(subkey, (), dtype))
+  boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
   return lax.mul(lax.mul(d, V), boost)
 
 
@@ -843,35 +828,82 @@ def _gamma_impl(key_data, a, shape, dtype, log_space):
   a = _convert(a, dtype)
   if _shape_of(a) != tuple(shape):
     a = jnp.broadcast_to(a, shape)
-  size = math.prod(shape)
-  if size == 0:
-    return jnp.zeros(shape, dtype)
-  split_keys = prng.random_split_p.bind(key_data, shape=(size,))
-  samples = _gamma_samples(log_space, split_keys, jnp.reshape(a, (size,)))
-  return jnp.reshape(samples, shape)
+  return random_gamma_p.bind(key_data, a, log_space=log_space)
 
 
-def _gamma_samples_impl(log_space, key_data, alpha):
-  return _gamma_one(key_data, alpha, log_space)
-
-
-def _gamma_samples_jvp(log_space, primals, tangents):
-  # Implicit reparameterization: d sample / d a = -(dCDF/da) / pdf at the sample.
-  (key_data, alpha), (_, alpha_dot) = primals, tangents
-  out = _gamma_samples(log_space, key_data, alpha)
-  x = lax.exp(out) if log_space else out
-  grad = lax.random_gamma_grad(alpha, x)
-  if log_space:
-    grad = lax.div(grad, x)
-  return out, lax.mul(alpha_dot, grad)
-
-
-_gamma_samples_impl.__name__ = "_gamma"
-_gamma_samples = custom_jvp(_gamma_samples_impl, nondiff_argnums=(0,))
-_gamma_samples.defjvp(_gamma_samples_jvp)
 # A jit with the shape parameter as an argument, as JAX's: XLA then sees alpha as an operand of
 # the sampler (it does not fold it into the loop's constants), which keeps the bits JAX's.
 _gamma_jit = _compiled(_gamma_impl, (2, 3, 4), "_gamma")
+
+
+# random_gamma: gamma samples for keys ``key<fry>[*K]`` and shapes ``a`` of shape (*K, *S) (each
+# key gives the samples of its (*S) block), one rejection loop per element, as JAX's
+# ``random_gamma`` primitive. Its lowering is JAX's vmapped sampler, inlined.
+
+random_gamma_p = core.Primitive("random_gamma")
+
+
+def _random_gamma_abstract_eval(keys, a, *, log_space):
+  return a
+
+
+def _random_gamma_lax(keys, a, *, log_space):
+  """The samples: each key split into one key per element of its block, then every element's
+  Marsaglia-Tsang loop run at once (what vmapping JAX's one-element sampler gives)."""
+  a_shape = _shape_of(a)
+  key_shape = _shape_of(keys)
+  num_keys = math.prod(key_shape)
+  per_key = math.prod(a_shape[len(key_shape):])
+  if num_keys * per_key == 0:
+    return lax.full_like(a, 0)
+  flat_keys = lax.reshape(keys, (num_keys,))
+  split_keys = prng.random_split_p.bind(flat_keys, shape=(per_key,))
+  split_keys = lax.reshape(split_keys, (num_keys * per_key,))
+  alphas = lax.reshape(a, (num_keys * per_key,))
+  samples = vmap_api.vmap(lambda k, alpha: _gamma_one(k, alpha, log_space))(split_keys, alphas)
+  return lax.reshape(samples, a_shape)
+
+
+def _random_gamma_batcher(values, dims, *, log_space):
+  size = next(core.get_aval(x).shape[d] for x, d in zip(values, dims) if d is not None)
+  keys, a = (batching.bdim_at_front(x, d, size) for x, d in zip(values, dims))
+  return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+def _gamma_grad(sample, a, log_space):
+  """d sample / d a (implicit reparameterization), one element at a time with ``lax.map``
+  as JAX does on CPU."""
+  a_shape = _shape_of(a)
+  samples = lax.reshape(sample, (math.prod(a_shape),))
+  alphas = lax.reshape(a, (math.prod(a_shape),))
+  if log_space:
+    # d log(x) = dx / x; exp(log x) may round to zero: then the smallest normal float
+    samples = lax.exp(samples)
+    tiny = lax.full_like(samples, dtypes.finfo(samples.dtype).tiny)
+    samples = lax.select(lax.eq(samples, _const(samples.dtype, 0)), tiny, samples)
+
+    def one_grad(args):
+      alpha, x = args
+      return lax.div(lax.random_gamma_grad(alpha, x), x)
+  else:
+    def one_grad(args):
+      return lax.random_gamma_grad(*args)
+  return lax.reshape(lax_loops.map(one_grad, (alphas, samples)), a_shape)
+
+
+def _random_gamma_jvp(primals, tangents, *, log_space):
+  (keys, a), (_, a_dot) = primals, tangents
+  sample = random_gamma_p.bind(keys, a, log_space=log_space)
+  if type(a_dot) is ad.Zero:
+    return sample, ad.Zero.from_primal_value(sample)
+  return sample, lax.mul(a_dot, _gamma_grad(sample, a, log_space))
+
+
+random_gamma_p.def_abstract_eval(_random_gamma_abstract_eval)
+mlir.register(random_gamma_p, mlir.lower_fun(_random_gamma_lax))
+mlir.extended_dtype_rules.add(random_gamma_p)  # the rule takes the keys as keys
+batching.primitive_batchers[random_gamma_p] = _random_gamma_batcher
+ad.primitive_jvps[random_gamma_p] = _random_gamma_jvp
 
 
 def gamma(key, a, shape=None, dtype=None):
@@ -900,10 +932,16 @@ def beta(key, a, b, shape=None, dtype=None):
   """Samples the beta distribution with parameters ``a`` and ``b``."""
   data = _key("beta", key)
   dtype = _float_dtype("beta", dtype)
+  return _beta_jit(data, a, b, _canonical_shape(shape), dtype)
+
+
+def _beta_impl(key_data, a, b, shape, dtype):
   shape = _check_broadcast_shapes("beta", shape, a, b)
-  a = jnp.broadcast_to(_convert(a, dtype), shape)
-  b = jnp.broadcast_to(_convert(b, dtype), shape)
-  key_a, key_b = _split(data)
+  a = _convert(a, dtype)
+  b = _convert(b, dtype)
+  key_a, key_b = _split(key_data)
+  a = jnp.broadcast_to(a, shape)
+  b = jnp.broadcast_to(b, shape)
   log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
   log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
   log_max = lax.max(log_gamma_a, log_gamma_b)
@@ -912,8 +950,12 @@ def beta(key, a, b, shape=None, dtype=None):
   return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+_beta_jit = _compiled(_beta_impl, (3, 4), "_beta")
+
+
 def _softmax_last(x):
-  unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis=-1, keepdims=True)))
+  unnormalized = jnp.exp(x - lax.stop_gradient(
+      jnp.max(x, axis=-1, keepdims=True, initial=-np.inf)))
   return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
 
 
@@ -921,7 +963,10 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   """Samples the Dirichlet distribution with concentrations ``alpha`` (last axis)."""
   data = _key("dirichlet", key)
   dtype = _float_dtype("dirichlet", dtype)
-  shape = _canonical_shape(shape)
+  return _dirichlet_jit(data, alpha, _canonical_shape(shape), dtype)
+
+
+def _dirichlet_impl(key_data, alpha, shape, dtype):
   alpha_shape = _shape_of(alpha)
   if not len(alpha_shape) >= 1:
     raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {len(alpha_shape)}")
@@ -930,8 +975,12 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   else:
     _check_shape("dirichlet", shape, alpha_shape[:-1])
   alpha = _convert(alpha, dtype)
-  log_gamma_samples = _gamma(data, alpha, tuple(shape) + alpha_shape[-1:], dtype, log_space=True)
+  log_gamma_samples = _gamma(key_data, alpha, tuple(shape) + alpha_shape[-1:], dtype,
+                             log_space=True)
   return _softmax_last(log_gamma_samples)
+
+
+_dirichlet_jit = _compiled(_dirichlet_impl, (2, 3), "_dirichlet")
 
 
 def t(key, df, shape=None, dtype=None):
@@ -943,12 +992,19 @@ def t(key, df, shape=None, dtype=None):
     shape = _shape_of(df)
   else:
     _check_shape("t", shape, _shape_of(df))
+  return _t_jit(data, df, shape, dtype)
+
+
+def _t_impl(key_data, df, shape, dtype):
   df = _convert(df, dtype)
-  key_n, key_g = _split(data)
+  key_n, key_g = _split(key_data)
   n = _normal(key_n, shape, dtype)
   half_df = lax.div(df, _const(dtype, 2))
   g = _gamma(key_g, half_df, shape, dtype)
   return n * jnp.sqrt(half_df / g)
+
+
+_t_jit = _compiled(_t_impl, (2, 3), "_t")
 
 
 def chisquare(key, df, shape=None, dtype=None):
@@ -959,11 +1015,18 @@ def chisquare(key, df, shape=None, dtype=None):
   return _chisquare(data, df, shape, dtype)
 
 
-def _chisquare(key_data, df, shape, dtype):
+def _chisquare_impl(key_data, df, shape, dtype):
   df = _convert(df, dtype)
   half_df = lax.div(df, _const(dtype, 2))
   log_g = _gamma(key_data, half_df, shape, dtype, log_space=True)
   return lax.mul(jnp.exp(log_g), _const(dtype, 2))
+
+
+_chisquare_jit = _compiled(_chisquare_impl, (2, 3), "_chisquare")
+
+
+def _chisquare(key_data, df, shape, dtype):
+  return _chisquare_jit(key_data, df, tuple(shape), np.dtype(dtype))
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None):
@@ -971,12 +1034,19 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
   data = _key("f", key)
   dtype = _float_dtype("f", dtype)
   shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
+  return _f_jit(data, dfnum, dfden, tuple(shape), dtype)
+
+
+def _f_impl(key_data, dfnum, dfden, shape, dtype):
   dfden = _convert(dfden, dtype)
   dfnum = _convert(dfnum, dtype)
-  key_dfd, key_dfn = _split(data)
+  key_dfd, key_dfn = _split(key_data)
   chi2_dfn = _chisquare(key_dfn, dfnum, shape, dtype)
   chi2_dfd = _chisquare(key_dfd, dfden, shape, dtype)
   return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+
+
+_f_jit = _compiled(_f_impl, (3, 4), "_f")
 
 
 def generalized_normal(key, p, shape=(), dtype=None):
@@ -988,11 +1058,18 @@ def generalized_normal(key, p, shape=(), dtype=None):
   return _generalized_normal(data, p, shape, dtype)
 
 
-def _generalized_normal(key_data, p, shape, dtype):
-  k0, k1 = _split(key_data)
-  g = _gamma(k0, 1 / p, shape, dtype)
-  r = rademacher(k1, shape, dtype)
+def _generalized_normal_impl(key_data, p, shape, dtype):
+  keys_ = prng.random_split_p.bind(key_data, shape=(2,))
+  g = _gamma(keys_[0], 1 / p, shape, dtype)
+  r = rademacher(keys_[1], shape, dtype)
   return r * g ** (1 / p)
+
+
+_generalized_normal_jit = _compiled(_generalized_normal_impl, (2, 3), "_generalized_normal")
+
+
+def _generalized_normal(key_data, p, shape, dtype):
+  return _generalized_normal_jit(key_data, p, tuple(shape), np.dtype(dtype))
 
 
 def ball(key, d: int, p: float = 2, shape=(), dtype=None):
@@ -1001,10 +1078,17 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None):
   dtype = _float_dtype("ball", dtype)
   shape = core.canonicalize_shape(shape)
   d = core.concrete_or_error(int, d, "The error occurred in jax.random.ball()")
-  k1, k2 = _split(data)
+  return _ball_jit(data, d, p, shape, dtype)
+
+
+def _ball_impl(key_data, d, p, shape, dtype):
+  k1, k2 = _split(key_data)
   g = _generalized_normal(k1, p, (*shape, d), dtype)
   e = _exponential(k2, shape, dtype)
   return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+
+
+_ball_jit = _compiled(_ball_impl, (1, 3, 4), "_ball")
 
 
 # ---------------------------------------------------------------------------
@@ -1222,7 +1306,8 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
   inexact = jnp.promote_types(n.dtype, p.dtype)
   if not dtypes.issubdtype(inexact, np.inexact):
     inexact = dtypes.canonicalize_dtype(float)
-  n, p = n.astype(inexact), p.astype(inexact)
+  # asarray converts concrete counts right away (JAX folds that conversion: no equation)
+  n, p = jnp.asarray(n, inexact), jnp.asarray(p, inexact)
   if p.ndim < 1:
     raise ValueError(f"multinomial: p must have at least one dimension (the categories), "
                      f"got shape {p.shape}")
@@ -1232,7 +1317,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
 
   def draw(remainder, ratio_and_key):
     ratio, subkey = ratio_and_key
-    count = binomial(subkey, remainder, jnp.clip(ratio, 0, 1), dtype=remainder.dtype)
+    count = binomial(subkey, remainder, jnp.clip(ratio, min=0, max=1), dtype=remainder.dtype)
     return remainder - count, count
 
   p = jnp.moveaxis(p, -1, 0)

@@ -236,6 +236,11 @@ def _physical_lowering(primitive, avals_in, avals_out):
   rule = _physical_rules.get(cache_key)
   if rule is not None:
     return rule
+  if primitive is lax_structural.squeeze_p or primitive is lax_structural.reshape_p:
+    # reshaping key dimensions reshapes the data as it lies (no transposes), as in JAX
+    rule = _physical_rules[cache_key] = prng.on_physical(
+        _squeeze_key_data if primitive is lax_structural.squeeze_p else _reshape_key_data)
+    return rule
 
   def on_data(*operands, **params):
     def apply(*xs):
@@ -247,6 +252,16 @@ def _physical_lowering(primitive, avals_in, avals_out):
   rule = _physical_rules[cache_key] = prng.on_physical(
       mlir.lower_fun(on_data, primitive.multiple_results), primitive.multiple_results)
   return rule
+
+
+def _squeeze_key_data(ctx, data, **params):
+  return mlir.op(ctx, "stablehlo.reshape", [data], ctx.avals_out[0])
+
+
+def _reshape_key_data(ctx, data, *, dimensions, **params):
+  if dimensions is not None:  # reshape's transpose first, the key data's own axis kept last
+    data = mlir.transpose(ctx, data, (*dimensions, len(dimensions)))
+  return mlir.op(ctx, "stablehlo.reshape", [data], ctx.avals_out[0])
 
 
 mlir.physical_lowering = _physical_lowering

@@ -251,7 +251,12 @@ def _rotate_left(v, r):
 
 
 def _broadcast_word(k, shape):
-  return k if core.get_aval(k).shape == shape else lax_structural.broadcast_in_dim(k, shape, ())
+  """``k`` broadcast to ``shape``: a scalar everywhere, else dimension by dimension (its
+  size-1 dimensions stretched, as the operands of vmapped keys and counts come)."""
+  k_shape = core.get_aval(k).shape
+  if k_shape == shape:
+    return k
+  return lax_structural.broadcast_in_dim(k, shape, tuple(range(len(k_shape))))
 
 
 def _rolled_rounds_step(i, x0, x1, ks0, ks1, ks2, rot0, rot1):
@@ -275,11 +280,13 @@ def _rolled_rounds_step(i, x0, x1, ks0, ks1, ks2, rot0, rot1):
 def _threefry2x32_rolled_lax(k0, k1, x0, x1):
   """Threefry-2x32 as JAX lowers it on CPU: the five round groups rolled into a ``while``
   loop whose body is a called function (``closed_call``). Same bits as the unrolled form."""
-  shape = core.get_aval(x0).shape
+  shape = _threefry2x32_shape(*(core.get_aval(v).shape for v in (k0, k1, x0, x1)))
   rot0 = np.array(_ROTATIONS[0], UINT32)
   rot1 = np.array(_ROTATIONS[1], UINT32)
   ks2 = lax_elementwise.bitwise_xor(lax_elementwise.bitwise_xor(k0, k1), np.uint32(_KS_PARITY))
+  x0 = _broadcast_word(x0, shape)
   x0 = lax_elementwise.add(x0, _broadcast_word(k0, shape))
+  x1 = _broadcast_word(x1, shape)
   x1 = lax_elementwise.add(x1, _broadcast_word(k1, shape))
 
   def step(carry, _):  # (scan's lowering calls the body as @closed_call, as JAX's)
@@ -292,16 +299,25 @@ threefry2x32_p = core.Primitive("threefry2x32")
 threefry2x32_p.multiple_results = True
 
 
+def _threefry2x32_shape(*shapes):
+  """The common shape of threefry2x32's operands: scalars broadcast, and operands of equal
+  rank broadcast their size-1 dimensions (what vmapping keys over shared counts gives)."""
+  shapes = [s for s in shapes if s]
+  if not shapes:
+    return ()
+  if len({len(s) for s in shapes}) == 1:
+    sizes = [{d for d in dims if d != 1} for dims in zip(*shapes)]
+    if all(len(n) <= 1 for n in sizes):
+      return tuple(n.pop() if n else 1 for n in sizes)
+  raise TypeError("threefry2x32 got incompatible shapes for broadcasting: "
+                  f"{', '.join(str(s) for s in shapes)}.")
+
+
 def _threefry2x32_abstract_eval(*avals):
   if any(a.dtype != UINT32 for a in avals):
     raise TypeError("Arguments to threefry2x32 must have uint32 type, got "
                     f"{[a.str_short(False) for a in avals]}")
-  shapes = {a.shape for a in avals if a.shape}
-  if len(shapes) > 1:
-    raise TypeError("threefry2x32 got incompatible shapes for broadcasting: "
-                    f"{', '.join(str(a.shape) for a in avals)}.")
-  shape = shapes.pop() if shapes else ()
-  return [ShapedArray(shape, UINT32)] * 2
+  return [ShapedArray(_threefry2x32_shape(*(a.shape for a in avals)), UINT32)] * 2
 
 
 threefry2x32_p.def_abstract_eval(_threefry2x32_abstract_eval)
@@ -331,17 +347,21 @@ def _hash_lax(k0, k1, x0, x1):
   """threefry2x32 of keys u32[*B] with counts u32[*S] (shared by all keys): u32[*B, *S]."""
   batch = core.get_aval(k0).shape
   count_shape = core.get_aval(x0).shape
-  if not batch:
+  if not batch or not count_shape:  # threefry2x32 broadcasts scalars itself
     return threefry2x32_p.bind(k0, k1, x0, x1)
-  if not count_shape:
-    return threefry2x32_p.bind(k0, k1, lax_structural.broadcast_in_dim(x0, batch, ()),
-                               lax_structural.broadcast_in_dim(x1, batch, ()))
-  shape = batch + count_shape
-  kdims = tuple(range(len(batch)))
-  xdims = tuple(range(len(batch), len(shape)))
-  bk = lambda k: lax_structural.broadcast_in_dim(k, shape, kdims)
-  bx = lambda x: lax_structural.broadcast_in_dim(x, shape, xdims)
-  return threefry2x32_p.bind(bk(k0), bk(k1), bx(x0), bx(x1))
+  # the one-key hash vmapped, as JAX's: counts u32[1.., *S] and key words u32[*B, 1..],
+  # broadcast against each other inside threefry2x32. Each vmap level gives the counts one
+  # leading unit dimension; the innermost level's come before the keys' expansion.
+  def lead_unit(x):
+    x_shape = core.get_aval(x).shape
+    return lax_structural.broadcast_in_dim(x, (1, *x_shape), tuple(range(1, len(x_shape) + 1)))
+  x0, x1 = lead_unit(x0), lead_unit(x1)
+  n = len(batch)
+  k0, k1 = (lax_structural.broadcast_in_dim(k, (*batch, *(1,) * len(count_shape)),
+                                            tuple(range(n))) for k in (k0, k1))
+  for _ in range(n - 1):
+    x0, x1 = lead_unit(x0), lead_unit(x1)
+  return threefry2x32_p.bind(k0, k1, x0, x1)
 
 
 def _hash_numpy(k0, k1, x0, x1):
@@ -430,7 +450,8 @@ def _split_numpy(keys, shape, partitionable):
 
 
 def _split_lax(keys, shape, partitionable):
-  if not core.get_aval(keys).shape[:-1]:  # one key: JAX's jitted helper, as it prints
+  if not core.get_aval(keys).shape[:-1] or partitionable:
+    # JAX's jitted helper, as it prints (for key batches: the helper vmapped)
     split = _threefry_split_jit if partitionable else _threefry_split_original_jit
     return split(keys, tuple(shape))
   return _split_keys_lax(keys, shape, partitionable)
@@ -472,7 +493,7 @@ def _fold_in_numpy(keys, msgs):
 
 def _fold_in_lax(keys, msgs):
   batch = core.get_aval(keys).shape[:-1]
-  if not batch and not core.get_aval(msgs).shape:
+  if not core.get_aval(msgs).shape:  # one message: JAX's jitted helper (vmapped for a batch)
     return _threefry_fold_in_jit(keys, msgs)
   k0, k1 = _words_lax(keys)
   if core.get_aval(msgs).shape != batch:
@@ -491,9 +512,14 @@ def _threefry_fold_in(key, msg):
   lo = expand(lax_elementwise.bitwise_and(msg, np.uint32(0xFFFFFFFF)))
   seed = lax_structural.concatenate([hi, lo], 0)
   k0, k1 = _words_lax(key)
-  y0, y1 = threefry2x32_p.bind(k0, k1, lax_structural.slice(seed, (0,), (1,)),
-                               lax_structural.slice(seed, (1,), (2,)))
-  return lax_structural.concatenate([y0, y1], 0)
+  s0, s1 = lax_structural.slice(seed, (0,), (1,)), lax_structural.slice(seed, (1,), (2,))
+  batch = core.get_aval(k0).shape
+  if batch:  # a key batch (the one-key form vmapped): seed u32[1.., 1] against keys u32[*B, 1]
+    n = len(batch)
+    s0, s1 = (lax_structural.broadcast_in_dim(v, (1,) * (n + 1), (n,)) for v in (s0, s1))
+    k0, k1 = (lax_structural.broadcast_in_dim(k, (*batch, 1), tuple(range(n))) for k in (k0, k1))
+  y0, y1 = threefry2x32_p.bind(k0, k1, s0, s1)
+  return lax_structural.concatenate([y0, y1], len(batch))
 
 
 _threefry_fold_in_jit = _named_jit(_threefry_fold_in, "_threefry_fold_in")
