@@ -229,7 +229,7 @@ def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scala
 
 
 @settings(max_examples=150, deadline=None)
-@given(dtype=st.sampled_from([np.float32, np.int32, np.float16, np.complex64]),
+@given(dtype=st.sampled_from([np.float32, np.int32, np.float16, np.complex64, np.bool_]),
        fn=st.sampled_from(_OPERATORS + _UFUNCS),
        shapes=st.sampled_from([((3,), (3,)), ((2, 3), ()), ((), (3,)), ((), ())]),
        weak=st.sampled_from(["first", "second", "both"]),
@@ -238,8 +238,8 @@ def test_weakly_typed_operands_match_general_path(dtype, fn, shapes, weak, place
   # A weakly typed Array next to an Array of its dtype (jnp.full(shape, 0.1) is weak) is only
   # retyped by promotion: the shortcuts run the op directly; the result is weak only if both are.
   rng = np.random.default_rng(seed)
-  values = [(rng.standard_normal(shape) * 3 + shift).astype(dtype)
-            for shape, shift in zip(shapes, (0.0, 0.5))]
+  values = [(rng.standard_normal(shape) * 3 + shift) for shape, shift in zip(shapes, (0.0, 0.5))]
+  values = [v > 0 if dtype is np.bool_ else v.astype(dtype) for v in values]
   x, y = [jnp.asarray(v) for v in values]
   make_weak = lambda v: lax_elementwise._convert_element_type(v, np.dtype(dtype), True)
   if weak in ("both", "first"):

@@ -66,7 +66,8 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
         other_aval = other._aval
         if value is not None and other._value is not None and aval.dtype.kind in kinds and (
             other_aval is aval or (other_aval.shape == aval.shape
-                                   and other_aval.dtype == aval.dtype)):
+                                   and other_aval.dtype == aval.dtype)) and not (
+            aval.dtype.kind == "b" and (aval.weak_type or other_aval.weak_type)):
           # (of one dtype, a weakly typed operand is converted to the other's type: the
           # result is weak only if both are)
           if aval.weak_type and other_aval is not aval:

@@ -50,8 +50,8 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
     if a1 is not a2 and (a1.dtype != a2.dtype
                          or (a1.shape != a2.shape and a1.shape and a2.shape)):
       return None
-    if a1.dtype.kind not in kinds:
-      return None
+    if a1.dtype.kind not in kinds or (a1.dtype.kind == "b" and (a1.weak_type or a2.weak_type)):
+      return None  # (bools have no weak type in jnp's promotion: weak ones are converted)
     if a1.weak_type != a2.weak_type:
       # jnp converts the weakly typed operand to the other's (same) dtype: only its type changes
       if a1.weak_type:
