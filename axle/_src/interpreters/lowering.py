@@ -943,17 +943,18 @@ def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArr
   executable = _primitive_executables.get(key)
   if executable is None:
     out = eval_interpreter.abstract_eval(primitive, list(avals_in), params)
-    avals_out = tuple(core.physical_aval(a) for a in (out if primitive.multiple_results else [out]))
+    avals_out = list(out) if primitive.multiple_results else [out]
     invars = [ir.Var(a) for a in avals_in]
     outvars = [ir.Var(a) for a in avals_out]
     jaxpr = Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)])
     text = lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), primitive.name)
-    executable = _executables_by_text.get((text, avals_out))
+    physical_out = tuple(core.physical_aval(a) for a in avals_out)
+    executable = _executables_by_text.get((text, physical_out))
     if executable is None:
-      executable = client.compile(text, list(avals_out))
+      executable = client.compile(text, list(physical_out))
       if len(_executables_by_text) >= _MAX_PRIMITIVE_EXECUTABLES:
         _executables_by_text.clear()
-      _executables_by_text[(text, avals_out)] = executable
+      _executables_by_text[(text, physical_out)] = executable
     if len(_primitive_executables) >= _MAX_PRIMITIVE_EXECUTABLES:
       _primitive_executables.clear()
     _primitive_executables[key] = executable
