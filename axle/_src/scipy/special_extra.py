@@ -879,11 +879,12 @@ _owens_t = custom_jvp(_owens_t_impl)
 @_owens_t.defjvp
 def _owens_t_jvp(primals, tangents):
   (h, a), (h_dot, a_dot) = primals, tangents
+  out = _owens_t(h, a)  # first, as JAX stages it
   d_h = (lax.neg(lax.exp(_c(h, -0.5) * jnp.square(h))) * lax.erf(a * h / _c(h, math.sqrt(2)))
          / _c(h, 2 * math.sqrt(2 * math.pi)))
   d_a = (lax.exp(_c(h, -0.5) * (jnp.square(a) + _c(h, 1)) * jnp.square(h))
          / (_c(h, 2 * np.pi) * (jnp.square(a) + _c(h, 1))))
-  return _owens_t(h, a), d_h * h_dot + d_a * a_dot
+  return out, d_h * h_dot + d_a * a_dot
 
 
 def owens_t(h, a):
