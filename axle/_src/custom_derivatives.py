@@ -240,7 +240,17 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name, symbolic_z
   # The rule closes over the constants itself: they are neither its primals nor tangents.
   primals, tangents = primals[num_consts:], tangents[num_consts:]
   tangents = [_to_symbolic(t) if symbolic_zeros else ad.instantiate_zeros(t) for t in tangents]
-  outs, tangent_outs = jvp(primals, tangents)
+  trace = core.current_trace()
+  if type(trace) is ad.LinearizeTrace and not trace.splits_known_jits:
+    # Under linearize JAX partially evaluates the rule: the jits it calls on known values are
+    # split (traced anew) as well.
+    trace.splits_known_jits = True
+    try:
+      outs, tangent_outs = jvp(primals, tangents)
+    finally:
+      trace.splits_known_jits = False
+  else:
+    outs, tangent_outs = jvp(primals, tangents)
   return list(outs), list(tangent_outs)
 
 
@@ -255,7 +265,8 @@ def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros,
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
-  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
+  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True,
+                                    same_level=True)
   rule_dims = in_dims[num_consts:]
 
   def batched_jvp(primals, tangents):
@@ -548,7 +559,8 @@ def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_z
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
-  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
+  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True,
+                                    same_level=True)
   rule_dims = in_dims[num_consts:]
 
   def batched_fwd(primals, perturbed=None):
