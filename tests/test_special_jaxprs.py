@@ -1,0 +1,51 @@
+"""jax.scipy.special programs, and the custom_jvp/custom_vjp, split and batching machinery they
+use, print JAX's jaxprs, grad jaxprs and vmap jaxprs, against real JAX's recorded text
+(tests/data/special_jaxpr_reference.json, written by tools/record_special_jaxpr_reference.py)."""
+
+import numpy as np
+import pytest
+
+import axle as jax
+import axle.numpy as jnp
+from special_jaxpr_snippets import SNIPPETS
+from snippet_harness import assert_matches, load_reference, run_snippet, snippet_params
+
+REFERENCE = load_reference("special_jaxpr_reference.json")
+
+KNOWN_DIFFERENCES = {
+}
+
+
+@pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))
+def test_matches_jax(name):
+  assert_matches(REFERENCE[name], run_snippet(SNIPPETS[name]))
+
+
+def test_custom_rules_with_hoisted_constants_compute_the_same_values():
+  c = np.array([1.0, 2.0, 3.0], np.float32)
+
+  @jax.custom_jvp
+  def f(x):
+    return x * jnp.asarray(c) + jnp.sin(x)
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return f(x), t * (jnp.asarray(c) + jnp.cos(x))
+
+  @jax.custom_vjp
+  def g(x):
+    return x * jnp.asarray(c)
+
+  g.defvjp(lambda x: (g(x), None), lambda _, ct: (ct * jnp.asarray(c),))
+  x = np.array([0.5, -1.0, 2.0], np.float32)
+  expected = x * c + np.sin(x)
+  np.testing.assert_allclose(jax.jit(f)(x), expected, rtol=1e-6)
+  np.testing.assert_allclose(jax.vmap(jax.jit(f))(np.stack([x, x])), np.stack([expected] * 2),
+                             rtol=1e-6)
+  np.testing.assert_allclose(jax.grad(lambda y: jax.jit(f)(y).sum())(x), c + np.cos(x), rtol=1e-6)
+  np.testing.assert_allclose(jax.jvp(jax.jit(f), (x,), (np.ones(3, np.float32),))[1],
+                             c + np.cos(x), rtol=1e-6)
+  np.testing.assert_allclose(jax.jit(jax.grad(lambda y: g(y).sum()))(x), c)
+  np.testing.assert_allclose(jax.vmap(jax.grad(lambda y: jax.jit(g)(y).sum()))(np.stack([x, x])),
+                             np.stack([c, c]))
