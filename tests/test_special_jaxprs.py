@@ -49,3 +49,16 @@ def test_custom_rules_with_hoisted_constants_compute_the_same_values():
   np.testing.assert_allclose(jax.jit(jax.grad(lambda y: g(y).sum()))(x), c)
   np.testing.assert_allclose(jax.vmap(jax.grad(lambda y: jax.jit(g)(y).sum()))(np.stack([x, x])),
                              np.stack([c, c]))
+
+
+def test_dead_work_of_a_custom_jvp_function_is_not_lowered():
+  @jax.custom_jvp
+  def f(x):
+    jnp.cos(x)  # never read: in the printed jaxpr, not in the lowered program (as JAX)
+    return jnp.sin(x)
+
+  f.defjvps(lambda t, out, x: t * jnp.cos(x))
+  x = np.ones(3, np.float32)
+  assert "cos" in str(jax.make_jaxpr(f)(x))
+  text = jax.jit(f).lower(x).as_text()
+  assert "sine" in text and "cosine" not in text

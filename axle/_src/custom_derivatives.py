@@ -201,7 +201,26 @@ def _custom_call_impl(*args, call_jaxpr, **_):
 
 def _custom_call_lowering(ctx, *args, call_jaxpr, **_):
   call_jaxpr = _closed(call_jaxpr)
-  return lowering.jaxpr_subcomp(ctx, call_jaxpr.jaxpr, call_jaxpr.consts, args)
+  jaxpr = ad.memoized("lowered_body", call_jaxpr, None,
+                      lambda: _without_dead_equations(call_jaxpr.jaxpr))
+  return lowering.jaxpr_subcomp(ctx, jaxpr, call_jaxpr.consts, args)
+
+
+def _without_dead_equations(jaxpr: ir.Jaxpr) -> ir.Jaxpr:
+  """``jaxpr`` without the effect-free equations none of whose outputs is needed (as JAX, the
+  dead work of a custom_jvp/custom_vjp function is not lowered); the kept equations, and the
+  jaxprs they carry, are the same objects."""
+  live = {v for v in jaxpr.outvars if type(v) is not ir.Literal}
+  kept = []
+  for eqn in reversed(jaxpr.eqns):
+    if (not any(v in live for v in eqn.outvars) and not eqn.primitive.has_effects
+        and not ir.eqn_effects(eqn.primitive, eqn.params)):
+      continue
+    kept.append(eqn)
+    live.update(v for v in eqn.invars if type(v) is not ir.Literal)
+  if len(kept) == len(jaxpr.eqns):
+    return jaxpr
+  return jaxpr.replace(eqns=kept[::-1])
 
 
 custom_jvp_call_p.def_abstract_eval(_custom_call_abstract_eval)

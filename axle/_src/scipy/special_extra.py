@@ -939,7 +939,9 @@ _WOFZ_COEFFS = np.array([
 def _wofz(z):
   # Weideman's rational approximation in the upper half plane, in JAX's order of operations;
   # w(-z) = 2 exp(-z**2) - w(z) below it.
-  upper = lax.imag(z) >= 0
+  imag = lax.imag(z)
+  lax.real(z)  # JAX takes the real part here too (and never reads it)
+  upper = imag >= 0
   z_up = lax.select(upper, z, lax.neg(z))
   real_dtype = np.finfo(z.dtype).dtype
   re = lax.real(z_up)
