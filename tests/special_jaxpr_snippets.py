@@ -1,6 +1,6 @@
 """Programs of jax.scipy.special and of the machinery they exercise whose jaxprs, grad jaxprs and
 vmap jaxprs must print as JAX's: fresnel (polyval on coefficient arrays, a named
-sincospisquaredhalf), owens_t and sici under grad, dawsn, erfcx, wofz, polyfit's lstsq; the
+sincospisquaredhalf), owens_t and sici under grad, dawsn, erfcx, wofz, zeta, polyfit's lstsq; the
 constants a custom_jvp or custom_vjp function closes over (operands of the call,
 ``num_consts``); the jits split inside another split and the jaxprs batched inside a batched
 jaxpr (memoised apart from the top-level ones, as in JAX); the known jits a custom_jvp rule
@@ -25,6 +25,7 @@ for _name, _fn, _args, _kinds in [
     ("dawsn", "jax.scipy.special.dawsn", "v * 5", "JGV"),
     ("erfcx", "jax.scipy.special.erfcx", "v * 5", "JGV"),
     ("wofz", "jax.scipy.special.wofz", "v + 0.5j * p", "JV"),
+    ("zeta", "jax.scipy.special.zeta", "p + 1, p", "JGV"),
 ]:
   for _kind in _kinds:
     SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_kind}({_fn}, {_args})"

@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from axle._src import core
+from axle._src import differentiation
 from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
@@ -580,7 +581,46 @@ def zeta(x, q=None):
     raise NotImplementedError("Riemann zeta function not implemented; pass q != None to compute "
                               "the Hurwitz Zeta function.")
   x, q = util.promote_args_inexact("zeta", x, q)
+  return _zeta(x, q)
+
+
+def _zeta_impl(x, q):
   return lax.zeta(x, q)
+
+
+_ZETA_TERMS = 8  # Euler-Maclaurin: terms summed directly, and Bernoulli corrections
+# (2k)! / B_2k for k = 1..8
+_ZETA_FACTORIAL_OVER_BERNOULLI = np.array([[
+    12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1892437580.3183384, 74724249600.0,
+    -2950130727192.1406]])
+
+
+def _zeta_series(s, q):
+  """Hurwitz zeta by the Euler-Maclaurin formula as JAX writes it: the derivative rule of zeta
+  differentiates this (the zeta primitive has none)."""
+  dtype = s.dtype
+  n = _ZETA_TERMS
+  s_col = s[..., None]
+  q_col = q[..., None]
+  head = jnp.sum((q_col + np.arange(n, dtype=dtype)) ** -s_col, axis=-1)
+  integral = (q + n) ** (1 - s) / (s - 1)
+  scale = (q + n) ** -s
+  ratios = jnp.cumprod((s_col + np.arange(2 * n, dtype=dtype)) / (q_col + n), axis=-1)
+  terms = jnp.clip(ratios[..., ::2], max=np.finfo(dtype).max)
+  terms = terms / _ZETA_FACTORIAL_OVER_BERNOULLI.astype(dtype)
+  return head + integral + scale * (0.5 + jnp.sum(terms, axis=-1))
+
+
+_zeta_impl.__name__ = _zeta_impl.__qualname__ = "zeta"
+_zeta = custom_jvp(_zeta_impl)
+
+
+def _zeta_jvp(primals, tangents):
+  return differentiation.jvp(_zeta_series, primals, tangents)
+
+
+_zeta_jvp.__name__ = _zeta_jvp.__qualname__ = "jvp"
+_zeta.defjvp(_zeta_jvp)
 
 
 def polygamma(n, x):
