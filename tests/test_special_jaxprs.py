@@ -4,6 +4,7 @@ use, print JAX's jaxprs, grad jaxprs and vmap jaxprs, against real JAX's recorde
 
 import numpy as np
 import pytest
+import scipy.special
 
 import axle as jax
 import axle.numpy as jnp
@@ -72,7 +73,6 @@ def test_zeta_is_differentiable_in_both_arguments():
   dx, dq = jax.grad(lambda a, b: jax.scipy.special.zeta(a, b).sum(), argnums=(0, 1))(x, q)
   # d/dq zeta(x, q) = -x zeta(x + 1, q); d/dx by central differences in float64
   np.testing.assert_allclose(dq, -x * jax.scipy.special.zeta(x + 1, q), rtol=1e-4)
-  import scipy.special
   h = 1e-6
   numeric = (scipy.special.zeta(x.astype(np.float64) + h, q) -
              scipy.special.zeta(x.astype(np.float64) - h, q)) / (2 * h)
