@@ -1,10 +1,10 @@
 """Programs of jax.scipy.special and of the machinery they exercise whose jaxprs, grad jaxprs and
 vmap jaxprs must print as JAX's: fresnel (polyval on coefficient arrays, a named
-sincospisquaredhalf), owens_t and sici under grad, dawsn, erfcx, wofz, zeta, polyfit's lstsq; the
-constants a custom_jvp or custom_vjp function closes over (operands of the call,
-``num_consts``); the jits split inside another split and the jaxprs batched inside a batched
-jaxpr (memoised apart from the top-level ones, as in JAX); the known jits a custom_jvp rule
-calls under grad (traced anew). Recorded under real JAX by
+sincospisquaredhalf), owens_t and sici under grad, dawsn, erfcx, wofz, zeta, polyfit's lstsq,
+roots (jnp.roll by a traced shift); the constants a custom_jvp or custom_vjp function closes
+over (operands of the call, ``num_consts``); the jits split inside another split and the jaxprs
+batched inside a batched jaxpr (memoised apart from the top-level ones, as in JAX); the known
+jits a custom_jvp rule calls under grad (traced anew). Recorded under real JAX by
 tools/record_special_jaxpr_reference.py, compared by tests/test_special_jaxprs.py.
 
 Each snippet assigns ``out`` (the printed jaxpr).
@@ -26,6 +26,8 @@ for _name, _fn, _args, _kinds in [
     ("erfcx", "jax.scipy.special.erfcx", "v * 5", "JGV"),
     ("wofz", "jax.scipy.special.wofz", "v + 0.5j * p", "JV"),
     ("zeta", "jax.scipy.special.zeta", "p + 1, p", "JGV"),
+    ("roots", "lambda a: jnp.roots(a, strip_zeros=False)", "p[:4]", "JV"),
+    ("roll_traced_shift", "lambda a, k: jnp.roll(a, k.astype(jnp.int32))", "v, p[0]", "JGV"),
 ]:
   for _kind in _kinds:
     SNIPPETS[f"{_name}_{_kind}"] = _P + f"out = {_kind}({_fn}, {_args})"
