@@ -88,3 +88,13 @@ def inner2(x):
   return jnp.where(x > 3, 0.0, x)
 out = V(lambda x: jnp.where(x > 0, 0.0, x) + jnp.where(x > 5, 0.0, x) + inner(x) + inner2(x), v)
 """
+
+# A custom_jvp rule that takes a jvp itself: under grad the zero tangents it instantiates are
+# literals of the linear jaxpr, not residuals (JAX partially evaluates the rule).
+SNIPPETS["rule_with_inner_jvp"] = _P + """
+@jax.custom_jvp
+def f(a):
+  return jnp.sin(a)
+f.defjvp(lambda p, t: jax.jvp(lambda u: jnp.cumprod(u, axis=-1), p, t))
+out = G(f, v.reshape(5, 1) * jnp.ones(4))
+"""

@@ -14,8 +14,6 @@ from snippet_harness import assert_matches, load_reference, run_snippet, snippet
 REFERENCE = load_reference("special_jaxpr_reference.json")
 
 KNOWN_DIFFERENCES = {
-    "zeta_G": "the jvp of cumprod inside zeta's rule keeps the pads' instantiated scalar zero "
-              "tangents as residuals of the known cumprod; JAX inlines them as literals",
 }
 
 

@@ -649,7 +649,7 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known=True, jit_resid
           value = atom.as_array()
           if atom.residual == "var":
             trace.residual_constants[id(value)] = value
-          else:
+          elif not split_known:  # (JAX's JaxprTrace keeps a scalar zero a literal)
             trace.instantiated_zeros[id(value)] = value
     jaxpr = closed.jaxpr
     zero_vars = staging.tangent_zeros.get(jaxpr)

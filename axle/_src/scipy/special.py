@@ -608,7 +608,8 @@ def _zeta_series(s, q):
   ratios = jnp.cumprod((s_col + np.arange(2 * n, dtype=dtype)) / (q_col + n), axis=-1)
   terms = jnp.clip(ratios[..., ::2], max=np.finfo(dtype).max)
   terms = terms / _ZETA_FACTORIAL_OVER_BERNOULLI.astype(dtype)
-  return head + integral + scale * (0.5 + jnp.sum(terms, axis=-1))
+  tail = scale * (0.5 + jnp.sum(terms, axis=-1))
+  return head + integral + tail
 
 
 _zeta_impl.__name__ = _zeta_impl.__qualname__ = "zeta"
