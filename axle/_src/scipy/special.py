@@ -590,9 +590,9 @@ def _zeta_impl(x, q):
 
 _ZETA_TERMS = 8  # Euler-Maclaurin: terms summed directly, and Bernoulli corrections
 # (2k)! / B_2k for k = 1..8
-_ZETA_FACTORIAL_OVER_BERNOULLI = np.array([[
+_ZETA_FACTORIAL_OVER_BERNOULLI = np.array([
     12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1892437580.3183384, 74724249600.0,
-    -2950130727192.1406]])
+    -2950130727192.1406])
 
 
 def _zeta_series(s, q):
@@ -607,7 +607,7 @@ def _zeta_series(s, q):
   scale = (q + n) ** -s
   ratios = jnp.cumprod((s_col + np.arange(2 * n, dtype=dtype)) / (q_col + n), axis=-1)
   terms = jnp.clip(ratios[..., ::2], max=np.finfo(dtype).max)
-  terms = terms / _ZETA_FACTORIAL_OVER_BERNOULLI.astype(dtype)
+  terms = terms / _ZETA_FACTORIAL_OVER_BERNOULLI.astype(dtype).reshape((1,) * s.ndim + (n,))
   tail = scale * (0.5 + jnp.sum(terms, axis=-1))
   return head + integral + tail
 
