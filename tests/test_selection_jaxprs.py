@@ -15,8 +15,6 @@ from snippet_harness import assert_matches, load_reference, run_snippet, snippet
 REFERENCE = load_reference("selection_jaxpr_reference.json")
 
 KNOWN_DIFFERENCES = {
-    "roots_jaxpr": "jnp.roll with a traced shift (shape_ops.py) is not staged as JAX's "
-                   "jit[name=_roll_dynamic]",
 }
 
 

@@ -201,7 +201,26 @@ def _custom_call_impl(*args, call_jaxpr, **_):
 
 def _custom_call_lowering(ctx, *args, call_jaxpr, **_):
   call_jaxpr = _closed(call_jaxpr)
-  return lowering.jaxpr_subcomp(ctx, call_jaxpr.jaxpr, call_jaxpr.consts, args)
+  jaxpr = ad.memoized("lowered_body", call_jaxpr, None,
+                      lambda: _without_dead_equations(call_jaxpr.jaxpr))
+  return lowering.jaxpr_subcomp(ctx, jaxpr, call_jaxpr.consts, args)
+
+
+def _without_dead_equations(jaxpr: ir.Jaxpr) -> ir.Jaxpr:
+  """``jaxpr`` without the effect-free equations none of whose outputs is needed (as JAX, the
+  dead work of a custom_jvp/custom_vjp function is not lowered); the kept equations, and the
+  jaxprs they carry, are the same objects."""
+  live = {v for v in jaxpr.outvars if type(v) is not ir.Literal}
+  kept = []
+  for eqn in reversed(jaxpr.eqns):
+    if (not any(v in live for v in eqn.outvars) and not eqn.primitive.has_effects
+        and not ir.eqn_effects(eqn.primitive, eqn.params)):
+      continue
+    kept.append(eqn)
+    live.update(v for v in eqn.invars if type(v) is not ir.Literal)
+  if len(kept) == len(jaxpr.eqns):
+    return jaxpr
+  return jaxpr.replace(eqns=kept[::-1])
 
 
 custom_jvp_call_p.def_abstract_eval(_custom_call_abstract_eval)
@@ -210,9 +229,47 @@ lowering.register(custom_jvp_call_p, _custom_call_lowering)
 ir.effect_rules[custom_jvp_call_p] = _call_effects
 
 
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name, symbolic_zeros):
+def _hoist_call_consts(primitive):
+  """The staging rule of a custom_jvp/custom_vjp call: as JAX, the constants its function's
+  jaxpr closes over become the call's first operands (``num_consts`` of them), so the staged
+  call jaxpr has none and the enclosing jaxpr holds them."""
+  def fold(trace, args, params):
+    closed = _closed(params["call_jaxpr"])
+    if not closed.consts:
+      return None
+    jaxpr = closed.jaxpr
+    hoisted = ir.ClosedJaxpr(jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars]),
+                             [])
+    params = dict(params, call_jaxpr=hoisted,
+                  num_consts=params.get("num_consts", 0) + len(closed.consts))
+    return trace.process_primitive(primitive, [*closed.consts, *args], params)
+  return fold
+
+
+staging.folding_rules[custom_jvp_call_p] = _hoist_call_consts(custom_jvp_call_p)
+
+
+def _with_consts(params: dict, num_consts: int) -> dict:
+  """``params`` of a rebound call: ``num_consts`` shown only when there are constants."""
+  return dict(params, num_consts=num_consts) if num_consts else params
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name, symbolic_zeros,
+                         num_consts=0):
+  # The rule closes over the constants itself: they are neither its primals nor tangents.
+  primals, tangents = primals[num_consts:], tangents[num_consts:]
   tangents = [_to_symbolic(t) if symbolic_zeros else ad.instantiate_zeros(t) for t in tangents]
-  outs, tangent_outs = jvp(primals, tangents)
+  trace = core.current_trace()
+  if type(trace) is ad.LinearizeTrace and not trace.splits_known_jits:
+    # Under linearize JAX partially evaluates the rule: the jits it calls on known values are
+    # split (traced anew) as well.
+    trace.splits_known_jits = True
+    try:
+      outs, tangent_outs = jvp(primals, tangents)
+    finally:
+      trace.splits_known_jits = False
+  else:
+    outs, tangent_outs = jvp(primals, tangents)
   return list(outs), list(tangent_outs)
 
 
@@ -223,21 +280,23 @@ def _moved_to_front(args, dims):
   return [batching.moveaxis(a, d, 0) if d is not None else a for a, d in zip(args, dims)]
 
 
-def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros):
+def _custom_jvp_call_batch(args, dims, *, call_jaxpr, jvp, name, symbolic_zeros, num_consts=0):
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
-  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
+  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True,
+                                    same_level=True)
+  rule_dims = in_dims[num_consts:]
 
   def batched_jvp(primals, tangents):
     outs, tangent_outs = vmap(lambda p, t: tuple(map(list, jvp(p, t))),
-                              in_axes=(in_dims, in_dims), axis_size=size)(list(primals),
-                                                                          list(tangents))
+                              in_axes=(rule_dims, rule_dims), axis_size=size)(list(primals),
+                                                                              list(tangents))
     return outs, tangent_outs
 
-  outs = custom_jvp_call_p.bind(*args, call_jaxpr=batched,
-                                jvp=_Rule(batched_jvp, getattr(jvp, "name", "jvp")), name=name,
-                                symbolic_zeros=symbolic_zeros)
+  params = dict(call_jaxpr=batched, jvp=_Rule(batched_jvp, getattr(jvp, "name", "jvp")),
+                name=name, symbolic_zeros=symbolic_zeros)
+  outs = custom_jvp_call_p.bind(*args, **_with_consts(params, num_consts))
   return outs, [0] * len(outs)
 
 
@@ -410,13 +469,15 @@ def _pp_in_order(*keys):
   """An equation printer showing ``keys`` of the params in this order (as JAX does)."""
 
   def rule(eqn, names):
-    shown = {k: _closed(eqn.params[k]) if k == "call_jaxpr" else eqn.params[k] for k in keys}
+    shown = {k: _closed(eqn.params[k]) if k == "call_jaxpr" else eqn.params[k] for k in keys
+             if k in eqn.params}
     return pp.concat([ir._pp_binders(eqn.outvars, names), pp.text(f" = {eqn.primitive.name}"),
                       ir.pp_params(shown, names, sort=False), ir.pp_operands(eqn.invars, names)])
   return rule
 
 
-ir.pp_eqn_rules[custom_jvp_call_p] = _pp_in_order("name", "call_jaxpr", "jvp", "symbolic_zeros")
+ir.pp_eqn_rules[custom_jvp_call_p] = _pp_in_order("name", "call_jaxpr", "jvp", "num_consts",
+                                                  "symbolic_zeros")
 ir.pp_unnamed_subjaxprs[custom_jvp_call_p] = lambda params: [_closed(params["call_jaxpr"]).jaxpr]
 
 
@@ -429,6 +490,7 @@ custom_vjp_call_p.def_abstract_eval(_custom_call_abstract_eval)
 custom_vjp_call_p.def_impl(_custom_call_impl)
 lowering.register(custom_vjp_call_p, _custom_call_lowering)
 ir.effect_rules[custom_vjp_call_p] = _call_effects
+staging.folding_rules[custom_vjp_call_p] = _hoist_call_consts(custom_vjp_call_p)
 
 # custom_lin: the linear map "bwd transposed", applied to tangents; only ever transposed.
 custom_lin_p = core.Primitive("custom_lin")
@@ -470,7 +532,9 @@ batching.primitive_batchers[custom_lin_p] = _custom_lin_batch
 lowering.register(custom_lin_p, lambda ctx, *args, **params: _custom_lin_impl())
 
 
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbolic_zeros,
+                         num_consts=0):
+  primals, tangents = primals[num_consts:], tangents[num_consts:]
   perturbed = [type(t) is not ad.Zero for t in tangents]
   outs, residuals = fwd(primals, perturbed)  # JAX runs fwd before refusing forward mode
   # Reverse mode (a LinearizeTrace) and the JVP of a staged call (jit, scan, cond bodies under
@@ -490,10 +554,15 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name, symbo
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
-def _custom_vjp_call_transpose(cts, *args, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+def _custom_vjp_call_transpose(cts, *args, call_jaxpr, fwd, bwd, name, symbolic_zeros,
+                               num_consts=0):
   """A custom_vjp call applied to linear values (a tangent, as in ``custom_linear_solve``):
   the function is linear in its undefined inputs, so its VJP is the same at every point and
   ``bwd`` at the residuals of ``fwd`` at zero is its transpose."""
+  if num_consts:
+    return [None] * num_consts + _custom_vjp_call_transpose(
+        cts, *args[num_consts:], call_jaxpr=call_jaxpr, fwd=fwd, bwd=bwd, name=name,
+        symbolic_zeros=symbolic_zeros)
   primals = [ad.zeros_like_aval(a.aval) if ad.is_undefined_primal(a) else a for a in args]
   perturbed = [ad.is_undefined_primal(a) for a in args]
   _, residuals = fwd(primals, perturbed)
@@ -504,22 +573,25 @@ def _custom_vjp_call_transpose(cts, *args, call_jaxpr, fwd, bwd, name, symbolic_
 ad.primitive_transposes[custom_vjp_call_p] = _custom_vjp_call_transpose
 
 
-def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, name, symbolic_zeros,
+                           num_consts=0):
   size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
   args = _moved_to_front(args, dims)
   in_dims = [0 if d is not None else None for d in dims]
-  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True)
+  batched, _ = batching.batch_jaxpr(_closed(call_jaxpr), size, in_dims, True,
+                                    same_level=True)
+  rule_dims = in_dims[num_consts:]
 
   def batched_fwd(primals, perturbed=None):
-    return vmap(lambda p: fwd(p, perturbed), in_axes=(in_dims,), axis_size=size)(list(primals))
+    return vmap(lambda p: fwd(p, perturbed), in_axes=(rule_dims,), axis_size=size)(list(primals))
 
   def batched_bwd(residuals, cts):
     cts_in = vmap(lambda r, c: list(bwd(r, c)), axis_size=size)(list(residuals), list(cts))
     return cts_in
 
-  outs = custom_vjp_call_p.bind(*args, call_jaxpr=batched,
-                                fwd=_Rule(batched_fwd, repr(fwd)), bwd=_Rule(batched_bwd, repr(bwd)),
-                                name=name, symbolic_zeros=symbolic_zeros)
+  params = dict(call_jaxpr=batched, fwd=_Rule(batched_fwd, repr(fwd)),
+                bwd=_Rule(batched_bwd, repr(bwd)), name=name, symbolic_zeros=symbolic_zeros)
+  outs = custom_vjp_call_p.bind(*args, **_with_consts(params, num_consts))
   return outs, [0] * len(outs)
 
 
@@ -527,7 +599,7 @@ batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
 
 
 ir.pp_eqn_rules[custom_vjp_call_p] = _pp_in_order("name", "bwd", "call_jaxpr", "fwd",
-                                                  "symbolic_zeros")
+                                                  "num_consts", "symbolic_zeros")
 ir.pp_unnamed_subjaxprs[custom_vjp_call_p] = lambda params: [_closed(params["call_jaxpr"]).jaxpr]
 
 

@@ -327,6 +327,13 @@ class LinearizeTrace(staging.StagingTrace):
   tracer_type = partial_eval.JaxprTracer
   stage_known = False  # while true, operations on known values are staged too
   jit_residuals_last = False  # see partial_eval_jaxpr
+  # While true, a jit whose operands are all known runs as the known part of its split (a new
+  # trace of its body), not as the jaxpr it carries: JAX's partial evaluation of a custom_jvp
+  # rule under linearize (its JaxprTrace) does so, and every split inside it too.
+  splits_known_jits = False
+  # True for the trace partial_eval_jaxpr runs a jaxpr's equations on: JAX memoises the splits
+  # of the jits inside apart from the splits at the top of a linearization.
+  inside_split = False
 
   def __init__(self, parent: core.Trace | None = None, debug_info=None):
     super().__init__(parent, debug_info)
@@ -355,6 +362,9 @@ class LinearizeTrace(staging.StagingTrace):
     else:
       if self.stage_known:
         return self.stage(primitive, args, params)
+      if self.splits_known_jits and primitive.name == "jit":
+        known, _, _, _ = partial_eval_jaxpr(params["jaxpr"], [False] * len(args))
+        params = dict(params, jaxpr=known)
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
     rule = partial_eval_rules.get(primitive)
@@ -607,12 +617,19 @@ def partial_eval_jaxpr(closed: ir.ClosedJaxpr, unknowns: Sequence[bool], instant
   unknown operands (at top level, before them)."""
   unknowns = tuple(bool(u) for u in unknowns)
   instantiate = _flags(instantiate, len(closed.out_avals))
-  return memoized("partial_eval", closed, (unknowns, instantiate, dce_known, jit_residuals_last),
-                   lambda: _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known,
-                                               jit_residuals_last))
+  # Splits made where known jits are split too (see LinearizeTrace.splits_known_jits) are
+  # JAX's other partial evaluation: memoised apart from the others, and they split known jits.
+  current = core.current_trace()
+  split_known = getattr(current, "splits_known_jits", False)
+  inside = getattr(current, "inside_split", False)
+  return memoized("partial_eval", closed,
+                  (unknowns, instantiate, dce_known, jit_residuals_last, split_known, inside),
+                  lambda: _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known,
+                                              jit_residuals_last, split_known))
 
 
-def _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known=True, jit_residuals_last=False):
+def _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known=True, jit_residuals_last=False,
+                        split_known=False):
   in_avals = list(closed.in_avals)
   known_avals = [a for a, u in zip(in_avals, unknowns) if not u]
   unknown_avals = [a for a, u in zip(in_avals, unknowns) if u]
@@ -621,6 +638,8 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known=True, jit_resid
   def known_fun(*known_args):
     trace = LinearizeTrace(core.current_trace())
     trace.jit_residuals_last = jit_residuals_last
+    trace.splits_known_jits = split_known
+    trace.inside_split = True
     unknown_args = iter([trace.new_arg(a) for a in unknown_avals])
     known_iter = iter(known_args)
     args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
@@ -630,7 +649,7 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate, dce_known=True, jit_resid
           value = atom.as_array()
           if atom.residual == "var":
             trace.residual_constants[id(value)] = value
-          else:
+          elif not split_known:  # (JAX's JaxprTrace keeps a scalar zero a literal)
             trace.instantiated_zeros[id(value)] = value
     jaxpr = closed.jaxpr
     zero_vars = staging.tangent_zeros.get(jaxpr)

@@ -232,29 +232,34 @@ _batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def batch_jaxpr(closed: ir.ClosedJaxpr, axis_size: int, in_dims: Sequence, out_dims_instantiate,
-                axis_name=None):
+                axis_name=None, same_level: bool = False):
   """``closed`` batched over inputs mapped along ``in_dims`` (None: unmapped).
 
   Returns ``(batched_closed, out_dims)``. Outputs with ``out_dims_instantiate`` true (a bool or
   one per output) are returned batched along axis 0; the others wherever the rules put them
   (None when unbatched). Memoised per jaxpr, as JAX's: the same call batched twice is one
-  jaxpr (printed once, under ``let``)."""
+  jaxpr (printed once, under ``let``). ``same_level``: the jaxpr's equations are batched as the
+  caller's own (JAX batches a custom_jvp/custom_vjp function by re-running it), not as the
+  body of a batched call."""
   n_out = len(closed.out_avals)
   instantiate = ((out_dims_instantiate,) * n_out if isinstance(out_dims_instantiate, bool)
                  else tuple(bool(b) for b in out_dims_instantiate))
   in_dims = tuple(in_dims)
-  key = (axis_size, in_dims, instantiate, axis_name, config.trace_state)
+  # As JAX, a jaxpr batched inside the batching of another and one batched at the top of a
+  # vmap are batched (and printed) separately.
+  key = (axis_size, in_dims, instantiate, axis_name, config.trace_state, _nesting[0] > 0,
+         same_level)
   try:
     per_jaxpr = _batched_jaxprs.setdefault(closed, {})
   except TypeError:
-    return _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name)
+    return _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name, same_level)
   if key not in per_jaxpr:
-    per_jaxpr[key] = _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name)
+    per_jaxpr[key] = _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name, same_level)
   batched, out_dims = per_jaxpr[key]
   return batched, list(out_dims)
 
 
-def _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name):
+def _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name, same_level=False):
   avals = [_batched_aval(a, d, axis_size) for a, d in zip(closed.in_avals, in_dims)]
   out_dims: list = []
 
@@ -272,5 +277,13 @@ def _batch_jaxpr(closed, axis_size, in_dims, instantiate, axis_name):
       out_dims.append(dim)
     return results
 
-  batched, _ = staging.trace_to_jaxpr(batched_fun, avals)
+  step = 0 if same_level else 1
+  _nesting[0] += step
+  try:
+    batched, _ = staging.trace_to_jaxpr(batched_fun, avals)
+  finally:
+    _nesting[0] -= step
   return batched, out_dims
+
+
+_nesting = [0]  # how many batch_jaxpr traces are running

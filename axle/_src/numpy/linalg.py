@@ -585,7 +585,7 @@ def _lstsq(a, b, rcond):
     rcond = lax_numpy.where(ufuncs.less(rcond, 0), eps, rcond)
   u, s, vt = svd(a, full_matrices=False)
   mask = ufuncs.logical_and(ufuncs.greater(s, 0),
-                            ufuncs.greater_equal(s, ufuncs.multiply(creation.array(rcond, dtype=s.dtype, copy=False), s[0])))
+                            ufuncs.greater_equal(s, ufuncs.multiply(creation.array(rcond, dtype=s.dtype), s[0])))
   rank = reductions.sum(mask)
   safe_s = lax_numpy.where(mask, s, 1).astype(dtype)
   s_inv = lax_numpy.where(mask, ufuncs.divide(1, safe_s), 0)[:, None]

@@ -232,8 +232,14 @@ def roll(a, shift, axis=None):
   a = _arr("roll", a)
   if axis is None:
     return lax_numpy.reshape(roll(lax_numpy.ravel(a), shift, 0), _shape(a))
-  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
   axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  if isinstance(shift, (Tracer, Array)) and _ndim(shift) == 1:  # one shift per axis, traced
+    if len(axes) == 1:
+      axes = axes * _shape(shift)[0]
+    if _shape(shift)[0] != len(axes):
+      raise ValueError("Mismatched shifts and axis: the sizes must be equal or broadcastable.")
+    return _roll_dynamic(a, shift, tuple(axes))
+  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
   if len(shifts) == 1:
     shifts = shifts * len(axes)
   if len(axes) == 1:
@@ -241,30 +247,39 @@ def roll(a, shift, axis=None):
   if len(shifts) != len(axes):
     raise ValueError("Mismatched shifts and axis: the sizes must be equal or broadcastable.")
   if any(isinstance(s, (Tracer, Array)) and not isinstance(s, int) for s in shifts):
-    return _roll_dynamic(a, shifts, axes)
+    shift = shifts[0] if len(shifts) == 1 else creation.asarray(list(shifts))
+    return _roll_dynamic(a, shift, tuple(axes))
   return _roll_static(a, tuple(operator.index(s) for s in shifts), tuple(axes))
 
 
 @util.jit_when_tracing(static_argnames=("shifts", "axes"))
 def _roll_static(a, shifts, axes):
-  return _roll_dynamic(a, shifts, axes)
-
-
-def _roll_dynamic(a, shifts, axes):
   for s, ax in zip(shifts, axes):
     ax = util.canonicalize_axis(ax, _ndim(a))
     n = _shape(a)[ax]
     if n == 0:
       continue
-    if isinstance(s, Tracer) or isinstance(s, Array) and not isinstance(s, int):
-      offset = ufuncs.remainder(s, n)
-      doubled = lax_numpy.concatenate([a, a], ax)
-      a = lax_structural.dynamic_slice_in_dim(doubled, lax_elementwise.sub(
-          lax_elementwise._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
-    else:
-      split = (n - operator.index(s) % n) % n  # a zero shift still slices and joins, as JAX
-      a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, split, n, axis=ax),
-                              lax_structural.slice_in_dim(a, 0, split, axis=ax)], ax)
+    split = (n - operator.index(s) % n) % n  # a zero shift still slices and joins, as JAX
+    a = lax_numpy.concatenate([lax_structural.slice_in_dim(a, split, n, axis=ax),
+                               lax_structural.slice_in_dim(a, 0, split, axis=ax)], ax)
+  return a
+
+
+@util.jit_when_tracing(static_argnames=("axes",))
+def _roll_dynamic(a, shift, axes):
+  # As JAX: the shifts as one array (one per axis), each read out, taken modulo the axis length
+  # and applied by slicing the array joined to itself.
+  shift = lax_structural.broadcast_in_dim(shift, (len(axes),), ()) if _ndim(shift) == 0 else shift
+  for i, ax in enumerate(axes):
+    ax = util.canonicalize_axis(ax, _ndim(a))
+    n = _shape(a)[ax]
+    if n == 0:
+      continue
+    s = lax_structural.squeeze(lax_structural.slice(shift, (i,), (i + 1,), (1,)), (0,))
+    offset = ufuncs.remainder(s, lax_elementwise.max(np.array(n, _dtype(s)), np.array(1, _dtype(s))))
+    doubled = lax_numpy.concatenate([a, a], ax)
+    a = lax_structural.dynamic_slice_in_dim(doubled, lax_elementwise.sub(
+        lax_elementwise._convert_element_type(n, _dtype(offset), False), offset), n, axis=ax)
   return a
 
 

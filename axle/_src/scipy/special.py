@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from axle._src import core
+from axle._src import differentiation
 from axle._src import dtypes
 from axle._src import lax
 from axle._src import numpy as jnp
@@ -580,7 +581,47 @@ def zeta(x, q=None):
     raise NotImplementedError("Riemann zeta function not implemented; pass q != None to compute "
                               "the Hurwitz Zeta function.")
   x, q = util.promote_args_inexact("zeta", x, q)
+  return _zeta(x, q)
+
+
+def _zeta_impl(x, q):
   return lax.zeta(x, q)
+
+
+_ZETA_TERMS = 8  # Euler-Maclaurin: terms summed directly, and Bernoulli corrections
+# (2k)! / B_2k for k = 1..8
+_ZETA_FACTORIAL_OVER_BERNOULLI = np.array([
+    12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1892437580.3183384, 74724249600.0,
+    -2950130727192.1406])
+
+
+def _zeta_series(s, q):
+  """Hurwitz zeta by the Euler-Maclaurin formula as JAX writes it: the derivative rule of zeta
+  differentiates this (the zeta primitive has none)."""
+  dtype = s.dtype
+  n = _ZETA_TERMS
+  s_col = s[..., None]
+  q_col = q[..., None]
+  head = jnp.sum((q_col + np.arange(n, dtype=dtype)) ** -s_col, axis=-1)
+  integral = (q + n) ** (1 - s) / (s - 1)
+  scale = (q + n) ** -s
+  ratios = jnp.cumprod((s_col + np.arange(2 * n, dtype=dtype)) / (q_col + n), axis=-1)
+  terms = jnp.clip(ratios[..., ::2], max=np.finfo(dtype).max)
+  terms = terms / _ZETA_FACTORIAL_OVER_BERNOULLI.astype(dtype).reshape((1,) * s.ndim + (n,))
+  tail = scale * (0.5 + jnp.sum(terms, axis=-1))
+  return head + integral + tail
+
+
+_zeta_impl.__name__ = _zeta_impl.__qualname__ = "zeta"
+_zeta = custom_jvp(_zeta_impl)
+
+
+def _zeta_jvp(primals, tangents):
+  return differentiation.jvp(_zeta_series, primals, tangents)
+
+
+_zeta_jvp.__name__ = _zeta_jvp.__qualname__ = "jvp"
+_zeta.defjvp(_zeta_jvp)
 
 
 def polygamma(n, x):
@@ -689,25 +730,28 @@ def erfcx(x):
 
 
 def _dawsn_real(x):
+  # JAX's program: each region's condition is computed where it is used.
+  sign = lax.sign(x)
   ax = lax.abs(x)
   one = _const(x, 1)
-  t = lax.div(one, lax.mul(ax, ax))
-  r1 = lax.lt(ax, _const(x, 3.25))
-  r2 = jnp.logical_and(lax.ge(ax, _const(x, 3.25)), lax.lt(ax, _const(x, 6.25)))
-  r3 = lax.ge(ax, _const(x, 6.25))
-  ax1 = lax.select(r1, ax, lax.full_like(ax, 1))
-  ax1_2 = lax.mul(ax1, ax1)
+  t = lax.div(one, lax.square(ax))
+  ax1 = lax.select(lax.lt(ax, _const(x, 3.25)), ax, lax.full_like(ax, 1))
+  ax1_2 = lax.square(ax1)
   val1 = lax.div(lax.mul(ax1, _jnp_polyval(_DAWSN_AN, ax1_2)), _jnp_polyval(_DAWSN_AD, ax1_2))
 
   def tail(region, num, den):
-    t_r = lax.select(region, t, lax.full_like(t, 1))
-    ax_r = lax.select(region, ax, lax.full_like(ax, 1))
-    return lax.mul(lax.div(_const(x, 0.5), ax_r),
-                   lax.add(one, lax.div(lax.mul(t_r, _jnp_polyval(num, t_r)), _jnp_polyval(den, t_r))))
+    t_r = lax.select(region(), t, lax.full_like(t, 1))
+    ax_r = lax.select(region(), ax, lax.full_like(ax, 1))
+    scale = lax.div(_const(x, 0.5), ax_r)
+    return lax.mul(scale, lax.add(one, lax.div(lax.mul(t_r, _jnp_polyval(num, t_r)),
+                                              _jnp_polyval(den, t_r))))
 
-  val = lax.select(r1, val1, lax.select(r2, tail(r2, _DAWSN_BN, _DAWSN_BD),
-                                        tail(r3, _DAWSN_CN, _DAWSN_CD)))
-  return lax.mul(lax.sign(x), val)
+  val2 = tail(lambda: jnp.logical_and(lax.ge(ax, _const(x, 3.25)), lax.lt(ax, _const(x, 6.25))),
+              _DAWSN_BN, _DAWSN_BD)
+  val3 = tail(lambda: lax.ge(ax, _const(x, 6.25)), _DAWSN_CN, _DAWSN_CD)
+  val = lax.select(lax.lt(ax, _const(x, 3.25)), val1,
+                   lax.select(lax.lt(ax, _const(x, 6.25)), val2, val3))
+  return lax.mul(sign, val)
 
 
 def dawsn(x):
@@ -743,23 +787,16 @@ _dawsn_real.__name__ = "_dawsn"
 _dawsn_real = custom_jvp(_dawsn_real)
 
 
-@_dawsn_real.defjvp
-def _dawsn_jvp(primals, tangents):
-  (x,), (t,) = primals, tangents
-  out = _dawsn_real(x)
-  return out, lax.mul(t, lax.sub(_const(x, 1), lax.mul(lax.mul(_const(x, 2), x), out)))
+# (As JAX: rules given per argument (defjvps), so the rule prints as ``jvp``.)
+_dawsn_real.defjvps(
+    lambda t, out, x: lax.mul(t, lax.sub(_const(x, 1), lax.mul(lax.mul(_const(x, 2), x), out))))
 
 
 _erfcx_real.__name__ = "_erfcx"
 _erfcx_real = custom_jvp(_erfcx_real)
-
-
-@_erfcx_real.defjvp
-def _erfcx_jvp(primals, tangents):
-  (x,), (t,) = primals, tangents
-  out = _erfcx_real(x)
-  return out, lax.mul(t, lax.sub(lax.mul(lax.mul(_const(x, 2), x), out),
-                                 _const(x, 2 / math.sqrt(math.pi))))
+_erfcx_real.defjvps(
+    lambda t, out, x: lax.mul(t, lax.sub(lax.mul(lax.mul(_const(x, 2), x), out),
+                                         _const(x, 2 / math.sqrt(math.pi)))))
 
 
 from axle._src.scipy.special_extra import (  # noqa: E402  (re-exports; no cycle: it needs none of the above)

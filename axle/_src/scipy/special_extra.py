@@ -477,87 +477,103 @@ _FRESNEL_F64 = dict(
         8.39158816283118707363e-19, 1.86958710162783236342e-22])
 
 
-def _sin_cos_pi_half_square(x):
+def sincospisquaredhalf(x):
   """``sin(pi x**2 / 2)`` and ``cos(pi x**2 / 2)`` with the argument reduced mod 2 exactly:
   with s = x mod 2, (x**2 / 2) mod 2 == (s (x - s/2)) mod 2."""
   x = lax.abs(x)
   two = _c(x, 2)
-  s = lax.rem(x, two)
-  r = lax.rem(s * (x - s / two), two)
+  s = jnp.fmod(x, 2.0)
+  r = jnp.fmod(s * (x - s / two), 2.0)
   pi = _c(x, np.pi)
   sin = jnp.where(r < 0.5, lax.sin(pi * r),
                   jnp.where(r > 1.5, lax.sin(pi * (r - two)), lax.neg(lax.sin(pi * (r - _c(x, 1))))))
-  cos = jnp.where(r == 0.5, _c(x, 0),
+  cos = jnp.where(r == 0.5, 0.0,
                   jnp.where(r < 1, lax.neg(lax.sin(pi * (r - _c(x, 0.5)))),
                             lax.sin(pi * (r - _c(x, 1.5)))))
   return sin, cos
 
 
+# A named jit when tracing, as in JAX's program.
+_sincospisquaredhalf = util.jit_when_tracing(sincospisquaredhalf)
+
+
 def _fresnel_impl(x):
+  # JAX's program: the coefficients as arrays evaluated by jnp.polyval (a float32 input takes
+  # the polynomial approximations, whose denominators are empty).
   single = np.dtype(x.dtype) == np.float32
   k = _FRESNEL_F32 if single else _FRESNEL_F64
+  if single:
+    for _ in range(4):  # the four empty denominators JAX builds (and never reads)
+      jnp.zeros((0,), x.dtype)
+  coeffs = {name: jnp.asarray(np.asarray(value, np.float64), dtype=x.dtype)
+            for name, value in k.items()}
   ax = lax.abs(x)
   one, half = _c(x, 1), _c(x, 0.5)
   x2 = ax * ax
   t = x2 * x2
   if single:
-    s_small = ax * x2 * _poly(k["sn"], t)
-    c_small = ax * _poly(k["cn"], t)
+    s_small = ax * x2 * jnp.polyval(coeffs["sn"], t)
+    c_small = ax * jnp.polyval(coeffs["cn"], t)
   else:
-    s_small = ax * x2 * _poly(k["sn"], t) / _poly(k["sd"], t)
-    c_small = ax * _poly(k["cn"], t) / _poly(k["cd"], t)
-  sin, cos = _sin_cos_pi_half_square(ax)
+    s_small = ax * x2 * jnp.polyval(coeffs["sn"], t) / jnp.polyval(coeffs["sd"], t)
+    c_small = ax * jnp.polyval(coeffs["cn"], t) / jnp.polyval(coeffs["cd"], t)
+  sin, cos = _sincospisquaredhalf(ax)
   pi = _c(x, np.pi)
-  if single:
-    s_large = c_large = half
-  else:
-    c_large = half + sin / (pi * ax)
-    s_large = half - cos / (pi * ax)
   t = pi * x2
   u = one / (t * t)
   t = one / t
   if single:
-    f = one - u * _poly(k["fn"], u)
-    g = t * _poly(k["gn"], u)
+    f = one - u * jnp.polyval(coeffs["fn"], u)
+    g = t * jnp.polyval(coeffs["gn"], u)
   else:
-    f = one - u * _poly(k["fn"], u) / _poly(k["fd"], u)
-    g = t * _poly(k["gn"], u) / _poly(k["gd"], u)
-  c_mid = half + (f * sin - g * cos) / (pi * ax)
-  s_mid = half - (f * cos + g * sin) / (pi * ax)
+    f = one - u * jnp.polyval(coeffs["fn"], u) / jnp.polyval(coeffs["fd"], u)
+    g = t * jnp.polyval(coeffs["gn"], u) / jnp.polyval(coeffs["gd"], u)
+  pi_ax = pi * ax
+  c_mid = half + (f * sin - g * cos) / pi_ax
+  s_mid = half - (f * cos + g * sin) / pi_ax
+  if single:
+    s_large = c_large = 0.5
+  else:
+    c_large = half + sin / pi_ax
+    s_large = half - cos / pi_ax
+  inf = jnp.isinf(x)
   small = x2 < 2.5625
   large = ax > 36974.0
-  inf = jnp.isinf(x)
-  s = jnp.where(inf, half, jnp.where(small, s_small, jnp.where(large, s_large, s_mid)))
-  c = jnp.where(inf, half, jnp.where(small, c_small, jnp.where(large, c_large, c_mid)))
+  s = jnp.where(inf, 0.5, jnp.where(small, s_small, jnp.where(large, s_large, s_mid)))
+  c = jnp.where(inf, 0.5, jnp.where(small, c_small, jnp.where(large, c_large, c_mid)))
   negative = x < 0
   return jnp.where(negative, lax.neg(s), s), jnp.where(negative, lax.neg(c), c)
 
 
-@custom_jvp
-def _fresnel(x):
-  if np.dtype(x.dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
-    return _fresnel_impl(x)
-  s, c = _fresnel_impl(lax.convert_element_type(x, np.float32))
-  return lax.convert_element_type(s, x.dtype), lax.convert_element_type(c, x.dtype)
-
-
-@_fresnel.defjvp
-def _fresnel_jvp(primals, tangents):
-  (x,), (x_dot,) = primals, tangents
-  sin, cos = _sin_cos_pi_half_square(x)
-  return _fresnel(x), (sin * x_dot, cos * x_dot)
-
-
-def fresnel(x):
-  """Fresnel integrals ``(S(x), C(x))`` with ``S(x) = integral_0^x sin(pi t**2/2) dt`` and
-  ``C(x) = integral_0^x cos(pi t**2/2) dt`` (``scipy.special.fresnel``; real inputs, float16
-  and bfloat16 computed in float32). Differentiable."""
+def _fresnel_checked(x):
   x, = _inexact_strong("fresnel", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
   if np.dtype(x.dtype) not in (np.dtype(np.float16), np.dtype(dtypes.bfloat16),
                                np.dtype(np.float32), np.dtype(np.float64)):
     raise NotImplementedError(f"Support for {np.dtype(x.dtype)} dtype is not implemented yet.")
+  if np.dtype(x.dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
+    return _fresnel_impl(x)
+  s, c = _fresnel_impl(lax.convert_element_type(x, np.float32))
+  return lax.convert_element_type(s, x.dtype), lax.convert_element_type(c, x.dtype)
+
+
+_fresnel_checked.__name__ = _fresnel_checked.__qualname__ = "fresnel"
+_fresnel = custom_jvp(_fresnel_checked)
+
+
+@_fresnel.defjvp
+def _fresnel_jvp(primals, tangents):
+  (x,), (x_dot,) = primals, tangents
+  out = _fresnel(x)
+  sin, cos = _sincospisquaredhalf(x)
+  return out, (sin * x_dot, cos * x_dot)
+
+
+def fresnel(x):
+  """Fresnel integrals ``(S(x), C(x))`` with ``S(x) = integral_0^x sin(pi t**2/2) dt`` and
+  ``C(x) = integral_0^x cos(pi t**2/2) dt`` (``scipy.special.fresnel``; real inputs, float16
+  and bfloat16 computed in float32). Differentiable."""
   return _fresnel(x)
 
 
@@ -879,11 +895,12 @@ _owens_t = custom_jvp(_owens_t_impl)
 @_owens_t.defjvp
 def _owens_t_jvp(primals, tangents):
   (h, a), (h_dot, a_dot) = primals, tangents
+  out = _owens_t(h, a)  # first, as JAX stages it
   d_h = (lax.neg(lax.exp(_c(h, -0.5) * jnp.square(h))) * lax.erf(a * h / _c(h, math.sqrt(2)))
          / _c(h, 2 * math.sqrt(2 * math.pi)))
   d_a = (lax.exp(_c(h, -0.5) * (jnp.square(a) + _c(h, 1)) * jnp.square(h))
          / (_c(h, 2 * np.pi) * (jnp.square(a) + _c(h, 1))))
-  return _owens_t(h, a), d_h * h_dot + d_a * a_dot
+  return out, d_h * h_dot + d_a * a_dot
 
 
 def owens_t(h, a):
@@ -922,7 +939,9 @@ _WOFZ_COEFFS = np.array([
 def _wofz(z):
   # Weideman's rational approximation in the upper half plane, in JAX's order of operations;
   # w(-z) = 2 exp(-z**2) - w(z) below it.
-  upper = lax.imag(z) >= 0
+  imag = lax.imag(z)
+  lax.real(z)  # JAX takes the real part here too (and never reads it)
+  upper = imag >= 0
   z_up = lax.select(upper, z, lax.neg(z))
   real_dtype = np.finfo(z.dtype).dtype
   re = lax.real(z_up)
