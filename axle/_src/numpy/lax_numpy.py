@@ -467,6 +467,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
   return dot(ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type)
 
 
+@util.jit_when_tracing(inline=True)
 def outer(a, b, out=None):
   """Outer product of two vectors (inputs are flattened)."""
   return ufuncs.multiply(ravel(a)[:, None], ravel(b)[None, :])
