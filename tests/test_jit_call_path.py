@@ -346,3 +346,15 @@ def test_keyword_static_argnums_by_name():
   for n in (2, 3, 2):
     np.testing.assert_array_equal(f(x, n=n), np.full(2, float(n), np.float32))
   assert _traces(f) == 2
+
+
+@pytest.mark.parametrize("values", [(0.0, -0.0), (-0.0, 0.0), (float("nan"), float("nan")),
+                                    (complex(1, 0.0), complex(1, -0.0)), (1, True), (1.0, 1)])
+def test_python_scalar_arguments_keep_their_bits(values):
+  # Python scalars passed to a jitted function share device buffers per value; equal values of
+  # other bits (0.0 and -0.0) or types must not share one.
+  identity = jax.jit(lambda s: s)
+  for value in values:
+    out = np.asarray(identity(value))
+    expected = np.asarray(value, out.dtype)
+    assert out.tobytes() == expected.tobytes(), (value, out)

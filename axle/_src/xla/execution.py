@@ -417,7 +417,13 @@ def leaf_buffer(leaf, aval: ShapedArray):
     return leaf._device_buffer()
   kind = type(leaf)
   if kind in core.python_scalar_types:
-    key = (kind, leaf, aval.dtype)
+    # (floats by their bits: 0.0 == -0.0, and nan != nan)
+    if kind is float:
+      key = (kind, leaf.hex(), aval.dtype)
+    elif kind is complex:
+      key = (kind, leaf.real.hex(), leaf.imag.hex(), aval.dtype)
+    else:
+      key = (kind, leaf, aval.dtype)
     buffer = _scalar_buffers.get(key)
     if buffer is None:
       if len(_scalar_buffers) > 4096:
