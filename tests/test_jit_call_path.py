@@ -358,3 +358,33 @@ def test_python_scalar_arguments_keep_their_bits(values):
     out = np.asarray(identity(value))
     expected = np.asarray(value, out.dtype)
     assert out.tobytes() == expected.tobytes(), (value, out)
+
+
+def test_calls_whose_keywords_are_all_static_check_every_static_value():
+  # Calls whose keyword arguments are all static take a plan that only compares them: each
+  # value (and a static positional one passed by keyword) must still select its own trace.
+  traces = []
+
+  def f(x, axis, *, keepdims=False, scale=1):
+    traces.append((axis, keepdims, scale))
+    return jnp.sum(x, axis=axis, keepdims=keepdims) * scale
+
+  g = jax.jit(f, static_argnames=("axis", "keepdims", "scale"))
+  x = jnp.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+  calls = [((x,), dict(axis=0)), ((x,), dict(axis=1)), ((x,), dict(axis=1, keepdims=True)),
+           ((x,), dict(keepdims=True, axis=1)), ((x,), dict(axis=0, scale=2)),
+           ((x,), dict(axis=0, scale=2.0)), ((x, 1), dict(keepdims=True)), ((x,), dict(axis=0))]
+  for _ in range(3):
+    for args, kwargs in calls:
+      out = g(*args, **kwargs)
+      axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+      expected = np.sum(np.asarray(x), axis=axis, keepdims=kwargs.get("keepdims", False))
+      expected = expected * kwargs.get("scale", 1)
+      np.testing.assert_array_equal(np.asarray(out), expected)
+      assert type(kwargs.get("scale", 1)) is float or out.dtype == np.float32
+  # one trace per signature: static values with their types (scale 2 and 2.0 trace apart),
+  # positional and keyword arguments apart, keyword order ignored
+  signatures = {(len(args), args[1:], tuple(sorted((k, type(v).__name__, v)
+                                                    for k, v in kwargs.items())))
+                for args, kwargs in calls}
+  assert len(traces) == len(signatures)

@@ -912,14 +912,52 @@ def _make_plan(nargs: int, split: _Split, runner, trace_state):
   return plan_with_statics
 
 
+def _make_static_keyword_plan(nargs: int, names: tuple, positional: tuple, statics: tuple,
+                              split: _Split, runner, trace_state):
+  """``_make_keyword_plan`` where every keyword argument is static: the keywords are only
+  compared, and the dynamic arguments are positional ones, read by the positional getter."""
+  getter = tree_util.treedef_leaf_getter(tree_util.treedef_children(split.in_tree)[0],
+                                         check_leaves=False)
+  indices = tuple(key for _, key in positional)
+  keyword_statics = tuple((key, kind, value) for (where, key), kind, value in statics
+                          if where == "kwargs")
+  positional_statics = tuple((key, kind, value) for (where, key), kind, value in statics
+                             if where == "args")
+  count = len(names)
+  the_config = config
+
+  def static_keyword_plan(args, kwargs):
+    if len(args) != nargs or len(kwargs) != count or (
+        the_config.trace_state is not trace_state and the_config.trace_state != trace_state):
+      return _MISMATCH
+    # (as many keywords as static names, each present: the same names)
+    for name, kind, value in keyword_statics:
+      arg = kwargs.get(name, _MISMATCH)
+      if arg is not value and not _static_matches(arg, kind, value):
+        return _MISMATCH
+    for i, kind, value in positional_statics:
+      arg = args[i]
+      if arg is not value and not _static_matches(arg, kind, value):
+        return _MISMATCH
+    leaves = getter(tuple([args[i] for i in indices]))
+    if leaves is None:
+      return _MISMATCH
+    return runner(leaves)
+  return static_keyword_plan
+
+
 def _make_keyword_plan(nargs: int, names: tuple, positional: tuple, keywords: tuple,
                        statics: tuple, split: _Split, runner, trace_state):
   """``_make_plan`` for calls with keyword arguments ``names`` (in any order): the dynamic
   arguments are gathered from where ``positional``/``keywords`` say, the static ones checked
   where ``statics`` say, then the whole dynamic tree goes through one generated getter."""
+  the_config = config
+  if not keywords and sum(where == "kwargs" for (where, _), _, _ in statics) == len(names):
+    # every keyword argument is static (axis=, dtype=, keepdims=, ...)
+    return _make_static_keyword_plan(nargs, names, positional, statics, split, runner,
+                                     trace_state)
   getter = tree_util.treedef_leaf_getter(split.in_tree, check_leaves=False)
   name_set = frozenset(names)
-  the_config = config
 
   def keyword_plan(args, kwargs):
     if len(args) != nargs or len(kwargs) != len(names) or (
@@ -1147,13 +1185,19 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
                                          else _compiles_as_operand(value))):
           return fun(*args, **kwargs)
       for name, value in kwargs.items():
-        if not (type(value) is Array or (_compiles_as_static(value) if name in static_names
-                                         else _compiles_as_operand(value))):
+        if not (type(value) in _PLAIN_OPERAND_OR_STATIC
+                or (_compiles_as_static(value) if name in static_names
+                    else _compiles_as_operand(value))):
           return fun(*args, **kwargs)
       return jitted(*args, **kwargs)
     return inline_wrapper
 
   return wrap if fun is None else wrap(fun)
+
+
+# Values jit reads as the eager function would, whether static or not: Arrays, Python scalars
+# (hashable statics; weakly typed operands) and None.
+_PLAIN_OPERAND_OR_STATIC = frozenset({Array, int, float, bool, type(None)})
 
 
 def _compiles_as_operand(value) -> bool:
