@@ -179,6 +179,22 @@ def _on_device(x):
   return out
 
 
+def _check_placed(fn, x, y, placement):
+  """``fn(x, y)`` with the operands ``placement`` names moved to the device gives the general
+  path's result (or its TypeError)."""
+  if placement in ("both", "first"):
+    x = _on_device(x)
+  if placement in ("both", "second"):
+    y = _on_device(y)
+  try:
+    expected = general(fn)(x, y)
+  except TypeError:
+    with pytest.raises(TypeError):
+      fn(x, y)
+    return
+  _same(fn(x, y), expected)
+
+
 _UFUNCS = [jnp.add, jnp.subtract, jnp.multiply, jnp.maximum, jnp.minimum, jnp.equal,
            jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal]
 
@@ -195,17 +211,7 @@ def test_operands_on_the_device_match_general_path(dtype, fn, shapes, placement,
   make = lambda shape, shift: (rng.standard_normal(shape) * 3 + shift)
   values = [make(shapes[0], 0.0), make(shapes[1], 0.5)]
   x, y = [jnp.asarray(v.astype(dtype) if dtype != np.bool_ else v > 0) for v in values]
-  if placement in ("both", "first"):
-    x = _on_device(x)
-  if placement in ("both", "second"):
-    y = _on_device(y)
-  try:
-    expected = general(fn)(x, y)
-  except TypeError:
-    with pytest.raises(TypeError):
-      fn(x, y)
-    return
-  _same(fn(x, y), expected)
+  _check_placed(fn, x, y, placement)
 
 
 @settings(max_examples=100, deadline=None)
@@ -247,17 +253,7 @@ def test_weakly_typed_operands_match_general_path(dtype, fn, shapes, weak, place
   if weak in ("both", "second"):
     y = make_weak(values[1])
   assert x.weak_type == (weak in ("both", "first")) and y.weak_type == (weak in ("both", "second"))
-  if placement in ("both", "first"):
-    x = _on_device(x)
-  if placement in ("both", "second"):
-    y = _on_device(y)
-  try:
-    expected = general(fn)(x, y)
-  except TypeError:
-    with pytest.raises(TypeError):
-      fn(x, y)
-    return
-  _same(fn(x, y), expected)
+  _check_placed(fn, x, y, placement)
 
 
 @pytest.mark.parametrize("fn", _OPERATORS + _UFUNCS)
