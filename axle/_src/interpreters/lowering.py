@@ -926,53 +926,36 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
 
 
 # ---------------------------------------------------------------------------
-# Single-primitive executables: eager fallback and reads of bf16/fp8 buffers
+# Single-primitive programs: eager primitives on XLA, and reads of bf16/fp8 buffers
 
-_primitive_executables: dict = {}
-# (module text, output avals) -> executable: equations whose parameters differ only in identity
-# (the branches of an eager ``cond`` on fresh lambdas are new jaxprs on every call) lower to the
-# same module, which is compiled once.
-_executables_by_text: dict = {}
-_MAX_PRIMITIVE_EXECUTABLES = 4096
+def primitive_module(primitive: core.Primitive, avals_in: Sequence[ShapedArray], params: dict):
+  """``(module text, physical output avals)`` of one equation of ``primitive`` on arguments of
+  ``avals_in`` (weak types stripped): the program of an eager primitive run on XLA."""
+  avals_in = [a.strip_weak_type() for a in avals_in]
+  out = eval_interpreter.abstract_eval(primitive, avals_in, params)
+  avals_out = list(out) if primitive.multiple_results else [out]
+  invars = [ir.Var(a) for a in avals_in]
+  outvars = [ir.Var(a) for a in avals_out]
+  jaxpr = Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)])
+  text = lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), primitive.name)
+  return text, [core.physical_aval(a) for a in avals_out]
 
 
-def primitive_executable(primitive: core.Primitive, avals_in: Sequence[ShapedArray], params: dict):
-  """A cached executable running one equation of ``primitive`` on arguments of ``avals_in``."""
-  avals_in = tuple(a.strip_weak_type() for a in avals_in)
-  key = (primitive, avals_in, tuple(params.items()))
-  executable = _primitive_executables.get(key)
-  if executable is None:
-    out = eval_interpreter.abstract_eval(primitive, list(avals_in), params)
-    avals_out = list(out) if primitive.multiple_results else [out]
-    invars = [ir.Var(a) for a in avals_in]
-    outvars = [ir.Var(a) for a in avals_out]
-    jaxpr = Jaxpr([], invars, outvars, [ir.Eqn(invars, outvars, primitive, params)])
-    text = lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), primitive.name)
-    physical_out = tuple(core.physical_aval(a) for a in avals_out)
-    executable = _executables_by_text.get((text, physical_out))
-    if executable is None:
-      executable = client.compile(text, list(physical_out))
-      if len(_executables_by_text) >= _MAX_PRIMITIVE_EXECUTABLES:
-        _executables_by_text.clear()
-      _executables_by_text[(text, physical_out)] = executable
-    if len(_primitive_executables) >= _MAX_PRIMITIVE_EXECUTABLES:
-      _primitive_executables.clear()
-    _primitive_executables[key] = executable
-  return executable
+# (shape, dtype, target) -> the bitcast executable of ``bitcast_reader``
+_bitcast_readers: dict = {}
 
 
 def clear_caches() -> None:
-  """Forgets the single-primitive executables and the jaxprs traced for ``lower_fun`` rules."""
-  _primitive_executables.clear()
-  _executables_by_text.clear()
+  """Forgets the bitcast readers and the jaxprs traced for ``lower_fun`` rules."""
+  _bitcast_readers.clear()
   _lower_fun_cache.clear()
 
 
 def bitcast_reader(aval: ShapedArray, target: np.dtype):
   """An executable that reinterprets a buffer of ``aval`` as unsigned integers ``target`` (for
   dtypes the buffer protocol cannot export)."""
-  key = ("bitcast_reader", aval.shape, aval.dtype, target)
-  executable = _primitive_executables.get(key)
+  key = (aval.shape, aval.dtype, target)
+  executable = _bitcast_readers.get(key)
   if executable is None:
     out_aval = ShapedArray(aval.shape, target)
     source, result = tensor_type(aval), tensor_type(out_aval)
@@ -983,7 +966,7 @@ def bitcast_reader(aval: ShapedArray, target: np.dtype):
             f'    %0 = "{kind}"(%arg0) : ({source}) -> {result}\n'
             f"    func.return %0 : {result}\n  }}\n}}\n")
     executable = client.compile(text, [out_aval])
-    _primitive_executables[key] = executable
+    _bitcast_readers[key] = executable
   return executable
 
 

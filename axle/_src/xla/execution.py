@@ -48,6 +48,7 @@ def clear_caches() -> None:
   _recent_executables.clear()
   _jaxpr_calls.clear()
   _scalar_buffers.clear()
+  _primitive_executables.clear()
   lowering.clear_caches()
 
 # Closed-over arrays bigger than this many elements are passed as arguments instead of being
@@ -56,8 +57,9 @@ _MAX_INLINE_CONSTANT_SIZE = 4096
 
 
 def compile_text(text: str, out_avals, name: str = "main",
-                 host_callbacks: list | None = None) -> client.Executable:
-  """The executable for a StableHLO module: from memory, from the on-disk cache, or compiled.
+                 host_callbacks: list | None = None, persistent: bool = True) -> client.Executable:
+  """The executable for a StableHLO module: from memory, from the on-disk cache (unless not
+  ``persistent``), or compiled.
 
   A module with ``host_callbacks`` is compiled afresh and never cached: its text names the
   callbacks only by index."""
@@ -74,14 +76,15 @@ def compile_text(text: str, out_avals, name: str = "main",
     _remember(text, executable)
     return executable
   options = client.CompileOptions()
-  executable = disk_cache.load(text, options, out_avals)
+  executable = disk_cache.load(text, options, out_avals) if persistent else None
   if executable is None:
     start = time.perf_counter()
     executable = client.compile(text, out_avals, options)
     seconds = time.perf_counter() - start
     if config.jax_log_compiles:
       logger.warning("Finished XLA compilation of jit(%s) in %.9f sec", name, seconds)
-    disk_cache.store(text, options, executable, seconds)
+    if persistent:
+      disk_cache.store(text, options, executable, seconds)
   _executables[text] = executable
   _remember(text, executable)
   return executable
@@ -491,10 +494,31 @@ def call_for(closed: ClosedJaxpr, name: str = "main") -> CompiledCall:
   return call
 
 
+# (primitive, avals, params) -> executable of one equation. Equations whose parameters differ
+# only in identity (the branches of an eager ``cond`` on fresh lambdas are new jaxprs on every
+# call) lower to the same module text, which compile_text compiles once (not kept on disk: a
+# single equation compiles fast).
+_primitive_executables: dict = {}
+_MAX_PRIMITIVE_EXECUTABLES = 4096
+
+
+def primitive_executable(primitive: core.Primitive, avals_in, params: dict) -> client.Executable:
+  """A cached executable running one equation of ``primitive`` on arguments of ``avals_in``."""
+  key = (primitive, tuple(a.strip_weak_type() for a in avals_in), tuple(params.items()))
+  executable = _primitive_executables.get(key)
+  if executable is None:
+    text, out_avals = lowering.primitive_module(primitive, avals_in, params)
+    executable = compile_text(text, out_avals, primitive.name, persistent=False)
+    if len(_primitive_executables) >= _MAX_PRIMITIVE_EXECUTABLES:
+      _primitive_executables.clear()
+    _primitive_executables[key] = executable
+  return executable
+
+
 def run_primitive(primitive, values, avals, params):
   """Eager fallback: runs one primitive as a cached single-primitive executable (host values in,
   host values out)."""
-  executable = lowering.primitive_executable(primitive, avals, params)
+  executable = primitive_executable(primitive, avals, params)
   buffers = [client.put(np.asarray(v), a, owned=False) for v, a in zip(values, avals)]
   outs = executable.execute(buffers)
   results = [client.to_host(o, a) for o, a in zip(outs, executable.out_avals)]
@@ -510,7 +534,7 @@ def primitive_runner(primitive, avals, params, out_avals):
   the operands (Arrays, whose device buffers are used as they are, or canonical NumPy values)
   returning device-backed Arrays of ``out_avals`` -- a cached executable, one put per host
   operand, one execute, nothing read back."""
-  executable = lowering.primitive_executable(primitive, avals, params)
+  executable = primitive_executable(primitive, avals, params)
   execute = executable.loaded.execute_sharded
   handlers = executable._handlers
   avals = tuple(avals)
