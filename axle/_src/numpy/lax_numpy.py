@@ -280,8 +280,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 # host values (see _host_where_key)
 _host_where_avals: dict = {}
 _where_scalar_types = (float, int)
-_ONE_ROUNDING_TARGETS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
-                                                             np.complex128))
+_ONE_ROUNDING_TARGETS = frozenset(
+    np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
 def _converts_exactly(operand, dtype) -> bool:

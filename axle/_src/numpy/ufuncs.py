@@ -37,11 +37,11 @@ _scalar_avals: dict = {}
 
 def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   """``primitive`` applied to ``x1, x2`` right away, for the commonest eager cases: two Arrays of
-  one dtype (of a kind in ``kinds``) with equal shapes or one of them 0-d, or such
-  an Array of float32/float64 and a Python float or small int (which jnp converts to the array's
-  dtype). Promotion would leave these as they are, so the op runs as ``process_primitive`` would
-  run it: on XLA when an operand is still on the device, else by the eager policy (the NumPy
-  kernel or the cached XLA runner). None for anything else."""
+  one dtype (of a kind in ``kinds``) with equal shapes or one of them 0-d, or such an Array of
+  float32/float64 and a Python float or small int (which jnp converts to the array's dtype).
+  Promotion would only retype these (a weakly typed operand takes the other's type), so the op
+  runs as ``process_primitive`` would run it: on XLA when an operand is still on the device, else
+  by the eager policy (the NumPy kernel or the cached XLA runner). None for anything else."""
   if _context.trace is not core.eval_trace or _special_checks.enabled:
     return None
   t1, t2 = type(x1), type(x2)
@@ -112,8 +112,8 @@ def _run_binary(primitive: core.Primitive, avals, x1, x2, on_device: bool):
 
 
 def _binary(name: str, lax_fn, promote=util.promote_args, primitive=None, kinds: str = ""):
-  """A NumPy-style binary function over ``lax_fn``; with ``primitive``, operands on the device
-  of the kinds ``kinds`` take ``binary_fast`` eagerly."""
+  """A NumPy-style binary function over ``lax_fn``; with ``primitive``, eager operands of the
+  kinds ``kinds`` take ``binary_fast``."""
   def fn(x1, x2, /):
     if primitive is not None:
       out = binary_fast(primitive, kinds, x1, x2)
