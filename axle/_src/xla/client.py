@@ -85,12 +85,13 @@ def _requested_device_count() -> int | None:
 
 def _make_client(xc):
   count = _requested_device_count()
+  asynchronous = bool(config.jax_cpu_enable_async_dispatch)
   distributed = _state.get("distributed")
   if distributed is not None:
     from jaxlib import _jax
     collectives = _jax.make_gloo_tcp_collectives(distributed_client=distributed.client,
                                                  hostname="127.0.0.1")
-    return xc.make_cpu_client(distributed_client=distributed.client,
+    return xc.make_cpu_client(asynchronous=asynchronous, distributed_client=distributed.client,
                               node_id=distributed.process_id,
                               num_nodes=distributed.num_processes, collectives=collectives,
                               num_devices=count or 1)
@@ -99,7 +100,9 @@ def _make_client(xc):
     # than 2N threads, more than 32 launches in flight per device deadlock a collective
     # (XLA aborts after a minute). 2N threads make that impossible (shared/xla-multidevice).
     os.environ["PJRT_NPROC"] = str(max(2 * count, os.cpu_count() or 1))
-  return xc.make_cpu_client(num_devices=count) if count else xc.make_cpu_client()
+  if count:
+    return xc.make_cpu_client(asynchronous=asynchronous, num_devices=count)
+  return xc.make_cpu_client(asynchronous=asynchronous)
 
 
 def dispatch_threads_suffice() -> bool:
