@@ -645,13 +645,28 @@ def put(value: np.ndarray, aval, device=None, owned: bool = True):
 
   ``owned`` says the value is axle's own immutable array, which the buffer may alias (zero
   copy); a caller's NumPy array (which they may mutate later) is copied during the call."""
+  putter = _putters.get((device, owned))
+  if putter is None:
+    putter = _putters[(device, owned)] = _make_putter(device, owned)
+  return putter(value, aval)
+
+
+# (device or None, owned) -> put(value, aval) with everything else bound (every eager op on a
+# host value puts it: the lookups of the device and its sharding cost as much as the put).
+_putters: dict = {}
+
+
+def _make_putter(device, owned: bool):
   xc = _xc()
-  if device is None:
-    device = default_device()
+  device = default_device() if device is None else device
+  sharding, devices_ = sharding_for(device), [device]
   semantics = (xc.HostBufferSemantics.ZERO_COPY if owned
                else xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL)
-  return xc.batched_device_put(aval, sharding_for(device), [value], [device], True, False,
-                               semantics, enable_x64=True)
+  device_put = xc.batched_device_put
+
+  def put_value(value, aval):
+    return device_put(aval, sharding, [value], devices_, True, False, semantics, enable_x64=True)
+  return put_value
 
 
 def host_putter(aval, device=None):
