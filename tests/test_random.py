@@ -105,6 +105,26 @@ def test_jit_matches_eager_bitwise(flag, partitionable):
     np.testing.assert_array_equal(np.asarray(fn(key)), np.asarray(axle.jit(fn)(key)))
 
 
+@pytest.mark.parametrize("flag", [True, False])
+def test_eager_split_of_one_raw_key_matches_jit(flag, partitionable):
+  # Eager split(raw key, small int) hashes on Python ints without binding random_split; jit
+  # runs the lowering, and a NumPy count takes the primitive's eager kernel.
+  partitionable(flag)
+  split = axle.jit(random.split, static_argnums=1)
+  for seed in (0, 1, 0x7FFFFFFF, 0xFFFFFFFF, 0x123456789):
+    key = random.PRNGKey(seed)
+    for num in range(0, 10):
+      fast = random.split(key, num)
+      assert fast.shape == (num, 2) and fast.dtype == np.uint32 and not fast.weak_type
+      np.testing.assert_array_equal(np.asarray(fast), np.asarray(split(key, num)))
+      np.testing.assert_array_equal(np.asarray(fast), np.asarray(random.split(key, np.int64(num))))
+  typed = random.key(3)
+  np.testing.assert_array_equal(np.asarray(random.key_data(random.split(typed, 3))),
+                                np.asarray(random.split(random.key_data(typed), 3)))
+  with pytest.raises(ValueError, match="num must be non-negative"):
+    random.split(random.PRNGKey(0), -1)
+
+
 def test_flag_change_retraces_jit(partitionable):
   f = axle.jit(lambda k: random.split(k))
   key = random.PRNGKey(0)

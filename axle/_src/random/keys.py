@@ -409,8 +409,31 @@ def _split_shape(num) -> tuple[int, ...]:
                                   else num,))
 
 
+_RAW_KEY_AVAL = core.ShapedArray((2,), UINT32)
+# Eager splits of one raw key into at most this many keys hash on Python ints right here.
+_SMALL_SPLIT = 8
+
+
+def _split_raw_key_eagerly(key: Array, num: int) -> Array:
+  """``split(key, num)`` of one concrete raw key: the same bits as the ``random_split`` kernel
+  (threefry on Python ints), without wrapping the key and binding the primitive."""
+  k0, k1 = np.asarray(key._host_value()).tolist()
+  hash_pair = prng._threefry2x32_ints
+  if prng.threefry_partitionable():  # counts (0, i) for key i
+    rows = [hash_pair(k0, k1, 0, i) for i in range(num)]
+  else:  # counts 0..2*num-1 in two halves; key i takes words 2i and 2i+1 of the output
+    pairs = [hash_pair(k0, k1, i, num + i) for i in range(num)]
+    words = [p[0] for p in pairs] + [p[1] for p in pairs]
+    rows = [words[2 * i:2 * i + 2] for i in range(num)]
+  return Array(np.array(rows, UINT32).reshape(num, 2), False,
+               core.ShapedArray((num, 2), UINT32))
+
+
 def split(key, num=2):
   """Splits a key into ``num`` new keys (``num`` may be a shape); keys keep their kind."""
+  if (type(key) is Array and type(num) is int and 0 <= num <= _SMALL_SPLIT
+      and key._aval == _RAW_KEY_AVAL and core._context.trace is core.eval_trace):
+    return _split_raw_key_eagerly(key, num)
   keys, typed = check_prng_key("split", key)
   shape = _split_shape(num)
   if any(d < 0 for d in shape):
