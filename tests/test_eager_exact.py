@@ -8,6 +8,7 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 import axle
 import axle.numpy as jnp
@@ -253,3 +254,46 @@ def test_subnormal_detection_of_numbers_and_arrays(dtype, form):
     expected = 0 < abs(complex(number)) < tiny
     operand = {"scalar": number[()], "0-d": number, "array": np.full((2, 3), number)}[form]
     assert eval_interpreter.has_subnormal(operand) == expected, (value, form)
+
+
+_SCALAR_OPS = {"x + c": lambda x, c: x + c, "c - x": lambda x, c: c - x,
+               "x * c": lambda x, c: x * c, "x / c": lambda x, c: x / c,
+               "c / x": lambda x, c: c / x}
+
+
+def _near_cancellation(c: float, dtype) -> np.ndarray:
+  """Values of ``dtype`` around ``-c`` and ``c`` (a step of a few ulps), and fractions of c."""
+  dtype = np.dtype(dtype)
+  center = np.array([c, -c], dtype)
+  values = [center]
+  for direction in (np.inf, -np.inf):
+    step = center
+    for _ in range(3):
+      step = np.nextafter(step, np.array(direction, dtype)) if dtype != ml_dtypes.bfloat16 else \
+          (step.astype(np.float32) * np.float32(1 + 2 ** -7 * np.sign(direction))).astype(dtype)
+      values.append(step)
+  values.append(np.array([c / 3, c * 0.75, 0.0, 1.0, -2.5], np.float64).astype(dtype))
+  return np.concatenate(values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64, ml_dtypes.bfloat16]),
+       exponent=st.integers(-140, 4), mantissa=st.floats(1.0, 2.0, exclude_max=True),
+       negative=st.booleans())
+def test_array_and_python_scalar_results_match_jit(dtype, exponent, mantissa, negative):
+  # An array and a Python scalar: the result of add/sub with |c| >= 2**-90 and of mul/div that
+  # cannot shrink is known to hold no subnormal (and is marked so for the next kernel); every
+  # other result is checked. Near-cancelling sums and scalars at the bounds must give XLA's bits,
+  # and so must the next kernel reading the result.
+  if dtype == np.float64:
+    exponent = exponent * 7 - 62  # down to 2**-1042: around float64's bound (2**-950) too
+  c = (-1.0 if negative else 1.0) * mantissa * 2.0 ** exponent
+  # A scalar that rounds to zero is left out: jit simplifies x + 0 to x (-0.0 stays -0.0) where
+  # an eager add, JAX's too, gives +0.0.
+  assume(np.array(c).astype(dtype) != 0)
+  with axle.enable_x64(dtype == np.float64):
+    x = jnp.asarray(_near_cancellation(c, dtype))
+    assert x.dtype == dtype
+    for name, op in _SCALAR_OPS.items():
+      _check(lambda v: op(v, c), x, what=f"{name} with c={c!r} {np.dtype(dtype).name}")
+      _check(lambda v: op(v, c) * 0.5, x, what=f"({name}) * 0.5 with c={c!r}")

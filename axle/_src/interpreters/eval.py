@@ -157,6 +157,30 @@ def _scalar_is_subnormal(scalar, dtype) -> bool:
 _CREATES_SUBNORMALS = frozenset({"add", "sub", "mul", "div", "rem", "nextafter", "integer_pow",
                                  "square", "convert_element_type", "reduce_precision"})
 
+# The result of an array and a Python scalar ``c`` (no operand subnormal) needs no check when:
+# - add/sub, ``|c| >= 2**-90``: a subnormal sum needs ``x`` within a subnormal of ``-c``, so of
+#   c's binade or the one below; the exact sum is then a multiple of half c's quantum, which is
+#   above the largest subnormal in float32, bfloat16 and (with the float64 bound) float64;
+# - mul, ``|c| >= 1``, and div by ``c`` with ``|c| <= 1``: ``|result| >= |x|``.
+_SCALAR_SUM_BOUND = {np.dtype(np.float32): 2.0 ** -90, np.dtype(dtypes.bfloat16): 2.0 ** -90,
+                     np.dtype(np.float64): 2.0 ** -950}
+
+
+def _scalar_result_is_normal(name: str, scalar, position: int, dtype) -> bool:
+  """Whether ``name`` of a subnormal-free float array and the Python scalar ``scalar`` (operand
+  ``position``) is known to have no subnormal result (see ``_SCALAR_SUM_BOUND``)."""
+  if type(scalar) is complex:
+    return False
+  magnitude = abs(scalar)
+  if name == "add" or name == "sub":
+    bound = _SCALAR_SUM_BOUND.get(dtype)
+    return bound is not None and magnitude >= bound
+  if name == "mul":
+    return magnitude >= 1.0
+  if name == "div":
+    return position == 1 and magnitude <= 1.0
+  return False
+
 
 def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xla: bool
                       ) -> Callable:
@@ -171,19 +195,29 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   mode = eager_mode
   check_results = primitive.name in _CREATES_SUBNORMALS or primitive.multiple_results
   multiple = primitive.multiple_results
+  name = primitive.name
+  tiny = _TINY
 
   def impl(*args, **params):
     if not mode.exact:
       return kernel(*args, **params)
     floats = False
-    for a in args:
+    check = check_results
+    for position, a in enumerate(args):
       try:
         dtype = a.dtype
       except AttributeError:
         if type(a) in scalars:  # an operator's fast path: the scalar means the array's dtype
-          dtype = next(b.dtype for b in args if hasattr(b, "dtype"))
-          if dtype in flushed and _scalar_is_subnormal(a, dtype):
-            return run_on_xla(primitive, args, params)
+          for b in args:
+            dtype = getattr(b, "dtype", None)
+            if dtype is not None:
+              break
+          if dtype in flushed:
+            if type(a) is complex or not (a == 0 or abs(a) >= tiny[dtype]):
+              if _scalar_is_subnormal(a, dtype):
+                return run_on_xla(primitive, args, params)
+            if check and _scalar_result_is_normal(name, a, position, dtype):
+              check = False
         continue
       if dtype in flushed:
         if complex_on_xla and dtype.kind == "c":
@@ -196,12 +230,15 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
           return run_on_xla(primitive, args, params)
         mark(a)
     out = kernel(*args, **params)
-    if check_results and (floats or multiple):
-      for o in (out if multiple else (out,)):
-        if getattr(o, "dtype", None) in flushed:
-          if has_subnormal(o):
-            return run_on_xla(primitive, args, params)
-          mark(o)
+    if floats or multiple:
+      if check:
+        for o in (out if multiple else (out,)):
+          if getattr(o, "dtype", None) in flushed:
+            if has_subnormal(o):
+              return run_on_xla(primitive, args, params)
+            mark(o)
+      elif check_results:  # known to hold no subnormal (_scalar_result_is_normal)
+        mark(out)
     return out
 
   impl.__name__ = getattr(kernel, "__name__", "impl")
