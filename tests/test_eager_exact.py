@@ -296,4 +296,61 @@ def test_array_and_python_scalar_results_match_jit(dtype, exponent, mantissa, ne
     assert x.dtype == dtype
     for name, op in _SCALAR_OPS.items():
       _check(lambda v: op(v, c), x, what=f"{name} with c={c!r} {np.dtype(dtype).name}")
-      _check(lambda v: op(v, c) * 0.5, x, what=f"({name}) * 0.5 with c={c!r}")
+      # the next kernel reads the result (one program per step: under one jit XLA may fold
+      # the two constants into one, which is not what an eager chain computes)
+      first = op(x, c)
+      _assert_same_bits(first * 0.5, axle.jit(lambda v: v * 0.5)(axle.jit(lambda v: op(v, c))(x)),
+                        f"({name}) * 0.5 with c={c!r}")
+
+
+_CHAIN_STEPS = {
+    "x * y": lambda x, y: x * y, "x + y": lambda x, y: x + y, "x - y": lambda x, y: x - y,
+    "y - x": lambda x, y: y - x, "square": lambda x, y: lax.square(x),
+    "cube": lambda x, y: lax.integer_pow(x, 3), "abs": lambda x, y: lax.abs(x),
+    "sqrt(abs)": lambda x, y: lax.sqrt(lax.abs(x)), "x / 0.75": lambda x, y: x / 0.75,
+    "x / 4.0": lambda x, y: x / 4.0, "x / y": lambda x, y: x / y,
+    "x * 3.0": lambda x, y: x * 3.0, "x * 1e-3": lambda x, y: x * 1e-3,
+    "x + 2**-95": lambda x, y: x + 2.0 ** -95, "floor": lambda x, y: lax.floor(x),
+    "clamp": lambda x, y: lax.clamp(-y, x, y)}
+
+
+@settings(max_examples=80, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64, ml_dtypes.bfloat16]),
+       exponents=st.lists(st.integers(-135, 8), min_size=6, max_size=6),
+       mantissas=st.lists(st.floats(-2.0, 2.0), min_size=6, max_size=6),
+       steps=st.lists(st.sampled_from(sorted(_CHAIN_STEPS)), min_size=1, max_size=8))
+def test_chains_of_exact_kernels_match_single_op_programs(dtype, exponents, mantissas, steps):
+  # Each kernel's result carries a lower bound of its exponents to the next kernel, which skips
+  # scanning its own result when the bounds keep it out of the subnormal range: a chain of
+  # eager kernels must give the bits of the same chain run as one XLA program per step.
+  scale = 7 if dtype == np.float64 else 1  # reach float64's subnormals too
+  values = np.array([m * 2.0 ** (e * scale) for m, e in zip(mantissas, exponents)])
+  with axle.enable_x64(dtype == np.float64):
+    x = jnp.asarray(values.astype(dtype))
+    y = jnp.asarray(np.abs(values[::-1]).astype(dtype))
+    assert x.dtype == dtype
+    eager, reference = x, x
+    for step in steps:
+      fn = _CHAIN_STEPS[step]
+      eager = fn(eager, y)
+      reference = axle.jit(fn)(reference, y)
+      _assert_same_bits(eager, reference, f"{' -> '.join(steps)} at {step}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("step", sorted(_CHAIN_STEPS))
+def test_result_bounds_at_the_edge_of_the_subnormal_range(dtype, step):
+  # Operands of every magnitude from the smallest normal up, one magnitude per array, so the
+  # results cross into the subnormal range somewhere; next to them, the same values nudged by a
+  # relative ulp (near-cancelling differences).
+  fn = _CHAIN_STEPS[step]
+  info = ml_dtypes.finfo(dtype)
+  eps = float(info.eps)
+  with axle.enable_x64(dtype == np.float64):
+    jitted = axle.jit(fn)
+    for k in range(int(info.minexp), 4, 1 if dtype != np.float64 else 8):
+      base = np.array([1.0, 1.5, -1.75, 1.0 + eps]) * 2.0 ** k
+      x = jnp.asarray(base.astype(dtype))
+      for y_values in (base * (1 + eps), np.abs(base[::-1]) * 2.0 ** (-k // 2)):
+        y = jnp.asarray(np.abs(y_values).astype(dtype))
+        _assert_same_bits(fn(x, y), jitted(x, y), f"{step} at 2**{k}")

@@ -21,6 +21,7 @@ and rounded, which may differ from JAX's last bits).
 """
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Callable
 
@@ -105,20 +106,31 @@ _MIN_FREXP_EXPONENT = {np.dtype(np.float32): -125, np.dtype(np.complex64): -125,
 _frexp = np.frexp
 _min = np.minimum.reduce
 
-# id(value) -> weak reference, for kernel results already checked to hold no subnormal (the
-# next kernel reading them need not check again). NumPy values of Arrays are never mutated.
+# id(value) -> (weak reference, lower bound of its frexp exponents) for kernel results known to
+# hold no subnormal (the next kernel reading them need not scan them again, and can bound its
+# own result from the bound). NumPy values of Arrays are never mutated.
 _checked: dict = {}
 _weakref = weakref.ref
 
 
-def _mark_checked(value) -> None:
+def _mark_checked(value, exponent: int) -> None:
   try:
     ref = _weakref(value)
   except TypeError:  # NumPy scalars
     return
   if len(_checked) > 4096:
     _checked.clear()
-  _checked[id(value)] = ref
+  _checked[id(value)] = (ref, exponent)
+
+
+def _min_exponent(value) -> int:
+  """The smallest ``np.frexp`` exponent in a real float NumPy value (zeros, infinities and NaN
+  count as 0): every nonzero element has magnitude at least ``2 ** (exponent - 1)``."""
+  if type(value) is not np.ndarray or not value.shape:  # one number
+    return math.frexp(float(value))[1]
+  if value.dtype is _BF16:
+    value = value.astype(_F32)
+  return int(_min(_frexp(value)[1], axis=None))
 
 
 def has_subnormal(value) -> bool:
@@ -131,11 +143,7 @@ def has_subnormal(value) -> bool:
   if dtype.kind == "c":
     value = np.asarray(value)
     return has_subnormal(value.real) or has_subnormal(value.imag)
-  if type(value) is not np.ndarray or not value.shape:  # one number: compare its magnitude
-    return 0.0 < abs(float(value)) < _TINY[dtype]
-  if dtype is _BF16:
-    value = value.astype(_F32)
-  return _min(_frexp(value)[1], axis=None) < bound
+  return _min_exponent(value) < bound
 
 
 _BF16 = np.dtype(dtypes.bfloat16)
@@ -157,29 +165,42 @@ def _scalar_is_subnormal(scalar, dtype) -> bool:
 _CREATES_SUBNORMALS = frozenset({"add", "sub", "mul", "div", "rem", "nextafter", "integer_pow",
                                  "square", "convert_element_type", "reduce_precision"})
 
-# The result of an array and a Python scalar ``c`` (no operand subnormal) needs no check when:
-# - add/sub, ``|c| >= 2**-90``: a subnormal sum needs ``x`` within a subnormal of ``-c``, so of
-#   c's binade or the one below; the exact sum is then a multiple of half c's quantum, which is
-#   above the largest subnormal in float32, bfloat16 and (with the float64 bound) float64;
-# - mul, ``|c| >= 1``, and div by ``c`` with ``|c| <= 1``: ``|result| >= |x|``.
-_SCALAR_SUM_BOUND = {np.dtype(np.float32): 2.0 ** -90, np.dtype(dtypes.bfloat16): 2.0 ** -90,
-                     np.dtype(np.float64): 2.0 ** -950}
+# Significand bits of the real dtypes whose subnormals XLA flushes.
+_PRECISION = {np.dtype(np.float32): 24, np.dtype(np.float64): 53, _BF16: 8}
 
 
-def _scalar_result_is_normal(name: str, scalar, position: int, dtype) -> bool:
-  """Whether ``name`` of a subnormal-free float array and the Python scalar ``scalar`` (operand
-  ``position``) is known to have no subnormal result (see ``_SCALAR_SUM_BOUND``)."""
-  if type(scalar) is complex:
-    return False
-  magnitude = abs(scalar)
-  if name == "add" or name == "sub":
-    bound = _SCALAR_SUM_BOUND.get(dtype)
-    return bound is not None and magnitude >= bound
-  if name == "mul":
-    return magnitude >= 1.0
-  if name == "div":
-    return position == 1 and magnitude <= 1.0
-  return False
+def _div_exponent(exponents, args, params, dtype):
+  divisor = args[1]
+  if type(divisor) in _python_scalar_types and abs(divisor) <= 1:
+    return exponents[0]
+  return None
+
+
+# primitive name -> rule(exponents, args, params, dtype): a lower bound of the frexp exponents of
+# the result of real operands whose exponents are bounded below by ``exponents`` (operand
+# order, Python scalars included), or None. A nonzero element ``v`` has ``|v| >= 2**(e - 1)``:
+# - mul: ``|x y| >= 2 ** (ex - 1 + ey - 1)``; square and integer_pow ``n >= 1`` likewise;
+# - add/sub: the exact sum of nonzero terms is a multiple of the smaller quantum,
+#   ``2 ** (min(ex, ey) - precision)``, and rounding keeps a power of two;
+# - div by a Python scalar ``|c| <= 1``: ``|x / c| >= |x|``;
+# - abs and clamp return operands, sqrt halves the exponent, floor/ceil/round/sign give
+#   integers or zeros.
+_RESULT_EXPONENT = {
+    "mul": lambda e, args, params, dtype: e[0] + e[1] - 1,
+    "add": lambda e, args, params, dtype: min(e) - _PRECISION[dtype] + 1,
+    "sub": lambda e, args, params, dtype: min(e) - _PRECISION[dtype] + 1,
+    "div": _div_exponent,
+    "square": lambda e, args, params, dtype: 2 * e[0] - 1,
+    "integer_pow": lambda e, args, params, dtype: (
+        params["y"] * (e[0] - 1) + 1 if params["y"] >= 1 else None),
+    "abs": lambda e, args, params, dtype: e[0],
+    "clamp": lambda e, args, params, dtype: min(e),
+    "sqrt": lambda e, args, params, dtype: (e[0] - 1) // 2 + 1,
+    "floor": lambda e, args, params, dtype: 1,
+    "ceil": lambda e, args, params, dtype: 1,
+    "round": lambda e, args, params, dtype: 1,
+    "sign": lambda e, args, params, dtype: 1,
+}
 
 
 def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xla: bool
@@ -187,7 +208,8 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   """``kernel``, answered by XLA when an operand or the result holds a subnormal float
   (XLA flushes them: ``1e-39 * 2 == 0`` and ``1e-39 > 0`` is False there) in exact mode, and
   for complex operands when ``complex_on_xla`` (callers such as the operators' fast paths call
-  the kernel directly)."""
+  the kernel directly). Results are scanned only where the operands' exponent bounds do not
+  already keep them out of the subnormal range (``_RESULT_EXPONENT``)."""
   flushed = _MIN_FREXP_EXPONENT
   scalars = _python_scalar_types
   checked = _checked
@@ -197,13 +219,16 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   multiple = primitive.multiple_results
   name = primitive.name
   tiny = _TINY
+  min_exponent = _min_exponent
+  frexp = math.frexp
+  result_exponent = _RESULT_EXPONENT.get(name)
 
   def impl(*args, **params):
     if not mode.exact:
       return kernel(*args, **params)
     floats = False
-    check = check_results
-    for position, a in enumerate(args):
+    exponents = []  # a bound for each real float operand; None once one is unknown (complex)
+    for a in args:
       try:
         dtype = a.dtype
       except AttributeError:
@@ -213,32 +238,67 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
             if dtype is not None:
               break
           if dtype in flushed:
-            if type(a) is complex or not (a == 0 or abs(a) >= tiny[dtype]):
+            if type(a) is complex or dtype.kind == "c":
               if _scalar_is_subnormal(a, dtype):
                 return run_on_xla(primitive, args, params)
-            if check and _scalar_result_is_normal(name, a, position, dtype):
-              check = False
+              exponents = None
+            else:
+              if not (a == 0 or abs(a) >= tiny[dtype]) and _scalar_is_subnormal(a, dtype):
+                return run_on_xla(primitive, args, params)
+              if exponents is not None:
+                try:
+                  exponents.append(frexp(a)[1])
+                except OverflowError:  # an int beyond float64
+                  exponents = None
         continue
-      if dtype in flushed:
-        if complex_on_xla and dtype.kind == "c":
-          return run_on_xla(primitive, args, params)
+      bound = flushed.get(dtype)
+      if bound is not None:
         floats = True
-        ref = checked.get(id(a))
-        if ref is not None and ref() is a:
+        if dtype.kind == "c":
+          if complex_on_xla or has_subnormal(a):
+            return run_on_xla(primitive, args, params)
+          exponents = None
           continue
-        if has_subnormal(a):
-          return run_on_xla(primitive, args, params)
-        mark(a)
+        entry = checked.get(id(a))
+        if entry is not None and entry[0]() is a:
+          exponent = entry[1]
+        else:
+          if a.size == 0:
+            exponents = None
+            continue
+          exponent = min_exponent(a)
+          if exponent < bound:
+            return run_on_xla(primitive, args, params)
+          mark(a, exponent)
+        if exponents is not None:
+          exponents.append(exponent)
     out = kernel(*args, **params)
-    if floats or multiple:
-      if check:
-        for o in (out if multiple else (out,)):
-          if getattr(o, "dtype", None) in flushed:
-            if has_subnormal(o):
-              return run_on_xla(primitive, args, params)
-            mark(o)
-      elif check_results:  # known to hold no subnormal (_scalar_result_is_normal)
-        mark(out)
+    if not (floats or multiple):
+      return out
+    if not multiple:
+      out_dtype = getattr(out, "dtype", None)
+      bound = flushed.get(out_dtype)
+      if bound is None:
+        return out
+      if exponents and result_exponent is not None and out_dtype.kind != "c":
+        known = result_exponent(exponents, args, params, out_dtype)
+        if known is not None and known >= bound:
+          mark(out, known)
+          return out
+      if not check_results:
+        return out
+    for o in (out if multiple else (out,)):
+      dtype = getattr(o, "dtype", None)
+      bound = flushed.get(dtype)
+      if bound is not None and o.size:
+        if dtype.kind == "c":
+          if has_subnormal(o):
+            return run_on_xla(primitive, args, params)
+          continue
+        exponent = min_exponent(o)
+        if exponent < bound:
+          return run_on_xla(primitive, args, params)
+        mark(o, exponent)
     return out
 
   impl.__name__ = getattr(kernel, "__name__", "impl")
