@@ -251,7 +251,9 @@ def positive(x, /):
 
 def absolute(x, /):
   """Elementwise absolute value (``abs(x)``)."""
-  if type(x) is Array and x._value is None and x._aval.dtype.kind in "fc" \
+  if type(x) is Array and x._aval.dtype.kind == "f":  # no promotion: the eager shortcut
+    return _abs_shortcut(x)
+  if type(x) is Array and x._value is None and x._aval.dtype.kind == "c" \
       and _context.trace is core.eval_trace and not _special_checks.enabled:
     run = eval_interpreter.device_entry(lax_elementwise.abs_p, (x._aval,))
     if run is not None:  # on the device: the op runs there
@@ -263,6 +265,7 @@ def absolute(x, /):
   return lax_elementwise.abs(x)
 
 
+_abs_shortcut = eval_interpreter.eager_unary(lax_elementwise.abs_p, lax_elementwise.abs)
 abs = absolute
 
 
