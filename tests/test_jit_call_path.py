@@ -314,6 +314,29 @@ def test_donated_python_scalars_and_numpy_arrays_can_be_passed_again():
   assert float(h(2.0)) == 3.0
 
 
+def test_small_numpy_arguments_share_buffers_by_value_only():
+  # Small NumPy arguments are put once per distinct value: outputs (even of the identity) keep
+  # their values when the caller mutates the array, a value seen before comes back right, and
+  # a donated call with the same bytes does not consume the shared buffer.
+  ident = jax.jit(lambda x: x)
+  add = jax.jit(lambda x: x + 1.0)
+  donate = jax.jit(lambda x: x * 2.0, donate_argnums=0)
+  host = np.array([1.0, 2.0, 3.0], np.float32)
+  first = ident(host)
+  host[0] = -5.0
+  second = ident(host)
+  host[0] = 1.0
+  third = add(host)
+  np.testing.assert_array_equal(donate(host), [2.0, 4.0, 6.0])
+  np.testing.assert_array_equal(add(host), [2.0, 3.0, 4.0])
+  np.testing.assert_array_equal(first, [1.0, 2.0, 3.0])
+  np.testing.assert_array_equal(second, [-5.0, 2.0, 3.0])
+  np.testing.assert_array_equal(third, [2.0, 3.0, 4.0])
+  np.testing.assert_array_equal(ident(host), [1.0, 2.0, 3.0])
+  signed = np.array([0.0, 1.0], np.float32)
+  assert np.signbit(np.asarray(ident(-signed)))[0] and not np.signbit(np.asarray(ident(signed)))[0]
+
+
 def test_non_contiguous_numpy_arguments():
   f = jax.jit(lambda x: x * 2.0)
   base = np.arange(16.0, dtype=np.float32)

@@ -236,6 +236,28 @@ def _device_arrays(buffers, avals) -> list:
 # Returned by a signature runner whose signature the leaves do not have.
 MISMATCH = object()
 
+# NumPy arguments of at most this many bytes are put once per distinct value: a put costs about
+# as much as executing a small program, and reading the bytes far less.
+_SMALL_HOST_BYTES = 64
+
+
+def _small_host_putter(aval: ShapedArray):
+  """``value -> buffer`` for small NumPy arrays of ``aval``: a buffer shared by every call given
+  the same bytes (the caller may mutate the array later: the key is its contents, and a buffer
+  is never written to; donated arguments get buffers of their own)."""
+  put = client.host_putter(aval)
+  buffers: dict = {}
+
+  def put_small(value):
+    key = value.tobytes()
+    buffer = buffers.get(key)
+    if buffer is None:
+      if len(buffers) >= 256:
+        buffers.clear()
+      buffer = buffers[key] = put(value)
+    return buffer
+  return put_small
+
 # Leaf types a signature runner accepts besides Array: transferred on each call.
 _HOST_LEAF_TYPES = (np.ndarray,)
 
@@ -297,7 +319,8 @@ def signature_runner(call, leaves, build):
         if i in call.donated:
           fetch.append(f"b{i} = fresh_leaf_buffer({name}, A{i})")
         elif t is np.ndarray and leaf.dtype == aval.dtype:
-          namespace[f"P{i}"] = client.host_putter(aval)
+          namespace[f"P{i}"] = (_small_host_putter(aval) if leaf.nbytes <= _SMALL_HOST_BYTES
+                                else client.host_putter(aval))
           fetch.append(f"b{i} = P{i}({name})")
         else:
           fetch.append(f"b{i} = leaf_buffer({name}, A{i})")
