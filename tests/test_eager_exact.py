@@ -309,6 +309,7 @@ _CHAIN_STEPS = {
     "cube": lambda x, y: lax.integer_pow(x, 3), "abs": lambda x, y: lax.abs(x),
     "sqrt(abs)": lambda x, y: lax.sqrt(lax.abs(x)), "x / 0.75": lambda x, y: x / 0.75,
     "x / 4.0": lambda x, y: x / 4.0, "x / y": lambda x, y: x / y,
+    "max(x, -y)": lambda x, y: lax.max(x, -y), "min(x, y)": lambda x, y: lax.min(x, y),
     "x * 3.0": lambda x, y: x * 3.0, "x * 1e-3": lambda x, y: x * 1e-3,
     "x + 2**-95": lambda x, y: x + 2.0 ** -95, "floor": lambda x, y: lax.floor(x),
     "clamp": lambda x, y: lax.clamp(-y, x, y)}
