@@ -193,6 +193,12 @@ def test_static_arguments():
   assert f(x, 2.0).dtype == jnp.float32 and _traces(f) == 4
   with pytest.raises(ValueError, match="Non-hashable static arguments"):
     f(x, [1])
+  # equal static values that are not the same object still take the call's plan
+  g = jax.jit(lambda x, n: x + n, static_argnums=1)
+  big = 10 ** 6
+  for n in (big, int(str(big)), int(str(big)) + 1, int(str(big))):
+    np.testing.assert_array_equal(g(x, n), np.full(3, 1.0 + n, np.float32))
+  assert _traces(g) == 2
 
 
 def test_unused_arguments_are_still_checked():

@@ -898,6 +898,25 @@ def _make_plan(nargs: int, split: _Split, runner, trace_state):
       return runner(leaves)
     return plan
 
+  if len(statics) == 1 and len(positions) == 1:
+    # f(x, n) with n static, the commonest form: no loops (n is usually the very same object)
+    ((static_position, static_kind, static_value),) = statics
+    (dynamic_position,) = positions
+
+    def plan_with_one_static(args, kwargs):
+      if len(args) != nargs or kwargs or (the_config.trace_state is not trace_state
+                                          and the_config.trace_state != trace_state):
+        return _MISMATCH
+      arg = args[static_position]
+      if not ((arg is static_value and type(arg) is static_kind)
+              or _static_matches(arg, static_kind, static_value)):
+        return _MISMATCH
+      leaves = getter((args[dynamic_position],))
+      if leaves is None:
+        return _MISMATCH
+      return runner(leaves)
+    return plan_with_one_static
+
   def plan_with_statics(args, kwargs):
     if len(args) != nargs or kwargs or (the_config.trace_state is not trace_state
                                         and the_config.trace_state != trace_state):
