@@ -355,3 +355,11 @@ def test_result_bounds_at_the_edge_of_the_subnormal_range(dtype, step):
       for y_values in (base * (1 + eps), np.abs(base[::-1]) * 2.0 ** (-k // 2)):
         y = jnp.asarray(np.abs(y_values).astype(dtype))
         _assert_same_bits(fn(x, y), jitted(x, y), f"{step} at 2**{k}")
+
+
+@pytest.mark.parametrize("dtype", _FLOATS)
+def test_unary_kernels_keep_xla_nan_signs(dtype):
+  # One NaN operand of either sign: the NaN XLA returns (bfloat16 square once lost the sign).
+  x = jnp.asarray(np.array([np.nan, -np.nan, 1.0, -2.0], dtype))
+  for name, fn in _UNARY.items():
+    _check(fn, x, what=f"{name} {np.dtype(dtype).name}")
