@@ -587,65 +587,57 @@ def primitive_runner(primitive, avals, params, out_avals):
       return [Array(np.asarray(o), False, a) for o, a in zip(outs, out_avals)]
     return _device_arrays(outs, out_avals)
 
-  if len(avals) == 1 and len(out_avals) == 1 and not isinstance(out_avals[0].dtype,
-                                                                 dtypes.ExtendedDType):
-    # The commonest eager op (sin, exp, tanh of an Array already on the device), without the
-    # loops: one buffer in, one Array out.
-    out_aval = out_avals[0]
-    new = object.__new__
-    general = run
+  if len(avals) > 2 or len(out_avals) != 1 or isinstance(out_avals[0].dtype,
+                                                        dtypes.ExtendedDType):
+    return run
+  # The commonest eager ops (sin of an Array already on the device, x * y, x + 1.0 with x on
+  # the device), without the general loops: their buffers, one execute, one Array out.
+  out_aval = out_avals[0]
+  new = object.__new__
+  general = run
 
+  def execute_one(buffers, operands):
+    try:
+      out = execute(buffers).consume_with_handlers(handlers)[0]
+    except Exception:  # noqa: BLE001 - the general path reports or recovers
+      return general(operands)
+    array = new(Array)
+    array._value = None
+    array._buffer = out
+    array._aval = out_aval
+    return [array]
+
+  if len(avals) == 1:
     def run_unary(operands):
       x = operands[0]
       buffer = x._buffer if type(x) is Array else None
       if buffer is None:
         return general(operands)
-      try:
-        out = execute([buffer]).consume_with_handlers(handlers)[0]
-      except Exception:  # noqa: BLE001 - the general path reports or recovers
-        return general(operands)
-      array = new(Array)
-      array._value = None
-      array._buffer = out
-      array._aval = out_aval
-      return [array]
+      return execute_one([buffer], operands)
     return run_unary
-  if len(avals) == 2 and len(out_avals) == 1 and not isinstance(out_avals[0].dtype,
-                                                                 dtypes.ExtendedDType):
-    # x * y, x + 1.0, ... with the first operand on the device: the second is an Array or a
-    # Python scalar's 0-d value (its buffer shared by value), as the general loop would do.
-    out_aval = out_avals[0]
-    second_aval = avals[1]
-    new = object.__new__
-    general = run
-    scalar_buffer = _scalar_value_buffer
-    ndarray = np.ndarray
 
-    def run_binary(operands):
-      x, y = operands
-      first = x._buffer if type(x) is Array else None
-      if first is None:
+  # the second operand: an Array on the device or a Python scalar's 0-d value (its buffer
+  # shared by value), as the general loop takes them
+  second_aval = avals[1]
+  scalar_buffer = _scalar_value_buffer
+  ndarray = np.ndarray
+
+  def run_binary(operands):
+    x, y = operands
+    first = x._buffer if type(x) is Array else None
+    if first is None:
+      return general(operands)
+    kind = type(y)
+    if kind is Array:
+      second = y._buffer
+      if second is None:
         return general(operands)
-      kind = type(y)
-      if kind is Array:
-        second = y._buffer
-        if second is None:
-          return general(operands)
-      elif kind is ndarray and not y.shape:
-        second = scalar_buffer(y, second_aval)
-      else:
-        return general(operands)
-      try:
-        out = execute([first, second]).consume_with_handlers(handlers)[0]
-      except Exception:  # noqa: BLE001 - the general path reports or recovers
-        return general(operands)
-      array = new(Array)
-      array._value = None
-      array._buffer = out
-      array._aval = out_aval
-      return [array]
-    return run_binary
-  return run
+    elif kind is ndarray and not y.shape:
+      second = scalar_buffer(y, second_aval)
+    else:
+      return general(operands)
+    return execute_one([first, second], operands)
+  return run_binary
 
 
 eval_interpreter.xla_runner = primitive_runner
