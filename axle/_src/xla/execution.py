@@ -258,6 +258,7 @@ def _small_host_putter(aval: ShapedArray):
     return buffer
   return put_small
 
+
 # Leaf types a signature runner accepts besides Array: transferred on each call.
 _HOST_LEAF_TYPES = (np.ndarray,)
 
