@@ -588,8 +588,8 @@ def primitive_runner(primitive, avals, params, out_avals):
       return [Array(np.asarray(o), False, a) for o, a in zip(outs, out_avals)]
     return _device_arrays(outs, out_avals)
 
-  if len(avals) > 2 or len(out_avals) != 1 or isinstance(out_avals[0].dtype,
-                                                        dtypes.ExtendedDType):
+  if len(avals) not in (1, 2) or len(out_avals) != 1 or isinstance(out_avals[0].dtype,
+                                                                    dtypes.ExtendedDType):
     return run
   # The commonest eager ops (sin of an Array already on the device, x * y, x + 1.0 with x on
   # the device), without the general loops: their buffers, one execute, one Array out.
