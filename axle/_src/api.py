@@ -908,8 +908,7 @@ def _make_plan(nargs: int, split: _Split, runner, trace_state):
                                           and the_config.trace_state != trace_state):
         return _MISMATCH
       arg = args[static_position]
-      if not ((arg is static_value and type(arg) is static_kind)
-              or _static_matches(arg, static_kind, static_value)):
+      if arg is not static_value and not _static_matches(arg, static_kind, static_value):
         return _MISMATCH
       leaves = getter((args[dynamic_position],))
       if leaves is None:
@@ -922,7 +921,8 @@ def _make_plan(nargs: int, split: _Split, runner, trace_state):
                                         and the_config.trace_state != trace_state):
       return _MISMATCH
     for i, kind, value in statics:
-      if not _static_matches(args[i], kind, value):
+      arg = args[i]
+      if arg is not value and not _static_matches(arg, kind, value):
         return _MISMATCH
     leaves = getter(tuple([args[i] for i in positions]))
     if leaves is None:
