@@ -1177,8 +1177,12 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
   with ``inline=True``, traced in place (as JAX's ``jnp.mean`` or ``jnp.matmul``: inlined in
   jaxprs, one compiled program eagerly). ``axle_fast_eager`` and ``disable_jit`` run it op by
   op. An inline function called eagerly with arguments ``jit`` would read differently (lists,
-  other Python containers, unhashable static values) also runs op by op."""
+  other Python containers, unhashable static values) also runs op by op.
+  ``eager_shortcut`` (inline functions only): called first with the same arguments when nothing
+  is traced; a result other than None is returned as it is (a host kernel known to give the
+  compiled program's bits)."""
   inline = jit_kwargs.get("inline", False)
+  eager_shortcut = jit_kwargs.pop("eager_shortcut", None)
 
   def wrap(fun):
     jitted = jit(fun, **jit_kwargs)
@@ -1199,6 +1203,10 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
     def inline_wrapper(*args, **kwargs):
       if core._context.trace is not core.eval_trace or config.eager_op_by_op:
         return fun(*args, **kwargs)
+      if eager_shortcut is not None:
+        out = eager_shortcut(*args, **kwargs)
+        if out is not None:
+          return out
       for position, value in enumerate(args):
         if not (type(value) is Array or (_compiles_as_static(value) if position in static_positions
                                          else _compiles_as_operand(value))):

@@ -133,6 +133,21 @@ def _min_exponent(value) -> int:
   return int(_min(_frexp(value)[1], axis=None))
 
 
+def exponent_bound(value) -> int | None:
+  """A lower bound of the ``np.frexp`` exponents of a real float NumPy ``value`` that holds no
+  subnormal (remembered for kernel results, scanned and remembered otherwise); None when it
+  holds one (XLA would read it as zero). For eager shortcuts that must stay out of the
+  subnormal range."""
+  entry = _checked.get(id(value))
+  if entry is not None and entry[0]() is value:
+    return entry[1]
+  exponent = _min_exponent(value)
+  if exponent < _MIN_FREXP_EXPONENT[value.dtype]:
+    return None
+  _mark_checked(value, exponent)
+  return exponent
+
+
 def has_subnormal(value) -> bool:
   """Whether a NumPy value holds a subnormal float (which XLA's CPU runtime reads and writes
   as zero)."""

@@ -13,7 +13,9 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src.array import Array
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.numpy import lax_numpy
@@ -62,6 +64,177 @@ def _extreme_for(name: str, dtype: np.dtype):
   return np.array(-np.inf if low else np.inf, dtype)
 
 
+# ---------------------------------------------------------------------------
+# Eager shortcuts: a 1-D Array with a host value, reduced whole, as JAX's compiled reduction
+# would reduce it. Each returns None where it does not apply (the compiled program runs then).
+
+_F32 = np.dtype(np.float32)
+_float32 = np.float32
+_POSITIVE_ZERO = np.float32(0.0)
+_accumulate = np.add.accumulate
+_zeros = np.zeros
+_context = core._context
+_eval_trace = core.eval_trace
+_special_checks = eval_interpreter.special_checks
+_eager_mode = eval_interpreter.eager_mode
+_exponent_bound = eval_interpreter.exponent_bound
+_quiet_floating_point = lax_convert._ignore_fp
+_result_avals: dict = {}
+
+
+def _host_result(scalar, dtype: np.dtype, keepdims) -> Array:
+  """A reduction's NumPy scalar result as an Array (of shape (1,) with ``keepdims``)."""
+  aval = _result_avals.get(dtype if not keepdims else (dtype, 1))
+  if aval is None:
+    aval = core.ShapedArray((1,) if keepdims else (), dtype)
+    _result_avals[dtype if not keepdims else (dtype, 1)] = aval
+  if keepdims:
+    return Array(np.full((1,), scalar, dtype), False, aval)
+  return Array(scalar, False, aval)
+
+
+def _host_vector(a, axis, keepdims):
+  """The NumPy value of ``a`` when it is an eager, strongly typed 1-D Array with a host value,
+  reduced over ``axis`` None, 0 or -1, in exact eager mode without NaN/inf checks; else None."""
+  if type(a) is not Array or _context.trace is not _eval_trace:
+    return None
+  value = a._value
+  aval = a._aval
+  if value is None or len(aval.shape) != 1 or aval.weak_type or type(value) is not np.ndarray \
+      or not (axis is None or (type(axis) is int and (axis == 0 or axis == -1))) \
+      or not (keepdims is None or type(keepdims) is bool) \
+      or _special_checks.enabled or not _eager_mode.exact:
+    return None
+  return value
+
+
+_window_layouts: dict = {}
+
+
+def _xla_vector_sum(value: np.ndarray):
+  """The float32 sum of a 1-D ``value`` (2 to 4095 elements, no subnormal partial sums) in XLA
+  CPU's order (``lax.reductions._xla_cpu_float32_sum``): left to right up to 32 elements, else
+  windows of 32 (zero-padded evenly, the extra zero on the right) summed left to right, then the
+  window sums the same way. A NumPy scalar; -0.0 where XLA gives +0.0 (its accumulator starts
+  there)."""
+  n = value.shape[0]
+  if n > 32:
+    layout = _window_layouts.get(n)
+    if layout is None:
+      windows = -(-n // 32)
+      layout = _window_layouts[n] = (windows, (windows * 32 - n) // 2)
+    windows, left = layout
+    padded = _zeros(windows * 32, _F32)
+    padded[left:left + n] = value
+    value = _accumulate(padded.reshape(windows, 32), axis=1)[:, -1]
+    if windows > 32:
+      return _xla_vector_sum(value)
+  return _accumulate(value)[-1]
+
+
+def _host_sum(value):
+  """XLA's float32 sum of a host vector, or None (other dtypes, lengths beyond the model, partial
+  sums that could be subnormal, NaN results whose bits depend on XLA's operand order)."""
+  if value.dtype is not _F32:
+    return None
+  n = value.shape[0]
+  if not 0 < n < 4096:
+    return None
+  exponent = _exponent_bound(value)
+  # Every partial sum is a multiple of the smallest element's quantum, 2**(exponent - 24): with
+  # exponent >= -102 none is subnormal (XLA would flush it to zero).
+  if exponent is None or exponent < -102:
+    return None
+  if n == 1:
+    return value[0]
+  with _quiet_floating_point():  # XLA does not warn on overflow
+    total = _xla_vector_sum(value)
+  number = float(total)
+  if number == 0.0:
+    return _POSITIVE_ZERO
+  return None if number != number else total
+
+
+def _is_float32(dtype) -> bool:
+  if dtype is None:
+    return True
+  try:
+    return np.dtype(dtype) == _F32
+  except TypeError:
+    return False
+
+
+def _sum_shortcut(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+                  promote_integers=True):
+  value = _host_vector(a, axis, keepdims)
+  if value is None or initial is not None or where is not None or out is not None \
+      or not _is_float32(dtype):
+    return None
+  total = _host_sum(value)
+  return None if total is None else _host_result(total, _F32, keepdims)
+
+
+_reciprocals: dict = {}  # n -> float32(1 / n), as a Python float
+
+
+def _mean_shortcut(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+  value = _host_vector(a, axis, keepdims)
+  if value is None or where is not None or out is not None or not _is_float32(dtype):
+    return None
+  total = _host_sum(value)
+  if total is None:
+    return None
+  # XLA compiles the division by the count to a multiplication by its float32 reciprocal; the
+  # double product of two float32 numbers is exact, so rounding it once gives float32's product.
+  n = value.shape[0]
+  reciprocal = _reciprocals.get(n)
+  if reciprocal is None:
+    reciprocal = _reciprocals[n] = float(_float32(1.0) / _float32(n))
+  return _host_result(_float32(float(total) * reciprocal), _F32, keepdims)
+
+
+def _ordered_vector(a, axis, keepdims):
+  """The host value of ``a`` for the max/min/argmax/argmin shortcuts: a real, nonempty vector
+  (float32 or wider without subnormals, which XLA reads as zeros; or integers), else None."""
+  value = _host_vector(a, axis, keepdims)
+  if value is None or not value.shape[0]:
+    return None
+  kind = value.dtype.kind
+  if kind == "f":
+    if value.dtype.itemsize < 4 or _exponent_bound(value) is None:
+      return None
+  elif kind not in "iu":
+    return None
+  return value
+
+
+def _extremum_shortcut(reduce):
+  def shortcut(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    value = _ordered_vector(a, axis, keepdims)
+    if value is None or initial is not None or where is not None or out is not None:
+      return None
+    result = reduce(value)
+    # NaN (which NaN XLA returns depends on its order) and zeros (XLA's max prefers +0.0, min
+    # -0.0) are left to the compiled program.
+    if result != result or (result == 0 and value.dtype.kind == "f"):
+      return None
+    return _host_result(result, value.dtype, keepdims)
+  return shortcut
+
+
+def _arg_shortcut(arg_reduce):
+  def shortcut(a, axis=None, out=None, keepdims=None):
+    value = _ordered_vector(a, axis, keepdims)
+    if value is None or out is not None:
+      return None
+    index = arg_reduce(value)
+    if value.dtype.kind == "f" and value[index] != value[index]:
+      return None  # NaN: the compiled program's comparator decides
+    dtype = dtypes.default_int_dtype()
+    return _host_result(dtype.type(index), dtype, keepdims)
+  return shortcut
+
+
 def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_integers=False,
             upcast=True, bool_op=None, identity=None):
   util.check_arraylike(name, a)
@@ -99,7 +272,8 @@ def _reduce(name, lax_reduce, a, axis, dtype, keepdims, initial, where, promote_
   return lax_elementwise._convert_element_type(out, result_dtype, False)  # never weak
 
 
-@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims', 'promote_integers'))
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims', 'promote_integers'),
+                       eager_shortcut=_sum_shortcut)
 def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
         promote_integers: bool = True):
   """Sum of array elements over ``axis`` (``jnp.sum``)."""
@@ -119,7 +293,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=Non
                  promote_integers, bool_op=lax_reductions.reduce_and)
 
 
-@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
+                       eager_shortcut=_extremum_shortcut(np.maximum.reduce))
 def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Maximum over ``axis``; NaN propagates (``jnp.max``)."""
   _check_nonempty("max", a, axis, initial)
@@ -127,7 +302,8 @@ def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None
                  upcast=False)
 
 
-@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
+                       eager_shortcut=_extremum_shortcut(np.minimum.reduce))
 def min(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Minimum over ``axis``; NaN propagates (``jnp.min``)."""
   _check_nonempty("min", a, axis, initial)
@@ -204,7 +380,8 @@ def _host_bool_reduce(reducer, a, axis, keepdims):
   return Array(out, False, core.ShapedArray(out.shape, out.dtype))
 
 
-@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims'))
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'dtype', 'out', 'keepdims'),
+                       eager_shortcut=_mean_shortcut)
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
   """Arithmetic mean over ``axis`` (``jnp.mean``), computed in floating point."""
   util.check_arraylike("mean", a)
@@ -261,13 +438,15 @@ def _arg_reduce(name, lax_fn, a, axis, keepdims):
   return out
 
 
-@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
+                       eager_shortcut=_arg_shortcut(np.argmax))
 def argmax(a, axis=None, out=None, keepdims=None):
   """Index of the first maximum along ``axis`` (flattened when ``axis`` is None)."""
   return _arg_reduce("argmax", lax_reductions.argmax, a, axis, keepdims)
 
 
-@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'))
+@util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
+                       eager_shortcut=_arg_shortcut(np.argmin))
 def argmin(a, axis=None, out=None, keepdims=None):
   """Index of the first minimum along ``axis`` (flattened when ``axis`` is None)."""
   return _arg_reduce("argmin", lax_reductions.argmin, a, axis, keepdims)

@@ -1,0 +1,115 @@
+"""Eager sum/mean/max/min/argmax/argmin of a 1-D Array with a host value skip the compiled
+program (``numpy.reductions`` eager shortcuts) and must still give its bits: XLA's summation
+order, +0.0 for sums of -0.0, subnormals flushed, NaN and signed zeros as XLA returns them."""
+import logging
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import axle
+import axle.numpy as jnp
+
+_NAMES = ["sum", "mean", "max", "min", "argmax", "argmin"]
+_TINY = np.float32(1.1754944e-38)  # the smallest normal float32
+_SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 1e-40, -1e-40, 1.0, -2.5, 0.0, -0.0,
+                     2 * _TINY, 3e38, -3e38], np.float32)
+
+
+def _jitted(name, **kwargs):
+  return axle.jit(lambda x: getattr(jnp, name)(x, **kwargs))
+
+
+def _assert_same_bits(got, want):
+  got, want = np.asarray(got), np.asarray(want)
+  assert got.dtype == want.dtype and got.shape == want.shape
+  assert got.tobytes() == want.tobytes(), (got, want)
+
+
+def _inputs(n, rng):
+  yield rng.standard_normal(n).astype(np.float32)
+  yield (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+  yield np.full(n, -0.0, np.float32)
+  yield np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(np.float32)
+  yield (rng.standard_normal(n) * 1e37).astype(np.float32)  # partial sums overflow
+  yield rng.choice(_SPECIAL, n)
+  # normal elements whose partial sums can fall in the subnormal range (XLA flushes them)
+  yield rng.integers(-5, 6, n).astype(np.float32) * _TINY * np.float32(1.5)
+
+
+# Lengths around the 32-element windows of XLA's order and its limit (4096 is summed otherwise).
+@pytest.mark.parametrize("n", [1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 1023, 1024, 1025, 1057, 4095,
+                               4096])
+def test_shortcuts_give_the_compiled_bits(n):
+  rng = np.random.default_rng(n)
+  jitted = {name: _jitted(name) for name in _NAMES}
+  for x in _inputs(n, rng):
+    array = jnp.asarray(x)
+    for name in _NAMES:
+      _assert_same_bits(getattr(jnp, name)(array), jitted[name](x))
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(st.sampled_from(list(_SPECIAL)) | st.floats(-1e6, 1e6, width=32),
+                       min_size=1, max_size=70))
+def test_shortcuts_on_arbitrary_vectors(values):
+  x = np.array(values, np.float32)
+  for name in _NAMES:
+    _assert_same_bits(getattr(jnp, name)(jnp.asarray(x)), _jitted(name)(x))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int16, np.float32])
+def test_argument_forms(dtype):
+  x = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3] * 5, dtype)
+  array = jnp.asarray(x)
+  for name in ["max", "min", "argmax", "argmin"] + (["sum", "mean"] if dtype == np.float32 else []):
+    fun = getattr(jnp, name)
+    for kwargs in [{}, {"axis": 0}, {"axis": -1}, {"keepdims": True}, {"axis": 0, "keepdims": True}]:
+      _assert_same_bits(fun(array, **kwargs), _jitted(name, **kwargs)(x))
+  if dtype == np.float32:
+    _assert_same_bits(jnp.sum(array, dtype=jnp.float32), _jitted("sum", dtype=jnp.float32)(x))
+    _assert_same_bits(jnp.mean(array, dtype=np.float32), _jitted("mean", dtype=np.float32)(x))
+    _assert_same_bits(array.sum(), _jitted("sum")(x))
+    _assert_same_bits(array.mean(0), _jitted("mean")(x))
+
+
+def test_shortcuts_run_on_the_host_and_others_compile(caplog):
+  x = jnp.asarray(np.linspace(-1.0, 3.0, 100, dtype=np.float32))
+  jnp.sum(jnp.asarray(np.ones((3, 3), np.float32)))  # (compiles once, before capturing)
+  with caplog.at_level(logging.DEBUG, logger="axle"):
+    caplog.clear()
+    results = [getattr(jnp, name)(x) for name in _NAMES]
+    assert not [r for r in caplog.records if r.getMessage().startswith("Compiling ")]
+  for out in results:  # computed on the host: never handed to XLA
+    assert out._value is not None and out._buffer is None
+  # Not shortcuts (the compiled program answers): other dtypes, ranks, arguments, weak types.
+  for out in [jnp.sum(x.astype(jnp.bfloat16)), jnp.sum(x, dtype=jnp.int32),
+              jnp.sum(x.reshape(10, 10)), jnp.sum(x, where=x > 0), jnp.sum(x, initial=1.0),
+              jnp.max(x, initial=5.0), jnp.sum(axle.lax.full((3,), 2.0))]:  # (weakly typed)
+    assert out._buffer is not None
+  np.testing.assert_array_equal(jnp.sum(jnp.asarray([1, 2, 3])), 6)  # integer sums: compiled
+
+
+def test_device_arrays_stay_on_the_device():
+  x = jnp.sin(jnp.asarray(np.linspace(0.1, 1.0, 50, dtype=np.float32)))  # an XLA result
+  assert x._value is None
+  out = jnp.sum(x)
+  assert out._buffer is not None
+  _assert_same_bits(out, _jitted("sum")(np.asarray(x)))
+
+
+def test_errors_and_traced_calls_are_unchanged():
+  with pytest.raises(ValueError, match="zero-size array to reduction operation max"):
+    jnp.max(jnp.asarray(np.zeros(0, np.float32)))
+  with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+    jnp.argmax(jnp.asarray(np.zeros(0, np.float32)))
+  assert float(jnp.sum(jnp.asarray(np.zeros(0, np.float32)))) == 0.0
+  jaxpr = str(axle.make_jaxpr(lambda x: (jnp.sum(x), jnp.max(x), jnp.argmax(x)))(np.ones(4, np.float32)))
+  assert "reduce_sum" in jaxpr and "reduce_max" in jaxpr and "argmax" in jaxpr
+
+
+def test_debug_nans_still_raises():
+  x = jnp.asarray(np.array([1.0, np.inf, -np.inf], np.float32))
+  with axle.debug_nans(True), pytest.raises(FloatingPointError):
+    jnp.sum(x)
