@@ -312,7 +312,9 @@ _CHAIN_STEPS = {
     "max(x, -y)": lambda x, y: lax.max(x, -y), "min(x, y)": lambda x, y: lax.min(x, y),
     "x * 3.0": lambda x, y: x * 3.0, "x * 1e-3": lambda x, y: x * 1e-3,
     "x + 2**-95": lambda x, y: x + 2.0 ** -95, "floor": lambda x, y: lax.floor(x),
-    "clamp": lambda x, y: lax.clamp(-y, x, y)}
+    "clamp": lambda x, y: lax.clamp(-y, x, y),
+    # jnp's unary shortcuts (eval.eager_unary): a known exponent bound skips the guard
+    "jnp.abs": lambda x, y: jnp.abs(x), "jnp.sqrt(jnp.abs)": lambda x, y: jnp.sqrt(jnp.abs(x))}
 
 
 @settings(max_examples=80, deadline=None)
@@ -355,6 +357,28 @@ def test_result_bounds_at_the_edge_of_the_subnormal_range(dtype, step):
       for y_values in (base * (1 + eps), np.abs(base[::-1]) * 2.0 ** (-k // 2)):
         y = jnp.asarray(np.abs(y_values).astype(dtype))
         _assert_same_bits(fn(x, y), jitted(x, y), f"{step} at 2**{k}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, ml_dtypes.bfloat16, np.float16])
+def test_unary_shortcuts_with_known_bounds_at_the_subnormal_edge(dtype):
+  # The second call of jnp.abs/jnp.sqrt on an Array takes the shortcut that trusts its
+  # remembered exponent bound and marks its result with the bound it derives; at every
+  # magnitude, the result and a product of it that may cross into the subnormal range (the
+  # multiplication trusts that mark) must stay jit's.
+  info = ml_dtypes.finfo(dtype)
+  step = 1 if dtype != np.float64 else 16
+  scaled = axle.jit(lambda v, scale: v * scale)
+  with axle.enable_x64(dtype == np.float64):
+    for name, fn in [("abs", jnp.abs), ("sqrt", jnp.sqrt)]:
+      jitted = axle.jit(fn)
+      for k in range(int(info.minexp) - 3, 3, step):
+        x = jnp.asarray((np.array([1.0, 1.5, 1.75, 0.0]) * 2.0 ** k).astype(dtype))
+        for _ in range(2):
+          _assert_same_bits(fn(x), jitted(x), f"{name} at 2**{k}")
+        for j in range(0, -int(info.minexp) + 8, 4 * step):
+          scale = 2.0 ** -j  # (one program per step, as JAX runs them eagerly)
+          _assert_same_bits(fn(x) * scale, scaled(jitted(x), scale),
+                            f"{name} at 2**{k} times 2**-{j}")
 
 
 @pytest.mark.parametrize("dtype", _FLOATS)

@@ -785,6 +785,15 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   cache = _dispatch_cache
   param_items = tuple(params.items())
   checks = special_checks
+  # A real float operand whose exponent bound is known (``_checked``) needs no subnormal scan
+  # when the primitive's result bound keeps the result out of the subnormal range: the kernel
+  # runs without the guard's generic argument handling.
+  kernel = getattr(impl, "__wrapped__", None)
+  result_exponent = _RESULT_EXPONENT.get(primitive.name) if kernel is not None else None
+  checked = _checked
+  mark = _mark_checked
+  flushed = _MIN_FREXP_EXPONENT
+  mode = eager_mode
 
   def call(x):
     if type(x) is Array and context.trace is root and not checks.enabled:
@@ -793,9 +802,23 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
         run = entry[1]
         if run is not None:
           return run([x])[0]
-        if x._value is not None:
+        value = x._value
+        if value is not None:
+          if result_exponent is not None:
+            known = checked.get(id(value))
+            if known is not None and known[0]() is value and mode.exact:
+              dtype = value.dtype
+              out_aval = entry[0]
+              limit = flushed.get(dtype)
+              if limit is not None and dtype.kind == "f" and out_aval.dtype is dtype:
+                bound = result_exponent((known[1],), (value,), params, dtype)
+                if bound is not None and bound >= limit:
+                  out = kernel(value, **params)
+                  if type(out) is np.ndarray and out.dtype is dtype:
+                    mark(out, bound)
+                    return Array(out, False, out_aval)
           if impl is not None:
-            return wrap_kernel_output(impl(x._value, **params), entry[0])
+            return wrap_kernel_output(impl(value, **params), entry[0])
         else:  # the operand is on the device: the op runs there too
           run = device_entry(primitive, (x._aval,), param_items)
           if run is not None:
