@@ -244,9 +244,7 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
     floats = False
     exponents = []  # a bound for each real float operand; None once one is unknown (complex)
     for a in args:
-      try:
-        dtype = a.dtype
-      except AttributeError:
+      if type(a) in scalars or not hasattr(a, "dtype"):
         if type(a) in scalars:  # an operator's fast path: the scalar means the array's dtype
           for b in args:
             dtype = getattr(b, "dtype", None)
@@ -266,6 +264,7 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
                 except OverflowError:  # an int beyond float64
                   exponents = None
         continue
+      dtype = a.dtype
       bound = flushed.get(dtype)
       if bound is not None:
         floats = True
