@@ -148,6 +148,13 @@ def exponent_bound(value) -> int | None:
   return exponent
 
 
+def remember_exponent_bound(value, exponent: int) -> None:
+  """Records that the NumPy ``value`` (an eager shortcut's result) has no ``np.frexp`` exponent
+  below ``exponent``, which must be above the subnormal range of its dtype."""
+  if exponent >= _MIN_FREXP_EXPONENT[value.dtype]:
+    _mark_checked(value, exponent)
+
+
 def has_subnormal(value) -> bool:
   """Whether a NumPy value holds a subnormal float (which XLA's CPU runtime reads and writes
   as zero)."""

@@ -20,6 +20,7 @@ from axle._src.array import Array
 from axle._src.core import Tracer
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import reductions as lax_reductions
 from axle._src.lax import structural as lax_structural
 from axle._src.lax import structural_extra as lax_structural_extra
@@ -318,7 +319,65 @@ def _host_where_key(condition, x, y):
   return tuple(key)
 
 
-@util.jit_when_tracing
+def _clip_bound(bound, dtype: np.dtype):
+  """A Python-number bound of ``jnp.clip`` as ``dtype``, with its frexp exponent, when it is a
+  normal nonzero float there (no tie between zeros, nothing XLA flushes); else None."""
+  if type(bound) is not float and type(bound) is not int:
+    return None
+  key = (bound, dtype)
+  try:
+    return _clip_bounds[key]
+  except KeyError:
+    pass
+  with lax_convert._ignore_fp():
+    value = dtype.type(bound)
+  magnitude = abs(float(value))
+  converted = (value, math.frexp(magnitude)[1]) \
+      if _finfo_tiny[dtype] <= magnitude < math.inf else None
+  if len(_clip_bounds) > 1024:
+    _clip_bounds.clear()
+  _clip_bounds[key] = converted
+  return converted
+
+
+_clip_bounds: dict = {}  # (bound, dtype) -> _clip_bound's answer
+_finfo_tiny = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),
+               np.dtype(np.float64): float(np.finfo(np.float64).tiny)}
+
+
+def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
+  """Eager ``jnp.clip`` of a strongly typed float32/float64 Array with a host value between
+  Python-number bounds that are normal and nonzero: NumPy's maximum and minimum give XLA's
+  bits there unless the input holds a subnormal (flushed by XLA) or NaN (whose sign XLA's max
+  may change); those and anything else go to the compiled program."""
+  if type(arr) is not Array or a is not None or a_min is not None or a_max is not None \
+      or (min is None and max is None):
+    return None
+  value = arr._value
+  aval = arr._aval
+  dtype = aval.dtype
+  if value is None or type(value) is not np.ndarray or aval.weak_type or dtype not in _finfo_tiny \
+      or eval_interpreter.special_checks.enabled or not eval_interpreter.eager_mode.exact:
+    return None
+  exponent = eval_interpreter.exponent_bound(value) if value.size else None
+  if exponent is None:
+    return None
+  out = value
+  for bound, ufunc in ((min, np.maximum), (max, np.minimum)):
+    if bound is not None:
+      converted = _clip_bound(bound, dtype)
+      if converted is None:
+        return None
+      out = ufunc(out, converted[0])
+      exponent = builtins.min(exponent, converted[1])
+  smallest = np.minimum.reduce(out, axis=None)
+  if smallest != smallest:
+    return None  # a NaN
+  eval_interpreter.remember_exponent_bound(out, exponent)
+  return Array(out, False, aval)
+
+
+@util.jit_when_tracing(eager_shortcut=_clip_shortcut)
 def clip(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   """``arr`` limited to [min, max] elementwise (``jnp.clip``)."""
   if a is not None:

@@ -1,6 +1,8 @@
-"""Eager sum/mean/max/min/argmax/argmin of a 1-D Array with a host value skip the compiled
-program (``numpy.reductions`` eager shortcuts) and must still give its bits: XLA's summation
-order, +0.0 for sums of -0.0, subnormals flushed, NaN and signed zeros as XLA returns them."""
+"""Eager shortcuts of jnp library functions that JAX runs as one compiled program: sum/mean/
+max/min/argmax/argmin of a 1-D Array with a host value (``numpy.reductions``) and ``clip``
+between Python-number bounds (``numpy.lax_numpy``) skip the program and must still give its
+bits: XLA's summation order, +0.0 for sums of -0.0, subnormals flushed, NaN and signed zeros as
+XLA returns them."""
 import logging
 
 import numpy as np
@@ -113,3 +115,37 @@ def test_debug_nans_still_raises():
   x = jnp.asarray(np.array([1.0, np.inf, -np.inf], np.float32))
   with axle.debug_nans(True), pytest.raises(FloatingPointError):
     jnp.sum(x)
+
+
+_CLIP_BOUNDS = [(-0.5, 0.5), (0.5, -0.5), (None, 1.0), (-1.0, None), (0.0, 1.0), (-1, 2), (1e-40, 1.0),
+                (-0.5, 1e39), (-0.0, 0.0), (2, 3), (float("nan"), 1.0)]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # the 1e39 bound, compiled
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clip_shortcut_gives_the_compiled_bits(dtype):
+  rng = np.random.default_rng(3)
+  jitted = axle.jit(jnp.clip)  # the eager program: bounds are arguments, not constants
+  host = 0
+  with axle.enable_x64(dtype == np.float64):
+    for trial in range(40):
+      n = int(rng.integers(1, 40))
+      x = (rng.choice(_SPECIAL, n) if trial % 2 else rng.standard_normal(n)).astype(dtype)
+      array = jnp.asarray(x)
+      for low, high in _CLIP_BOUNDS:
+        out = jnp.clip(array, low, high)
+        host += out._buffer is None
+        _assert_same_bits(out, jitted(x, low, high))
+      _assert_same_bits(jnp.clip(array, max=0.25), jitted(x, max=0.25))
+  assert host > 100  # the shortcut did run (inputs without NaN or subnormals, normal bounds)
+
+
+def test_clip_shortcut_leaves_other_calls_to_the_program():
+  x = jnp.asarray(np.linspace(-1.0, 1.0, 9, dtype=np.float32))
+  for out in [jnp.clip(x, 0.0, 0.5), jnp.clip(x, jnp.asarray(-0.5), 0.5),
+              jnp.clip(x.astype(jnp.bfloat16), -0.5, 0.5), jnp.clip(x, 1e-40, 1.0),
+              jnp.clip(axle.lax.full((3,), 2.0), 0.5, 1.0)]:
+    assert out._buffer is not None
+  assert jnp.clip(x, -0.5, 0.5)._buffer is None
+  jaxpr = str(axle.make_jaxpr(lambda x: jnp.clip(x, -0.5, 0.5))(x))
+  assert "name=clip" in jaxpr
