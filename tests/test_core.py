@@ -218,3 +218,16 @@ def test_array_of_traced_scalars_stages_as_jax_does():
     g:f32[2] = concatenate[dimension=0] d f
   in (g,) }"""
   assert str(axle.make_jaxpr(lambda x, y: jnp.array([x, y]))(1, 2.0)) == expected
+
+
+def test_numpy_views_of_arrays_are_read_only():
+  # As JAX's CPU arrays: np.asarray and device_get hand out views that cannot be written (a
+  # write would change an immutable Array and what eager kernels remember about its value).
+  x = jnp.asarray(np.arange(4.0, dtype=np.float32))
+  for view in (np.asarray(x), axle.device_get(x), np.asarray(x * 2), np.asarray(jnp.zeros(3))):
+    with pytest.raises(ValueError, match="read-only"):
+      view[0] = 5.0
+  np.testing.assert_array_equal(x, np.arange(4.0))
+  copied = np.array(x)  # a copy is the caller's own
+  copied[0] = 5.0
+  assert float(x[0]) == 0.0

@@ -87,7 +87,7 @@ class Array:
       return value.astype(dtype)
     if copy:
       return value.copy()
-    return value
+    return read_only(value)
 
   # -- Python protocol -------------------------------------------------------
   def __repr__(self):
@@ -205,6 +205,16 @@ class Array:
       self._buffer.delete()
     self._value = None
     self._buffer = None
+
+
+def read_only(value: np.ndarray) -> np.ndarray:
+  """``value``, or a read-only view of it: an Array's value is shared with the Array (and with
+  eager kernels that remember facts about it), so NumPy views handed out must not be written,
+  as JAX's ``np.asarray(x)`` of a CPU array cannot be."""
+  if value.flags.writeable:
+    value = value.view()
+    value.flags.writeable = False
+  return value
 
 
 def _reconstruct_array(value, weak_type):

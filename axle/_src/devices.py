@@ -12,7 +12,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import tree_util
-from axle._src.array import Array, from_numpy
+from axle._src.array import Array, from_numpy, read_only
 from axle._src.xla import client
 
 
@@ -179,7 +179,7 @@ def device_get(x):
 
   def get(leaf):
     if isinstance(leaf, Array):
-      return np.asarray(leaf._host_value())
+      return read_only(np.asarray(leaf._host_value()))
     return leaf
 
   return tree_util.tree_map(get, x)
