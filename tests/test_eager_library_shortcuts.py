@@ -149,3 +149,60 @@ def test_clip_shortcut_leaves_other_calls_to_the_program():
   assert jnp.clip(x, -0.5, 0.5)._buffer is None
   jaxpr = str(axle.make_jaxpr(lambda x: jnp.clip(x, -0.5, 0.5))(x))
   assert "name=clip" in jaxpr
+
+
+def _creations():
+  x = jnp.asarray(np.linspace(-1.0, 1.0, 6, dtype=np.float32))
+  calls = []
+  for shape in [3, (2, 3), (), (0,), (300, 300)]:
+    for dtype in [None, jnp.float32, np.int32, jnp.bfloat16, np.float16, bool, np.complex64, "uint8"]:
+      calls += [("zeros", lambda s=shape, d=dtype: jnp.zeros(s, d)),
+                ("ones", lambda s=shape, d=dtype: jnp.ones(s, d))]
+      for fill in [0.1, -0.0, 0.0, 1 / 3, 2, True, 1e-40, float("inf"), 7]:
+        calls.append(("full", lambda s=shape, f=fill, d=dtype: jnp.full(s, f, d)))
+  for dtype in [None, np.int32, jnp.bfloat16, bool]:
+    for shape in [None, (4,)]:
+      calls += [("zeros_like", lambda d=dtype, s=shape: jnp.zeros_like(x, d, s)),
+                ("ones_like", lambda d=dtype, s=shape: jnp.ones_like(x, d, s))]
+  for n in [0, 1, 5, 100]:
+    for dtype in [None, np.float32, np.int16, jnp.bfloat16]:
+      calls.append(("arange", lambda n=n, d=dtype: jnp.arange(n, dtype=d)))
+  return calls
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+@pytest.mark.parametrize("x64", [False, True])
+def test_repeated_creation_gives_the_general_paths_array(x64):
+  # The first call of each signature takes the general path; later ones share its value.
+  with axle.enable_x64(x64):
+    for name, make in _creations():
+      try:
+        first = make()
+      except Exception as e:  # noqa: BLE001  (the same error again, not a remembered value)
+        with pytest.raises(type(e)):
+          make()
+        continue
+      again = make()
+      assert again is not first and again.aval == first.aval, name
+      assert again.weak_type == first.weak_type, name
+      _assert_same_bits(again, first)
+      with axle.disable_jit():
+        _assert_same_bits(make(), first)
+
+
+def test_remembered_creation_keeps_signs_dtypes_and_modes_apart():
+  assert np.signbit(np.asarray(jnp.full((2,), -0.0))).all()
+  assert not np.signbit(np.asarray(jnp.full((2,), 0.0))).any()
+  assert np.signbit(np.asarray(jnp.full((2,), -0.0))).all()
+  assert jnp.full((2,), 1).dtype == np.int32 and jnp.full((2,), 1.0).dtype == np.float32
+  assert jnp.full((2,), True).dtype == np.bool_ and jnp.full((2,), 1).weak_type
+  assert jnp.zeros(3).dtype == np.float32
+  with axle.enable_x64(True):
+    assert jnp.zeros(3).dtype == np.float64 and jnp.arange(3).dtype == np.int64
+  assert jnp.zeros(3).dtype == np.float32 and jnp.arange(3).dtype == np.int32
+  jaxpr = str(axle.make_jaxpr(lambda: jnp.zeros((2,)) + jnp.arange(2))())
+  assert "broadcast_in_dim" in jaxpr and "iota" in jaxpr
+  with pytest.raises(TypeError):
+    jnp.zeros((2.5,))
+  with pytest.raises(TypeError):
+    jnp.zeros((2.5,))

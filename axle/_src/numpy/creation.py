@@ -157,13 +157,49 @@ def broadcast_to(array_, shape):
   return lax_structural.broadcast_in_dim(a, shape, tuple(range(lead, len(shape))))
 
 
+# Eager creation: (function, its arguments, the default dtypes) -> (aval, value) the general
+# path gave them, when the value is cheap to keep (a broadcast scalar, or at most 64 KiB). A call
+# seen before returns a new Array sharing that value (Array values are never written).
+_created: dict = {}
+_context = core._context
+_eval_trace = core.eval_trace
+_fill_types = frozenset({bool, int, float})
+
+
+def _remembered_creation(key, general):
+  """``general()`` (a creation function's general path), or, outside any trace, an Array sharing
+  the value it gave before for the same ``key``."""
+  if _context.trace is not _eval_trace:
+    return general()
+  try:
+    entry = _created.get(key)
+  except TypeError:  # an unhashable argument (a list shape)
+    return general()
+  if entry is not None:
+    return Array(entry[1], False, entry[0])
+  out = general()
+  if type(out) is Array:
+    value = out._value
+    if type(value) is np.ndarray and (value.nbytes <= 65536 or not any(value.strides)):
+      if len(_created) > 1024:
+        _created.clear()
+      _created[key] = (out._aval, value)
+  return out
+
+
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
   """An array of zeros (``jnp.zeros``); dtype defaults to float32 (float64 with x64)."""
+  if device is None and out_sharding is None:
+    return _remembered_creation(("zeros", shape, dtype, dtypes.default_float_dtype()),
+                                lambda: full(shape, 0, dtype or dtypes.default_float_dtype()))
   return with_out_sharding(full(shape, 0, dtype or dtypes.default_float_dtype()), out_sharding)
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
   """An array of ones (``jnp.ones``)."""
+  if device is None and out_sharding is None:
+    return _remembered_creation(("ones", shape, dtype, dtypes.default_float_dtype()),
+                                lambda: full(shape, 1, dtype or dtypes.default_float_dtype()))
   return with_out_sharding(full(shape, 1, dtype or dtypes.default_float_dtype()), out_sharding)
 
 
@@ -174,6 +210,16 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
   """An array of ``shape`` filled with ``fill_value`` (``jnp.full``)."""
+  if device is None and out_sharding is None and type(fill_value) in _fill_types:
+    # (the fill's type decides the dtype and weak type; its text tells -0.0 from 0.0)
+    return _remembered_creation(("full", shape, fill_value, type(fill_value), repr(fill_value),
+                                 dtype, dtypes.default_float_dtype(),
+                                 dtypes.default_int_dtype()),
+                                lambda: _full(shape, fill_value, dtype))
+  return _full(shape, fill_value, dtype, out_sharding)
+
+
+def _full(shape, fill_value, dtype=None, out_sharding=None):
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "full")
   if np.ndim(fill_value) == 0:
@@ -184,11 +230,17 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
   """Zeros with the shape and dtype of ``a`` (``jnp.zeros_like``)."""
+  if type(a) is Array and device is None and out_sharding is None:
+    return _remembered_creation(("zeros_like", a._aval, dtype, shape, dtypes.default_float_dtype()),
+                                lambda: full_like(a, 0, dtype, shape))
   return with_out_sharding(full_like(a, 0, dtype, shape), out_sharding)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
   """Ones with the shape and dtype of ``a`` (``jnp.ones_like``)."""
+  if type(a) is Array and device is None and out_sharding is None:
+    return _remembered_creation(("ones_like", a._aval, dtype, shape, dtypes.default_float_dtype()),
+                                lambda: full_like(a, 1, dtype, shape))
   return with_out_sharding(full_like(a, 1, dtype, shape), out_sharding)
 
 
@@ -218,6 +270,15 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
   """Evenly spaced values in [start, stop) (``jnp.arange``); ``arange(n)`` is an iota."""
+  if type(start) is int and stop is None and step is None and device is None \
+      and out_sharding is None:
+    return _remembered_creation(("arange", start, dtype, dtypes.default_int_dtype(),
+                                 dtypes.default_float_dtype()),
+                                lambda: _arange(start, dtype=dtype))
+  return _arange(start, stop, step, dtype, out_sharding)
+
+
+def _arange(start, stop=None, step=None, dtype=None, out_sharding=None):
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "arange")
   named = (("stop", start),) if stop is None and step is None else (
