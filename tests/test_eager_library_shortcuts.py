@@ -206,3 +206,32 @@ def test_remembered_creation_keeps_signs_dtypes_and_modes_apart():
     jnp.zeros((2.5,))
   with pytest.raises(TypeError):
     jnp.zeros((2.5,))
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+@pytest.mark.filterwarnings("ignore:scatter inputs have incompatible types")  # (floats into ints)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.int32, np.uint8, bool,
+                                   np.complex64])
+def test_at_set_of_one_position_gives_the_scatters_result(dtype):
+  # x.at[i].set(v) with a Python int i and a Python number v copies the host value and sets one
+  # position; the same as the general scatter path and jit, errors included.
+  from axle._src.numpy import indexing
+  jitted = axle.jit(lambda a, i, b: a.at[i].set(b), static_argnums=1)
+  values = [0.0, -0.0, 1.5, float("nan"), float("inf"), 1e-40, 1e39, 3, -7, 2 ** 31, 255, 256,
+            1 / 3]
+  for shape in [(5,), (3, 4)]:
+    x = (np.arange(np.prod(shape)).reshape(shape) - 2).astype(dtype)
+    array = jnp.asarray(x)
+    for index in [0, 2, -1, -3, 4, 5]:
+      for value in values:
+        try:
+          want = indexing._scatter_update(array, index, value, axle.lax.scatter, False, False)
+        except Exception as e:  # noqa: BLE001
+          with pytest.raises(type(e)):
+            array.at[index].set(value)
+          continue
+        got = array.at[index].set(value)
+        _assert_same_bits(got, want)
+        assert got.weak_type == want.weak_type
+        _assert_same_bits(got, jitted(x, index, value))
+  np.testing.assert_array_equal(x, (np.arange(np.prod(shape)).reshape(shape) - 2).astype(dtype))

@@ -824,6 +824,40 @@ def _scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted: bool,
   return lax_elementwise._convert_element_type(out, dtype, weak_type)
 
 
+_SET_SCALAR_TYPES = {"f": (int, float), "i": (int,), "u": (int,)}
+
+
+def _set_one_position(array, index, value):
+  """Eager ``x.at[i].set(v)`` of a strongly typed real Array with a host value, an in-bounds
+  Python int ``i`` and a Python number ``v`` of the array's kind: a copy with ``v`` converted to
+  the dtype at ``i`` (the scatter moves bits, no arithmetic). None for anything else, and for
+  values the conversion would overflow or make subnormal (the general path decides those)."""
+  if type(array) is not Array or type(index) is not int or core._context.trace is not core.eval_trace:
+    return None
+  host = array._value
+  aval = array._aval
+  if host is None or type(host) is not np.ndarray or not aval.shape or aval.weak_type:
+    return None
+  dtype = aval.dtype
+  kinds = _SET_SCALAR_TYPES.get(dtype.kind)
+  if kinds is None or type(value) not in kinds or not -aval.shape[0] <= index < aval.shape[0]:
+    return None
+  if type(value) is int and not -0x80000000 <= value < 0x80000000:
+    return None  # (Python ints beyond int32 raise without x64)
+  if dtype.kind == "f":
+    magnitude = abs(value)
+    info = dtypes.finfo(dtype)
+    if 0 < magnitude < float(info.tiny) or float(info.max) < magnitude < float("inf"):
+      return None
+  else:
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+      return None
+  out = host.copy()
+  out[index] = value
+  return Array(out, False, aval)
+
+
 class _IndexUpdateHelper:
   """The ``x.at`` property: functionally pure indexed updates.
 
@@ -884,6 +918,10 @@ class _IndexUpdateRef:
   def set(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
           mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] = values``; with repeated indices the last value wins."""
+    if mode is None and out_sharding is None and wrap_negative_indices:
+      out = _set_one_position(self.array, self.index, values)
+      if out is not None:
+        return out
     return self._update(values, lax_slicing.scatter, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
