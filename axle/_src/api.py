@@ -1178,8 +1178,9 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
   jaxprs, one compiled program eagerly). ``axle_fast_eager`` and ``disable_jit`` run it op by
   op. An inline function called eagerly with arguments ``jit`` would read differently (lists,
   other Python containers, unhashable static values) also runs op by op.
-  ``eager_shortcut``: called first with the same arguments when nothing is traced; a result other than None is returned as it is (a host kernel known to give the
-  compiled program's bits)."""
+  ``eager_shortcut``: called first with the same arguments when nothing is traced; a result
+  other than None is returned as it is (a host kernel known to give the compiled program's
+  bits)."""
   inline = jit_kwargs.get("inline", False)
   eager_shortcut = jit_kwargs.pop("eager_shortcut", None)
 
