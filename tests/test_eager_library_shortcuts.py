@@ -235,3 +235,30 @@ def test_at_set_of_one_position_gives_the_scatters_result(dtype):
         assert got.weak_type == want.weak_type
         _assert_same_bits(got, jitted(x, index, value))
   np.testing.assert_array_equal(x, (np.arange(np.prod(shape)).reshape(shape) - 2).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_at_add_at_positions_gives_the_scatters_result(dtype):
+  # x.at[idx].add(v) with in-bounds positions and a Python number: np.add.at on a copy, as the
+  # general scatter-add and jit (repeated positions, negative ones, NaN/inf/subnormal neighbours).
+  from axle._src.numpy import indexing
+  rng = np.random.default_rng(5)
+  jitted = axle.jit(lambda a, i, b: a.at[i].add(b))
+  host = 0
+  with axle.enable_x64(dtype == np.float64):
+    for trial in range(30):
+      shape = (7,) if trial % 3 else (5, 3)
+      x = (rng.choice(_SPECIAL, shape) if trial % 2 else rng.standard_normal(shape)).astype(dtype)
+      array = jnp.asarray(x)
+      n = shape[0]
+      for index in [rng.integers(-n, n, 6).astype(np.int32), np.array([1, 1, 1, 2], np.int32), 3, -1,
+                    np.array([0, n], np.int32)]:
+        positions = jnp.asarray(index) if isinstance(index, np.ndarray) else index
+        for value in [1.0, -0.5, 1e-38, 3e38, float("nan"), -0.0, 2, 1e-45, float("inf")]:
+          out = array.at[positions].add(value)
+          host += out._buffer is None
+          want = indexing._scatter_update(array, positions, value, axle.lax.scatter_add, False,
+                                          False)
+          _assert_same_bits(out, want)
+          _assert_same_bits(out, jitted(x, index, value))
+  assert host > 300

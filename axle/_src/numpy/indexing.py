@@ -17,7 +17,9 @@ scatter; out-of-bounds updates are dropped by default (``mode='drop'``).
 """
 from __future__ import annotations
 
+import builtins
 import enum
+import math
 import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -31,7 +33,9 @@ from axle._src import errors
 from axle._src.array import Array
 from axle._src.config import config
 from axle._src.core import Tracer
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.lax import elementwise as lax_elementwise
+from axle._src.lax import elementwise_convert as lax_convert
 from axle._src.lax import slicing as lax_slicing
 from axle._src.lax import structural as lax_structural
 from axle._src.lax.slicing import GatherScatterMode
@@ -858,6 +862,68 @@ def _set_one_position(array, index, value):
   return Array(out, False, aval)
 
 
+_quiet_floating_point = lax_convert._ignore_fp
+_ADD_AT_DTYPES = {np.dtype(np.float32): 24, np.dtype(np.float64): 53}  # -> significand bits
+
+
+def _add_at_positions(array, index, value):
+  """Eager ``x.at[idx].add(v)`` of a strongly typed float32/float64 Array with a host value,
+  in-bounds positions along the first axis (a Python int, or a 1-D integer Array or NumPy array
+  with a host value) and a Python number ``v``: ``np.add.at`` on a copy. Each position gets
+  ``v`` added once per occurrence, as XLA's scatter-add does (the same ``v`` each time, so the
+  order of repeats does not matter). None where the sums could be subnormal (XLA flushes them)
+  and for anything else."""
+  if type(array) is not Array or core._context.trace is not core.eval_trace:
+    return None
+  host = array._value
+  aval = array._aval
+  precision = _ADD_AT_DTYPES.get(aval.dtype)
+  if host is None or type(host) is not np.ndarray or precision is None or not aval.shape \
+      or aval.weak_type or (type(value) is not float and type(value) is not int) \
+      or eval_interpreter.special_checks.enabled or not eval_interpreter.eager_mode.exact:
+    return None
+  if type(value) is int and not -0x80000000 <= value < 0x80000000:
+    return None
+  length = aval.shape[0]
+  if type(index) is int:
+    if not -length <= index < length:
+      return None
+    positions = index
+  else:
+    positions = index._value if type(index) is Array else index
+    if type(positions) is not np.ndarray or positions.ndim != 1 or positions.dtype.kind not in "iu" \
+        or not positions.size:
+      return None
+    low, high = int(positions.min()), int(positions.max())
+    if low < -length or high >= length:
+      return None  # (out-of-bounds updates are dropped by the general path)
+    if low < 0:
+      positions = np.where(positions < 0, positions + length, positions)
+  dtype = aval.dtype
+  with _quiet_floating_point():
+    addend = dtype.type(value)
+  magnitude = abs(float(addend))
+  if (magnitude == float("inf") and abs(value) != float("inf")) or magnitude != magnitude:
+    return None  # overflow in the conversion, or a NaN (which NaN a sum of two NaNs keeps
+    #             depends on the order XLA adds them in): the general path decides
+  exponent = eval_interpreter.exponent_bound(host) if host.size else None
+  if exponent is None:
+    return None
+  # Sums of x's elements and v are multiples of the smaller quantum (as the add kernel's bound).
+  bound = builtins.min(exponent, math.frexp(magnitude)[1] if magnitude else exponent) \
+      - precision + 1
+  if bound < _MIN_NORMAL_EXPONENT[dtype]:
+    return None
+  out = host.copy()
+  with _quiet_floating_point():
+    np.add.at(out, positions, addend)
+  eval_interpreter.remember_exponent_bound(out, bound)
+  return Array(out, False, aval)
+
+
+_MIN_NORMAL_EXPONENT = {np.dtype(np.float32): -125, np.dtype(np.float64): -1021}
+
+
 class _IndexUpdateHelper:
   """The ``x.at`` property: functionally pure indexed updates.
 
@@ -928,6 +994,10 @@ class _IndexUpdateRef:
   def add(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
           mode=None, out_sharding=None, wrap_negative_indices: bool = True):
     """``x[idx] += values``; repeated indices accumulate."""
+    if mode is None and out_sharding is None and wrap_negative_indices:
+      out = _add_at_positions(self.array, self.index, values)
+      if out is not None:
+        return out
     return self._update(values, lax_slicing.scatter_add, indices_are_sorted, unique_indices, mode,
                         wrap_negative_indices)
 
