@@ -6,7 +6,9 @@ sign conventions on top of lax's C-like ones.
 """
 from __future__ import annotations
 
+import builtins
 import inspect
+import math
 
 import numpy as np
 
@@ -162,8 +164,93 @@ less = _binary("less", lax_elementwise.lt, primitive=lax_elementwise.lt_p, kinds
 less_equal = _binary("less_equal", lax_elementwise.le, primitive=lax_elementwise.le_p, kinds="biuf")
 greater = _binary("greater", lax_elementwise.gt, primitive=lax_elementwise.gt_p, kinds="biuf")
 greater_equal = _binary("greater_equal", lax_elementwise.ge, primitive=lax_elementwise.ge_p, kinds="biuf")
-maximum = _binary("maximum", lax_elementwise.max, primitive=lax_elementwise.max_p, kinds="iuf")
-minimum = _binary("minimum", lax_elementwise.min, primitive=lax_elementwise.min_p, kinds="iuf")
+_EXTREMUM_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+_minimum_reduce = np.minimum.reduce
+
+
+def _host_extremum(ufunc, x1, x2):
+  """Eager ``jnp.maximum``/``jnp.minimum`` (``ufunc``) on the host, where NumPy gives XLA's bits:
+  a strongly typed float32/float64 Array with a host value and no subnormal (XLA reads those as
+  zeros), against an Array of the same aval or a Python number. Results holding NaN (XLA's max
+  and min may return another NaN than NumPy's) or zeros where two zeros could tie (XLA orders
+  -0.0 below +0.0, NumPy returns either) are left to XLA, except ``maximum(x, 0.0)``, whose
+  zeros are all +0.0 in XLA. None where this does not apply."""
+  if _context.trace is not core.eval_trace or _special_checks.enabled \
+      or not eval_interpreter.eager_mode.exact:
+    return None
+  if type(x1) is Array:
+    array, other = x1, x2
+  elif type(x2) is Array:
+    array, other = x2, x1
+  else:
+    return None
+  value = array._value
+  aval = array._aval
+  if type(value) is not np.ndarray or aval.weak_type or aval.dtype not in _EXTREMUM_DTYPES \
+      or not value.size:
+    return None
+  exponent = eval_interpreter.exponent_bound(value)
+  if exponent is None:
+    return None
+  other_type = type(other)
+  with _quiet_floating_point():
+    if other_type is Array:
+      other_value = other._value
+      if (other._aval is not aval and other._aval != aval) or type(other_value) is not np.ndarray:
+        return None
+      other_exponent = eval_interpreter.exponent_bound(other_value)
+      if other_exponent is None:
+        return None
+      out = ufunc(value, other_value)
+      smallest = _minimum_reduce(np.abs(out), axis=None)
+      if not smallest > 0:  # a NaN or a zero
+        return None
+      exponent = builtins.min(exponent, other_exponent)
+    elif other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000):
+      scalar = aval.dtype.type(other)
+      magnitude = math.fabs(float(scalar))
+      if magnitude != magnitude or (0 < magnitude < _TINY[aval.dtype]) \
+          or (magnitude == np.inf and math.fabs(other) != np.inf):
+        return None  # NaN, subnormal or overflowing scalar
+      out = ufunc(value, scalar)
+      if magnitude:
+        smallest = _minimum_reduce(out, axis=None)
+        if smallest != smallest:
+          return None
+        exponent = builtins.min(exponent, math.frexp(magnitude)[1])
+      elif ufunc is np.maximum and not np.signbit(scalar):
+        smallest = _minimum_reduce(out, axis=None)
+        if smallest != smallest:
+          return None
+        out += 0.0  # maximum(x, +0.0): every zero result is +0.0
+      else:
+        smallest = _minimum_reduce(np.abs(out), axis=None)
+        if not smallest > 0:
+          return None
+    else:
+      return None
+  eval_interpreter.remember_exponent_bound(out, exponent)
+  return Array(out, False, aval)
+
+
+_TINY = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),
+         np.dtype(np.float64): float(np.finfo(np.float64).tiny)}
+_quiet_floating_point = lax_convert._ignore_fp
+
+
+def _extremum(name, ufunc, primitive, lax_fn):
+  general = _binary(name, lax_fn, primitive=primitive, kinds="iuf")
+
+  def fn(x1, x2, /):
+    out = _host_extremum(ufunc, x1, x2)
+    return general(x1, x2) if out is None else out
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = general.__doc__
+  return fn
+
+
+maximum = _extremum("maximum", np.maximum, lax_elementwise.max_p, lax_elementwise.max)
+minimum = _extremum("minimum", np.minimum, lax_elementwise.min_p, lax_elementwise.min)
 arctan2 = _binary("arctan2", lax_special.atan2, util.promote_args_inexact)
 nextafter = _binary("nextafter", lax_elementwise.nextafter, util.promote_args_inexact)
 
