@@ -289,3 +289,23 @@ def test_maximum_minimum_on_the_host_give_xlas_bits(name, dtype):
           _assert_same_bits(out, jitted(np.asarray(a) if isinstance(a, axle.Array) else a,
                                         np.asarray(b) if isinstance(b, axle.Array) else b))
   assert host > 100
+
+
+def test_one_hot_of_host_integers_gives_the_compiled_array():
+  from axle._src.nn import functions
+  for dtype in [np.int32, np.uint8, np.int8]:
+    x = np.array([[0, 3, -1, 9], [10, 2, 2, 5]]).astype(dtype)
+    array = jnp.asarray(x)
+    for classes in [0, 1, 4, 10, 200]:
+      for axis in [-1, 0, 1, 2, -2]:
+        for out_dtype in [None, jnp.bfloat16, np.int32, bool]:
+          resolved = axle._src.dtypes.default_float_dtype() if out_dtype is None \
+              else axle._src.dtypes.canonicalize_dtype(out_dtype)
+          want = functions._one_hot(array, classes, dtype=resolved, axis=axis)  # the program
+          got = axle.nn.one_hot(array, classes, dtype=out_dtype, axis=axis)
+          # (an iota beyond the input's integer range wraps: the program answers then)
+          assert (got._buffer is None) == (classes <= np.iinfo(dtype).max + 1)
+          assert got.aval == want.aval
+          _assert_same_bits(got, want)
+  with pytest.raises(ValueError):
+    axle.nn.one_hot(jnp.asarray(np.arange(3, dtype=np.int32)), 4, axis=3)

@@ -20,6 +20,7 @@ from axle._src import api
 from axle._src import core
 from axle._src import dtypes
 from axle._src import lax
+from axle._src.array import Array
 from axle._src import numpy as jnp
 from axle._src.custom_derivatives import custom_jvp
 from axle._src.interpreters.eval import eager_unary
@@ -398,6 +399,17 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     raise NotImplementedError("axle.nn.one_hot: named axes (axis=<name>) need pmap/shard_map, "
                               "which axle does not have yet.")
   dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+  value = x._value if type(x) is Array else None
+  if type(value) is np.ndarray and value.dtype.kind in "iu" and core._context.trace is core.eval_trace \
+      and 0 <= num_classes <= np.iinfo(value.dtype).max + 1:
+    # Eagerly, comparing integers with an iota and converting the booleans is exact: NumPy
+    # gives the compiled program's array.
+    out_axis = util.canonicalize_axis(axis, value.ndim + 1)
+    shape = [1] * value.ndim
+    shape.insert(out_axis, num_classes)
+    hot = np.expand_dims(value, out_axis) == np.arange(num_classes, dtype=value.dtype).reshape(shape)
+    out = hot.astype(dtype)
+    return Array(out, False, core.ShapedArray(out.shape, dtype))
   return _one_hot(x, num_classes, dtype=dtype, axis=axis)
 
 
