@@ -386,9 +386,26 @@ def _one_hot(x, num_classes: int, *, dtype, axis: int):
   return (lhs == rhs).astype(dtype)
 
 
+# (x's aval, num_classes, dtype, axis, default float dtype) -> (the result's aval, the iota to compare x with, the
+# new axis), for the eager one_hot of integer host values
+_host_one_hot: dict = {}
+
+
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
   """One-hot encoding of integer ``x`` into ``num_classes`` classes, the new axis at ``axis``;
   out-of-range values give all-zero rows. ``num_classes`` must be concrete."""
+  if type(x) is Array and type(x._value) is np.ndarray and core._context.trace is core.eval_trace:
+    try:
+      entry = _host_one_hot.get((x._aval, num_classes, dtype, axis, dtypes.default_float_dtype()))
+    except TypeError:
+      entry = None
+    if entry is not None:
+      # Comparing integers with an iota and converting the booleans is exact: NumPy gives the
+      # compiled program's array.
+      out_aval, iota, out_axis = entry
+      hot = np.expand_dims(x._value, out_axis) == iota
+      return Array(hot.astype(out_aval.dtype), False, out_aval)
+  given_dtype, given_axis = dtype, axis
   num_classes = core.concrete_or_error(
       operator.index, num_classes, "The error arose in jax.nn.one_hot argument `num_classes`.")
   x = jnp.asarray(x)
@@ -399,18 +416,20 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     raise NotImplementedError("axle.nn.one_hot: named axes (axis=<name>) need pmap/shard_map, "
                               "which axle does not have yet.")
   dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+  out = _one_hot(x, num_classes, dtype=dtype, axis=axis)
   value = x._value if type(x) is Array else None
-  if type(value) is np.ndarray and value.dtype.kind in "iu" and core._context.trace is core.eval_trace \
-      and 0 <= num_classes <= np.iinfo(value.dtype).max + 1:
-    # Eagerly, comparing integers with an iota and converting the booleans is exact: NumPy
-    # gives the compiled program's array.
+  if type(value) is np.ndarray and value.dtype.kind in "iu" and type(out) is Array \
+      and core._context.trace is core.eval_trace and 0 <= num_classes <= np.iinfo(value.dtype).max + 1:
+    # (an iota beyond the integer type's range would wrap: those stay compiled)
     out_axis = util.canonicalize_axis(axis, value.ndim + 1)
     shape = [1] * value.ndim
     shape.insert(out_axis, num_classes)
-    hot = np.expand_dims(value, out_axis) == np.arange(num_classes, dtype=value.dtype).reshape(shape)
-    out = hot.astype(dtype)
-    return Array(out, False, core.ShapedArray(out.shape, dtype))
-  return _one_hot(x, num_classes, dtype=dtype, axis=axis)
+    iota = np.arange(num_classes, dtype=value.dtype).reshape(shape)
+    if len(_host_one_hot) > 1024:
+      _host_one_hot.clear()
+    _host_one_hot[x._aval, num_classes, given_dtype, given_axis, dtypes.default_float_dtype()] = (
+        out._aval, iota, out_axis)
+  return out
 
 
 # ---------------------------------------------------------------------------
