@@ -155,13 +155,26 @@ def _host_sum(value):
   return None if number != number else total
 
 
+_float32_arguments: dict = {}  # a dtype argument -> whether it names float32
+
+
 def _is_float32(dtype) -> bool:
   if dtype is None:
     return True
   try:
-    return np.dtype(dtype) == _F32
+    return _float32_arguments[dtype]
+  except (KeyError, TypeError):
+    pass
+  try:
+    answer = np.dtype(dtype) == _F32
   except TypeError:
     return False
+  try:
+    if len(_float32_arguments) < 256:
+      _float32_arguments[dtype] = answer
+  except TypeError:  # unhashable
+    pass
+  return answer
 
 
 def _sum_shortcut(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
