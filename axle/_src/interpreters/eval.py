@@ -170,6 +170,10 @@ def has_subnormal(value) -> bool:
 
 _BF16 = np.dtype(dtypes.bfloat16)
 _TINY = {dtype: float(np.ldexp(1.0, bound - 1)) for dtype, bound in _MIN_FREXP_EXPONENT.items()}
+# For eager shortcuts outside this module: dtype -> the smallest normal magnitude, and -> the
+# smallest frexp exponent of a normal number, for the dtypes whose subnormals XLA flushes.
+SMALLEST_NORMAL = _TINY
+MIN_NORMAL_EXPONENT = _MIN_FREXP_EXPONENT
 
 
 def _scalar_is_subnormal(scalar, dtype) -> bool:

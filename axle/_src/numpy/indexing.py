@@ -912,7 +912,7 @@ def _add_at_positions(array, index, value):
   # Sums of x's elements and v are multiples of the smaller quantum (as the add kernel's bound).
   bound = builtins.min(exponent, math.frexp(magnitude)[1] if magnitude else exponent) \
       - precision + 1
-  if bound < _MIN_NORMAL_EXPONENT[dtype]:
+  if bound < eval_interpreter.MIN_NORMAL_EXPONENT[dtype]:
     return None
   out = host.copy()
   with _quiet_floating_point():
@@ -920,8 +920,6 @@ def _add_at_positions(array, index, value):
   eval_interpreter.remember_exponent_bound(out, bound)
   return Array(out, False, aval)
 
-
-_MIN_NORMAL_EXPONENT = {np.dtype(np.float32): -125, np.dtype(np.float64): -1021}
 
 
 class _IndexUpdateHelper:

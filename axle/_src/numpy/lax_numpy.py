@@ -333,7 +333,7 @@ def _clip_bound(bound, dtype: np.dtype):
     value = dtype.type(bound)
   magnitude = abs(float(value))
   converted = (value, math.frexp(magnitude)[1]) \
-      if _finfo_tiny[dtype] <= magnitude < math.inf else None
+      if eval_interpreter.SMALLEST_NORMAL[dtype] <= magnitude < math.inf else None
   if len(_clip_bounds) > 1024:
     _clip_bounds.clear()
   _clip_bounds[key] = converted
@@ -341,8 +341,7 @@ def _clip_bound(bound, dtype: np.dtype):
 
 
 _clip_bounds: dict = {}  # (bound, dtype) -> _clip_bound's answer
-_finfo_tiny = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),
-               np.dtype(np.float64): float(np.finfo(np.float64).tiny)}
+_CLIP_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
 
 def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
@@ -356,7 +355,7 @@ def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   value = arr._value
   aval = arr._aval
   dtype = aval.dtype
-  if value is None or type(value) is not np.ndarray or aval.weak_type or dtype not in _finfo_tiny \
+  if value is None or type(value) is not np.ndarray or aval.weak_type or dtype not in _CLIP_DTYPES \
       or eval_interpreter.special_checks.enabled or not eval_interpreter.eager_mode.exact:
     return None
   exponent = eval_interpreter.exponent_bound(value) if value.size else None

@@ -233,8 +233,7 @@ def _host_extremum(ufunc, x1, x2):
   return Array(out, False, aval)
 
 
-_TINY = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),
-         np.dtype(np.float64): float(np.finfo(np.float64).tiny)}
+_TINY = eval_interpreter.SMALLEST_NORMAL
 _quiet_floating_point = lax_convert._ignore_fp
 
 
