@@ -38,6 +38,14 @@ from axle._src.core import ShapedArray, Tracer
 
 _python_scalar_types = core.python_scalar_types
 
+try:  # NumPy 2 keeps its floating-point error state in a context variable
+  from numpy._core._ufunc_config import _extobj_contextvar as numpy_error_state, _make_extobj
+  # ``token = numpy_error_state.set(IGNORE_ALL_ERRORS)`` ... ``numpy_error_state.reset(token)``:
+  # np.errstate(all="ignore") for kernels, at a fraction of its cost.
+  IGNORE_ALL_ERRORS = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover
+  numpy_error_state = IGNORE_ALL_ERRORS = None
+
 # (primitive, *input avals, *params items) -> output aval(s)
 _abstract_eval_cache: dict = {}
 

@@ -100,6 +100,7 @@ def _exact(ufunc):
       finally:
         extobj.reset(token)
   kernel.__name__ = f"_{ufunc.__name__}_kernel"
+  kernel.ufunc = ufunc  # for callers that silence FP warnings themselves (xla/host_calls)
   return kernel
 
 

@@ -26,11 +26,8 @@ from axle._src.interpreters import lowering as mlir
 from axle._src.interpreters import staging
 from axle._src.lax import utils
 
-try:  # NumPy 2 keeps its floating-point error state in a context variable
-  from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-  _IGNORE_ALL = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # pragma: no cover
-  _extobj_contextvar = None
+_extobj_contextvar = eval_interpreter.numpy_error_state
+_IGNORE_ALL = eval_interpreter.IGNORE_ALL_ERRORS
 
 
 class _QuietFloatingPoint:
