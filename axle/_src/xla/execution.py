@@ -21,6 +21,7 @@ from axle._src.interpreters import lowering
 from axle._src.ir import ClosedJaxpr
 from axle._src.xla import cache as disk_cache
 from axle._src.xla import client
+from axle._src.xla import host_calls
 from axle._src.xla import spmd_jit
 from axle._src.sharded_array import ShardedArray
 
@@ -233,6 +234,20 @@ def _device_arrays(buffers, avals) -> list:
   return results
 
 
+def _host_function(call, leaves):
+  """The host function of ``call``'s program (see ``host_calls``) when its arguments are all
+  Arrays and it donates none, verified against the compiled program; else None."""
+  if call.donated or call.has_callbacks or not leaves or any(type(l) is not Array for l in leaves):
+    return None
+  closed = call.closed_ref()
+  if closed is None or tuple(closed.in_avals) != call.in_avals:
+    return None
+  host = host_calls.host_function(closed, len(leaves))
+  if host is None or not host_calls.agrees_with_xla(host, call.run, call.in_avals):
+    return None
+  return host
+
+
 # Returned by a signature runner whose signature the leaves do not have.
 MISMATCH = object()
 
@@ -332,6 +347,11 @@ def signature_runner(call, leaves, build):
   lines += checks
   if array_names:
     lines.append(f"if ({''.join(n + '._aval, ' for n in array_names)}) != AVALS: return MISMATCH")
+  host = _host_function(call, leaves)
+  if host is not None:  # host-valued arguments: the program's exact kernels, on the host
+    namespace["host"] = host
+    lines.append(f"outs = host({''.join(f'l{i}, ' for i in range(len(leaves)))})\n"
+                 "  if outs is not None: return build(outs)")
   lines += fetch
   namespace["CONSTS"] = list(call.const_buffers)
   buffers = "CONSTS + " if call.const_buffers else ""

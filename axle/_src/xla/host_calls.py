@@ -1,0 +1,350 @@
+"""Small jitted programs answered on the host, with XLA's bits.
+
+A call of a jitted function costs at least one XLA execute (about 4 us from Python on the
+CPU), however little the program computes. Where a compiled signature's program is small and
+every equation is one whose eager NumPy kernel gives XLA's bits (arithmetic, comparisons,
+selects, structural ops: ``eval.exact_kernels``), later calls whose arguments are host-valued
+Arrays run those kernels directly instead, in one generated function.
+
+That is only XLA's answer where the compiled program computes what its equations compute one
+by one, so a program qualifies only when:
+
+- every equation's kernel is registered exact for its operands (float32/float64, integers and
+  bools; nothing complex or narrow), nested ``jit`` equations being inlined as XLA inlines
+  them;
+- no sum or difference reads a product (XLA contracts ``x * y + z`` into one fused
+  multiply-add, which rounds once), and no sum (product) with a constant reads another (XLA
+  folds ``(x + 1.5) + 1.5`` into ``x + 3.0``);
+- no value is subnormal: XLA's CPU runtime flushes subnormal operands and results to zero.
+  Arguments are scanned (or their remembered exponent bounds read, see ``eval``), and each
+  float result is bounded from its operands' bounds or scanned; a call that meets one runs
+  the compiled program instead;
+- the compiled program and the host function agree, bit for bit, on probe arguments full of
+  special values (signed zeros, infinities, NaN, extremes), checked once when the host
+  function is made: an algebraic simplification of XLA's that changes a bit disqualifies it.
+
+Arguments on the device (results of XLA not yet read) run the compiled program: reading them
+would wait for them.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from axle._src.array import Array
+from axle._src.interpreters import eval as eval_interpreter
+from axle._src.ir import Literal
+
+# Equations a host function may run (when their kernels are registered exact for the operands).
+_ELEMENTWISE = frozenset({
+    "add", "sub", "mul", "neg", "abs", "sign", "floor", "ceil", "round", "square",
+    "integer_pow", "eq", "ne", "lt", "le", "gt", "ge", "select_n", "and", "or", "xor", "not",
+    "convert_element_type", "copy"})
+_STRUCTURAL = frozenset({"broadcast_in_dim", "reshape", "squeeze", "transpose"})
+# Results that are products: a sum or difference of one is contracted by XLA.
+_PRODUCTS = frozenset({"mul", "square", "integer_pow"})
+_SUMS = frozenset({"add", "sub"})
+# Primitives that only move or select their float operands' values (their results' exponent
+# bound is the smallest of the operands').
+_MOVES = frozenset({"neg", "abs", "select_n", "copy"}) | _STRUCTURAL
+
+# Primitives through which XLA may still fold a constant of their operand into a later one's.
+_PASSES_ON_CONSTANTS = frozenset({"neg", "copy"}) | _STRUCTURAL
+
+# A program qualifies when it is small against the execute it saves: at most this many
+# equations per argument and result (plus a few), none on more than this many elements.
+_EQUATIONS_PER_LEAF = 2
+_MAX_ELEMENTS = 2048
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _kind(aval) -> str | None:
+  """'f' for the float dtypes a host function handles, 'x' for integers and bools, None for
+  the rest (complex, narrow floats, extended dtypes)."""
+  dtype = getattr(aval, "dtype", None)
+  if not isinstance(dtype, np.dtype):
+    return None
+  if dtype in _FLOATS:
+    return "f"
+  if dtype.kind in "biu":
+    return "x"
+  return None
+
+
+class _Unsupported(Exception):
+  pass
+
+
+class _Program:
+  """The equations of a closed jaxpr flattened (nested jit calls inlined) into generated
+  source lines."""
+
+  def __init__(self):
+    self.namespace = {"ndarray": np.ndarray, "asarray": np.asarray, "Array": Array,
+                      "checked": eval_interpreter._checked,
+                      "bound": eval_interpreter.exponent_bound}
+    self.lines: list[str] = []
+    self.count = 0
+    self.equations = 0
+    self.products: set = set()  # names of values that are (derived from) products
+    self.constants: set = set()  # names of constants and of values computed from them only
+    # names of values that are sums (products) with a constant, maybe negated or reshaped
+    self.constant_sums: set = set()
+    self.constant_products: set = set()
+
+  def name(self, prefix: str) -> str:
+    self.count += 1
+    return f"{prefix}{self.count}"
+
+  def constant(self, value, aval) -> tuple[str, str | None]:
+    """The (value name, bound expression) of a constant operand."""
+    kind = _kind(aval)
+    if kind is None or aval.size == 0:
+      raise _Unsupported
+    value = np.array(value, aval.dtype)  # a copy of its own, shared by every call's results
+    value.flags.writeable = False
+    name = self.name("C")
+    self.constants.add(name)
+    self.namespace[name] = value
+    if kind != "f":
+      return name, None
+    exponent = eval_interpreter.exponent_bound(value) if value.ndim else (
+        eval_interpreter._min_exponent(value))
+    if exponent is None or (value.ndim == 0 and
+                            exponent < eval_interpreter.MIN_NORMAL_EXPONENT[aval.dtype]):
+      raise _Unsupported  # a subnormal constant: XLA reads it as zero
+    return name, str(int(exponent))
+
+  def inline(self, closed, operands) -> list:
+    """Emits the equations of ``closed`` on ``operands`` ((name, bound) pairs); returns the
+    (name, bound) pairs of its outputs."""
+    jaxpr = closed.jaxpr
+    env = {}
+    for var, const in zip(jaxpr.constvars, closed.consts):
+      value = const._host_value() if type(const) is Array else const
+      if not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
+        raise _Unsupported
+      env[var] = self.constant(value, var.aval)
+    for var, operand in zip(jaxpr.invars, operands):
+      env[var] = operand
+
+    def read(atom):
+      if type(atom) is Literal:
+        return self.constant(atom.val, atom.aval)
+      return env[atom]
+
+    for eqn in jaxpr.eqns:
+      ins = [read(atom) for atom in eqn.invars]
+      name = eqn.primitive.name
+      if name == "jit":
+        outs = self.inline(eqn.params["jaxpr"], ins)
+        for var, out in zip(eqn.outvars, outs):
+          env[var] = out
+        continue
+      if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
+        raise _Unsupported
+      env[eqn.outvars[0]] = self.equation(eqn, ins)
+    return [read(atom) for atom in jaxpr.outvars]
+
+  def equation(self, eqn, ins) -> tuple[str, str | None]:
+    primitive, params = eqn.primitive, eqn.params
+    name = primitive.name
+    if name not in _ELEMENTWISE and name not in _STRUCTURAL:
+      raise _Unsupported
+    in_avals = [atom.aval for atom in eqn.invars]
+    out_aval = eqn.outvars[0].aval
+    if any(_kind(a) is None or a.size > _MAX_ELEMENTS for a in (*in_avals, out_aval)) \
+        or out_aval.size == 0:
+      raise _Unsupported
+    if primitive not in eval_interpreter._exact_kernels:
+      raise _Unsupported
+    when = eval_interpreter._exact_kernels[primitive]
+    if when is not None and not when(in_avals, params):
+      raise _Unsupported
+    impl = primitive.impl
+    kernel = getattr(impl, "__wrapped__", impl)
+    if kernel is None:
+      raise _Unsupported
+    # a kernel that is one ufunc call under silenced FP warnings: the ufunc (the whole host
+    # function runs with them silenced)
+    kernel = getattr(kernel, "ufunc", kernel)
+    operand_names = [n for n, _ in ins]
+    is_float = _kind(out_aval) == "f"
+    if is_float and name in _SUMS and any(n in self.products or n in self.constant_sums
+                                          for n in operand_names):
+      # XLA would fuse a multiply-add, or fold ``(x + c1) + c2`` into ``x + (c1 + c2)``
+      raise _Unsupported
+    if is_float and name == "mul" and any(n in self.constant_products for n in operand_names):
+      raise _Unsupported  # XLA would fold ``(x * c1) * c2`` into ``x * (c1 * c2)``
+    self.equations += 1
+    k = self.name("K")
+    self.namespace[k] = functools.partial(kernel, **params) if params else kernel
+    result = self.name("t")
+    dtype = self.name("D")
+    self.namespace[dtype] = out_aval.dtype
+    if all(n in self.constants for n in operand_names):
+      self.constants.add(result)  # XLA folds it into a constant
+    self.lines.append(f"{result} = {k}({', '.join(operand_names)})")
+    self.lines.append(f"if type({result}) is not ndarray or {result}.dtype is not {dtype}: "
+                      f"{result} = asarray({result}, {dtype})")
+    if is_float:
+      if name in _PRODUCTS or any(n in self.products for n in operand_names):
+        self.products.add(result)
+      with_constant = any(n in self.constants for n in operand_names)
+      passes_on = name in _PASSES_ON_CONSTANTS
+      if (name in _SUMS and with_constant) or (
+          passes_on and any(n in self.constant_sums for n in operand_names)):
+        self.constant_sums.add(result)
+      if (name == "mul" and with_constant) or (
+          passes_on and any(n in self.constant_products for n in operand_names)):
+        self.constant_products.add(result)
+    if _kind(out_aval) != "f":
+      return result, None
+    float_bounds = [b for (_, b), a in zip(ins, in_avals) if _kind(a) == "f"]
+    rule = eval_interpreter._RESULT_EXPONENT.get(name)
+    if name in _MOVES and float_bounds and None not in float_bounds:
+      if len(float_bounds) == 1:
+        return result, float_bounds[0]
+      bound = self.name("e")
+      self.lines.append(f"{bound} = min({', '.join(float_bounds)})")
+      return result, bound
+    bound = self.name("e")
+    limit = eval_interpreter.MIN_NORMAL_EXPONENT[out_aval.dtype]
+    inline = _inline_bound(name, float_bounds, out_aval.dtype) if (
+        len(float_bounds) == len(ins) and None not in float_bounds) else None
+    if inline is not None:
+      if inline.lstrip("-").isdigit():  # known when the function is made
+        if int(inline) >= limit:
+          return result, inline
+        self.lines.append(f"{bound} = bound({result})")
+      else:
+        self.lines.append(f"{bound} = {inline}")
+        self.lines.append(f"if {bound} < {limit}: {bound} = bound({result})")
+    elif rule is not None and float_bounds and None not in float_bounds and \
+        len(float_bounds) == len(ins):
+      r, p = self.name("R"), self.name("P")
+      self.namespace[r] = rule
+      self.namespace[p] = dict(params)
+      self.namespace[f"L{bound}"] = eval_interpreter.MIN_NORMAL_EXPONENT[out_aval.dtype]
+      self.lines.append(f"{bound} = {r}(({', '.join(float_bounds)},), None, {p}, {dtype})")
+      self.lines.append(f"if {bound} is None or {bound} < L{bound}: {bound} = bound({result})")
+    else:
+      self.lines.append(f"{bound} = bound({result})")
+    self.lines.append(f"if {bound} is None: return None")  # a subnormal: XLA flushes it
+    return result, bound
+
+
+def _inline_bound(name: str, bounds: list, dtype) -> str | None:
+  """``eval._RESULT_EXPONENT``'s bound for the commonest rules as a Python expression over the
+  operands' bound expressions (folded where they are numbers), or None."""
+  numbers = [int(b) for b in bounds if b.lstrip("-").isdigit()]
+  names = [b for b in bounds if not b.lstrip("-").isdigit()]
+  if name == "mul" and len(bounds) == 2:
+    if not names:
+      return str(numbers[0] + numbers[1] - 1)
+    return f"{' + '.join(names)} + {sum(numbers) - 1}"
+  if name in ("add", "sub") and len(bounds) == 2:
+    shift = eval_interpreter._PRECISION[dtype] - 1
+    if not names:
+      return str(min(numbers) - shift)
+    terms = names + ([str(min(numbers))] if numbers else [])
+    return f"min({', '.join(terms)}) - {shift}"
+  return None
+
+
+def host_function(closed, leaf_count: int):
+  """``(*leaves) -> list of Arrays, or None`` running ``closed`` (a jitted signature's
+  program, its arguments all Arrays) on the host with XLA's bits, or None where the program
+  does not qualify (see the module docstring). The function answers None, having done
+  nothing observable, for a call it cannot answer exactly (an argument on the device or
+  holding a subnormal, a subnormal result): the compiled program runs then."""
+  jaxpr = closed.jaxpr
+  if len(jaxpr.invars) != leaf_count or jaxpr.effects:
+    return None
+  program = _Program()
+  lines = program.lines
+  operands = []
+  for i, var in enumerate(jaxpr.invars):
+    kind = _kind(var.aval)
+    if kind is None or var.aval.size > _MAX_ELEMENTS or var.aval.size == 0:
+      return None
+    lines.append(f"v{i} = l{i}._value")
+    lines.append(f"if v{i} is None: return None")  # on the device
+    if kind == "f":
+      lines.append(f"k{i} = checked.get(id(v{i}))")
+      lines.append(f"if k{i} is not None and k{i}[0]() is v{i}: b{i} = k{i}[1]")
+      lines.append(f"else:\n    b{i} = bound(v{i})\n    if b{i} is None: return None")
+      operands.append((f"v{i}", f"b{i}"))
+    else:
+      operands.append((f"v{i}", None))
+  leaf_lines = len(lines)
+  try:
+    outs = program.inline(closed, operands)
+  except (_Unsupported, KeyError, TypeError, ValueError, OverflowError):
+    return None
+  if program.equations > 4 + _EQUATIONS_PER_LEAF * (leaf_count + len(outs)):
+    return None
+  results = []
+  for j, ((name, _), aval) in enumerate(zip(outs, jaxpr.out_avals)):
+    if _kind(aval) is None:
+      return None
+    program.namespace[f"O{j}"] = aval
+    results.append(f"Array({name}, False, O{j})")
+  arguments = "".join(f"l{i}, " for i in range(leaf_count))
+  body = lines[:leaf_lines] + ["token = error_state.set(IGNORE)", "try:"] + [
+      f"  {line}".replace("\n", "\n  ") for line in lines[leaf_lines:]] + [
+      "  pass", "finally:", "  error_state.reset(token)", f"return [{', '.join(results)}]"]
+  if eval_interpreter.numpy_error_state is None:  # pragma: no cover (an older NumPy)
+    body = lines + [f"return [{', '.join(results)}]"]
+  program.namespace["error_state"] = eval_interpreter.numpy_error_state
+  program.namespace["IGNORE"] = eval_interpreter.IGNORE_ALL_ERRORS
+  source = f"def host({arguments}):\n" + "".join(f"  {line}\n" for line in body)
+  exec(compile(source, f"{__file__}:<host call>", "exec"), program.namespace)
+  return program.namespace["host"]
+
+
+# Probe values per kind: special values first (each argument sees them in another order, so
+# that pairs of operands meet in many combinations), then ordinary ones.
+# (none tiny: a product of a few of them with a program's constants must stay normal, or the
+# host function declines the probe)
+_FLOAT_PROBES = (0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, np.inf, -np.inf, np.nan, 1e30, -1e30,
+                 1e-5, -7.25, 0.1, 65504.0, 3e38, -3e38, 2.0, -0.75, 1.5, 1e10, -1e-3, 4.0)
+_INTEGER_PROBES = (0, 1, -1, 2, -7, 100, 12345, -128, 127, 255, 3, -3)
+
+
+def _probe_values(aval, shift: int, plain: bool):
+  dtype = aval.dtype
+  if dtype.kind == "b":
+    base = np.array([True, False, False, True, True], dtype)
+  elif dtype.kind in "iu":
+    info = np.iinfo(dtype)
+    base = np.array([v for v in _INTEGER_PROBES if info.min <= v <= info.max]
+                    + [info.min, info.max], dtype)
+  elif plain:
+    base = np.random.default_rng(shift).uniform(-4.0, 4.0, 29).astype(dtype)
+  else:
+    with np.errstate(over="ignore"):
+      base = np.array(_FLOAT_PROBES, dtype)
+  base = np.roll(base, shift * 5 + shift // len(base))
+  return np.resize(base, aval.shape).astype(dtype)
+
+
+def agrees_with_xla(host, run_compiled, in_avals) -> bool:
+  """Whether ``host`` answers as the compiled program ``run_compiled(leaves) -> Arrays`` does,
+  bit for bit, on probe arguments of ``in_avals``: special values, which it must answer, then
+  ordinary ones."""
+  for plain in (False, True):
+    leaves = [Array(_probe_values(aval, i, plain), False, aval) for i, aval in enumerate(in_avals)]
+    mine = host(*leaves)
+    if mine is None:
+      if plain:
+        continue
+      return False  # the special values are not verified: the program keeps running on XLA
+    theirs = run_compiled(leaves)
+    for a, b in zip(mine, theirs):
+      a, b = np.asarray(a), np.asarray(b)
+      if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+        return False
+  return True
