@@ -291,6 +291,28 @@ def test_maximum_minimum_on_the_host_give_xlas_bits(name, dtype):
   assert host > 100
 
 
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_eager_nan_bits_are_the_compiled_functions(name):
+  # JAX runs jnp.maximum/minimum eagerly as one compiled program; where an operand is converted
+  # (a Python int, an integer or narrower array), XLA returns the other operand's NaN as it is
+  # (checked against JAX 0.10.2: eager minimum(-1, x) keeps a +NaN of x; the single-primitive
+  # min of a float32 -1.0 returned XLA's own -NaN).
+  fun = getattr(jnp, name)
+  jitted = axle.jit(fun)
+  x = jnp.asarray(np.array([np.nan, -np.nan, 1.0, -0.0, 0.0, -3.0], np.float32))
+  h = jnp.asarray(np.array([np.nan, -np.nan, 1.0, -0.0, 0.0, -3.0], np.float16))
+  i = jnp.asarray(np.array([0, 1, -1, 2, 0, 5], np.int32))
+  operands = [-1, 1, 0, True, -1.0, 0.0, -0.0, float("nan"), x, x[::-1], h, i,
+              i.astype(jnp.uint8), np.float32(np.nan)]
+  for a in operands:
+    for b in operands:
+      if not any(isinstance(v, axle.Array) for v in (a, b)):
+        continue
+      _assert_same_bits(fun(a, b), jitted(a, b))
+  nan_kept = fun(-1 if name == "minimum" else 1, x)
+  assert np.asarray(nan_kept).view(np.uint32)[0] == np.asarray(x).view(np.uint32)[0]
+
+
 def test_one_hot_of_host_integers_gives_the_compiled_array():
   from axle._src.nn import functions
   for dtype in [np.int32, np.uint8, np.int8]:

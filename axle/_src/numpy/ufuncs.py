@@ -237,12 +237,33 @@ _TINY = eval_interpreter.SMALLEST_NORMAL
 _quiet_floating_point = lax_convert._ignore_fp
 
 
+def _one_primitive_program(x1, x2) -> bool:
+  """Whether the eager ``max``/``min`` of ``x1`` and ``x2`` converts neither operand: then the
+  single-primitive program it runs is the one JAX compiles for ``jnp.maximum``. Where an
+  operand is converted (a Python int, an integer array against floats, mixed dtypes), XLA knows
+  the converted one holds no NaN and returns the other's NaN as it is, not its own."""
+  t1, t2 = type(x1), type(x2)
+  if t1 is Array and t2 is Array:
+    return x1._aval.dtype == x2._aval.dtype
+  if t1 is Array:
+    kind, scalar = x1._aval.dtype.kind, t2
+  elif t2 is Array:
+    kind, scalar = x2._aval.dtype.kind, t1
+  else:
+    return False
+  return (scalar is float and kind == "f") or (scalar is int and kind in "iu")
+
+
 def _extremum(name, ufunc, primitive, lax_fn):
   general = _binary(name, lax_fn, primitive=primitive, kinds="iuf")
+  # JAX's jnp.maximum/minimum are jit(inline=True) functions: one compiled program eagerly
+  compiled = util.jit_when_tracing(general, inline=True)
 
   def fn(x1, x2, /):
     out = _host_extremum(ufunc, x1, x2)
-    return general(x1, x2) if out is None else out
+    if out is not None:
+      return out
+    return general(x1, x2) if _one_primitive_program(x1, x2) else compiled(x1, x2)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = general.__doc__
   return fn
