@@ -133,22 +133,42 @@ def test_device_resident_arguments_run_compiled():
   np.testing.assert_array_equal(np.asarray(out), np.sin(np.asarray(x)) + 1.0)
 
 
-def test_donated_and_non_array_arguments_run_compiled():
+def test_donated_arguments_run_compiled():
   donating = jax.jit(lambda x: x + 1.0, donate_argnums=0)
   x = jnp.arange(4.0)
   donating(x)
   y = jnp.arange(4.0)
   out = donating(y)
   assert not _on_host(out) and y.is_deleted()
-  f = jax.jit(lambda x: x + 1.0)
+
+
+def test_numpy_and_python_scalar_arguments():
+  f = jax.jit(lambda x, s: (x + s, x.reshape(2, 2), s))
   host = np.arange(4.0, dtype=np.float32)
-  f(host)
-  out = f(host)
-  assert not _on_host(out)
-  host[0] = 10.0  # the caller's array may change: the result does not
-  np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0, 4.0])
-  f(2.0)
-  assert not _on_host(f(2.0))
+  f(host, 2.0)
+  out = f(host, 2.0)
+  assert _on_host(out)
+  assert _bits(out) == _bits(_compiled(f, host, 2.0))
+  host[0] = 10.0  # the caller's array may change: the results (even a reshape) do not
+  np.testing.assert_array_equal(np.asarray(out[0]), [2.0, 3.0, 4.0, 5.0])
+  np.testing.assert_array_equal(np.asarray(out[1]), [[0.0, 1.0], [2.0, 3.0]])
+  assert out[2].weak_type
+  for scalar in [-0.0, 0.0, float("nan"), 1e39, -1e-40, 3.5]:  # 1e39: inf; -1e-40: XLA's -0.0
+    with np.errstate(over="ignore"):
+      got = f(host, scalar)
+    with np.errstate(over="ignore"):
+      want = _compiled(f, host, scalar)
+    assert _bits(got) == _bits(want), scalar
+  assert not _on_host(f(host, -1e-40))  # a subnormal scalar: the compiled program
+  g = jax.jit(lambda x, n: x * n)
+  i = jnp.arange(3)
+  g(i, 3)
+  assert _on_host(g(i, 5))
+  np.testing.assert_array_equal(np.asarray(g(i, -2)), [0, -2, -4])
+  with pytest.raises(OverflowError):
+    g(i, 2 ** 40)  # as the compiled call: a Python int beyond int32
+  g(np.arange(3, dtype=np.int32), 2)  # (a new form of call: its plan is made)
+  assert _on_host(g(np.arange(3, dtype=np.int32), 2))
 
 
 def test_host_results_are_fresh_immutable_arrays():
@@ -245,12 +265,12 @@ def test_random_programs_mostly_answer_on_the_host():
 
 def test_host_function_refuses_programs_it_cannot_run():
   closed = jax.make_jaxpr(lambda x: jnp.sin(x) + 1.0)(jnp.ones(3))
-  assert host_calls.host_function(closed, 1) is None
+  assert host_calls.host_function(closed, ["array"]) is None
   closed = jax.make_jaxpr(lambda x, y: x * y + 1.0)(jnp.ones(3), jnp.ones(3))
-  assert host_calls.host_function(closed, 2) is None
+  assert host_calls.host_function(closed, ["array"] * 2) is None
   closed = jax.make_jaxpr(lambda x: x + 1.0)(jnp.ones(3, jnp.complex64))
-  assert host_calls.host_function(closed, 1) is None
+  assert host_calls.host_function(closed, ["array"]) is None
   closed = jax.make_jaxpr(lambda x: x + np.float32(1e-40))(jnp.ones(3))  # a subnormal constant
-  assert host_calls.host_function(closed, 1) is None
+  assert host_calls.host_function(closed, ["array"]) is None
   closed = jax.make_jaxpr(lambda x: lax.add(x, x))(jnp.ones(3))
-  assert host_calls.host_function(closed, 1) is not None
+  assert host_calls.host_function(closed, ["array"]) is not None

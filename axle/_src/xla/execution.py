@@ -235,15 +235,27 @@ def _device_arrays(buffers, avals) -> list:
 
 
 def _host_function(call, leaves):
-  """The host function of ``call``'s program (see ``host_calls``) when its arguments are all
-  Arrays and it donates none, verified against the compiled program; else None."""
-  if call.donated or call.has_callbacks or not leaves or any(type(l) is not Array for l in leaves):
+  """The host function of ``call``'s program (see ``host_calls``) for arguments of the types
+  of ``leaves`` (Arrays, Python scalars, NumPy values) when it donates none, verified against
+  the compiled program; else None."""
+  if call.donated or call.has_callbacks or not leaves:
     return None
+  kinds = []
+  for leaf in leaves:
+    kind = type(leaf)
+    if kind is Array:
+      kinds.append(host_calls.ARRAY)
+    elif kind in (int, float, bool):
+      kinds.append(host_calls.SCALAR)
+    elif kind is np.ndarray or isinstance(leaf, np.generic):
+      kinds.append(host_calls.NUMPY)
+    else:
+      return None
   closed = call.closed_ref()
   if closed is None or tuple(closed.in_avals) != call.in_avals:
     return None
-  host = host_calls.host_function(closed, len(leaves))
-  if host is None or not host_calls.agrees_with_xla(host, call.run, call.in_avals):
+  host = host_calls.host_function(closed, kinds)
+  if host is None or not host_calls.agrees_with_xla(host, call.run, call.in_avals, kinds):
     return None
   return host
 

@@ -32,6 +32,7 @@ import functools
 
 import numpy as np
 
+from axle._src import dtypes
 from axle._src.array import Array
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.ir import Literal
@@ -254,28 +255,74 @@ def _inline_bound(name: str, bounds: list, dtype) -> str | None:
   return None
 
 
-def host_function(closed, leaf_count: int):
+def _convert_scalar(seen: dict, scalar, dtype) -> tuple:
+  """``(value, exponent bound or None)`` of a Python scalar argument converted to ``dtype``,
+  remembered in ``seen`` (a host function's values of one argument)."""
+  value = dtypes.scalar_to_array(scalar, dtype)
+  value.flags.writeable = False
+  bound = None
+  if value.dtype.kind == "f":
+    bound = eval_interpreter._min_exponent(value)
+    if bound < eval_interpreter.MIN_NORMAL_EXPONENT[value.dtype]:
+      bound = None  # subnormal: the compiled program answers
+  if len(seen) >= 64:
+    seen.clear()
+  seen[scalar.hex() if type(scalar) is float else scalar] = entry = (value, bound)
+  return entry
+
+
+# Kinds of argument leaves a host function takes.
+ARRAY, SCALAR, NUMPY = "array", "scalar", "numpy"
+
+
+def host_function(closed, leaf_kinds):
   """``(*leaves) -> list of Arrays, or None`` running ``closed`` (a jitted signature's
-  program, its arguments all Arrays) on the host with XLA's bits, or None where the program
-  does not qualify (see the module docstring). The function answers None, having done
-  nothing observable, for a call it cannot answer exactly (an argument on the device or
-  holding a subnormal, a subnormal result): the compiled program runs then."""
+  program) on the host with XLA's bits, or None where the program does not qualify (see the
+  module docstring). ``leaf_kinds`` says what each argument is: an Array (``ARRAY``), a Python
+  scalar (``SCALAR``) or a NumPy array or scalar (``NUMPY``, copied: the caller may change it).
+  The function answers None, having done nothing observable, for a call it cannot answer
+  exactly (an argument on the device or holding a subnormal, a subnormal result): the
+  compiled program runs then."""
   jaxpr = closed.jaxpr
-  if len(jaxpr.invars) != leaf_count or jaxpr.effects:
+  if len(jaxpr.invars) != len(leaf_kinds) or jaxpr.effects:
     return None
   program = _Program()
   lines = program.lines
+  namespace = program.namespace
+  namespace["convert_scalar"] = _convert_scalar
+  namespace["min_exponent"] = eval_interpreter._min_exponent
   operands = []
-  for i, var in enumerate(jaxpr.invars):
+  for i, (var, leaf_kind) in enumerate(zip(jaxpr.invars, leaf_kinds)):
     kind = _kind(var.aval)
     if kind is None or var.aval.size > _MAX_ELEMENTS or var.aval.size == 0:
       return None
-    lines.append(f"v{i} = l{i}._value")
-    lines.append(f"if v{i} is None: return None")  # on the device
+    namespace[f"A{i}"] = var.aval.dtype
+    if leaf_kind == ARRAY:
+      lines.append(f"v{i} = l{i}._value")
+      lines.append(f"if v{i} is None: return None")  # on the device
+    elif leaf_kind == SCALAR:  # converted as the compiled call converts it (and its errors)
+      namespace[f"S{i}"] = {}  # the values seen (floats by their bits: 0.0 == -0.0)
+      lines.append(f"s{i} = S{i}.get(l{i}.hex() if type(l{i}) is float else l{i})")
+      lines.append(f"if s{i} is None: s{i} = convert_scalar(S{i}, l{i}, A{i})")
+      lines.append(f"v{i} = s{i}[0]")
+      if kind == "f":
+        lines.append(f"b{i} = s{i}[1]\n  if b{i} is None: return None")
+        operands.append((f"v{i}", f"b{i}"))
+      else:
+        operands.append((f"v{i}", None))
+      continue
+    elif leaf_kind == NUMPY:
+      lines.append(f"v{i} = asarray(l{i})\n  v{i} = v{i}.astype(A{i}, copy=True)")
+    else:
+      return None
     if kind == "f":
-      lines.append(f"k{i} = checked.get(id(v{i}))")
-      lines.append(f"if k{i} is not None and k{i}[0]() is v{i}: b{i} = k{i}[1]")
-      lines.append(f"else:\n    b{i} = bound(v{i})\n    if b{i} is None: return None")
+      if leaf_kind == ARRAY:  # its exponent bound may be remembered
+        lines.append(f"k{i} = checked.get(id(v{i}))")
+        lines.append(f"if k{i} is not None and k{i}[0]() is v{i}: b{i} = k{i}[1]")
+        lines.append(f"else:\n    b{i} = bound(v{i})\n    if b{i} is None: return None")
+      else:
+        limit = eval_interpreter.MIN_NORMAL_EXPONENT[var.aval.dtype]
+        lines.append(f"b{i} = min_exponent(v{i})\n  if b{i} < {limit}: return None")
       operands.append((f"v{i}", f"b{i}"))
     else:
       operands.append((f"v{i}", None))
@@ -284,7 +331,7 @@ def host_function(closed, leaf_count: int):
     outs = program.inline(closed, operands)
   except (_Unsupported, KeyError, TypeError, ValueError, OverflowError):
     return None
-  if program.equations > 4 + _EQUATIONS_PER_LEAF * (leaf_count + len(outs)):
+  if program.equations > 4 + _EQUATIONS_PER_LEAF * (len(leaf_kinds) + len(outs)):
     return None
   results = []
   for j, ((name, _), aval) in enumerate(zip(outs, jaxpr.out_avals)):
@@ -292,7 +339,7 @@ def host_function(closed, leaf_count: int):
       return None
     program.namespace[f"O{j}"] = aval
     results.append(f"Array({name}, False, O{j})")
-  arguments = "".join(f"l{i}, " for i in range(leaf_count))
+  arguments = "".join(f"l{i}, " for i in range(len(leaf_kinds)))
   body = lines[:leaf_lines] + ["token = error_state.set(IGNORE)", "try:"] + [
       f"  {line}".replace("\n", "\n  ") for line in lines[leaf_lines:]] + [
       "  pass", "finally:", "  error_state.reset(token)", f"return [{', '.join(results)}]"]
@@ -315,6 +362,7 @@ _INTEGER_PROBES = (0, 1, -1, 2, -7, 100, 12345, -128, 127, 255, 3, -3)
 
 
 def _probe_values(aval, shift: int, plain: bool):
+  """Probe values of ``aval``: the probes of its kind from the ``shift``-th on, repeated."""
   dtype = aval.dtype
   if dtype.kind == "b":
     base = np.array([True, False, False, True, True], dtype)
@@ -327,16 +375,28 @@ def _probe_values(aval, shift: int, plain: bool):
   else:
     with np.errstate(over="ignore"):
       base = np.array(_FLOAT_PROBES, dtype)
-  base = np.roll(base, shift * 5 + shift // len(base))
+  base = np.roll(base, -shift)
   return np.resize(base, aval.shape).astype(dtype)
 
 
-def agrees_with_xla(host, run_compiled, in_avals) -> bool:
+def agrees_with_xla(host, run_compiled, in_avals, leaf_kinds) -> bool:
   """Whether ``host`` answers as the compiled program ``run_compiled(leaves) -> Arrays`` does,
-  bit for bit, on probe arguments of ``in_avals``: special values, which it must answer, then
-  ordinary ones."""
-  for plain in (False, True):
-    leaves = [Array(_probe_values(aval, i, plain), False, aval) for i, aval in enumerate(in_avals)]
+  bit for bit, on probe arguments of ``in_avals`` (of ``leaf_kinds``): special values, which
+  it must answer (in as many rounds as it takes the smallest argument to see each of them),
+  then ordinary ones."""
+  smallest = min(aval.size for aval in in_avals)
+  rounds = min(len(_FLOAT_PROBES), -(-len(_FLOAT_PROBES) // smallest))
+  for round_ in range(rounds + 1):
+    plain = round_ == rounds
+    leaves = []
+    for i, (aval, kind) in enumerate(zip(in_avals, leaf_kinds)):
+      value = _probe_values(aval, i * 5 + round_ * smallest, plain)
+      if kind == ARRAY:
+        leaves.append(Array(value, False, aval))
+      elif kind == SCALAR:
+        leaves.append(value.item())
+      else:
+        leaves.append(value)
     mine = host(*leaves)
     if mine is None:
       if plain:
