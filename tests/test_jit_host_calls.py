@@ -62,6 +62,12 @@ ANSWERED_ON_HOST = {
     "outer broadcast": lambda x, y: x[None, :] - y[:, None],
     "a dict": lambda x, y: {"a": x * 2.0, "b": y - 1.0, "c": x},
     "a constant result": lambda x, y: (x, 3),
+    "stack, concatenate": lambda x, y: (jnp.stack([x, y]), jnp.concatenate([y, x, y])),
+    "slices, reversal, padding": lambda x, y: (x[2:9:3], y[::-1], jnp.pad(x, (2, 1))),
+    "gather, dynamic slice": lambda x, y: (x[jnp.array([3, 0, 15, -1])], lax.dynamic_slice(y, (5,), (4,)),
+                                           lax.dynamic_update_slice(x, y[:3], (14,))),
+    "clamp, shifts": lambda x, y: (lax.clamp(-1.0, x, 2.0),
+                                   lax.shift_left(x.astype(jnp.int32), 3) >> 1),
     # a select between sums with constants keeps XLA from folding them
     "where between sums": lambda x, y: jnp.where(x > 0, -(x + jnp.full_like(x, 0.1)), y) + 0.7,
 }

@@ -25,6 +25,7 @@ from axle._src import tree_util
 from axle._src.core import ShapedArray
 from axle._src.interpreters import ad
 from axle._src.interpreters import batching
+from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import structural
 from axle._src.lax import utils
@@ -121,6 +122,14 @@ def _stack_abstract_eval(*operands: ShapedArray, axis) -> ShapedArray:
 
 
 stack_p.def_abstract_eval(_stack_abstract_eval)
+
+
+def _stack_impl(*operands, axis):
+  return np.stack(operands, axis)
+
+
+stack_p.def_impl(_stack_impl)
+eval_interpreter.exact_kernels(stack_p)  # moves bits: NumPy's stack is XLA's
 
 
 def _stack_lowered(*operands, axis):

@@ -40,15 +40,19 @@ from axle._src.ir import Literal
 # Equations a host function may run (when their kernels are registered exact for the operands).
 _ELEMENTWISE = frozenset({
     "add", "sub", "mul", "neg", "abs", "sign", "floor", "ceil", "round", "square",
-    "integer_pow", "eq", "ne", "lt", "le", "gt", "ge", "select_n", "and", "or", "xor", "not",
-    "convert_element_type", "copy"})
-_STRUCTURAL = frozenset({"broadcast_in_dim", "reshape", "squeeze", "transpose"})
+    "integer_pow", "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp", "and", "or", "xor",
+    "not", "shift_left", "shift_right_logical", "shift_right_arithmetic", "convert_element_type",
+    "copy"})
+# (these move or gather their operands' bits)
+_STRUCTURAL = frozenset({"broadcast_in_dim", "reshape", "squeeze", "transpose", "rev",
+                         "concatenate", "stack", "pad", "slice", "dynamic_slice", "dynamic_update_slice",
+                         "gather", "iota"})
 # Results that are products: a sum or difference of one is contracted by XLA.
 _PRODUCTS = frozenset({"mul", "square", "integer_pow"})
 _SUMS = frozenset({"add", "sub"})
 # Primitives that only move or select their float operands' values (their results' exponent
 # bound is the smallest of the operands').
-_MOVES = frozenset({"neg", "abs", "select_n", "copy"}) | _STRUCTURAL
+_MOVES = frozenset({"neg", "abs", "select_n", "clamp", "copy"}) | _STRUCTURAL
 
 # Primitives through which XLA may still fold a constant of their operand into a later one's.
 _PASSES_ON_CONSTANTS = frozenset({"neg", "copy"}) | _STRUCTURAL
