@@ -9,6 +9,7 @@ Arrays run those kernels directly instead, in one generated function.
 That is only XLA's answer where the compiled program computes what its equations compute one
 by one, so a program qualifies only when:
 
+- it is small: its equations' estimated time on the host is at most the compiled call's;
 - every equation's kernel is registered exact for its operands (float32/float64, integers and
   bools; nothing complex or narrow), nested ``jit`` equations being inlined as XLA inlines
   them;
@@ -57,10 +58,15 @@ _MOVES = frozenset({"neg", "abs", "select_n", "clamp", "copy"}) | _STRUCTURAL
 # Primitives through which XLA may still fold a constant of their operand into a later one's.
 _PASSES_ON_CONSTANTS = frozenset({"neg", "copy"}) | _STRUCTURAL
 
-# A program qualifies when it is small against the execute it saves: at most this many
-# equations per argument and result (plus a few), none on more than this many elements.
-_EQUATIONS_PER_LEAF = 2
-_MAX_ELEMENTS = 2048
+# A program qualifies when running it on the host is estimated to cost no more than the
+# compiled call (microseconds on this class of CPU, measured from Python): per equation, and
+# per element of its result; against an execute, and per argument and result handled.
+_HOST_PER_EQUATION = 0.6
+_HOST_PER_ELEMENT = 0.0005
+_HOST_PER_LEAF = 0.3
+_XLA_PER_CALL = 5.0
+_XLA_PER_LEAF = 0.7
+_MAX_ELEMENTS = 2048  # (and no value larger)
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -92,7 +98,7 @@ class _Program:
                       "bound": eval_interpreter.exponent_bound}
     self.lines: list[str] = []
     self.count = 0
-    self.equations = 0
+    self.cost = 0.0  # the estimated time of the equations on the host
     self.products: set = set()  # names of values that are (derived from) products
     self.constants: set = set()  # names of constants and of values computed from them only
     # names of values that are sums (products) with a constant, maybe negated or reshaped
@@ -183,7 +189,7 @@ class _Program:
       raise _Unsupported
     if is_float and name == "mul" and any(n in self.constant_products for n in operand_names):
       raise _Unsupported  # XLA would fold ``(x * c1) * c2`` into ``x * (c1 * c2)``
-    self.equations += 1
+    self.cost += _HOST_PER_EQUATION + _HOST_PER_ELEMENT * out_aval.size
     k = self.name("K")
     self.namespace[k] = functools.partial(kernel, **params) if params else kernel
     result = self.name("t")
@@ -335,8 +341,9 @@ def host_function(closed, leaf_kinds):
     outs = program.inline(closed, operands)
   except (_Unsupported, KeyError, TypeError, ValueError, OverflowError):
     return None
-  if program.equations > 4 + _EQUATIONS_PER_LEAF * (len(leaf_kinds) + len(outs)):
-    return None
+  leaves = len(leaf_kinds)
+  if program.cost + _HOST_PER_LEAF * leaves > _XLA_PER_CALL + _XLA_PER_LEAF * (leaves + len(outs)):
+    return None  # the compiled program is faster
   results = []
   for j, ((name, _), aval) in enumerate(zip(outs, jaxpr.out_avals)):
     if _kind(aval) is None:
