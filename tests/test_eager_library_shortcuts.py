@@ -328,8 +328,10 @@ def test_one_hot_of_host_integers_gives_the_compiled_array():
             got = axle.nn.one_hot(array, classes, dtype=out_dtype, axis=axis)
             assert got.aval == want.aval
             _assert_same_bits(got, want)
-          # (an iota beyond the input's integer range wraps: the program answers then)
-          assert (got._buffer is None) == (classes <= np.iinfo(dtype).max + 1)
+          # (an iota beyond the input's integer range wraps: the program answers then, itself
+          # on the host where small enough, see xla/host_calls.py)
+          if classes <= np.iinfo(dtype).max + 1:
+            assert got._buffer is None
   with pytest.raises(ValueError):
     axle.nn.one_hot(jnp.asarray(np.arange(3, dtype=np.int32)), 4, axis=3)
   labels = jnp.asarray(np.arange(3, dtype=np.int32))
