@@ -3,8 +3,9 @@
 A call of a jitted function costs at least one XLA execute (about 4 us from Python on the
 CPU), however little the program computes. Where a compiled signature's program is small and
 every equation is one whose eager NumPy kernel gives XLA's bits (arithmetic, comparisons,
-selects, structural ops: ``eval.exact_kernels``), later calls whose arguments are host-valued
-Arrays run those kernels directly instead, in one generated function.
+selects, structural ops: ``eval.exact_kernels``), later calls whose arguments are host values
+(Arrays with a host value, NumPy arrays, Python scalars) run those kernels directly instead,
+in one generated function (used by the call plans of ``execution.signature_runner``).
 
 That is only XLA's answer where the compiled program computes what its equations compute one
 by one, so a program qualifies only when:
@@ -46,8 +47,8 @@ _ELEMENTWISE = frozenset({
     "copy"})
 # (these move or gather their operands' bits)
 _STRUCTURAL = frozenset({"broadcast_in_dim", "reshape", "squeeze", "transpose", "rev",
-                         "concatenate", "stack", "pad", "slice", "dynamic_slice", "dynamic_update_slice",
-                         "gather", "iota"})
+                         "concatenate", "stack", "pad", "slice", "dynamic_slice",
+                         "dynamic_update_slice", "gather", "iota"})
 # Results that are products: a sum or difference of one is contracted by XLA.
 _PRODUCTS = frozenset({"mul", "square", "integer_pow"})
 _SUMS = frozenset({"add", "sub"})
