@@ -321,3 +321,51 @@ def test_any_all_of_host_booleans_match_compiled(name, shape, axis, keepdims, de
   out = fn(a, axis=axis, keepdims=keepdims)
   _same(out, expected)
   assert out.shape == expected.shape
+
+
+@settings(max_examples=120, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float16, np.int32]),
+       scalar_type=st.sampled_from([np.float32, np.float64, np.float16, np.int32]),
+       fn=st.sampled_from(_OPERATORS + _UFUNCS), value=st.sampled_from([0.5, -3.0, 1e-45, -0.0, 7.0]),
+       swap=st.booleans(), weak=st.booleans(), on_device=st.booleans(), seed=st.integers(0, 2**16))
+def test_numpy_scalar_operands_match_general_path(dtype, scalar_type, fn, value, swap, weak,
+                                                  on_device, seed):
+  # A NumPy scalar of the array's dtype (np.sqrt(2 / np.pi).astype(x.dtype) * x, as in
+  # nn.gelu) is a strongly typed 0-d operand: the shortcut runs the op with it directly.
+  values = (np.random.default_rng(seed).standard_normal(4) * 3).astype(dtype)
+  x = jnp.asarray(values)
+  if weak:
+    x = lax_elementwise._convert_element_type(values, np.dtype(dtype), True)
+    assert x.weak_type
+  if on_device:
+    x = _on_device(x)
+  scalar = scalar_type(value)
+  op = (lambda a: fn(scalar, a)) if swap else (lambda a: fn(a, scalar))
+  try:
+    expected = general(op)(x)
+  except (TypeError, OverflowError):
+    with pytest.raises((TypeError, OverflowError)):
+      op(x)
+    return
+  _same(op(x), expected)
+
+
+@settings(max_examples=80, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64]),
+       exponent=st.sampled_from([0, 1, 2, 3, 7, -1, -2, 65, -65]), on_device=st.booleans(),
+       scale=st.sampled_from([1.0, 1e-20, 1e20]), seed=st.integers(0, 2**16))
+def test_power_by_python_int_matches_general_path(dtype, exponent, on_device, scale, seed):
+  values = np.random.default_rng(seed).standard_normal(5) * scale
+  values[0] = 0.0
+  x = jnp.asarray(values.astype(dtype))
+  if on_device:
+    x = _on_device(x)
+  op = lambda a: a ** exponent
+  try:
+    expected = general(op)(x)
+  except (TypeError, ValueError):
+    with pytest.raises((TypeError, ValueError)):
+      op(x)
+    return
+  _same(op(x), expected)
+  assert np.asarray(op(x)).tobytes() == np.asarray(expected).tobytes()

@@ -7,6 +7,7 @@ sign conventions on top of lax's C-like ones.
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import math
 
@@ -40,7 +41,8 @@ _scalar_avals: dict = {}
 def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   """``primitive`` applied to ``x1, x2`` right away, for the commonest eager cases: two Arrays of
   one dtype (of a kind in ``kinds``) with equal shapes or one of them 0-d, or such an Array of
-  float32/float64 and a Python float or small int (which jnp converts to the array's dtype).
+  float32/float64 and a Python float or small int (which jnp converts to the array's dtype) or
+  a NumPy scalar of its dtype.
   Promotion would only retype these (a weakly typed operand takes the other's type), so the op
   runs as ``process_primitive`` would run it: on XLA when an operand is still on the device, else
   by the eager policy (the NumPy kernel or the cached XLA runner). None for anything else."""
@@ -68,17 +70,19 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
     array, scalar, scalar_type, first = x2, x1, t1, False
   else:
     return None
-  if not (scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000)):
-    return None
   aval = array._aval
   dtype = aval.dtype
   if dtype.kind != "f" or dtype.itemsize < 4 or "f" not in kinds:
     return None
-  # (weakly typed when the array is: the result is weak only if both operands are)
-  scalar_aval = _scalar_avals.get((dtype, aval.weak_type))
+  if scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000):
+    weak = aval.weak_type  # (the result is weak only if both operands are)
+  elif scalar_type is dtype.type:  # a NumPy scalar of the array's dtype: strongly typed
+    weak = False
+  else:
+    return None
+  scalar_aval = _scalar_avals.get((dtype, weak))
   if scalar_aval is None:
-    scalar_aval = _scalar_avals[(dtype, aval.weak_type)] = core.ShapedArray((), dtype,
-                                                                            aval.weak_type)
+    scalar_aval = _scalar_avals[(dtype, weak)] = core.ShapedArray((), dtype, weak)
   value = np.array(scalar, dtype)
   if first:
     return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
@@ -478,6 +482,13 @@ def divmod(x1, x2, /):
 def power(x1, x2, /):
   """Elementwise ``x1 ** x2``. A concrete integer exponent uses repeated multiplication
   (``lax.integer_pow``), as JAX does."""
+  if type(x1) is Array and type(x2) is int and x1._aval.dtype.kind == "f":
+    shortcut = _integer_pow_shortcuts.get(x2)  # (no promotion: straight to the eager path)
+    if shortcut is None and -64 <= x2 <= 64:
+      shortcut = _integer_pow_shortcuts[x2] = eager_unary(
+          lax_elementwise.integer_pow_p, functools.partial(_integer_pow, y=x2), y=x2)
+    if shortcut is not None:
+      return shortcut(x1)
   util.check_arraylike("power", x1, x2)
   if isinstance(x2, int) and not isinstance(x2, bool) and not isinstance(x1, (int, float, complex)):
     (x1,) = util.promote_dtypes(x1) if not isinstance(x1, (bool,)) else util.promote_dtypes_numeric(x1)
@@ -493,6 +504,14 @@ def power(x1, x2, /):
   if not isinstance(x2, Tracer) and np.any(np.asarray(x2) < 0):
     raise ValueError("Integers to negative integer powers are not allowed.")
   return _integer_power(x1, x2)
+
+
+def _integer_pow(x, *, y):
+  return lax_elementwise.integer_pow(x, y)
+
+
+# exponent -> eager_unary shortcut of integer_pow (float Array ** small Python int)
+_integer_pow_shortcuts: dict = {}
 
 
 def _integer_power(x1, x2):
