@@ -357,7 +357,8 @@ def test_numpy_scalar_operands_match_general_path(dtype, scalar_type, fn, value,
 def test_power_by_python_int_matches_general_path(dtype, exponent, on_device, scale, seed):
   values = np.random.default_rng(seed).standard_normal(5) * scale
   values[0] = 0.0
-  x = jnp.asarray(values.astype(dtype))
+  with np.errstate(over="ignore", invalid="ignore"):  # (1e20 overflows float16 and int32)
+    x = jnp.asarray(values.astype(dtype))
   if on_device:
     x = _on_device(x)
   op = lambda a: a ** exponent
