@@ -177,6 +177,25 @@ def test_numpy_and_python_scalar_arguments():
   assert _on_host(g(np.arange(3, dtype=np.int32), 2))
 
 
+def test_small_numpy_arguments_are_remembered_by_their_contents():
+  f = jax.jit(lambda x: (x * 2.0, x.T))
+  host = np.array([[1.0, -0.0], [np.nan, 4.0]], np.float32)
+  f(host)
+  first = f(host)
+  assert _on_host(first)
+  host[0, 1] = 0.0  # +0.0: other bytes, another value
+  second = f(host)
+  assert np.signbit(np.asarray(first[0])[0, 1]) and not np.signbit(np.asarray(second[0])[0, 1])
+  assert np.signbit(np.asarray(first[1])[1, 0])  # the first results did not change
+  strided = np.arange(8.0, dtype=np.float32).reshape(2, 4)[:, ::2]  # not contiguous
+  out = f(np.ascontiguousarray(strided))
+  out = f(strided)
+  assert _bits(out) == _bits(_compiled(f, strided))
+  wide = np.array([[1.0, 2.0], [3.0, 1e-300]])  # float64 in, float32 (a subnormal: flushed)
+  f(wide)
+  assert _bits(f(wide)) == _bits(_compiled(f, wide))
+
+
 def test_host_results_are_fresh_immutable_arrays():
   f = jax.jit(lambda x: (x, x.reshape(2, 2), 7.0))
   x = jnp.arange(4.0)

@@ -266,10 +266,9 @@ def _inline_bound(name: str, bounds: list, dtype) -> str | None:
   return None
 
 
-def _convert_scalar(seen: dict, scalar, dtype) -> tuple:
-  """``(value, exponent bound or None)`` of a Python scalar argument converted to ``dtype``,
-  remembered in ``seen`` (a host function's values of one argument)."""
-  value = dtypes.scalar_to_array(scalar, dtype)
+def _remember(seen: dict, key, value) -> tuple:
+  """``(value, exponent bound or None)`` of a converted argument value (read-only from here
+  on), remembered in ``seen`` (a host function's values of one argument) under ``key``."""
   value.flags.writeable = False
   bound = None
   if value.dtype.kind == "f":
@@ -278,8 +277,25 @@ def _convert_scalar(seen: dict, scalar, dtype) -> tuple:
       bound = None  # subnormal: the compiled program answers
   if len(seen) >= 64:
     seen.clear()
-  seen[scalar.hex() if type(scalar) is float else scalar] = entry = (value, bound)
+  seen[key] = entry = (value, bound)
   return entry
+
+
+def _convert_scalar(seen: dict, scalar, dtype) -> tuple:
+  """A Python scalar argument converted to ``dtype`` as the compiled call converts it (the
+  same values and errors); see ``_remember``."""
+  return _remember(seen, scalar.hex() if type(scalar) is float else scalar,
+                   dtypes.scalar_to_array(scalar, dtype))
+
+
+def _convert_small_array(seen: dict, array, dtype, key: bytes) -> tuple:
+  """A small NumPy argument (``key`` its bytes) as a copy of ``dtype``; see ``_remember``."""
+  return _remember(seen, key, np.asarray(array).astype(dtype, copy=True))
+
+
+# NumPy arguments of at most this many bytes are remembered by their contents (a scan for
+# subnormals costs more than reading the bytes).
+_SMALL_NUMPY_BYTES = 64
 
 
 # Kinds of argument leaves a host function takes.
@@ -301,6 +317,7 @@ def host_function(closed, leaf_kinds):
   lines = program.lines
   namespace = program.namespace
   namespace["convert_scalar"] = _convert_scalar
+  namespace["convert_small_array"] = _convert_small_array
   namespace["min_exponent"] = eval_interpreter._min_exponent
   operands = []
   for i, (var, leaf_kind) in enumerate(zip(jaxpr.invars, leaf_kinds)):
@@ -315,6 +332,18 @@ def host_function(closed, leaf_kinds):
       namespace[f"S{i}"] = {}  # the values seen (floats by their bits: 0.0 == -0.0)
       lines.append(f"s{i} = S{i}.get(l{i}.hex() if type(l{i}) is float else l{i})")
       lines.append(f"if s{i} is None: s{i} = convert_scalar(S{i}, l{i}, A{i})")
+      lines.append(f"v{i} = s{i}[0]")
+      if kind == "f":
+        lines.append(f"b{i} = s{i}[1]\n  if b{i} is None: return None")
+        operands.append((f"v{i}", f"b{i}"))
+      else:
+        operands.append((f"v{i}", None))
+      continue
+    elif leaf_kind == NUMPY and var.aval.size * var.aval.dtype.itemsize <= _SMALL_NUMPY_BYTES:
+      # (the call plan has checked the argument's type, shape and dtype)
+      namespace[f"S{i}"] = {}
+      lines.append(f"q{i} = l{i}.tobytes()\n  s{i} = S{i}.get(q{i})")
+      lines.append(f"if s{i} is None: s{i} = convert_small_array(S{i}, l{i}, A{i}, q{i})")
       lines.append(f"v{i} = s{i}[0]")
       if kind == "f":
         lines.append(f"b{i} = s{i}[1]\n  if b{i} is None: return None")
