@@ -199,8 +199,9 @@ class _Program:
     if all(n in self.constants for n in operand_names):
       self.constants.add(result)  # XLA folds it into a constant
     self.lines.append(f"{result} = {k}({', '.join(operand_names)})")
-    self.lines.append(f"if type({result}) is not ndarray or {result}.dtype is not {dtype}: "
-                      f"{result} = asarray({result}, {dtype})")
+    if not _gives_array_of(kernel, in_avals, out_aval):
+      self.lines.append(f"if type({result}) is not ndarray or {result}.dtype is not {dtype}: "
+                        f"{result} = asarray({result}, {dtype})")
     if is_float:
       if name in _PRODUCTS or any(n in self.products for n in operand_names):
         self.products.add(result)
@@ -246,6 +247,19 @@ class _Program:
       self.lines.append(f"{bound} = bound({result})")
     self.lines.append(f"if {bound} is None: return None")  # a subnormal: XLA flushes it
     return result, bound
+
+
+def _gives_array_of(kernel, in_avals, out_aval) -> bool:
+  """Whether ``kernel`` surely returns an ndarray of ``out_aval``'s dtype: a NumPy ufunc whose
+  loop for these operand dtypes has that output dtype, with a result that is not 0-d (a 0-d
+  result may come back as a NumPy scalar)."""
+  if not isinstance(kernel, np.ufunc) or not out_aval.shape or kernel.nout != 1:
+    return False
+  try:
+    resolved = kernel.resolve_dtypes(tuple(a.dtype for a in in_avals) + (None,))
+  except (TypeError, ValueError, AttributeError):
+    return False
+  return resolved[-1] == out_aval.dtype
 
 
 def _inline_bound(name: str, bounds: list, dtype) -> str | None:
@@ -375,11 +389,15 @@ def host_function(closed, leaf_kinds):
   if program.cost + _HOST_PER_LEAF * leaves > _XLA_PER_CALL + _XLA_PER_LEAF * (leaves + len(outs)):
     return None  # the compiled program is faster
   results = []
+  namespace["new"] = object.__new__
   for j, ((name, _), aval) in enumerate(zip(outs, jaxpr.out_avals)):
     if _kind(aval) is None:
       return None
-    program.namespace[f"O{j}"] = aval
-    results.append(f"Array({name}, False, O{j})")
+    namespace[f"O{j}"] = aval
+    # (Array(value, False, aval), without the call)
+    lines.append(f"r{j} = new(Array)\n  r{j}._value = {name}\n  r{j}._aval = O{j}\n"
+                 f"  r{j}._buffer = None")
+    results.append(f"r{j}")
   arguments = "".join(f"l{i}, " for i in range(len(leaf_kinds)))
   body = lines[:leaf_lines] + ["token = error_state.set(IGNORE)", "try:"] + [
       f"  {line}".replace("\n", "\n  ") for line in lines[leaf_lines:]] + [
