@@ -223,8 +223,12 @@ def test_operands_on_the_device_match_general_path(dtype, fn, shapes, placement,
 def test_device_operand_with_python_scalar_matches_general_path(dtype, fn, scalar, swap, on_device,
                                                                  seed):
   x = jnp.asarray((np.random.default_rng(seed).standard_normal(4) * 3).astype(dtype))
-  if on_device:
-    x = _on_device(x)
+  _check_with_scalar(fn, _on_device(x) if on_device else x, scalar, swap)
+
+
+def _check_with_scalar(fn, x, scalar, swap):
+  """``fn(x, scalar)`` (``fn(scalar, x)`` when ``swap``) gives the general path's result (or
+  its error)."""
   op = (lambda a: fn(scalar, a)) if swap else (lambda a: fn(a, scalar))
   try:
     expected = general(op)(x)
@@ -337,17 +341,7 @@ def test_numpy_scalar_operands_match_general_path(dtype, scalar_type, fn, value,
   if weak:
     x = lax_elementwise._convert_element_type(values, np.dtype(dtype), True)
     assert x.weak_type
-  if on_device:
-    x = _on_device(x)
-  scalar = scalar_type(value)
-  op = (lambda a: fn(scalar, a)) if swap else (lambda a: fn(a, scalar))
-  try:
-    expected = general(op)(x)
-  except (TypeError, OverflowError):
-    with pytest.raises((TypeError, OverflowError)):
-      op(x)
-    return
-  _same(op(x), expected)
+  _check_with_scalar(fn, _on_device(x) if on_device else x, scalar_type(value), swap)
 
 
 @settings(max_examples=80, deadline=None)

@@ -295,11 +295,10 @@ def _remember(seen: dict, key, value) -> tuple:
   return entry
 
 
-def _convert_scalar(seen: dict, scalar, dtype) -> tuple:
+def _convert_scalar(seen: dict, scalar, dtype, key) -> tuple:
   """A Python scalar argument converted to ``dtype`` as the compiled call converts it (the
   same values and errors); see ``_remember``."""
-  return _remember(seen, scalar.hex() if type(scalar) is float else scalar,
-                   dtypes.scalar_to_array(scalar, dtype))
+  return _remember(seen, key, dtypes.scalar_to_array(scalar, dtype))
 
 
 def _convert_small_array(seen: dict, array, dtype, key: bytes) -> tuple:
@@ -339,32 +338,30 @@ def host_function(closed, leaf_kinds):
     if kind is None or var.aval.size > _MAX_ELEMENTS or var.aval.size == 0:
       return None
     namespace[f"A{i}"] = var.aval.dtype
+    # (key of a value remembered converted, converter) for Python scalars, converted as the
+    # compiled call converts them (the same values and errors; floats keyed by their bits,
+    # 0.0 == -0.0), and small NumPy arrays, keyed by their bytes (the call plan has checked
+    # their type, shape and dtype)
+    remembered = None
+    if leaf_kind == SCALAR:
+      remembered = (f"l{i}.hex() if type(l{i}) is float else l{i}", "convert_scalar")
+    elif leaf_kind == NUMPY and var.aval.size * var.aval.dtype.itemsize <= _SMALL_NUMPY_BYTES:
+      remembered = (f"l{i}.tobytes()", "convert_small_array")
+    if remembered is not None:
+      key, converter = remembered
+      namespace[f"S{i}"] = {}  # the values seen
+      lines.append(f"q{i} = {key}\n  s{i} = S{i}.get(q{i})")
+      lines.append(f"if s{i} is None: s{i} = {converter}(S{i}, l{i}, A{i}, q{i})")
+      lines.append(f"v{i} = s{i}[0]")
+      if kind == "f":
+        lines.append(f"b{i} = s{i}[1]\n  if b{i} is None: return None")
+        operands.append((f"v{i}", f"b{i}"))
+      else:
+        operands.append((f"v{i}", None))
+      continue
     if leaf_kind == ARRAY:
       lines.append(f"v{i} = l{i}._value")
       lines.append(f"if v{i} is None: return None")  # on the device
-    elif leaf_kind == SCALAR:  # converted as the compiled call converts it (and its errors)
-      namespace[f"S{i}"] = {}  # the values seen (floats by their bits: 0.0 == -0.0)
-      lines.append(f"s{i} = S{i}.get(l{i}.hex() if type(l{i}) is float else l{i})")
-      lines.append(f"if s{i} is None: s{i} = convert_scalar(S{i}, l{i}, A{i})")
-      lines.append(f"v{i} = s{i}[0]")
-      if kind == "f":
-        lines.append(f"b{i} = s{i}[1]\n  if b{i} is None: return None")
-        operands.append((f"v{i}", f"b{i}"))
-      else:
-        operands.append((f"v{i}", None))
-      continue
-    elif leaf_kind == NUMPY and var.aval.size * var.aval.dtype.itemsize <= _SMALL_NUMPY_BYTES:
-      # (the call plan has checked the argument's type, shape and dtype)
-      namespace[f"S{i}"] = {}
-      lines.append(f"q{i} = l{i}.tobytes()\n  s{i} = S{i}.get(q{i})")
-      lines.append(f"if s{i} is None: s{i} = convert_small_array(S{i}, l{i}, A{i}, q{i})")
-      lines.append(f"v{i} = s{i}[0]")
-      if kind == "f":
-        lines.append(f"b{i} = s{i}[1]\n  if b{i} is None: return None")
-        operands.append((f"v{i}", f"b{i}"))
-      else:
-        operands.append((f"v{i}", None))
-      continue
     elif leaf_kind == NUMPY:
       lines.append(f"v{i} = asarray(l{i})\n  v{i} = v{i}.astype(A{i}, copy=True)")
     else:
