@@ -122,10 +122,8 @@ class _Program:
     self.namespace[name] = value
     if kind != "f":
       return name, None
-    exponent = eval_interpreter.exponent_bound(value) if value.ndim else (
-        eval_interpreter._min_exponent(value))
-    if exponent is None or (value.ndim == 0 and
-                            exponent < eval_interpreter.MIN_NORMAL_EXPONENT[aval.dtype]):
+    exponent = eval_interpreter._min_exponent(value)
+    if exponent < eval_interpreter.MIN_NORMAL_EXPONENT[aval.dtype]:
       raise _Unsupported  # a subnormal constant: XLA reads it as zero
     return name, str(int(exponent))
 
