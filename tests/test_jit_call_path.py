@@ -417,3 +417,57 @@ def test_calls_whose_keywords_are_all_static_check_every_static_value():
                                                     for k, v in kwargs.items())))
                 for args, kwargs in calls}
   assert len(traces) == len(signatures)
+
+
+def test_compiled_calls_take_the_generated_call_and_stay_correct():
+  # jit(f).lower(...).compile() objects: from the second call on, a generated call like jit's
+  f = jax.jit(lambda d, s: {"out": jnp.sin(d["a"]) * s + d["b"]})
+  a = jnp.linspace(0.0, 1.0, 5)
+  compiled = f.lower({"a": a, "b": a}, 2.0).compile()
+  expected = np.asarray(f({"a": a, "b": a}, 2.0)["out"])
+  for i in range(3):
+    out = compiled({"a": a, "b": a}, 2.0)
+    assert set(out) == {"out"} and out["out"].dtype == jnp.float32
+    np.testing.assert_array_equal(np.asarray(out["out"]), expected)
+  assert compiled._runner is not None and compiled._leaf_getter(({"a": a, "b": a}, 2.0)) is not None
+  host = np.asarray(a)  # NumPy and Python-scalar leaves of the compiled types go the same way
+  np.testing.assert_array_equal(np.asarray(compiled({"a": host, "b": a}, 2.0)["out"]), expected)
+  np.testing.assert_array_equal(
+      np.asarray(compiled({"a": a, "b": a}, 3.0)["out"]),
+      np.asarray(f({"a": a, "b": a}, 3.0)["out"]))
+  # other types, shapes or structures still raise JAX's errors after the generated call exists
+  with pytest.raises(TypeError, match="Argument types differ"):
+    compiled({"a": jnp.ones(6), "b": jnp.ones(6)}, 2.0)
+  with pytest.raises(TypeError, match="Argument types differ"):
+    compiled({"a": a.astype(jnp.int32), "b": a}, 2.0)
+  with pytest.raises(TypeError, match="input pytree does not match"):
+    compiled({"a": a}, 2.0)
+  with pytest.raises(TypeError, match="input pytree does not match"):
+    compiled({"a": a, "b": a}, s=2.0)
+
+
+def test_compiled_calls_with_donation_delete_on_every_call():
+  f = jax.jit(lambda x, y: x * 2.0 + y, donate_argnums=0)
+  y = jnp.ones(8)
+  compiled = f.lower(jnp.zeros(8), y).compile()
+  for i in range(3):
+    x = jnp.full(8, float(i))
+    np.testing.assert_array_equal(np.asarray(compiled(x, y)), np.full(8, 2.0 * i + 1.0))
+    assert x.is_deleted() and not y.is_deleted()
+  with pytest.raises(RuntimeError, match="deleted"):
+    compiled(x, y)
+
+
+def test_compiled_calls_of_exact_programs_keep_the_compiled_bits():
+  # a program of exact kernels may be answered on the host from the second call on: the same
+  # bits as the compiled program (signed zeros, NaN, a Python float argument)
+  f = jax.jit(lambda x, s: (x * s - x) * -1.0 + jnp.abs(x))
+  x = jnp.asarray(np.array([0.0, -0.0, 1.5, np.nan, -np.inf, 3e38, -2.5, 7.0], np.float32))
+  compiled = f.lower(x, 1.25).compile()
+  first = np.asarray(compiled(x, 1.25))
+  for s in (1.25, -0.0, 2.0):
+    reference = np.asarray(f.lower(x, s).compile()(x, s))  # a fresh object: its first call
+    np.testing.assert_array_equal(np.asarray(compiled(x, s)).view(np.uint32),
+                                  reference.view(np.uint32))
+  np.testing.assert_array_equal(first.view(np.uint32),
+                                np.asarray(compiled(x, 1.25)).view(np.uint32))

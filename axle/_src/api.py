@@ -1083,6 +1083,14 @@ class Lowered:
     return self.compile().cost_analysis()
 
 
+def _no_runner(leaves):
+  return _MISMATCH
+
+
+def _no_leaves(args):
+  return None
+
+
 class Compiled:
   """An XLA executable for one signature (``jit(f).lower(*args).compile()``); callable."""
 
@@ -1091,6 +1099,8 @@ class Compiled:
     self.in_tree = in_tree
     self.out_tree = out_tree
     self._statics = split.statics
+    self._runner = None  # the generated call, made on the first call (see ``_add_runner``)
+    self._leaf_getter = None
     self.out_info = _out_structs(compiled.out_avals, out_tree)
     self.args_info = tree_util.tree_unflatten(in_tree, [
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in compiled.in_avals])
@@ -1108,6 +1118,15 @@ class Compiled:
     return self._compiled.executable.memory_analysis()
 
   def __call__(self, *args, **kwargs):
+    runner = self._runner
+    if runner is not None and not kwargs and core._context.trace is core.eval_trace \
+        and not eval_interpreter.special_checks.enabled:
+      # a call like the last one: the generated call of the jit path (``_add_plan``)
+      leaves = self._leaf_getter(args)
+      if leaves is not None:
+        out = runner(leaves)
+        if out is not _MISMATCH:
+          return out
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     expected = self._compiled.in_avals
     if in_tree != self.in_tree:
@@ -1123,7 +1142,24 @@ class Compiled:
             f"The mismatches are:\nArgument {i} compiled with {aval.str_short()} and called "
             f"with {got.str_short()}")
     outs = self._compiled.run(leaves)
+    if runner is None and not kwargs and core._context.trace is core.eval_trace:
+      self._add_runner(leaves)
     return tree_util.tree_unflatten(self.out_tree, outs)
+
+  def _add_runner(self, leaves) -> None:
+    """Generates the call for arguments of the types of ``leaves`` (a call just made), as jit
+    does for a signature seen before (none for keyword arguments or unusual leaves)."""
+    args_tree, kwargs_tree = tree_util.treedef_children(self.in_tree)
+    runner = None
+    if not tree_util.treedef_children(kwargs_tree):
+      runner = execution.signature_runner(self._compiled, leaves,
+                                          tree_util.treedef_builder(self.out_tree))
+    if runner is None:
+      self._runner = _no_runner
+      self._leaf_getter = _no_leaves
+    else:
+      self._leaf_getter = tree_util.treedef_leaf_getter(args_tree, check_leaves=False)
+      self._runner = runner
 
 
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,

@@ -44,14 +44,14 @@ def _jit(fun=None, **jit_kwargs):
   """``util.jit_when_tracing`` (a jit equation when traced, as JAX's jitted nn functions), with
   NumPy arguments converted to arrays as jit converts them."""
   def wrap(fun):
-    staged = util.jit_when_tracing(fun, **jit_kwargs)
-
+    # Only a call of ``fun`` itself (op by op: ``axle_fast_eager``, ``disable_jit``) needs the
+    # conversion: jit converts the arguments it is given (no wrapper layer on each eager call).
     @functools.wraps(fun)
-    def wrapper(*args, **kwargs):
+    def converting(*args, **kwargs):
       args = [_as_jit_argument(a) for a in args]
       kwargs = {k: _as_jit_argument(v) for k, v in kwargs.items()}
-      return staged(*args, **kwargs)
-    return wrapper
+      return fun(*args, **kwargs)
+    return util.jit_when_tracing(converting, **jit_kwargs)
   return wrap if fun is None else wrap(fun)
 
 
