@@ -387,3 +387,20 @@ def test_unary_kernels_keep_xla_nan_signs(dtype):
   x = jnp.asarray(np.array([np.nan, -np.nan, 1.0, -2.0], dtype))
   for name, fn in _UNARY.items():
     _check(fn, x, what=f"{name} {np.dtype(dtype).name}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_division_by_a_scalar_whose_reciprocal_is_subnormal(dtype):
+  # XLA divides by a broadcast scalar as a multiplication by its reciprocal, which it flushes
+  # to zero when subnormal: JAX's x / 3e38 is 0 (not 3.3e-9 for x = 1e30), eagerly and jitted
+  with axle.enable_x64(dtype == np.float64):
+    big = float(np.finfo(dtype).max)
+    # (no element small enough for x / c to be subnormal: that alone would send it to XLA)
+    x = jnp.asarray(np.array([1e30, -3e38, 1e12, -0.0, np.inf, 2.5e20], np.float64).astype(dtype))
+    for c in [big, -big / 2, big / 4, big / 16, 2.0 ** (np.finfo(dtype).maxexp - 2), 3.0, 1e-30]:
+      _check(lambda v: v / c, x, what=f"x / {c!r}")
+      _check(lambda v: jnp.divide(v, jnp.asarray(c, dtype)), x, what=f"x / array({c!r})")
+      shaped = jnp.full((2, 1), c, dtype)
+      _assert_same_bits(x[None] / shaped, axle.jit(lambda v, s: v[None] / s)(x, shaped),
+                        f"x / full((2, 1), {c!r})")
+    assert float((x / big)[0]) == 0.0

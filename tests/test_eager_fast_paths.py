@@ -82,7 +82,8 @@ def test_array_operators_match_general_path(dtype, op, shape, seed, weak):
 
 @settings(max_examples=100, deadline=None)
 @given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64]),
-       op=st.sampled_from(_OPERATORS), scalar=st.sampled_from([0.5, -3, 7, 2.0**40, 1e-45, 3]),
+       op=st.sampled_from(_OPERATORS),
+       scalar=st.sampled_from([0.5, -3, 7, 2.0**40, 1e-45, 3, 2**31 - 1, -2**31, 2**31, 2**40]),
        swap=st.booleans(), seed=st.integers(0, 2**16))
 def test_operators_with_python_scalars_match_general_path(dtype, op, scalar, swap, seed):
   x = jnp.asarray((np.random.default_rng(seed).standard_normal(4) * 3).astype(dtype))
@@ -364,3 +365,24 @@ def test_power_by_python_int_matches_general_path(dtype, exponent, on_device, sc
     return
   _same(op(x), expected)
   assert np.asarray(op(x)).tobytes() == np.asarray(expected).tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64]),
+       exponent=st.sampled_from([0.5, -1.5, 2.0, 0.0, -0.0, 1e10, float("nan")]),
+       on_device=st.booleans(), seed=st.integers(0, 2**16))
+def test_power_by_python_float_and_reciprocal_match_general_path(dtype, exponent, on_device, seed):
+  values = np.random.default_rng(seed).standard_normal(5) * 3
+  values[:2] = [0.0, -2.0]
+  x = jnp.asarray(values.astype(dtype))
+  if on_device:
+    x = _on_device(x)
+  for op in (lambda a: a ** exponent, lambda a: jnp.power(a, exponent), jnp.reciprocal):
+    try:
+      expected = general(op)(x)
+    except (TypeError, ValueError):
+      with pytest.raises((TypeError, ValueError)):
+        op(x)
+      continue
+    _same(op(x), expected)
+    assert np.asarray(op(x)).tobytes() == np.asarray(expected).tobytes()

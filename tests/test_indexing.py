@@ -407,3 +407,42 @@ def test_unsafe_update_cast_warns():
   with pytest.warns(FutureWarning, match="cannot safely cast value from dtype=float32 to dtype=int32"):
     out = jnp.arange(3).at[0].set(2.5)
   np.testing.assert_array_equal(np.asarray(out), [2, 1, 2])
+
+
+@settings(max_examples=150, deadline=None)
+@given(operand_shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       batch_shape=st.lists(st.integers(0, 3), min_size=0, max_size=2),
+       columns=st.integers(1, 3), mode=st.sampled_from(["clip", "fill", "promise_in_bounds"]),
+       index_dtype=st.sampled_from([np.int32, np.int64, np.uint8, np.int8]),
+       operand_dtype=st.sampled_from([np.float32, np.int32, np.bool_]),
+       fill=st.sampled_from([None, 7]), seed=st.integers(0, 2 ** 16))
+def test_point_gather_kernel_agrees_with_the_general_one(operand_shape, batch_shape, columns, mode,
+                                                         index_dtype, operand_dtype, fill, seed):
+  # the eager gather kernel's shortcut for whole trailing slices at index points (x[i],
+  # jnp.take) gives what its general window reader gives, out-of-bounds indices included
+  from axle._src.lax import slicing
+  assume(columns <= len(operand_shape))
+  rng = np.random.default_rng(seed)
+  operand = (rng.standard_normal(operand_shape) * 5).astype(operand_dtype)
+  high = max(operand_shape) + 3
+  indices = rng.integers(-3 if np.dtype(index_dtype).kind == "i" else 0, high,
+                         (*batch_shape, columns)).astype(index_dtype)
+  k, batch = columns, len(batch_shape)
+  dn = slicing.GatherDimensionNumbers(
+      offset_dims=tuple(range(batch, batch + len(operand_shape) - k)),
+      collapsed_slice_dims=tuple(range(k)), start_index_map=tuple(range(k)),
+      operand_batching_dims=(), start_indices_batching_dims=())
+  params = dict(dimension_numbers=dn, slice_sizes=(1,) * k + tuple(operand_shape[k:]),
+                indices_are_sorted=False, unique_indices=False,
+                mode=slicing.GatherScatterMode.from_any(mode), fill_value=fill)
+  fast = slicing._point_gather(operand, indices, dn, params["slice_sizes"], params["mode"], fill)
+  assert fast is not None
+  original = slicing._point_gather
+  try:
+    slicing._point_gather = lambda *args: None  # the general reader
+    general = slicing._gather_impl(operand, indices, **params)
+  finally:
+    slicing._point_gather = original
+  assert fast.dtype == general.dtype and fast.shape == general.shape
+  np.testing.assert_array_equal(fast, general)
+  np.testing.assert_array_equal(slicing._gather_impl(operand, indices, **params), general)

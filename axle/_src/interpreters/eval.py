@@ -205,9 +205,17 @@ _PRECISION = {np.dtype(np.float32): 24, np.dtype(np.float64): 53, _BF16: 8}
 
 def _div_exponent(exponents, args, params, dtype):
   divisor = args[1]
-  if type(divisor) in _python_scalar_types and abs(divisor) <= 1:
+  if type(divisor) not in _python_scalar_types or type(divisor) is complex:
+    return None
+  if abs(divisor) <= 1:
     return exponents[0]
-  return None
+  # x * fl(1 / c) (XLA's division by a scalar): |c| < 2 ** ec gives |fl(1 / c)| >= 2 ** -ec,
+  # a normal number while ec <= 1 - (the smallest normal exponent)
+  divisor_exponent = exponents[1]
+  limit = _MIN_FREXP_EXPONENT.get(dtype)
+  if limit is None or divisor_exponent > 1 - limit:
+    return None
+  return exponents[0] - divisor_exponent
 
 
 # primitive name -> rule(exponents, args, params, dtype): a lower bound of the frexp exponents of

@@ -77,6 +77,9 @@ _complex_elem = (np.float32, np.float64)
 # Kernel helpers
 
 _ignore_fp = elementwise_convert._ignore_fp  # a cheap np.errstate(all="ignore")
+# the smallest normal number of the dtypes whose subnormal results XLA's CPU runtime flushes
+_FLUSHED_TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny,
+                 np.dtype(np.float64): np.finfo(np.float64).tiny}
 
 
 def _exact(ufunc):
@@ -276,13 +279,22 @@ def _div_impl(x, y):
   if kind not in "iu":
     with _ignore_fp():
       if kind == "f":
-        y_shape = np.shape(y)
-        if y_shape != np.shape(x) and np.broadcast_shapes(np.shape(x), y_shape) != y_shape:
+        y_shape = getattr(y, "shape", ())  # (a Python scalar: 0-d)
+        x_shape = x.shape
+        if y_shape != x_shape and (not y_shape or np.broadcast_shapes(x_shape, y_shape) != y_shape):
           # XLA rewrites a division by a broadcast divisor (a scalar included) as a multiplication
           # by its reciprocal, so JAX's x / 6 is x * (1 / 6), not the correctly rounded quotient.
           # (bfloat16 rounds to the same value either way; complex division is another algorithm.)
-          one = np.ones((), x.dtype)
-          return np.multiply(x, np.true_divide(one, y if hasattr(y, "dtype") else x.dtype.type(y)))
+          dtype = x.dtype
+          reciprocal = np.true_divide(dtype.type(1), y if hasattr(y, "dtype") else dtype.type(y))
+          tiny = _FLUSHED_TINY.get(dtype)
+          if tiny is not None:  # a subnormal reciprocal is flushed to (signed) zero, as XLA's is
+            if not y_shape:
+              if 0 < builtins.abs(reciprocal) < tiny:
+                reciprocal = reciprocal * 0
+            else:
+              reciprocal = np.where(np.abs(reciprocal) < tiny, reciprocal * 0, reciprocal)
+          return np.multiply(x, reciprocal)
       return np.true_divide(x, y)
   # XLA: truncation toward zero; x / 0 is -1 (all bits set); INT_MIN / -1 wraps to INT_MIN.
   zero = y == 0

@@ -320,11 +320,57 @@ def _read_windows(operand, starts, window_shape):
   return np.moveaxis(got, range(1, rank + 1), [1 + d for d in layout])
 
 
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_max_element = np.maximum.reduce
+
+
+def _point_gather(operand, indices, dn, slice_sizes, mode, fill_value):
+  """The gather of whole trailing slices at index points (``x[i]``, ``jnp.take``,
+  ``take_along_axis`` of a vector): the first k operand dimensions indexed by the k columns of
+  ``indices`` and collapsed, the rest kept whole after the batch dimensions. None for any
+  other form of gather."""
+  k = indices.shape[-1] if indices.ndim else 0
+  rank = operand.ndim
+  batch = indices.ndim - 1
+  if not 0 < k <= rank or dn.operand_batching_dims or tuple(dn.start_index_map) != tuple(range(k)) \
+      or tuple(dn.collapsed_slice_dims) != tuple(range(k)) \
+      or tuple(slice_sizes) != (1,) * k + operand.shape[k:] \
+      or tuple(dn.offset_dims) != tuple(range(batch, batch + rank - k)) \
+      or indices.dtype.kind not in "iu" or 0 in operand.shape[:k]:
+    return None
+  # (as unsigned integers, a negative index is out of bounds above)
+  columns = [indices[..., j].view(_UNSIGNED[indices.dtype.itemsize]) for j in range(k)]
+  in_bounds = None
+  if mode == GatherScatterMode.FILL_OR_DROP and columns[0].size and any(
+      _max_element(column, axis=None) >= operand.shape[j] for j, column in enumerate(columns)):
+    in_bounds = columns[0] < operand.shape[0]
+    for j in range(1, k):
+      in_bounds &= columns[j] < operand.shape[j]
+  if k == 1:  # (clipped: indices[..., 0] is signed again)
+    result = operand.take(indices[..., 0], axis=0, mode="clip")
+  else:
+    result = operand[tuple(np.minimum(np.maximum(indices[..., j], 0), operand.shape[j] - 1)
+                           for j in range(k))]
+  if type(result) is not np.ndarray:  # (a 0-d result comes back as a NumPy scalar)
+    result = np.asarray(result)
+  if in_bounds is not None:
+    fill = _default_fill_value(operand.dtype) if fill_value is None else fill_value
+    with np.errstate(invalid="ignore", over="ignore"):
+      fill = np.array(fill).astype(operand.dtype)
+    if not result.shape:
+      return fill
+    result[~in_bounds] = fill
+  return result
+
+
 def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
                  unique_indices, mode, fill_value):
   dn = dimension_numbers
   operand = np.asarray(operand)
   indices = np.asarray(indices)
+  result = _point_gather(operand, indices, dn, slice_sizes, mode, fill_value)
+  if result is not None:
+    return result
   out_aval = _gather_abstract_eval(core.get_aval(operand), core.get_aval(indices),
                                    dimension_numbers=dn, slice_sizes=slice_sizes,
                                    indices_are_sorted=indices_are_sorted,

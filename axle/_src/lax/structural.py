@@ -186,17 +186,29 @@ staging.forwarding_rules[broadcast_in_dim_p] = lambda avals, params: [
     0 if tuple(avals[0].shape) == tuple(params["shape"]) and params["sharding"] is None else None]
 
 
+# Broadcasts to at most this many elements are copied (cheaper than ``np.broadcast_to``'s view
+# for small arrays); larger ones stay read-only views.
+_COPIED_BROADCAST_SIZE = 4096
+
+
 def _broadcast_in_dim_impl(operand, *, shape, broadcast_dimensions, sharding):
   operand = np.asarray(operand)
   dims = tuple(broadcast_dimensions)
-  if any(a > b for a, b in zip(dims, dims[1:])):  # unsorted: bring operand dims into output order
+  if list(dims) != sorted(dims):  # unsorted: bring operand dims into output order
     order = sorted(range(len(dims)), key=dims.__getitem__)
     operand = np.transpose(operand, order)
     dims = tuple(dims[i] for i in order)
   expanded = [1] * len(shape)
   for size, d in zip(operand.shape, dims):
     expanded[d] = size
-  return np.broadcast_to(operand.reshape(expanded), tuple(shape))
+  shape = tuple(shape)
+  if tuple(expanded) == shape:  # only unit dimensions added
+    return operand.reshape(shape)
+  if math.prod(shape) <= _COPIED_BROADCAST_SIZE:
+    out = np.empty(shape, operand.dtype)
+    out[...] = operand.reshape(expanded)
+    return out
+  return np.broadcast_to(operand.reshape(expanded), shape)
 
 
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
@@ -1379,11 +1391,26 @@ def _iota_abstract_eval(*, dtype, shape, dimension, sharding) -> ShapedArray:
 iota_p.def_abstract_eval(_iota_abstract_eval)
 
 
+# (dtype, shape, dimension) -> a read-only iota of at most _COPIED_BROADCAST_SIZE elements
+_small_iotas: dict = {}
+
+
 def _iota_impl(*, dtype, shape, dimension, sharding):
+  key = (dtype, tuple(shape), dimension)
+  out = _small_iotas.get(key)
+  if out is not None:
+    return out
   values = np.arange(shape[dimension]).astype(dtype)
   expanded = [1] * len(shape)
   expanded[dimension] = shape[dimension]
-  return np.broadcast_to(values.reshape(expanded), shape)
+  out = np.broadcast_to(values.reshape(expanded), shape)
+  if out.size <= _COPIED_BROADCAST_SIZE:
+    out = out.copy()
+    out.flags.writeable = False
+    if len(_small_iotas) >= 1024:
+      _small_iotas.clear()
+    _small_iotas[key] = out
+  return out
 
 
 iota_p.def_impl(_iota_impl)

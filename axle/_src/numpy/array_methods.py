@@ -75,8 +75,11 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
           out = impl(other._value, value) if swap else impl(value, other._value)
           return Array(out, False, _bool_aval(aval) if comparison else aval)
       elif (other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000)) \
-          and aval.dtype.kind == "f" and aval.dtype.itemsize >= 4 and value is not None:
-        # NumPy 2 casts a Python scalar operand to the array's dtype, as jnp does.
+          and value is not None and aval.dtype.itemsize >= 4 and (
+              aval.dtype.kind == "f" or (other_type is int and aval.dtype.kind == "i"
+                                         and "i" in kinds)):
+        # NumPy 2 casts a Python scalar operand to the array's dtype, as jnp does (integers
+        # wrap around as XLA's do).
         out = impl(aval.dtype.type(other), value) if swap else impl(value, other)
         return Array(out, False, _bool_aval(aval) if comparison else aval)
       # an operand still on the device: jnp's device shortcut (None when it does not apply)

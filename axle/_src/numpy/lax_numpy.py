@@ -531,6 +531,7 @@ def outer(a, b, out=None):
   return ufuncs.multiply(ravel(a)[:, None], ravel(b)[None, :])
 
 
+@util.jit_when_tracing(inline=True, static_argnames=("precision", "preferred_element_type"))
 def inner(a, b, *, precision=None, preferred_element_type=None):
   """Sum product over the last axes of ``a`` and ``b``."""
   if np.ndim(a) == 0 or np.ndim(b) == 0:

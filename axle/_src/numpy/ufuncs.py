@@ -42,7 +42,7 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   """``primitive`` applied to ``x1, x2`` right away, for the commonest eager cases: two Arrays of
   one dtype (of a kind in ``kinds``) with equal shapes or one of them 0-d, or such an Array of
   float32/float64 and a Python float or small int (which jnp converts to the array's dtype) or
-  a NumPy scalar of its dtype.
+  a NumPy scalar of its dtype, or an int32/int64 Array and a small Python int.
   Promotion would only retype these (a weakly typed operand takes the other's type), so the op
   runs as ``process_primitive`` would run it: on XLA when an operand is still on the device, else
   by the eager policy (the NumPy kernel or the cached XLA runner). None for anything else."""
@@ -72,9 +72,14 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
     return None
   aval = array._aval
   dtype = aval.dtype
-  if dtype.kind != "f" or dtype.itemsize < 4 or "f" not in kinds:
+  kind = dtype.kind
+  if dtype.itemsize < 4 or kind not in kinds or kind not in "if":
     return None
-  if scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000):
+  if kind == "i":  # an int32/int64 Array and a Python int of int32's range (wrapping as XLA)
+    if scalar_type is not int or not -0x80000000 <= scalar < 0x80000000:
+      return None
+    weak = aval.weak_type
+  elif scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000):
     weak = aval.weak_type  # (the result is weak only if both operands are)
   elif scalar_type is dtype.type:  # a NumPy scalar of the array's dtype: strongly typed
     weak = False
@@ -489,6 +494,10 @@ def power(x1, x2, /):
           lax_elementwise.integer_pow_p, functools.partial(_integer_pow, y=x2), y=x2)
     if shortcut is not None:
       return shortcut(x1)
+  if type(x2) is float and type(x1) is Array:  # (x ** 0.5: no promotion but the scalar's)
+    out = binary_fast(lax_elementwise.pow_p, "f", x1, x2)
+    if out is not None:
+      return out
   util.check_arraylike("power", x1, x2)
   if isinstance(x2, int) and not isinstance(x2, bool) and not isinstance(x1, (int, float, complex)):
     (x1,) = util.promote_dtypes(x1) if not isinstance(x1, (bool,)) else util.promote_dtypes_numeric(x1)
@@ -543,6 +552,8 @@ def square(x, /):
 
 def reciprocal(x, /):
   """Elementwise ``1 / x`` in floating point."""
+  if type(x) is Array and x._aval.dtype.kind == "f":
+    return power(x, -1)  # (the eager shortcut of integer_pow)
   (x,) = util.promote_args_inexact("reciprocal", x)
   return lax_elementwise.integer_pow(x, -1)
 

@@ -64,6 +64,14 @@ _PASSES_ON_CONSTANTS = frozenset({"neg", "copy"}) | _STRUCTURAL
 # per element of its result; against an execute, and per argument and result handled.
 _HOST_PER_EQUATION = 0.6
 _HOST_PER_ELEMENT = 0.0005
+# the equations whose kernels cost more (measured on f32[100] operands)
+_HOST_EQUATION_COSTS = {
+    "clamp": 7.2, "convert_element_type": 1.2, "round": 4.7, "shift_left": 4.5,
+    "shift_right_logical": 4.5, "shift_right_arithmetic": 4.5, "gather": 5.0, "pad": 3.2,
+    "stack": 2.7, "dynamic_update_slice": 2.2, "select_n": 1.5, "broadcast_in_dim": 1.5,
+    "integer_pow": 1.7, "dynamic_slice": 1.7, "rev": 1.7, "sign": 1.5, "slice": 1.0,
+    "squeeze": 0.9, "concatenate": 0.9}
+_HOST_FLOAT_TO_INTEGER_COST = 6.0  # (out-of-range values are clamped as XLA clamps them)
 _HOST_PER_LEAF = 0.3
 _XLA_PER_CALL = 5.0
 _XLA_PER_LEAF = 0.7
@@ -188,7 +196,11 @@ class _Program:
       raise _Unsupported
     if is_float and name == "mul" and any(n in self.constant_products for n in operand_names):
       raise _Unsupported  # XLA would fold ``(x * c1) * c2`` into ``x * (c1 * c2)``
-    self.cost += _HOST_PER_EQUATION + _HOST_PER_ELEMENT * out_aval.size
+    cost = _HOST_EQUATION_COSTS.get(name, _HOST_PER_EQUATION)
+    if name == "convert_element_type" and in_avals[0].dtype.kind == "f" \
+        and out_aval.dtype.kind in "iu":
+      cost = _HOST_FLOAT_TO_INTEGER_COST
+    self.cost += cost + _HOST_PER_ELEMENT * out_aval.size
     k = self.name("K")
     self.namespace[k] = functools.partial(kernel, **params) if params else kernel
     result = self.name("t")
