@@ -346,14 +346,20 @@ def _top_k_rule(operand: ShapedArray, *, k, axis) -> list[ShapedArray]:
 
 
 def _top_k_impl(operand, *, k, axis):
-  x = np.moveaxis(np.asarray(operand), axis, -1)
+  x = np.asarray(operand)
+  last = axis in (-1, x.ndim - 1)
+  if not last:
+    x = np.moveaxis(x, axis, -1)
   key, = _sort_keys(x, canonicalize=False)
   # ~key reverses the order of any integer type without overflow; a stable sort then puts the
   # lower index first among equal values.
   order = np.argsort(~key, axis=-1, kind="stable")[..., :k]
-  values = np.take_along_axis(x, order, axis=-1)
+  values = x[order] if x.ndim == 1 else np.take_along_axis(x, order, axis=-1)
+  indices = order.astype(np.int32)
+  if last:
+    return [values, indices]
   return [np.ascontiguousarray(np.moveaxis(values, -1, axis)),
-          np.ascontiguousarray(np.moveaxis(order.astype(np.int32), -1, axis))]
+          np.ascontiguousarray(np.moveaxis(indices, -1, axis))]
 
 
 top_k_p = core.Primitive("top_k")
