@@ -404,6 +404,10 @@ def explicit_sharding_rules():
     else:
       raise AssertionError("conflicting shardings did not raise")
     assert str(jax.typeof(x + x)) == "int32[4@X,4]" and str(jax.typeof(x * 2)) == "int32[4@X,4]"
+    # (the operators' eager shortcuts leave sharded operands to the general path)
+    f = jax.device_put(np.arange(16.0).reshape(4, 4), P("X", None))
+    assert str(jax.typeof(f * 2.0)) == "float32[4@X,4]" and str(jax.typeof(2 * x)) == "int32[4@X,4]"
+    assert str(jax.typeof(f < 1.0)) == "bool[4@X,4]" and str(jax.typeof(1.0 - f)) == "float32[4@X,4]"
     assert_equal(auto_axes(lambda p, q: p + q)(x, y, out_sharding=P("X", None)),
                  np.arange(16, dtype=np.int32).reshape(4, 4) * 2)  # Auto axes: no rule
   auto_mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Auto,) * 2)

@@ -237,6 +237,58 @@ def test_at_set_of_one_position_gives_the_scatters_result(dtype):
   np.testing.assert_array_equal(x, (np.arange(np.prod(shape)).reshape(shape) - 2).astype(dtype))
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+@pytest.mark.filterwarnings("ignore:scatter inputs have incompatible types")  # (floats into ints)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16, bool])
+def test_at_set_of_a_slice_gives_the_scatters_result(dtype):
+  # x.at[a:b:c].set(v) with a Python number or an Array of the same dtype copies the host value
+  # and assigns the slice; the same as the general scatter path and jit, errors included.
+  from axle._src.numpy import indexing
+  for shape in [(6,), (4, 3)]:
+    x = (np.arange(np.prod(shape)).reshape(shape) - 2).astype(dtype)
+    array = jnp.asarray(x)
+    updates = [1.5, -0.0, float("nan"), 1e-40, 7, 2 ** 31,
+               jnp.asarray(np.array(9).astype(dtype)),
+               jnp.asarray(np.full(shape[1:], 5).astype(dtype)),
+               jnp.asarray(np.arange(2 * int(np.prod(shape[1:]))).reshape((2, *shape[1:]))
+                           .astype(dtype)),
+               jnp.asarray(np.full((1, 2), 3).astype(dtype)),
+               jnp.asarray(np.full((3,), 3).astype(np.int8)),  # another dtype: the general path
+               jnp.asarray(np.array([1e-40, 1.0], np.float32))]  # a subnormal: the general path
+    for start, stop, step in [(1, 3, None), (None, None, None), (-2, None, None), (5, 1, -2),
+                              (0, 10, 3), (4, 2, None), (-9, 9, 2)]:
+      for value in updates:
+        try:
+          want = indexing._scatter_update(array, slice(start, stop, step), value,
+                                          axle.lax.scatter, False, False)
+        except Exception as e:  # noqa: BLE001
+          with pytest.raises(type(e)):
+            array.at[start:stop:step].set(value)
+          continue
+        got = array.at[start:stop:step].set(value)
+        _assert_same_bits(got, want)
+        assert got.weak_type == want.weak_type
+        # (an Array update is an argument of the program: XLA flushes subnormal constants; a
+        # Python number is a constant: one beyond int32 is no argument)
+        if isinstance(value, axle.Array):
+          jitted = axle.jit(lambda a, b: a.at[start:stop:step].set(b))(x, value)
+        elif value == 1e-40:
+          continue
+        else:
+          jitted = axle.jit(lambda a: a.at[start:stop:step].set(value))(x)
+        _assert_same_bits(got, jitted)
+  np.testing.assert_array_equal(x, (np.arange(np.prod(shape)).reshape(shape) - 2).astype(dtype))
+  # these take the shortcut (the general scatter path is not called)
+  original = indexing._scatter_update
+  indexing._scatter_update = None
+  try:
+    vector = jnp.asarray(np.arange(10.0, dtype=np.float32))
+    fast = vector.at[2:5].set(jnp.ones(3)).at[::3].set(-1.0).at[4].set(2)
+  finally:
+    indexing._scatter_update = original
+  np.testing.assert_array_equal(np.asarray(fast), [-1, 1, 1, -1, 2, 5, -1, 7, 8, -1])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_at_add_at_positions_gives_the_scatters_result(dtype):
   # x.at[idx].add(v) with in-bounds positions and a Python number: np.add.at on a copy, as the

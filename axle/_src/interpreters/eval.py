@@ -176,6 +176,16 @@ def has_subnormal(value) -> bool:
   return _min_exponent(value) < bound
 
 
+_vdot = np.vdot
+
+
+def has_nan(value: np.ndarray) -> bool:
+  """Whether a real float32/float64 NumPy array holds a NaN: its sum of squares (one BLAS call,
+  cheaper on small arrays than a comparison and a reduction) is NaN only then."""
+  total = _vdot(value, value)
+  return total != total
+
+
 _BF16 = np.dtype(dtypes.bfloat16)
 _TINY = {dtype: float(np.ldexp(1.0, bound - 1)) for dtype, bound in _MIN_FREXP_EXPONENT.items()}
 # For eager shortcuts outside this module: dtype -> the smallest normal magnitude, and -> the

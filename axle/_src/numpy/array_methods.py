@@ -58,7 +58,8 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
   checks = eval_interpreter.special_checks  # the debug_nans/infs checks happen on the slow path
 
   def method(self, other):
-    if context.trace is eval_trace and not checks.enabled:
+    if context.trace is eval_trace and not checks.enabled and type(self) is Array:
+      # (not a ShardedArray: its result keeps its sharding on the general path)
       value = self._value
       aval = self._aval
       other_type = type(other)

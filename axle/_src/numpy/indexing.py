@@ -832,11 +832,15 @@ _SET_SCALAR_TYPES = {"f": (int, float), "i": (int,), "u": (int,)}
 
 
 def _set_one_position(array, index, value):
-  """Eager ``x.at[i].set(v)`` of a strongly typed real Array with a host value, an in-bounds
-  Python int ``i`` and a Python number ``v`` of the array's kind: a copy with ``v`` converted to
-  the dtype at ``i`` (the scatter moves bits, no arithmetic). None for anything else, and for
-  values the conversion would overflow or make subnormal (the general path decides those)."""
-  if type(array) is not Array or type(index) is not int or core._context.trace is not core.eval_trace:
+  """Eager ``x.at[i].set(v)`` of a strongly typed real Array with a host value, where ``i`` is
+  an in-bounds Python int or a slice of Python ints (along the first axis) and ``v`` a Python
+  number of the array's kind or an Array of the same dtype with a host value whose shape
+  broadcasts to ``x[i]``: a copy with ``v`` (converted to the dtype) written there -- the
+  scatter moves bits, no arithmetic. None for anything else, and for values the conversion
+  would overflow or make subnormal and subnormal Array values (the general path decides
+  those)."""
+  if type(array) is not Array or core._context.trace is not core.eval_trace \
+      or eval_interpreter.special_checks.enabled:
     return None
   host = array._value
   aval = array._aval
@@ -844,9 +848,31 @@ def _set_one_position(array, index, value):
     return None
   dtype = aval.dtype
   kinds = _SET_SCALAR_TYPES.get(dtype.kind)
-  if kinds is None or type(value) not in kinds or not -aval.shape[0] <= index < aval.shape[0]:
+  if kinds is None:
     return None
-  if type(value) is int and not -0x80000000 <= value < 0x80000000:
+  index_type = type(index)
+  if index_type is int:
+    if not -aval.shape[0] <= index < aval.shape[0]:
+      return None
+  elif index_type is not slice or not _is_static_slice(index):
+    return None
+  value_type = type(value)
+  if value_type is Array:
+    update = value._value
+    if value._aval.dtype != dtype or type(update) is not np.ndarray \
+        or update.ndim > (aval.ndim if index_type is slice else aval.ndim - 1) \
+        or (dtype in eval_interpreter.MIN_NORMAL_EXPONENT and update.size
+            and eval_interpreter.exponent_bound(update) is None):
+      return None
+    out = host.copy()
+    try:
+      out[index] = update
+    except ValueError:  # shapes that do not broadcast: the general path reports them
+      return None
+    return Array(out, False, aval)
+  if value_type not in kinds:
+    return None
+  if value_type is int and not -0x80000000 <= value < 0x80000000:
     return None  # (Python ints beyond int32 raise without x64)
   if dtype.kind == "f":
     magnitude = abs(value)
@@ -860,6 +886,14 @@ def _set_one_position(array, index, value):
   out = host.copy()
   out[index] = value
   return Array(out, False, aval)
+
+
+def _is_static_slice(index: slice) -> bool:
+  """Whether a slice has only Python-int (or absent) start, stop and a nonzero step."""
+  for part in (index.start, index.stop, index.step):
+    if part is not None and type(part) is not int:
+      return False
+  return index.step != 0
 
 
 _quiet_floating_point = lax_convert._ignore_fp

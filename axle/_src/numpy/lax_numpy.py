@@ -369,9 +369,8 @@ def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
         return None
       out = ufunc(out, converted[0])
       exponent = builtins.min(exponent, converted[1])
-  smallest = np.minimum.reduce(out, axis=None)
-  if smallest != smallest:
-    return None  # a NaN
+  if eval_interpreter.has_nan(out):
+    return None
   eval_interpreter.remember_exponent_bound(out, exponent)
   return Array(out, False, aval)
 

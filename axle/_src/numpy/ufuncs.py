@@ -174,7 +174,6 @@ less_equal = _binary("less_equal", lax_elementwise.le, primitive=lax_elementwise
 greater = _binary("greater", lax_elementwise.gt, primitive=lax_elementwise.gt_p, kinds="biuf")
 greater_equal = _binary("greater_equal", lax_elementwise.ge, primitive=lax_elementwise.ge_p, kinds="biuf")
 _EXTREMUM_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
-_minimum_reduce = np.minimum.reduce
 
 
 def _host_extremum(ufunc, x1, x2):
@@ -211,8 +210,7 @@ def _host_extremum(ufunc, x1, x2):
       if other_exponent is None:
         return None
       out = ufunc(value, other_value)
-      smallest = _minimum_reduce(np.abs(out), axis=None)
-      if not smallest > 0:  # a NaN or a zero
+      if _count_nonzero(out) != out.size or _has_nan(out):
         return None
       exponent = builtins.min(exponent, other_exponent)
     elif other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000):
@@ -223,19 +221,15 @@ def _host_extremum(ufunc, x1, x2):
         return None  # NaN, subnormal or overflowing scalar
       out = ufunc(value, scalar)
       if magnitude:
-        smallest = _minimum_reduce(out, axis=None)
-        if smallest != smallest:
+        if _has_nan(out):
           return None
         exponent = builtins.min(exponent, math.frexp(magnitude)[1])
       elif ufunc is np.maximum and not np.signbit(scalar):
-        smallest = _minimum_reduce(out, axis=None)
-        if smallest != smallest:
+        if _has_nan(out):
           return None
         out += 0.0  # maximum(x, +0.0): every zero result is +0.0
-      else:
-        smallest = _minimum_reduce(np.abs(out), axis=None)
-        if not smallest > 0:
-          return None
+      elif _count_nonzero(out) != out.size or _has_nan(out):
+        return None
     else:
       return None
   eval_interpreter.remember_exponent_bound(out, exponent)
@@ -244,6 +238,8 @@ def _host_extremum(ufunc, x1, x2):
 
 _TINY = eval_interpreter.SMALLEST_NORMAL
 _quiet_floating_point = lax_convert._ignore_fp
+_count_nonzero = np.count_nonzero
+_has_nan = eval_interpreter.has_nan
 
 
 def _one_primitive_program(x1, x2) -> bool:
