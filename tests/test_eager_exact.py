@@ -404,3 +404,19 @@ def test_division_by_a_scalar_whose_reciprocal_is_subnormal(dtype):
       _assert_same_bits(x[None] / shaped, axle.jit(lambda v, s: v[None] / s)(x, shaped),
                         f"x / full((2, 1), {c!r})")
     assert float((x / big)[0]) == 0.0
+
+
+@pytest.mark.parametrize("source, target", [(np.float32, np.float16), (np.float16, np.float32),
+                                            (np.float16, np.int32), (np.float32, ml_dtypes.bfloat16)])
+def test_large_float16_conversions_run_on_xla(source, target):
+  # NumPy's float16 conversions are exact but slow on large arrays: those above 4,096 elements
+  # run on XLA (a device result), the small ones and the other dtypes keep the NumPy kernel
+  values = np.random.default_rng(3).standard_normal(5000) * 1e3
+  values[:6] = [1e-40, -1e-40, 7e4, -1e-7, np.nan, -0.0]
+  with np.errstate(over="ignore", invalid="ignore"):
+    big = jnp.asarray(values.astype(source))
+  small = big[:100]
+  for x, on_xla in [(big, source == np.float16 or target == np.float16), (small, False)]:
+    out = lax.convert_element_type(x, target)
+    assert (out._buffer is not None and out._value is None) == on_xla
+    _check(lambda v: lax.convert_element_type(v, target), x, what=f"{source} -> {target}")

@@ -554,6 +554,10 @@ def reciprocal(x, /):
   return lax_elementwise.integer_pow(x, -1)
 
 
+_INEXACT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64,
+                                                  np.complex128, dtypes.bfloat16))
+
+
 def _inexact_unary(name, lax_fn, primitive):
   """A one-operand inexact function binding ``primitive`` through ``lax_fn``; eagerly it goes
   straight to the kernel once the input signature has been seen."""
@@ -565,7 +569,7 @@ def _inexact_unary(name, lax_fn, primitive):
 
   def fn(x, /):
     # an inexact Array needs no promotion: straight to the eager shortcut
-    if type(x) is Array and x._aval.dtype.kind in "fc":
+    if type(x) is Array and x._aval.dtype in _INEXACT_DTYPES:
       return shortcut(x)
     return general(x)
   fn.__name__ = fn.__qualname__ = name
