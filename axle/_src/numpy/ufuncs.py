@@ -73,6 +73,18 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   aval = array._aval
   dtype = aval.dtype
   kind = dtype.kind
+  if dtype in _NARROW_FLOATS:
+    # float16/bfloat16: the scalar converted as jnp converts it (through float32 without x64)
+    if "f" not in kinds or not (scalar_type is float or scalar_type is int):
+      return None
+    weak = aval.weak_type
+    value = lax_convert._convert_element_type(scalar, dtype, weak)._value
+    scalar_aval = _scalar_avals.get((dtype, weak))
+    if scalar_aval is None:
+      scalar_aval = _scalar_avals[(dtype, weak)] = core.ShapedArray((), dtype, weak)
+    if first:
+      return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
+    return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
   if dtype.itemsize < 4 or kind not in kinds or kind not in "if":
     return None
   if kind == "i":  # an int32/int64 Array and a Python int of int32's range (wrapping as XLA)
@@ -94,6 +106,7 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
 
 
+_NARROW_FLOATS = frozenset({np.dtype(np.float16), np.dtype(dtypes.bfloat16)})
 _strong_avals: dict = {}
 
 
