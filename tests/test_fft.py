@@ -177,3 +177,34 @@ def test_lax_fft_is_staged_as_jit_named_fft_as_jax():
         in (b,) }
     ] a
   in (b,) }"""
+
+
+def test_jnp_fft_of_real_and_integer_inputs_converts_inside_the_jit_as_jax():
+  # Expected text recorded from JAX 0.10.2: jnp.fft leaves the conversion to lax.fft, inside its
+  # jit equation (so an eager jnp.fft.fft of a real array is one compiled program)
+  text = str(axle.make_jaxpr(jnp.fft.fft)(jnp.ones(8, jnp.float32)))
+  assert text == """{ lambda ; a:f32[8]. let
+    b:c64[8] = jit[
+      name=fft
+      jaxpr={ lambda ; a:f32[8]. let
+          c:c64[8] = convert_element_type[new_dtype=complex64 weak_type=False] a
+          b:c64[8] = fft[fft_lengths=(8,) fft_type=0] c
+        in (b,) }
+    ] a
+  in (b,) }"""
+  text = str(axle.make_jaxpr(jnp.fft.rfft)(jnp.ones(8, jnp.int32)))
+  assert text == """{ lambda ; a:i32[8]. let
+    b:c64[5] = jit[
+      name=fft
+      jaxpr={ lambda ; a:i32[8]. let
+          c:f32[8] = convert_element_type[new_dtype=float32 weak_type=False] a
+          b:c64[5] = fft[fft_lengths=(8,) fft_type=2] c
+        in (b,) }
+    ] a
+  in (b,) }"""
+  with axle.enable_x64(True):  # (int32 and float16 to complex64, int64 to complex128, as JAX)
+    for dtype, complex_dtype in [(np.int32, np.complex64), (np.float16, np.complex64),
+                                 (np.int64, np.complex128)]:
+      assert jnp.fft.fft(jnp.ones(4, dtype)).dtype == complex_dtype
+  x = jnp.asarray(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
+  np.testing.assert_array_equal(np.asarray(jnp.fft.fft(x)), np.asarray(axle.jit(jnp.fft.fft)(x)))

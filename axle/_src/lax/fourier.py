@@ -177,11 +177,14 @@ def fft(x, fft_type, fft_lengths):
 
 
 def _fft_staged(x, fft_type, fft_lengths):
-  aval = core.get_aval(x)
-  if fft_type in (FftType.FFT, FftType.IFFT, FftType.IRFFT) and aval.dtype not in (np.complex64, np.complex128):
-    x = elementwise.convert_element_type(x, _complex_dtype(aval.dtype) if dtypes.issubdtype(aval.dtype, np.inexact)
-                                         and aval.dtype in (np.float32, np.float64) else
-                                         dtypes.canonicalize_dtype(np.complex128))
+  dtype = core.get_aval(x).dtype
+  if fft_type == FftType.RFFT:
+    if not dtypes.issubdtype(dtype, np.inexact):  # integers and booleans: their float type
+      x = elementwise.convert_element_type(
+          x, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype)))
+  elif dtype not in (np.complex64, np.complex128):
+    x = elementwise.convert_element_type(
+        x, dtypes.canonicalize_dtype(dtypes.to_complex_dtype(dtype)))
   return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)
 
 

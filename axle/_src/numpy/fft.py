@@ -81,10 +81,7 @@ def _fft_core(func_name: str, fft_type: FftType, a, s, axes, norm):
     target = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype))
     if target not in (np.float32, np.float64):
       raise ValueError(f"RFFT input must be float32 or float64, got {np.dtype(target).name}")
-  else:
-    target = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(dtype))
-  if arr.dtype != target:
-    arr = lax_elementwise.convert_element_type(arr, target)
+  # (lax.fft converts the input inside its jit equation, as JAX's does: eagerly one program)
   k = len(axes)
   last = tuple(range(ndim - k, ndim))
   moved = moveaxis(arr, axes, last) if axes != last else arr
