@@ -84,7 +84,8 @@ def test_array_operators_match_general_path(dtype, op, shape, seed, weak):
 
 
 @settings(max_examples=100, deadline=None)
-@given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64, jnp.bfloat16]),
+@given(dtype=st.sampled_from([np.float32, np.float16, np.int32, np.complex64, jnp.bfloat16,
+                             np.uint8, np.int16]),
        op=st.sampled_from(_OPERATORS),
        scalar=st.sampled_from([0.5, -3, 7, 2.0**40, 1e-45, 3, 2**31 - 1, -2**31, 2**31, 2**40]),
        swap=st.booleans(), seed=st.integers(0, 2**16))

@@ -85,12 +85,15 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
     if first:
       return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
     return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
-  if dtype.itemsize < 4 or kind not in kinds or kind not in "if":
-    return None
-  if kind == "i":  # an int32/int64 Array and a Python int of int32's range (wrapping as XLA)
-    if scalar_type is not int or not -0x80000000 <= scalar < 0x80000000:
+  if kind in "iu":  # an integer Array and a Python int in its dtype's range (wrapping as XLA)
+    if kind not in kinds or scalar_type is not int:
       return None
+    low, high = _integer_range(dtype)
+    if not low <= scalar <= high:
+      return None  # (the general path raises JAX's OverflowError)
     weak = aval.weak_type
+  elif dtype.itemsize < 4 or kind != "f" or "f" not in kinds:
+    return None
   elif scalar_type is float or (scalar_type is int and -0x80000000 <= scalar < 0x80000000):
     weak = aval.weak_type  # (the result is weak only if both operands are)
   elif scalar_type is dtype.type:  # a NumPy scalar of the array's dtype: strongly typed
@@ -107,6 +110,18 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
 
 
 _NARROW_FLOATS = frozenset({np.dtype(np.float16), np.dtype(dtypes.bfloat16)})
+_integer_ranges: dict = {}
+
+
+def _integer_range(dtype: np.dtype) -> tuple[int, int]:
+  """The Python ints a jnp op converts to the integer ``dtype`` (int32's range at most: wider
+  ints go the general way)."""
+  bounds = _integer_ranges.get(dtype)
+  if bounds is None:
+    info = np.iinfo(dtype)
+    bounds = _integer_ranges[dtype] = (max(int(info.min), -0x80000000),
+                                       min(int(info.max), 0x7FFFFFFF))
+  return bounds
 _strong_avals: dict = {}
 
 
