@@ -471,3 +471,15 @@ def test_compiled_calls_of_exact_programs_keep_the_compiled_bits():
                                   reference.view(np.uint32))
   np.testing.assert_array_equal(first.view(np.uint32),
                                 np.asarray(compiled(x, 1.25)).view(np.uint32))
+
+
+def test_compiled_calls_under_other_flags_check_their_arguments_fully():
+  f = jax.jit(lambda x, s: x * s)
+  x = jnp.arange(3.0)
+  compiled = f.lower(x, 2.0).compile()
+  compiled(x, 2.0)
+  np.testing.assert_array_equal(np.asarray(compiled(x, 3.0)), [0.0, 3.0, 6.0])
+  with jax.enable_x64(True):  # a Python float now reads as float64, as in JAX: a TypeError
+    with pytest.raises(TypeError, match="Argument types differ"):
+      compiled(x, 3.0)
+  np.testing.assert_array_equal(np.asarray(compiled(x, 4.0)), [0.0, 4.0, 8.0])

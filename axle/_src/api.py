@@ -1101,6 +1101,7 @@ class Compiled:
     self._statics = split.statics
     self._runner = None  # the generated call, made on the first call (see ``_add_runner``)
     self._leaf_getter = None
+    self._runner_trace_state = None
     self.out_info = _out_structs(compiled.out_avals, out_tree)
     self.args_info = tree_util.tree_unflatten(in_tree, [
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in compiled.in_avals])
@@ -1120,7 +1121,8 @@ class Compiled:
   def __call__(self, *args, **kwargs):
     runner = self._runner
     if runner is not None and not kwargs and core._context.trace is core.eval_trace \
-        and not eval_interpreter.special_checks.enabled:
+        and not eval_interpreter.special_checks.enabled \
+        and config.trace_state is self._runner_trace_state:
       # a call like the last one: the generated call of the jit path (``_add_plan``)
       leaves = self._leaf_getter(args)
       if leaves is not None:
@@ -1160,6 +1162,8 @@ class Compiled:
     else:
       self._leaf_getter = tree_util.treedef_leaf_getter(args_tree, check_leaves=False)
       self._runner = runner
+    # (made under these flags: x64 changes how Python scalars read, so others check fully)
+    self._runner_trace_state = config.trace_state
 
 
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
