@@ -483,3 +483,8 @@ def test_compiled_calls_under_other_flags_check_their_arguments_fully():
     with pytest.raises(TypeError, match="Argument types differ"):
       compiled(x, 3.0)
   np.testing.assert_array_equal(np.asarray(compiled(x, 4.0)), [0.0, 4.0, 8.0])
+  runs = []  # (the flags back as they were: the generated call again)
+  runner = compiled._runner
+  compiled._runner = lambda leaves: runs.append(1) or runner(leaves)
+  np.testing.assert_array_equal(np.asarray(compiled(x, 5.0)), [0.0, 5.0, 10.0])
+  assert runs == [1]

@@ -1122,7 +1122,8 @@ class Compiled:
     runner = self._runner
     if runner is not None and not kwargs and core._context.trace is core.eval_trace \
         and not eval_interpreter.special_checks.enabled \
-        and config.trace_state is self._runner_trace_state:
+        and (config.trace_state is self._runner_trace_state
+             or config.trace_state == self._runner_trace_state):
       # a call like the last one: the generated call of the jit path (``_add_plan``)
       leaves = self._leaf_getter(args)
       if leaves is not None:
