@@ -42,7 +42,8 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   """``primitive`` applied to ``x1, x2`` right away, for the commonest eager cases: two Arrays of
   one dtype (of a kind in ``kinds``) with equal shapes or one of them 0-d, or such an Array of
   float32/float64 and a Python float or small int (which jnp converts to the array's dtype) or
-  a NumPy scalar of its dtype, or an int32/int64 Array and a small Python int.
+  a NumPy scalar of its dtype, a float16/bfloat16 Array and a Python number, or an integer
+  Array and a Python int in its dtype's range.
   Promotion would only retype these (a weakly typed operand takes the other's type), so the op
   runs as ``process_primitive`` would run it: on XLA when an operand is still on the device, else
   by the eager policy (the NumPy kernel or the cached XLA runner). None for anything else."""
@@ -122,6 +123,8 @@ def _integer_range(dtype: np.dtype) -> tuple[int, int]:
     bounds = _integer_ranges[dtype] = (max(int(info.min), -0x80000000),
                                        min(int(info.max), 0x7FFFFFFF))
   return bounds
+
+
 _strong_avals: dict = {}
 
 
