@@ -74,19 +74,12 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   aval = array._aval
   dtype = aval.dtype
   kind = dtype.kind
-  if dtype in _NARROW_FLOATS:
-    # float16/bfloat16: the scalar converted as jnp converts it (through float32 without x64)
+  narrow = dtype in _NARROW_FLOATS
+  if narrow:
     if "f" not in kinds or not (scalar_type is float or scalar_type is int):
       return None
     weak = aval.weak_type
-    value = lax_convert._convert_element_type(scalar, dtype, weak)._value
-    scalar_aval = _scalar_avals.get((dtype, weak))
-    if scalar_aval is None:
-      scalar_aval = _scalar_avals[(dtype, weak)] = core.ShapedArray((), dtype, weak)
-    if first:
-      return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
-    return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
-  if kind in "iu":  # an integer Array and a Python int in its dtype's range (wrapping as XLA)
+  elif kind in "iu":  # an integer Array and a Python int in its dtype's range (wrapping as XLA)
     if kind not in kinds or scalar_type is not int:
       return None
     low, high = _integer_range(dtype)
@@ -104,7 +97,10 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   scalar_aval = _scalar_avals.get((dtype, weak))
   if scalar_aval is None:
     scalar_aval = _scalar_avals[(dtype, weak)] = core.ShapedArray((), dtype, weak)
-  value = np.array(scalar, dtype)
+  if narrow:  # float16/bfloat16: the scalar converted as jnp converts it (through float32)
+    value = lax_convert._convert_element_type(scalar, dtype, weak)._value
+  else:
+    value = np.array(scalar, dtype)
   if first:
     return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
   return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
