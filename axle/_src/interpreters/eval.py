@@ -446,14 +446,15 @@ def no_complex(avals, params) -> bool:
   return True
 
 
-_NARROW_FLOATS = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+# float16 and bfloat16: XLA computes them in float32 (eager shortcuts outside this module too)
+NARROW_FLOATS = frozenset({np.dtype(np.float16), np.dtype(dtypes.bfloat16)})
 
 
 def no_complex_or_narrow(avals, params) -> bool:
   """No operand is complex, float16 or bfloat16 (XLA computes those in float32 and its NaN
   results may carry another sign than NumPy's)."""
   for aval in avals:
-    if aval.dtype.kind == "c" or aval.dtype in _NARROW_FLOATS:
+    if aval.dtype.kind == "c" or aval.dtype in NARROW_FLOATS:
       return False
   return True
 

@@ -77,9 +77,6 @@ _complex_elem = (np.float32, np.float64)
 # Kernel helpers
 
 _ignore_fp = elementwise_convert._ignore_fp  # a cheap np.errstate(all="ignore")
-# the smallest normal number of the dtypes whose subnormal results XLA's CPU runtime flushes
-_FLUSHED_TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny,
-                 np.dtype(np.float64): np.finfo(np.float64).tiny}
 
 
 def _exact(ufunc):
@@ -287,8 +284,9 @@ def _div_impl(x, y):
           # (bfloat16 rounds to the same value either way; complex division is another algorithm.)
           dtype = x.dtype
           reciprocal = np.true_divide(dtype.type(1), y if hasattr(y, "dtype") else dtype.type(y))
-          tiny = _FLUSHED_TINY.get(dtype)
-          if tiny is not None:  # a subnormal reciprocal is flushed to (signed) zero, as XLA's is
+          # a subnormal reciprocal is flushed to (signed) zero, as XLA flushes it
+          tiny = eval_interpreter.SMALLEST_NORMAL.get(dtype)
+          if tiny is not None:
             if not y_shape:
               if 0 < builtins.abs(reciprocal) < tiny:
                 reciprocal = reciprocal * 0

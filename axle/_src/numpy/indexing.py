@@ -726,7 +726,7 @@ def _eager_take(arr, idx):
       out.append(Ellipsis)
       axis += len(shape) - consumed
     elif type(e) is slice:
-      if not all(v is None or type(v) is int for v in (e.start, e.stop, e.step)) or e.step == 0:
+      if not _is_static_slice(e):
         return None
       out.append(e)
       axis += 1

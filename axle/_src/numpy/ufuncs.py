@@ -106,7 +106,7 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
 
 
-_NARROW_FLOATS = frozenset({np.dtype(np.float16), np.dtype(dtypes.bfloat16)})
+_NARROW_FLOATS = eval_interpreter.NARROW_FLOATS
 _integer_ranges: dict = {}
 
 
