@@ -14,6 +14,8 @@ import axle
 import axle.numpy as jnp
 from axle import lax
 from axle._src.interpreters import eval as eval_interpreter
+from axle._src.lax import elementwise as lax_elementwise
+from axle._src.numpy import lax_numpy, ufuncs
 
 _TINY32 = float(np.finfo(np.float32).tiny)
 
@@ -420,3 +422,38 @@ def test_large_float16_conversions_run_on_xla(source, target):
     out = lax.convert_element_type(x, target)
     assert (out._buffer is not None and out._value is None) == on_xla
     _check(lambda v: lax.convert_element_type(v, target), x, what=f"{source} -> {target}")
+
+
+# Eager ops whose NumPy kernel XLA beats on large arrays: below the size limit they run on the
+# host (a host-backed result), above it on XLA (a device-backed one); both give jit's bits.
+_SIZE_LIMITED = {
+    "where": (lambda x, y: jnp.where(x > 0, x, y), lax_elementwise.HOST_SELECT_LIMIT),
+    "where scalar": (lambda x, y: jnp.where(x > 0, x, 0.0), lax_elementwise.HOST_SELECT_LIMIT),
+    "select": (lambda x, y: lax.select(x > y, x, y), lax_elementwise.HOST_SELECT_LIMIT),
+    "sign": (lambda x, y: jnp.sign(x), lax_elementwise.HOST_DIVISION_LIMIT),
+    "x / y": (lambda x, y: x / y, lax_elementwise.HOST_DIVISION_LIMIT),
+    "x / 3.0": (lambda x, y: x / 3.0, lax_elementwise.HOST_DIVISION_LIMIT),
+    "maximum": (lambda x, y: jnp.maximum(x, y), ufuncs.HOST_EXTREMUM_LIMIT),
+    "minimum scalar": (lambda x, y: jnp.minimum(x, 0.5), ufuncs.HOST_EXTREMUM_LIMIT),
+    "clip": (lambda x, y: jnp.clip(x, -0.5, 0.5), lax_numpy.HOST_CLIP_LIMIT),
+    "clamp": (lambda x, y: lax.clamp(np.float32(-0.5), x, np.float32(0.5)), 1024),
+    "round": (lambda x, y: lax.round(x), 256),
+    "sqrt": (lambda x, y: jnp.sqrt(y), 32768),
+    "astype int32": (lambda x, y: (x * 1e9).astype(jnp.int32), 2048),
+}
+
+
+@pytest.mark.parametrize("name", list(_SIZE_LIMITED))
+def test_large_operands_run_on_xla_with_the_same_bits(name):
+  fun, limit = _SIZE_LIMITED[name]
+  rng = np.random.default_rng(0)
+  for size in (limit, limit + 1):
+    # (no subnormal or NaN: those send any size to XLA)
+    x = rng.standard_normal(size).astype(np.float32)
+    x[:4] = [0.0, -0.0, 1.5, -2.5]
+    y = np.abs(rng.standard_normal(size)).astype(np.float32) + np.float32(0.25)
+    fun(jnp.asarray(x), jnp.asarray(y))  # (a first call may learn the signature on XLA)
+    out = fun(jnp.asarray(x), jnp.asarray(y))
+    on_device = out._value is None
+    assert on_device == (size > limit), (name, size, on_device)
+    _check(fun, jnp.asarray(x), jnp.asarray(y), what=f"{name} of {size} elements")

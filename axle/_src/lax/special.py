@@ -746,4 +746,6 @@ def betainc(a, b, x):
 # JAX; see interpreters/eval.py).
 
 # sqrt is correctly rounded in both; every other function here is XLA's own approximation.
-eval_interpreter.exact_kernels(sqrt_p, when=eval_interpreter.no_complex, subnormals=True)
+# (XLA's vectorised sqrt is faster from about 64k elements: 28 us vs 22 there)
+eval_interpreter.exact_kernels(sqrt_p, when=eval_interpreter.no_complex, subnormals=True,
+                               max_size=32768)

@@ -304,8 +304,9 @@ def _host_where_key(condition, x, y):
   small ints. None otherwise."""
   if (type(condition) is not Array or condition._value is None
       or condition._aval.dtype != np.bool_ or core._context.trace is not core.eval_trace
-      or eval_interpreter.special_checks.enabled):
-    return None
+      or eval_interpreter.special_checks.enabled
+      or condition._value.size > lax_elementwise.HOST_SELECT_LIMIT):
+    return None  # (NumPy's where branches on each element: XLA is faster on large arrays)
   key = [condition._aval]
   for operand in (x, y):
     if type(operand) is Array:
@@ -342,6 +343,8 @@ def _clip_bound(bound, dtype: np.dtype):
 
 _clip_bounds: dict = {}  # (bound, dtype) -> _clip_bound's answer
 _CLIP_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+# Larger operands run on XLA (27 us vs 10 at 16,384 elements; 245 vs 58 at 262,144).
+HOST_CLIP_LIMIT = 8192
 
 
 def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
@@ -356,7 +359,8 @@ def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   aval = arr._aval
   dtype = aval.dtype
   if value is None or type(value) is not np.ndarray or aval.weak_type or dtype not in _CLIP_DTYPES \
-      or eval_interpreter.special_checks.enabled or not eval_interpreter.eager_mode.exact:
+      or eval_interpreter.special_checks.enabled or not eval_interpreter.eager_mode.exact \
+      or value.size > HOST_CLIP_LIMIT:
     return None
   exponent = eval_interpreter.exponent_bound(value) if value.size else None
   if exponent is None:

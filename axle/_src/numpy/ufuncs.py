@@ -201,6 +201,9 @@ less_equal = _binary("less_equal", lax_elementwise.le, primitive=lax_elementwise
 greater = _binary("greater", lax_elementwise.gt, primitive=lax_elementwise.gt_p, kinds="biuf")
 greater_equal = _binary("greater_equal", lax_elementwise.ge, primitive=lax_elementwise.ge_p, kinds="biuf")
 _EXTREMUM_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+# Larger operands run on XLA: its loop beats NumPy's kernel with the checks above from about
+# 8k elements (maximum(x, y) 20 us vs 9 at 16,384; 172 vs 61 at 262,144).
+HOST_EXTREMUM_LIMIT = 8192
 
 
 def _host_extremum(ufunc, x1, x2):
@@ -222,8 +225,8 @@ def _host_extremum(ufunc, x1, x2):
   value = array._value
   aval = array._aval
   if type(value) is not np.ndarray or aval.weak_type or aval.dtype not in _EXTREMUM_DTYPES \
-      or not value.size:
-    return None
+      or not 0 < value.size <= HOST_EXTREMUM_LIMIT:
+    return None  # (larger arrays: XLA is faster than the kernel and its NaN and zero checks)
   exponent = eval_interpreter.exponent_bound(value)
   if exponent is None:
     return None
