@@ -409,16 +409,22 @@ def test_division_by_a_scalar_whose_reciprocal_is_subnormal(dtype):
 
 
 @pytest.mark.parametrize("source, target", [(np.float32, np.float16), (np.float16, np.float32),
-                                            (np.float16, np.int32), (np.float32, ml_dtypes.bfloat16)])
-def test_large_float16_conversions_run_on_xla(source, target):
-  # NumPy's float16 conversions are exact but slow on large arrays: those above 4,096 elements
-  # run on XLA (a device result), the small ones and the other dtypes keep the NumPy kernel
+                                            (np.float16, np.int32), (np.float32, ml_dtypes.bfloat16),
+                                            (ml_dtypes.bfloat16, np.float32), (np.int32, np.float32)])
+def test_large_narrow_float_conversions_run_on_xla(source, target):
+  # NumPy's float16 and bfloat16 conversions are exact but slow on large arrays: those above
+  # 4,096 elements run on XLA (a device result), the small ones and the other dtypes keep the
+  # NumPy kernel (below the size where every elementwise kernel moves to XLA)
   values = np.random.default_rng(3).standard_normal(5000) * 1e3
   values[:6] = [1e-40, -1e-40, 7e4, -1e-7, np.nan, -0.0]
+  if np.dtype(source).kind == "i":
+    values = np.nan_to_num(values)
   with np.errstate(over="ignore", invalid="ignore"):
     big = jnp.asarray(values.astype(source))
   small = big[:100]
-  for x, on_xla in [(big, source == np.float16 or target == np.float16), (small, False)]:
+  narrow = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)}
+  on_xla = np.dtype(source) in narrow or np.dtype(target) in narrow
+  for x, on_xla in [(big, on_xla), (small, False)]:
     out = lax.convert_element_type(x, target)
     assert (out._buffer is not None and out._value is None) == on_xla
     _check(lambda v: lax.convert_element_type(v, target), x, what=f"{source} -> {target}")
@@ -457,3 +463,45 @@ def test_large_operands_run_on_xla_with_the_same_bits(name):
     on_device = out._value is None
     assert on_device == (size > limit), (name, size, on_device)
     _check(fun, jnp.asarray(x), jnp.asarray(y), what=f"{name} of {size} elements")
+
+
+_NARROW_SIZE_LIMITED = {
+    "x + y": lambda x, y: x + y, "x * y": lambda x, y: x * y, "x < y": lambda x, y: x < y,
+    "x - 1.5": lambda x, y: x - 1.5, "floor": jnp.floor, "sqrt": lambda x, y: jnp.sqrt(y),
+    "x / y": lambda x, y: x / y,
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(_NARROW_SIZE_LIMITED))
+def test_large_narrow_float_operands_run_on_xla_with_the_same_bits(name, dtype):
+  fun = _NARROW_SIZE_LIMITED[name]
+  if name == "floor":
+    fun = lambda x, y: jnp.floor(x)  # noqa: E731
+  limit = eval_interpreter.NARROW_HOST_LIMIT
+  rng = np.random.default_rng(1)
+  for size in (limit, limit + 1):
+    x = rng.standard_normal(size).astype(dtype)
+    y = (np.abs(rng.standard_normal(size)) + 0.25).astype(dtype)
+    fun(jnp.asarray(x), jnp.asarray(y))
+    out = fun(jnp.asarray(x), jnp.asarray(y))
+    assert (out._value is None) == (size > limit), (name, size)
+    _check(fun, jnp.asarray(x), jnp.asarray(y), what=f"{name} of {size} elements")
+
+
+@pytest.mark.parametrize("name", ["x * y", "x + 1.0", "x < y", "abs", "neg", "x.astype(f16)"])
+def test_elementwise_kernels_above_the_host_limit_run_on_xla(name):
+  # Every elementwise kernel leaves operands above HOST_KERNEL_LIMIT elements to XLA (so a
+  # computation on large arrays stays on the device); the bits are jit's either way.
+  fun = {"x * y": lambda x, y: x * y, "x + 1.0": lambda x, y: x + 1.0, "x < y": lambda x, y: x < y,
+         "abs": lambda x, y: jnp.abs(x), "neg": lambda x, y: -x,
+         "x.astype(f16)": lambda x, y: x.astype(jnp.float16)}[name]
+  limit = eval_interpreter.HOST_KERNEL_LIMIT
+  rng = np.random.default_rng(2)
+  for size, on_xla in ((1000, False), (limit + 1, True)):
+    x = jnp.asarray(rng.standard_normal(size).astype(np.float32))
+    y = jnp.asarray(rng.standard_normal(size).astype(np.float32))
+    fun(x, y)
+    out = fun(x, y)
+    assert (out._value is None) == on_xla, size
+    _check(fun, x, y, what=f"{name} of {size} elements")

@@ -1405,16 +1405,23 @@ def select(pred, on_true, on_false):
 # JAX; see interpreters/eval.py).
 
 _policy = eval_interpreter
+# (every kernel here: operands above HOST_KERNEL_LIMIT elements run on XLA, see eval)
+_LIMIT = _policy.HOST_KERNEL_LIMIT
+_NARROW_LIMIT = _policy.NARROW_HOST_LIMIT
 # Bit moves and integer operations: exact on every operand.
 _policy.exact_kernels(neg_p, real_p, imag_p, conj_p, complex_p, is_finite_p, and_p, or_p, xor_p,
                       not_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
-                      population_count_p, clz_p)
+                      population_count_p, clz_p, max_size=_LIMIT)
 # IEEE arithmetic and comparisons: exact, except where XLA flushes subnormals.
-_policy.exact_kernels(add_p, sub_p, eq_p, ne_p, subnormals=True)
+_policy.exact_kernels(add_p, sub_p, eq_p, ne_p, subnormals=True, max_size=_LIMIT,
+                      narrow_max_size=_NARROW_LIMIT)
 # Complex multiply/divide/abs/sign/... use other formulas than XLA's: those run on XLA.
 # max/min run on XLA: the NaN it returns may carry another sign bit than NumPy's.
-_policy.exact_kernels(mul_p, rem_p, lt_p, le_p, gt_p, ge_p, abs_p, floor_p, ceil_p, nextafter_p,
-                      square_p, integer_pow_p, when=_policy.no_complex, subnormals=True)
+_policy.exact_kernels(mul_p, rem_p, lt_p, le_p, gt_p, ge_p, floor_p, ceil_p, nextafter_p,
+                      square_p, integer_pow_p, when=_policy.no_complex, subnormals=True,
+                      max_size=_LIMIT, narrow_max_size=_NARROW_LIMIT)
+_policy.exact_kernels(abs_p, when=_policy.no_complex, subnormals=True,  # (a bit operation)
+                      max_size=_LIMIT)
 # Kernels that XLA beats on larger arrays (measured on float32, reusing the operands: the
 # NumPy kernel plus the subnormal scan of its result against XLA's vectorised loop):
 # select_n 26 us vs 10 at 16,384 elements (NumPy's where branches on each element), sign
@@ -1424,7 +1431,8 @@ HOST_SELECT_LIMIT = 8192
 _policy.exact_kernels(select_n_p, max_size=HOST_SELECT_LIMIT)
 HOST_DIVISION_LIMIT = 4096
 _policy.exact_kernels(sign_p, div_p, when=_policy.no_complex, subnormals=True,
-                      max_size=HOST_DIVISION_LIMIT)
-_policy.exact_kernels(clamp_p, when=_policy.no_complex, subnormals=True, max_size=1024)
+                      max_size=HOST_DIVISION_LIMIT, narrow_max_size=_NARROW_LIMIT)
+_policy.exact_kernels(clamp_p, when=_policy.no_complex, subnormals=True, max_size=1024,
+                      narrow_max_size=_NARROW_LIMIT)
 _policy.exact_kernels(round_p, when=_policy.no_complex, subnormals=True, max_size=256)
-_policy.exact_kernels(pow_p, when=_policy.integral)
+_policy.exact_kernels(pow_p, when=_policy.integral, max_size=_LIMIT)

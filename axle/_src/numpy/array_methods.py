@@ -56,15 +56,19 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
   context = core._context
   eval_trace = core.eval_trace
   checks = eval_interpreter.special_checks  # the debug_nans/infs checks happen on the slow path
-  # (division: larger operands run on XLA, faster there; see lax's eager policy)
-  size_limit = lax_elementwise.HOST_DIVISION_LIMIT if primitive is lax_elementwise.div_p else None
+  # (larger operands run on XLA, as the eager policy has them: see lax's and eval's)
+  size_limit = (lax_elementwise.HOST_DIVISION_LIMIT if primitive is lax_elementwise.div_p
+                else eval_interpreter.HOST_KERNEL_LIMIT)
+  narrow_limit = eval_interpreter.NARROW_HOST_LIMIT
+  float16 = np.dtype(np.float16)
 
   def method(self, other):
     if context.trace is eval_trace and not checks.enabled and type(self) is Array:
       # (not a ShardedArray: its result keeps its sharding on the general path)
       value = self._value
       aval = self._aval
-      if size_limit is not None and value is not None and value.size > size_limit:
+      if value is not None and (value.size > size_limit
+                                or (aval.dtype is float16 and value.size > narrow_limit)):
         value = None  # (the general path)
       other_type = type(other)
       if other_type is Array:
