@@ -77,6 +77,27 @@ def w_eager(jax, jnp, lax, results, checks):
   checks["split_uniform"] = _checksum(split_uniform())
 
 
+def w_eager_large(jax, jnp, lax, results, checks):
+  """Eager ops on arrays of a million elements, where XLA's loops beat NumPy's and the values
+  should stay on the device."""
+  rng = np.random.default_rng(0)
+  x = jnp.asarray(rng.standard_normal(1 << 20).astype(np.float32))
+  y = jnp.asarray(np.abs(rng.standard_normal(1 << 20)).astype(np.float32) + np.float32(0.5))
+
+  def ten_ops():
+    a = x * y + 0.1
+    b = jnp.where(a > 0, a, 0.0)
+    c = jnp.sqrt(b) / y
+    d = jnp.clip(c - jnp.mean(c), -1.0, 1.0)
+    return jnp.maximum(d, -0.5) * jnp.sign(x)
+  results["10 eager ops on f32[2**20]"] = _timeit(lambda: ten_ops().block_until_ready())
+  checks["large"] = _checksum(ten_ops())
+  m = jnp.asarray(rng.standard_normal((1000, 1000)).astype(np.float32)).astype(jnp.bfloat16)
+  results["eager bf16[1000,1000]: m * 2.0 + m"] = _timeit(
+      lambda: (m * 2.0 + m).block_until_ready())
+  checks["large_bf16"] = _checksum((m * 2.0 + m).astype(jnp.float32))
+
+
 def w_calls(jax, jnp, lax, results, checks):
   x4 = jnp.arange(4.0)
   jax.jit(lambda x: x * 2.0)(x4).block_until_ready()
@@ -262,7 +283,7 @@ def w_while(jax, jnp, lax, results, checks):
   checks["while"] = _checksum(loop(x)[1])
 
 
-WORKLOADS = [w_eager, w_calls, w_mlp, w_cnn, w_rnn, w_per_example, w_random, w_chain, w_matmul,
+WORKLOADS = [w_eager, w_eager_large, w_calls, w_mlp, w_cnn, w_rnn, w_per_example, w_random, w_chain, w_matmul,
              w_hessian, w_while]
 
 
