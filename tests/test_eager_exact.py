@@ -436,16 +436,16 @@ _SIZE_LIMITED = {
     "where": (lambda x, y: jnp.where(x > 0, x, y), lax_elementwise.HOST_SELECT_LIMIT),
     "where scalar": (lambda x, y: jnp.where(x > 0, x, 0.0), lax_elementwise.HOST_SELECT_LIMIT),
     "select": (lambda x, y: lax.select(x > y, x, y), lax_elementwise.HOST_SELECT_LIMIT),
-    "sign": (lambda x, y: jnp.sign(x), lax_elementwise.HOST_DIVISION_LIMIT),
-    "x / y": (lambda x, y: x / y, lax_elementwise.HOST_DIVISION_LIMIT),
-    "x / 3.0": (lambda x, y: x / 3.0, lax_elementwise.HOST_DIVISION_LIMIT),
+    "sign": (lambda x, y: jnp.sign(x), 16384),
+    "x / y": (lambda x, y: x / y, eval_interpreter.HOST_KERNEL_LIMIT),
+    "x / 3.0": (lambda x, y: x / 3.0, eval_interpreter.HOST_KERNEL_LIMIT),
     "maximum": (lambda x, y: jnp.maximum(x, y), ufuncs.HOST_EXTREMUM_LIMIT),
     "minimum scalar": (lambda x, y: jnp.minimum(x, 0.5), ufuncs.HOST_EXTREMUM_LIMIT),
     "clip": (lambda x, y: jnp.clip(x, -0.5, 0.5), lax_numpy.HOST_CLIP_LIMIT),
-    "clamp": (lambda x, y: lax.clamp(np.float32(-0.5), x, np.float32(0.5)), 1024),
-    "round": (lambda x, y: lax.round(x), 256),
-    "sqrt": (lambda x, y: jnp.sqrt(y), 32768),
-    "astype int32": (lambda x, y: (x * 1e9).astype(jnp.int32), 2048),
+    "clamp": (lambda x, y: lax.clamp(np.float32(-0.5), x, np.float32(0.5)), 8192),
+    "round": (lambda x, y: lax.round(x), 4096),
+    "sqrt": (lambda x, y: jnp.sqrt(y), eval_interpreter.HOST_KERNEL_LIMIT),
+    "astype int32": (lambda x, y: (x * 1e9).astype(jnp.int32), eval_interpreter.HOST_KERNEL_LIMIT),
 }
 
 

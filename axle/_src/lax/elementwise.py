@@ -1417,22 +1417,23 @@ _policy.exact_kernels(add_p, sub_p, eq_p, ne_p, subnormals=True, max_size=_LIMIT
                       narrow_max_size=_NARROW_LIMIT)
 # Complex multiply/divide/abs/sign/... use other formulas than XLA's: those run on XLA.
 # max/min run on XLA: the NaN it returns may carry another sign bit than NumPy's.
-_policy.exact_kernels(mul_p, rem_p, lt_p, le_p, gt_p, ge_p, floor_p, ceil_p, nextafter_p,
-                      square_p, integer_pow_p, when=_policy.no_complex, subnormals=True,
-                      max_size=_LIMIT, narrow_max_size=_NARROW_LIMIT)
+_policy.exact_kernels(mul_p, div_p, rem_p, lt_p, le_p, gt_p, ge_p, floor_p, ceil_p,
+                      nextafter_p, square_p, integer_pow_p, when=_policy.no_complex,
+                      subnormals=True, max_size=_LIMIT, narrow_max_size=_NARROW_LIMIT)
 _policy.exact_kernels(abs_p, when=_policy.no_complex, subnormals=True,  # (a bit operation)
                       max_size=_LIMIT)
-# Kernels that XLA beats on larger arrays (measured on float32, reusing the operands: the
-# NumPy kernel plus the subnormal scan of its result against XLA's vectorised loop):
-# select_n 26 us vs 10 at 16,384 elements (NumPy's where branches on each element), sign
-# 21 vs 7 at 16,384, division 19 vs 14 at 16,384 (and 495 vs 226 at 2**20), clamp 20 vs 14
-# at 4,096 and round (half away from zero, several NumPy passes) 20 vs 7 at 4,096.
-HOST_SELECT_LIMIT = 8192
+# Kernels that XLA beats from fewer elements: NumPy's where branches on each element, sign
+# and clamp take several passes, round (half away from zero) more. Crossovers measured on
+# float32 operands that are host results themselves (the XLA side includes their transfer),
+# e.g. jnp.where(x > 0, x, 0.0) 15 us vs 21 at 8,192 elements, 23 vs 23 at 16,384, 42 vs 26
+# at 32,768; sign(2x) 25 vs 23 at 16,384, 81 vs 70 at 65,536; clamp 24 vs 25 at 4,096, 36
+# vs 30 at 16,384; with operands already on the device XLA wins sooner (where 26 us vs 10 at
+# 16,384, round 20 vs 7 at 4,096).
+HOST_SELECT_LIMIT = 16384
 _policy.exact_kernels(select_n_p, max_size=HOST_SELECT_LIMIT)
-HOST_DIVISION_LIMIT = 4096
-_policy.exact_kernels(sign_p, div_p, when=_policy.no_complex, subnormals=True,
-                      max_size=HOST_DIVISION_LIMIT, narrow_max_size=_NARROW_LIMIT)
-_policy.exact_kernels(clamp_p, when=_policy.no_complex, subnormals=True, max_size=1024,
+_policy.exact_kernels(sign_p, when=_policy.no_complex, subnormals=True, max_size=16384,
                       narrow_max_size=_NARROW_LIMIT)
-_policy.exact_kernels(round_p, when=_policy.no_complex, subnormals=True, max_size=256)
+_policy.exact_kernels(clamp_p, when=_policy.no_complex, subnormals=True, max_size=8192,
+                      narrow_max_size=_NARROW_LIMIT)
+_policy.exact_kernels(round_p, when=_policy.no_complex, subnormals=True, max_size=4096)
 _policy.exact_kernels(pow_p, when=_policy.integral, max_size=_LIMIT)

@@ -447,7 +447,6 @@ _FLOAT16 = np.dtype(np.float16)
 _LARGE_FLOAT16_CONVERSION = 4096  # elements
 
 
-_LARGE_FLOAT_TO_INTEGER_CONVERSION = 2048  # elements
 
 
 _NARROW = eval_interpreter.NARROW_FLOATS
@@ -455,16 +454,12 @@ _NARROW = eval_interpreter.NARROW_FLOATS
 
 def _numpy_converts_quickly(avals, params) -> bool:
   """NumPy's float16 and bfloat16 conversions are exact but slow (a scalar loop: 25 us for
-  10,000 float32 elements, XLA's 5; float32 to bfloat16 864 us for 2**20, XLA's 232), and so
-  are float-to-integer ones with XLA's handling of NaN and out-of-range values (float32 to
-  int32: 15 us for 4,096 elements, XLA's 10; 387 vs 128 for 2**20): large ones run on XLA, as
-  does every conversion above the elementwise kernels' size limit."""
+  10,000 float32 elements, XLA's 5; float32 to bfloat16 864 us for 2**20, XLA's 232): large
+  ones run on XLA, as does every conversion above the elementwise kernels' size limit."""
   operand = avals[0]
   if operand.size > eval_interpreter.HOST_KERNEL_LIMIT:
     return False
   new_dtype = params.get("new_dtype")
-  if operand.dtype.kind == "f" and getattr(new_dtype, "kind", None) in ("i", "u"):
-    return operand.size <= _LARGE_FLOAT_TO_INTEGER_CONVERSION
   if operand.dtype not in _NARROW and new_dtype not in _NARROW:
     return True
   return operand.size <= _LARGE_FLOAT16_CONVERSION

@@ -56,9 +56,8 @@ def _fast_eager_binary(primitive: core.Primitive, slow, kinds: str, comparison: 
   context = core._context
   eval_trace = core.eval_trace
   checks = eval_interpreter.special_checks  # the debug_nans/infs checks happen on the slow path
-  # (larger operands run on XLA, as the eager policy has them: see lax's and eval's)
-  size_limit = (lax_elementwise.HOST_DIVISION_LIMIT if primitive is lax_elementwise.div_p
-                else eval_interpreter.HOST_KERNEL_LIMIT)
+  # (larger operands run on XLA, as the eager policy has them: see eval's HOST_KERNEL_LIMIT)
+  size_limit = eval_interpreter.HOST_KERNEL_LIMIT
   narrow_limit = eval_interpreter.NARROW_HOST_LIMIT
   float16 = np.dtype(np.float16)
 

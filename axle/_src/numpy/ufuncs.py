@@ -201,9 +201,10 @@ less_equal = _binary("less_equal", lax_elementwise.le, primitive=lax_elementwise
 greater = _binary("greater", lax_elementwise.gt, primitive=lax_elementwise.gt_p, kinds="biuf")
 greater_equal = _binary("greater_equal", lax_elementwise.ge, primitive=lax_elementwise.ge_p, kinds="biuf")
 _EXTREMUM_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
-# Larger operands run on XLA: its loop beats NumPy's kernel with the checks above from about
-# 8k elements (maximum(x, y) 20 us vs 9 at 16,384; 172 vs 61 at 262,144).
-HOST_EXTREMUM_LIMIT = 8192
+# Larger operands run on XLA, as the elementwise kernels' do (eval's HOST_KERNEL_LIMIT): NumPy
+# with the checks below beats XLA up to there on operands that are host results (maximum(x +
+# 1, y) 32 us vs 56 at 32,768 elements, 59 vs 60 at 65,536).
+HOST_EXTREMUM_LIMIT = eval_interpreter.HOST_KERNEL_LIMIT
 
 
 def _host_extremum(ufunc, x1, x2):
