@@ -118,7 +118,8 @@ def test_debug_nans_still_raises():
 
 
 _CLIP_BOUNDS = [(-0.5, 0.5), (0.5, -0.5), (None, 1.0), (-1.0, None), (0.0, 1.0), (-1, 2), (1e-40, 1.0),
-                (-0.5, 1e39), (-0.0, 0.0), (2, 3), (float("nan"), 1.0)]
+                (-0.5, 1e39), (-0.0, 0.0), (2, 3), (float("nan"), 1.0), (None, 0.0), (None, -0.0),
+                (0.0, None), (-0.0, None), (-1.0, 0.0), (-0.0, 1.0), (0, None)]
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # the 1e39 bound, compiled

@@ -322,10 +322,11 @@ def _host_where_key(condition, x, y):
 
 def _clip_bound(bound, dtype: np.dtype):
   """A Python-number bound of ``jnp.clip`` as ``dtype``, with its frexp exponent, when it is a
-  normal nonzero float there (no tie between zeros, nothing XLA flushes); else None."""
+  normal nonzero float there (nothing XLA flushes), or with None for a zero (which may tie with
+  the operand's zeros); else None."""
   if type(bound) is not float and type(bound) is not int:
     return None
-  key = (bound, dtype)
+  key = (bound, dtype, math.copysign(1.0, bound))  # (-0.0 == 0.0: the sign tells them apart)
   try:
     return _clip_bounds[key]
   except KeyError:
@@ -333,8 +334,12 @@ def _clip_bound(bound, dtype: np.dtype):
   with lax_convert._ignore_fp():
     value = dtype.type(bound)
   magnitude = abs(float(value))
-  converted = (value, math.frexp(magnitude)[1]) \
-      if eval_interpreter.SMALLEST_NORMAL[dtype] <= magnitude < math.inf else None
+  if magnitude == 0.0:
+    converted = (value, None)
+  elif eval_interpreter.SMALLEST_NORMAL[dtype] <= magnitude < math.inf:
+    converted = (value, math.frexp(magnitude)[1])
+  else:
+    converted = None
   if len(_clip_bounds) > 1024:
     _clip_bounds.clear()
   _clip_bounds[key] = converted
@@ -372,8 +377,14 @@ def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
       converted = _clip_bound(bound, dtype)
       if converted is None:
         return None
+      if converted[1] is None:
+        # a zero bound: without zeros in the operand there is no tie between -0.0 and +0.0
+        # (which XLA orders and NumPy does not), and the zeros of the result are the bound's
+        if np.count_nonzero(out) != out.size:
+          return None
+      else:
+        exponent = builtins.min(exponent, converted[1])
       out = ufunc(out, converted[0])
-      exponent = builtins.min(exponent, converted[1])
   if eval_interpreter.has_nan(out):
     return None
   eval_interpreter.remember_exponent_bound(out, exponent)

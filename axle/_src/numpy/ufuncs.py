@@ -259,8 +259,8 @@ def _host_extremum(ufunc, x1, x2):
         if _has_nan(out):
           return None
         out += 0.0  # maximum(x, +0.0): every zero result is +0.0
-      elif _count_nonzero(out) != out.size or _has_nan(out):
-        return None
+      elif _count_nonzero(value) != value.size or _has_nan(out):
+        return None  # (an operand without zeros cannot tie with the zero: the result's are its)
     else:
       return None
   eval_interpreter.remember_exponent_bound(out, exponent)
