@@ -94,21 +94,12 @@ _IMPL_NAMES = frozenset({
 })
 # (primitive, *avals, *params) -> (out_aval(s), run) with run None for the NumPy kernel.
 _dispatch_cache: dict = {}
-# The eager shortcuts' own memos of dispatch decisions (``eager_unary``'s plans), forgotten
-# with the dispatch cache.
-_plan_caches: list = []
-
-
-def _clear_dispatch_cache() -> None:
-  _dispatch_cache.clear()
-  for plans in _plan_caches:
-    plans.clear()
 
 
 def _mode_changed(name, value):
   if name == "axle_fast_eager":
     eager_mode.exact = not value
-    _clear_dispatch_cache()
+    _dispatch_cache.clear()
 
 
 config.add_listener(_mode_changed)
@@ -381,21 +372,22 @@ def exact_kernels(*primitives: core.Primitive, when: Callable | None = None,
   if max_size is not None:
     when = _at_most(max_size, when)
   if narrow_max_size is not None:
-    when = _narrow_at_most(narrow_max_size, when)
+    when = _at_most(narrow_max_size, when, NARROW_FLOATS)
   for primitive in primitives:
     if primitive.impl is None:
       raise ValueError(f"{primitive.name} has no eager kernel to register as exact")
     if subnormals and getattr(primitive.impl, "__wrapped__", None) is None:
       primitive.impl = _guard_subnormals(primitive, primitive.impl, complex_on_xla)
     _exact_kernels[primitive] = when
-  _clear_dispatch_cache()
+  _dispatch_cache.clear()
 
 
-def _at_most(max_size: int, when: Callable | None) -> Callable:
-  """``when``, and no operand of more than ``max_size`` elements."""
+def _at_most(max_size: int, when: Callable | None, of_dtypes=None) -> Callable:
+  """``when``, and no operand (of ``of_dtypes`` when given) of more than ``max_size``
+  elements."""
   def predicate(avals, params) -> bool:
     for aval in avals:
-      if aval.size > max_size:
+      if aval.size > max_size and (of_dtypes is None or aval.dtype in of_dtypes):
         return False
     return when is None or bool(when(avals, params))
   return predicate
@@ -416,21 +408,11 @@ HOST_KERNEL_LIMIT = 65536
 NARROW_HOST_LIMIT = 1024
 
 
-def _narrow_at_most(max_size: int, when: Callable | None) -> Callable:
-  """``when``, and no float16/bfloat16 operand of more than ``max_size`` elements."""
-  def predicate(avals, params) -> bool:
-    for aval in avals:
-      if aval.dtype in NARROW_FLOATS and aval.size > max_size:
-        return False
-    return when is None or bool(when(avals, params))
-  return predicate
-
-
 def impl_policy(*primitives: core.Primitive) -> None:
   """Registers primitives whose eager rule is always their impl (control flow, calls,
   callbacks, collectives: rules that are not kernels on values)."""
   _impl_primitives.update(primitives)
-  _clear_dispatch_cache()
+  _dispatch_cache.clear()
 
 
 def runs_kernel(primitive: core.Primitive, avals, params) -> bool:
@@ -885,25 +867,8 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   flushed = _MIN_FREXP_EXPONENT
   mode = eager_mode
 
-  plans = {}  # aval -> (out_aval, smallest normal exponent): the kernel runs directly
-  _plan_caches.append(plans)
-  checked_get = checked.get
-
   def call(x):
     if type(x) is Array and context.trace is root and not checks.enabled:
-      plan = plans.get(x._aval)
-      if plan is not None:
-        # seen before: a real float kernel whose result bound follows from the operand's
-        value = x._value
-        if value is not None:
-          known = checked_get(id(value))
-          if known is not None and known[0]() is value:
-            bound = result_exponent((known[1],), (value,), params, value.dtype)
-            if bound is not None and bound >= plan[1]:
-              out = kernel(value, **params)
-              if type(out) is np.ndarray and out.dtype is value.dtype:
-                mark(out, bound)
-                return Array(out, False, plan[0])
       entry = cache.get((primitive, x._aval, *param_items))
       if entry is not None:
         run = entry[1]
@@ -918,9 +883,6 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
               out_aval = entry[0]
               limit = flushed.get(dtype)
               if limit is not None and dtype.kind == "f" and out_aval.dtype is dtype:
-                if len(plans) > 256:
-                  plans.clear()
-                plans[x._aval] = (out_aval, limit)
                 bound = result_exponent((known[1],), (value,), params, dtype)
                 if bound is not None and bound >= limit:
                   out = kernel(value, **params)

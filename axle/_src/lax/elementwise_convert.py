@@ -443,29 +443,21 @@ batching.defvectorized(copy_p)
 # JAX; see interpreters/eval.py).
 
 eval_interpreter.exact_kernels(bitcast_convert_type_p, copy_p)
-_FLOAT16 = np.dtype(np.float16)
-_LARGE_FLOAT16_CONVERSION = 4096  # elements
-
-
-
-
+_LARGE_NARROW_CONVERSION = 4096  # elements
 _NARROW = eval_interpreter.NARROW_FLOATS
 
 
 def _numpy_converts_quickly(avals, params) -> bool:
   """NumPy's float16 and bfloat16 conversions are exact but slow (a scalar loop: 25 us for
   10,000 float32 elements, XLA's 5; float32 to bfloat16 864 us for 2**20, XLA's 232): large
-  ones run on XLA, as does every conversion above the elementwise kernels' size limit."""
+  ones run on XLA (from either side, so the target dtype counts too)."""
   operand = avals[0]
-  if operand.size > eval_interpreter.HOST_KERNEL_LIMIT:
-    return False
-  new_dtype = params.get("new_dtype")
-  if operand.dtype not in _NARROW and new_dtype not in _NARROW:
+  if operand.dtype not in _NARROW and params.get("new_dtype") not in _NARROW:
     return True
-  return operand.size <= _LARGE_FLOAT16_CONVERSION
+  return operand.size <= _LARGE_NARROW_CONVERSION
 
 
 eval_interpreter.exact_kernels(convert_element_type_p, when=_numpy_converts_quickly,
-                               subnormals=True)
+                               subnormals=True, max_size=eval_interpreter.HOST_KERNEL_LIMIT)
 eval_interpreter.exact_kernels(reduce_precision_p, subnormals=True,
                                max_size=eval_interpreter.HOST_KERNEL_LIMIT)
