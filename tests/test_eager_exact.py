@@ -135,7 +135,9 @@ def test_other_primitives_run_on_xla(name, fun):
 
 def test_xla_results_stay_on_the_device_until_read():
   x = jnp.asarray(np.linspace(0, 1, 16, dtype=np.float32))
-  y = jnp.exp(jnp.exp(x))
+  y = jnp.exp(jnp.exp(x))  # (the second exp is deferred: its operand is on the device)
+  assert y._value is None
+  y.block_until_ready()
   assert y._value is None and y._buffer is not None
   np.testing.assert_array_equal(np.asarray(y), np.asarray(axle.jit(lambda v: jnp.exp(jnp.exp(v)))(x)))
   assert (y * 2.0).dtype == np.float32  # a NumPy kernel reads it back

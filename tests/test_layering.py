@@ -28,7 +28,7 @@ LAYERS = [
     ("L3", False, ["interpreters.eval", "interpreters.staging", "interpreters.lowering",
                    "interpreters.batching", "interpreters.ad", "interpreters.partial_eval",
                    "interpreters.mlir", "interpreters.spmd", "interpreters",
-                   "xla.cache", "xla.spmd_jit", "xla.host_calls", "xla.execution", "xla"]),
+                   "xla.cache", "xla.spmd_jit", "xla.host_calls", "xla.execution", "xla.deferred", "xla"]),
     ("L4", False, ["api", "vmap", "differentiation", "custom_derivatives", "checkpoint",
                    "shard_map_eager", "shard_map", "multihost_utils", "distributed"]),
     ("L5", True, ["lax.utils", "lax.elementwise_convert", "lax.elementwise", "lax.structural",

@@ -35,6 +35,7 @@ from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering
 from axle._src.interpreters import staging
 from axle._src.xla import client
+from axle._src.xla import deferred
 from axle._src.xla import execution
 from axle._src.xla import spmd_jit
 from axle._src.ir import ClosedJaxpr
@@ -1197,6 +1198,7 @@ def clear_caches() -> None:
       cache.clear()
       plans.clear()
   execution.clear_caches()
+  deferred.clear_caches()
 
 
 @contextlib.contextmanager

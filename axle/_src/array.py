@@ -18,7 +18,10 @@ from axle._src.xla import client
 
 class Array:
   """An immutable array produced by axle (JAX's ``jax.Array``)."""
-  __slots__ = ("_value", "_aval", "_buffer", "__weakref__")
+  # An Array holds a host value, a device buffer, or both. With neither it is pending (``_node``:
+  # an eager op deferred by ``xla.deferred``, computed when the value or buffer is first
+  # needed) or deleted. ``_readers``: the pending ops reading it. Both are set only when used.
+  __slots__ = ("_value", "_aval", "_buffer", "_node", "_readers", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False, aval: ShapedArray | None = None):
@@ -65,7 +68,9 @@ class Array:
     value = self._value
     if value is None:
       if self._buffer is None:
-        raise client.deleted_error(self._aval)
+        self._compute_pending()
+        if self._buffer is None:
+          return self._value
       value = self._value = client.to_host(self._buffer, self._aval)
     return value
 
@@ -74,12 +79,20 @@ class Array:
     buffer = self._buffer
     if buffer is None:
       if self._value is None:
-        raise client.deleted_error(self._aval)
+        self._compute_pending()
+        if self._buffer is not None:
+          return self._buffer
       value = self._value
       if type(value) is not np.ndarray:
         value = np.asarray(value)
       buffer = self._buffer = client.put(value, self._aval, device)
     return buffer
+
+  def _compute_pending(self) -> None:
+    """Computes a pending array (see ``xla.deferred``); raises for a deleted one."""
+    if getattr(self, "_node", None) is None:
+      raise client.deleted_error(self._aval)
+    force_pending(self)
 
   def __array__(self, dtype=None, copy=None):
     value = np.asarray(self._host_value())
@@ -175,10 +188,10 @@ class Array:
   def block_until_ready(self):
     """Waits until the array's value has been computed; returns the array. An error raised
     while computing it surfaces here."""
+    if self._buffer is None and self._value is None:
+      self._compute_pending()
     if self._buffer is not None:
       client.wait_for(self._buffer)
-    elif self._value is None:
-      raise client.deleted_error(self._aval)
     return self
 
   def copy_to_host_async(self):
@@ -197,14 +210,31 @@ class Array:
 
   def is_deleted(self) -> bool:
     """Whether the array's storage has been freed (``delete()``, or donated to a computation)."""
-    return self._value is None and self._buffer is None
+    return (self._value is None and self._buffer is None
+            and getattr(self, "_node", None) is None)
 
   def delete(self) -> None:
     """Frees the array's storage; using the array afterwards raises RuntimeError."""
+    if getattr(self, "_readers", None):
+      settle_readers(self)
     if self._buffer is not None:
       self._buffer.delete()
     self._value = None
     self._buffer = None
+    self._node = None
+
+
+# Installed by ``xla.deferred`` (which sits above this module): ``force_pending(array)`` computes a
+# pending array; ``settle_readers(array)`` computes the pending ops reading an array whose
+# buffer is about to be donated or deleted.
+force_pending = None
+settle_readers = None
+
+
+def before_donation(array) -> None:
+  """Computes the pending ops that read ``array`` before its buffer is donated to a program."""
+  if getattr(array, "_readers", None):
+    settle_readers(array)
 
 
 def read_only(value: np.ndarray) -> np.ndarray:

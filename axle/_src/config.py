@@ -65,6 +65,10 @@ class Config:
       # rest as single-primitive XLA programs). True: NumPy kernels everywhere (faster on
       # small arrays, float64-rounded transcendentals; may differ from JAX in the last bits).
       "axle_fast_eager": (bool, "AXLE_FAST_EAGER", False),
+      # True (default): an eager op on values already on the device returns a pending array
+      # and runs when its value is needed, with the ops it depends on (a chain seen before
+      # runs as one compiled program, with the same bits). False: every op runs at once.
+      "axle_deferred_eager": (bool, "AXLE_DEFERRED_EAGER", True),
   }
 
   def __init__(self):

@@ -94,12 +94,27 @@ _IMPL_NAMES = frozenset({
 })
 # (primitive, *avals, *params) -> (out_aval(s), run) with run None for the NumPy kernel.
 _dispatch_cache: dict = {}
+# The memos of the eager policy's decisions (this cache, and the eager fast paths' own, which
+# register here): emptied together whenever the policy changes.
+_policy_memos: list = [_dispatch_cache]
+
+
+def policy_memo() -> dict:
+  """A new dict for memoising eager dispatch decisions, emptied whenever the policy changes."""
+  memo = {}
+  _policy_memos.append(memo)
+  return memo
+
+
+def _policy_changed() -> None:
+  for memo in _policy_memos:
+    memo.clear()
 
 
 def _mode_changed(name, value):
   if name == "axle_fast_eager":
     eager_mode.exact = not value
-    _dispatch_cache.clear()
+    _policy_changed()
 
 
 config.add_listener(_mode_changed)
@@ -379,7 +394,7 @@ def exact_kernels(*primitives: core.Primitive, when: Callable | None = None,
     if subnormals and getattr(primitive.impl, "__wrapped__", None) is None:
       primitive.impl = _guard_subnormals(primitive, primitive.impl, complex_on_xla)
     _exact_kernels[primitive] = when
-  _dispatch_cache.clear()
+  _policy_changed()
 
 
 def _at_most(max_size: int, when: Callable | None, of_dtypes=None) -> Callable:
@@ -412,7 +427,7 @@ def impl_policy(*primitives: core.Primitive) -> None:
   """Registers primitives whose eager rule is always their impl (control flow, calls,
   callbacks, collectives: rules that are not kernels on values)."""
   _impl_primitives.update(primitives)
-  _dispatch_cache.clear()
+  _policy_changed()
 
 
 def runs_kernel(primitive: core.Primitive, avals, params) -> bool:
@@ -692,7 +707,7 @@ def _device_runner(primitive: core.Primitive, avals, params, out_aval):
 
 
 # (primitive, *avals, *params) -> the runner of an eager primitive with an operand on the device
-_device_entries: dict = {}
+_device_entries: dict = policy_memo()
 
 
 def device_entry(primitive: core.Primitive, avals, param_items=()):
@@ -866,13 +881,22 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   mark = _mark_checked
   flushed = _MIN_FREXP_EXPONENT
   mode = eager_mode
+  device_runs = policy_memo()  # id(aval) -> (aval, runner) for operands on the device
 
   def call(x):
     if type(x) is Array and context.trace is root and not checks.enabled:
+      if x._value is None:  # on the device (or pending): the runner seen for its aval
+        known = device_runs.get(id(x._aval))
+        if known is not None and known[0] is x._aval:
+          return known[1]([x])[0]
       entry = cache.get((primitive, x._aval, *param_items))
       if entry is not None:
         run = entry[1]
         if run is not None:
+          if x._value is None:
+            if len(device_runs) > 256:
+              device_runs.clear()
+            device_runs[id(x._aval)] = (x._aval, run)
           return run([x])[0]
         value = x._value
         if value is not None:
@@ -891,9 +915,13 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
                     return Array(out, False, out_aval)
           if impl is not None:
             return wrap_kernel_output(impl(value, **params), entry[0])
-        else:  # the operand is on the device: the op runs there too
-          run = device_entry(primitive, (x._aval,), param_items)
+        else:  # the operand is on the device (or pending): the op runs there too
+          aval = x._aval
+          run = device_entry(primitive, (aval,), param_items)
           if run is not None:
+            if len(device_runs) > 256:
+              device_runs.clear()
+            device_runs[id(aval)] = (aval, run)
             return run([x])[0]
     return bind(x)
 

@@ -28,6 +28,7 @@ from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import structural
+from axle._src.xla import deferred
 from axle._src.lax import utils
 
 __all__ = ["tile", "stack", "unstack", "empty", "mulhi", "optimization_barrier",
@@ -321,6 +322,7 @@ def _optimization_barrier_lowering(ctx, *operands):
 
 
 mlir.register(optimization_barrier_p, _optimization_barrier_lowering)
+deferred.barrier_primitive = optimization_barrier_p  # it keeps fused eager ops apart
 
 
 def _optimization_barrier_jvp(primals, tangents):

@@ -50,6 +50,14 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
   if _context.trace is not core.eval_trace or _special_checks.enabled:
     return None
   t1, t2 = type(x1), type(x2)
+  if t1 is Array and x1._value is None and t2 is float:  # (on the device or pending)
+    known = _device_float_runs.get((primitive, id(x1._aval), True))
+    if known is not None and known[0] is x1._aval:
+      return known[1]([x1, _float_value(x2, known[2])])[0]
+  elif t2 is Array and x2._value is None and t1 is float:
+    known = _device_float_runs.get((primitive, id(x2._aval), False))
+    if known is not None and known[0] is x2._aval:
+      return known[1]([_float_value(x1, known[2]), x2])[0]
   if t1 is Array and t2 is Array:
     a1, a2 = x1._aval, x2._aval
     if a1 is not a2 and (a1.dtype != a2.dtype
@@ -63,8 +71,19 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
         a1 = strong_aval(a1)
       else:
         a2 = strong_aval(a2)
-    return _run_binary(primitive, (a1, a2), x1, x2,
-                       x1._value is None or x2._value is None)
+    if x1._value is None or x2._value is None:
+      key = (primitive, id(x1._aval), id(x2._aval))
+      known = _device_pair_runs.get(key)
+      if known is not None and known[0] is x1._aval and known[1] is x2._aval:
+        return known[2]([x1, x2])[0]
+      run = eval_interpreter.device_entry(primitive, (a1, a2))
+      if run is None:
+        return None
+      if len(_device_pair_runs) > 4096:
+        _device_pair_runs.clear()
+      _device_pair_runs[key] = (x1._aval, x2._aval, run)
+      return run([x1, x2])[0]
+    return _run_binary(primitive, (a1, a2), x1, x2, False)
   if t1 is Array:
     array, scalar, scalar_type, first = x1, x2, t2, True
   elif t2 is Array:
@@ -101,6 +120,8 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
     value = lax_convert._convert_element_type(scalar, dtype, weak)._value
   else:
     value = np.array(scalar, dtype)
+  if array._value is None and scalar_type is float:
+    _remember_device_float_run(primitive, aval, scalar_aval, first)
   if first:
     return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)
   return _run_binary(primitive, (scalar_aval, aval), value, array, array._value is None)
@@ -108,6 +129,39 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
 
 _NARROW_FLOATS = eval_interpreter.NARROW_FLOATS
 _integer_ranges: dict = {}
+_array = np.array
+# (primitive, id(aval1), id(aval2)) -> (aval1, aval2, runner) for two Arrays, one on the device
+_device_pair_runs: dict = eval_interpreter.policy_memo()
+# (primitive, id(aval), array first) -> (aval, runner, dtype) for an Array on the device (or
+# pending) and a Python float: what the checks above decided for that aval, kept with it.
+_device_float_runs: dict = eval_interpreter.policy_memo()
+
+
+_float_values: dict = {}  # (Python float, dtype) -> its read-only 0-d NumPy value
+
+
+def _float_value(number: float, dtype: np.dtype) -> np.ndarray:
+  """``np.array(number, dtype)``, the same object for the same nonzero number (a loop's
+  constants), so that the device buffers made of it are found by identity."""
+  if number == 0.0:  # (0.0 and -0.0 are one dict key)
+    return _array(number, dtype)
+  key = (number, dtype)
+  value = _float_values.get(key)
+  if value is None:
+    if len(_float_values) > 1024:
+      _float_values.clear()
+    value = _float_values[key] = _array(number, dtype)
+    value.flags.writeable = False
+  return value
+
+
+def _remember_device_float_run(primitive, aval, scalar_aval, first: bool) -> None:
+  run = eval_interpreter.device_entry(primitive, (aval, scalar_aval) if first
+                                      else (scalar_aval, aval))
+  if run is not None:
+    if len(_device_float_runs) > 4096:
+      _device_float_runs.clear()
+    _device_float_runs[(primitive, id(aval), first)] = (aval, run, aval.dtype)
 
 
 def _integer_range(dtype: np.dtype) -> tuple[int, int]:

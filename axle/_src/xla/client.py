@@ -743,20 +743,27 @@ def block_until_ready(buffers: Sequence) -> None:
 
 class CompileOptions:
   """What axle passes to XLA besides the module (part of the compile cache key)."""
-  __slots__ = ("num_replicas", "num_partitions", "fast_math")
+  __slots__ = ("num_replicas", "num_partitions", "fast_math", "keep_barriers")
 
-  def __init__(self, num_replicas: int = 1, num_partitions: int = 1):
+  def __init__(self, num_replicas: int = 1, num_partitions: int = 1,
+               keep_barriers: bool = False):
     self.num_replicas = num_replicas
     self.num_partitions = num_partitions
+    # Keep optimization barriers to the end: XLA otherwise turns them into ordering
+    # constraints early, and then fuses and simplifies across them (mul then add -> fma).
+    self.keep_barriers = keep_barriers
 
   def key(self) -> str:
-    return f"replicas={self.num_replicas};partitions={self.num_partitions}"
+    barriers = ";barriers" if self.keep_barriers else ""
+    return f"replicas={self.num_replicas};partitions={self.num_partitions}{barriers}"
 
   def to_xla(self, device_list):
     xc = _xc()
     options = xc.CompileOptions()
     options.num_replicas = self.num_replicas
     options.num_partitions = self.num_partitions
+    if self.keep_barriers:
+      options.env_option_overrides = [("xla_disable_hlo_passes", "cse_barrier_expander")]
     if self.num_replicas * self.num_partitions > 1:
       assignment = np.array([d.id for d in device_list], dtype=np.int64).reshape(
           self.num_replicas, self.num_partitions)

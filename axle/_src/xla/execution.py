@@ -13,7 +13,7 @@ import numpy as np
 from axle._src import core
 from axle._src import dtypes
 from axle._src import errors
-from axle._src.array import Array
+from axle._src.array import Array, before_donation
 from axle._src.config import config
 from axle._src.core import ShapedArray
 from axle._src.interpreters import eval as eval_interpreter
@@ -194,11 +194,11 @@ class CompiledCall:
     donated = self.donated
     for position, aval in zip(range(len(leaves)) if kept is None else kept, self.run_avals):
       leaf = leaves[position]
-      # Inline the common case (an Array already on the device) of leaf_buffer.
-      if type(leaf) is Array and leaf._buffer is not None:
-        append(leaf._buffer)
-      elif donated and position in donated:
+      if donated and position in donated:  # (pending ops that read it run first)
         append(fresh_leaf_buffer(leaf, aval))
+      elif type(leaf) is Array and leaf._buffer is not None:
+        # (inline: the common case of leaf_buffer, an Array already on the device)
+        append(leaf._buffer)
       else:
         append(leaf_buffer(leaf, aval))
     if self.has_callbacks:
@@ -318,7 +318,10 @@ def signature_runner(call, leaves, build):
       array_avals.append(aval)
       array_names.append(name)
       if i in kept_set:
-        fetch.append(f"b{i} = {name}._buffer\n  if b{i} is None: b{i} = {name}._device_buffer()")
+        if i in call.donated:
+          fetch.append(f"b{i} = fresh_leaf_buffer({name}, None)")
+        else:
+          fetch.append(f"b{i} = {name}._buffer\n  if b{i} is None: b{i} = {name}._device_buffer()")
     elif isinstance(aval.dtype, dtypes.ExtendedDType):
       # a key array: the buffer of its data (an Array of the physical aval)
       data = getattr(leaf, "_base_array", None)
@@ -533,6 +536,8 @@ def fresh_leaf_buffer(leaf, aval: ShapedArray):
   shared cached one (which the program consumes)."""
   if type(leaf) in core.python_scalar_types:
     return client.put(dtypes.scalar_to_array(leaf, aval.dtype), aval)
+  if type(leaf) is Array:
+    before_donation(leaf)  # pending ops that read it run first
   return leaf_buffer(leaf, aval)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from axle._src import core
 from axle._src import tree_util
-from axle._src.array import Array
+from axle._src.array import Array, before_donation
 from axle._src.core import ShapedArray
 from axle._src import ir
 from axle._src.interpreters import ad
@@ -334,6 +334,9 @@ class SpmdJitCall:
   def run(self, leaves) -> list:
     text, executable, in_shardings, out_shardings, aliased = self.variant(self._input_specs(leaves))
     buffers = [sharded_buffer_for(v, s, a) for v, s, a in zip(leaves, in_shardings, self.in_avals)]
+    for position in aliased:
+      if type(leaves[position]) is Array:
+        before_donation(leaves[position])
     outs = executable.execute(buffers)
     for position in aliased:
       leaf = leaves[position]

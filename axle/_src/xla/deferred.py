@@ -1,0 +1,437 @@
+"""Deferred eager operations: a chain of eager ops on device values, run as one program.
+
+An eager op whose operands are already on the device (results of XLA) runs on XLA as a
+single-primitive program (see eval's eager policy), and on small arrays the cost of each such
+op is XLA's dispatch, not its arithmetic. So the op is not run at once: the runner returns a
+pending Array (neither host value nor buffer; ``_node`` records the op and its operands). To
+the eager fast paths it looks like any Array on the device, so the ops applied to it take the
+XLA runners and are deferred in turn. Reading it in any way (its value, its buffer,
+``block_until_ready``, passing it to jit or to a NumPy kernel) computes it: the pending ops it
+depends on are collected into a graph, which runs op by op, as it would have eagerly, or, once
+compiled, as one program.
+
+The bits are those of the single-primitive programs: in the fused program every op's result
+goes through an optimization barrier, so XLA compiles each op on its own, as it does the op's
+own program (the tests compare the two on chains of every kind of op).
+
+Graphs are keyed by their structure (which op, which operand comes from which op), not by
+values; a graph is compiled once it has run op by op often, each time met again soon (as a
+loop's graphs are), so one-off eager code never compiles. A graph holds at most ``MAX_OPS``
+ops: the next op runs at once.
+
+A device Array that a pending op reads (a "leaf") records its pending readers (``_readers``);
+before its buffer is donated or deleted they are computed (``settle_readers``).
+"""
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+
+import numpy as np
+
+from axle._src import array as array_module
+from axle._src import core
+from axle._src import dtypes
+from axle._src import ir
+from axle._src.array import Array
+from axle._src.config import config
+from axle._src.interpreters import eval as eval_interpreter
+from axle._src.interpreters import lowering
+from axle._src.ir import ClosedJaxpr
+from axle._src.xla import client
+from axle._src.xla import execution
+
+logger = logging.getLogger(__name__)
+
+# The optimization barrier primitive (registered by lax, which sits above this module).
+barrier_primitive = None
+
+MAX_OPS = 128  # pending ops one value may depend on before an op runs at once
+# A graph is compiled once it has run op by op, each time met again within ``_HOT`` graphs (as
+# in a loop), often enough to have run ``_COMPILE_AFTER_OPS`` ops: compiling costs 30-100 ms,
+# running an op on its own a few microseconds more than in the compiled graph.
+_HOT = 8
+_COMPILE_AFTER_OPS = 128
+_MAX_PROGRAMS = 512
+
+_fused: dict = {}  # graph key -> executable, or None (it could not be compiled)
+_sightings: dict = {}  # graph key -> (when it last ran op by op, in graphs computed; hot runs)
+_computed = [0]  # graphs of more than one op computed so far
+_enabled = [config.axle_deferred_eager]
+
+
+class _Op:
+  """One deferrable single-primitive program: what a node of it runs."""
+  __slots__ = ("id", "primitive", "avals", "params", "out_aval", "run")
+
+  def __init__(self, id_, primitive, avals, params, out_aval, run):
+    self.id = id_
+    self.primitive = primitive
+    self.avals = avals
+    self.params = params
+    self.out_aval = out_aval
+    self.run = run  # the runner that runs it at once
+
+
+class _Node:
+  """A deferred op. ``operands``: nodes, device Arrays, or 0-d NumPy values (a Python
+  scalar's value). The graph is read as a tree (an op feeding two others counts twice):
+  ``key`` is its structure, nested tuples of op ids with -1 for a leaf (a value from outside);
+  ``leaves`` the leaf values with their avals, in the order the program takes them; ``size``
+  the number of ops. ``result``: the Array once computed."""
+  __slots__ = ("op", "operands", "key", "leaves", "size", "result", "__weakref__")
+
+
+# (primitive, avals, params) -> the number that stands for its program in graph keys
+_op_ids: dict = {}
+
+
+def deferring(make_runner):
+  """``make_runner`` (eval's ``xla_runner``) whose runners of one-result ops defer the op when
+  an operand is on the device or pending."""
+  def runner(primitive, avals, params, out_avals):
+    run = make_runner(primitive, avals, params, out_avals)
+    if (primitive.multiple_results or len(out_avals) != 1 or not 1 <= len(avals) <= 3
+        or any(isinstance(a.dtype, dtypes.ExtendedDType) for a in (*avals, *out_avals))
+        or barrier_primitive is None):
+      return run
+    strong = tuple(a.strip_weak_type() for a in avals)
+    try:
+      key = (primitive, strong, tuple(params.items()))
+      op_id = _op_ids.get(key)
+    except TypeError:  # unhashable parameters
+      return run
+    if op_id is None:
+      op_id = _op_ids[key] = len(_op_ids) + 1
+    return _deferring_run(_Op(op_id, primitive, strong, dict(params), out_avals[0], run))
+  return runner
+
+
+def _deferring_run(op: _Op):
+  run = op.run
+  out_aval = op.out_aval
+  op_id = op.id
+  avals = op.avals
+  new = object.__new__
+  ndarray = np.ndarray
+  checks = eval_interpreter.special_checks
+  enabled = _enabled
+  first_aval = avals[0]
+
+  def deferred(operands):
+    if checks.enabled or not enabled[0]:
+      return run(operands)
+    on_device = False
+    size = 1
+    key = [op_id]
+    leaves = ()
+    inputs = []
+    read = None  # device Arrays read as leaves
+    for operand, aval in zip(operands, avals):
+      kind = type(operand)
+      if kind is Array:
+        if operand._value is None:
+          if operand._buffer is None:
+            node = getattr(operand, "_node", None)
+            if node is None:
+              return run(operands)  # deleted: the runner raises
+            if node.result is None:
+              size += node.size
+              key.append(node.key)
+              leaves += node.leaves
+              inputs.append(node)
+              continue
+            force(operand)  # computed as an operand of another pending op
+          on_device = True
+          read = [operand] if read is None else [*read, operand]
+      elif kind is not ndarray or operand.shape:
+        return run(operands)
+      key.append(-1)
+      leaves += ((operand, aval),)
+      inputs.append(operand)
+    if size == 1 and not on_device or size > MAX_OPS:
+      return run(operands)
+    node = new(_Node)
+    node.op = op
+    node.operands = inputs
+    node.key = tuple(key)
+    node.leaves = leaves
+    node.size = size
+    node.result = None
+    if read is not None:
+      for leaf in read:
+        _add_reader(leaf, node)
+    array = new(Array)
+    array._value = None
+    array._buffer = None
+    array._aval = out_aval
+    array._node = node
+    return [array]
+
+  if len(avals) == 1:
+    def deferred_unary(operands):
+      x = operands[0]
+      if type(x) is not Array or x._value is not None:
+        return run(operands)  # (a host value: nothing to wait for)
+      if checks.enabled or not enabled[0]:
+        return run(operands)
+      if x._buffer is None:
+        source = getattr(x, "_node", None)
+        if source is None or source.result is not None or source.size >= MAX_OPS:
+          return deferred(operands)
+        node = new(_Node)
+        node.operands = (source,)
+        node.key = (op_id, source.key)
+        node.leaves = source.leaves
+        node.size = source.size + 1
+      else:
+        node = new(_Node)
+        node.operands = (x,)
+        node.key = (op_id, -1)
+        node.leaves = ((x, first_aval),)
+        node.size = 1
+        _add_reader(x, node)
+      node.op = op
+      node.result = None
+      array = new(Array)
+      array._value = None
+      array._buffer = None
+      array._aval = out_aval
+      array._node = node
+      return [array]
+    return deferred_unary
+
+  if len(avals) == 2:
+    second_aval = avals[1]
+
+    def deferred_binary(operands):
+      # (the commonest forms: an Array on the device or pending, and another or a scalar)
+      x, y = operands
+      if type(x) is not Array or x._value is not None:
+        if type(y) is not Array or y._value is not None:
+          return run(operands)  # (host values: nothing to wait for)
+        return deferred(operands)
+      if checks.enabled or not enabled[0]:
+        return run(operands)
+      if x._buffer is None:
+        source = getattr(x, "_node", None)
+        if source is None or source.result is not None:
+          return deferred(operands)
+        first, first_key, leaves, size = source, source.key, source.leaves, source.size + 1
+      else:
+        first, first_key, leaves, size = x, -1, ((x, first_aval),), 1
+      kind = type(y)
+      if kind is ndarray:
+        if y.shape:
+          return deferred(operands)
+        second, second_key, leaves = y, -1, leaves + ((y, second_aval),)
+      elif kind is Array and y._value is None:
+        if y._buffer is None:
+          source = getattr(y, "_node", None)
+          if source is None or source.result is not None:
+            return deferred(operands)
+          second, second_key, leaves = source, source.key, leaves + source.leaves
+          size += source.size
+        else:
+          second, second_key, leaves = y, -1, leaves + ((y, second_aval),)
+      else:
+        return deferred(operands)
+      if size > MAX_OPS:
+        return run(operands)
+      node = new(_Node)
+      node.op = op
+      node.operands = (first, second)
+      node.key = (op_id, first_key, second_key)
+      node.leaves = leaves
+      node.size = size
+      node.result = None
+      if first is x:
+        _add_reader(x, node)
+      if second is y and kind is Array:
+        _add_reader(y, node)
+      array = new(Array)
+      array._value = None
+      array._buffer = None
+      array._aval = out_aval
+      array._node = node
+      return [array]
+    return deferred_binary
+  return deferred
+
+
+def _add_reader(leaf: Array, node: _Node) -> None:
+  readers = getattr(leaf, "_readers", None)
+  if readers is None:
+    leaf._readers = [weakref.ref(node)]
+  else:
+    if len(readers) > 64:
+      readers[:] = [r for r in readers if (n := r()) is not None and n.result is None]
+    readers.append(weakref.ref(node))
+
+
+def settle_readers(leaf: Array) -> None:
+  """Computes the pending ops that read ``leaf`` (an Array whose buffer is about to be donated
+  or deleted), so that none reads it afterwards."""
+  readers = getattr(leaf, "_readers", None)
+  if not readers:
+    return
+  leaf._readers = None
+  for reader in readers:
+    node = reader()
+    if node is not None and node.result is None:
+      _compute(node)
+
+
+def force(array: Array) -> None:
+  """Computes a pending array: its op and the pending ops it depends on."""
+  node = array._node
+  if node.result is None:
+    _compute(node, array)
+    if array._node is None:
+      return
+  result = node.result
+  array._value = result._value
+  array._buffer = result._buffer
+  array._node = None
+
+
+def _compute(node: _Node, array: Array | None = None) -> None:
+  """Computes ``node`` (and the pending nodes it reads); ``array``: its pending Array, if
+  known, which then takes the result directly."""
+  if node.size == 1:
+    _run_one(node)
+    return
+  key = node.key
+  _computed[0] = now = _computed[0] + 1
+  executable = _fused.get(key)
+  if executable is None and key not in _fused:
+    last, runs = _sightings.get(key, (None, 0))
+    runs = runs + 1 if last is not None and now - last <= _HOT else 1
+    if runs * node.size >= _COMPILE_AFTER_OPS:
+      _sightings.pop(key, None)
+      executable = _compile(node)
+      if len(_fused) >= _MAX_PROGRAMS:
+        _fused.clear()
+      _fused[key] = executable
+    else:
+      if len(_sightings) >= 4 * _MAX_PROGRAMS:
+        _sightings.clear()
+      _sightings[key] = (now, runs)
+  if executable is not None:
+    buffers = [_leaf_buffer(value, aval) for value, aval in node.leaves]
+    try:
+      out = executable.loaded.execute_sharded(buffers).consume_with_handlers(
+          executable._handlers)[0]
+    except Exception:  # noqa: BLE001 - e.g. an operand on another device: op by op instead
+      pass
+    else:
+      if array is not None:
+        array._buffer = out
+        array._node = None
+        _finish(node, array)
+        return
+      result = object.__new__(Array)
+      result._value = None
+      result._buffer = out
+      result._aval = node.op.out_aval
+      _finish(node, result)
+      return
+  # op by op, each operand before the op that reads it
+  stack = [node]
+  while stack:
+    top = stack[-1]
+    if top.result is not None:  # (reached twice: an operand of two ops)
+      stack.pop()
+      continue
+    waiting = [o for o in top.operands if type(o) is _Node and o.result is None]
+    if waiting:
+      stack.extend(waiting)
+    else:
+      stack.pop()
+      _run_one(top)
+
+
+def _run_one(node: _Node) -> None:
+  operands = [o.result if type(o) is _Node else o for o in node.operands]
+  _finish(node, node.op.run(operands)[0])
+
+
+def _finish(node: _Node, result: Array) -> None:
+  node.result = result
+  node.operands = None  # what it was computed from is no longer needed
+  node.leaves = None
+
+
+def _leaf_buffer(value, aval):
+  if type(value) is Array:
+    buffer = value._buffer
+    if buffer is not None:
+      return buffer
+    if not value._aval.shape:
+      return execution._host_scalar_buffer(value)
+    return value._device_buffer()
+  # a scalar's 0-d value: its shared buffer, found by identity for a value seen before
+  known = _scalar_buffers.get(id(value))
+  if known is not None and known[0] is value and known[1] is aval.dtype:
+    return known[2]
+  buffer = execution._scalar_value_buffer(value, aval)
+  if len(_scalar_buffers) > 1024:
+    _scalar_buffers.clear()
+  _scalar_buffers[id(value)] = (value, aval.dtype, buffer)
+  return buffer
+
+
+_scalar_buffers: dict = {}  # id(0-d value) -> (value, dtype, buffer)
+
+
+def _compile(root: _Node):
+  """The graph of ``root`` as one program (each op's result behind an optimization barrier)
+  taking ``root.leaves``; None where it cannot be compiled."""
+  try:
+    invars, eqns = [], []
+
+    def emit(node):
+      ins = []
+      for operand, aval in zip(node.operands, node.op.avals):
+        if type(operand) is _Node:
+          ins.append(emit(operand))
+        else:
+          var = ir.Var(aval)
+          invars.append(var)
+          ins.append(var)
+      out = ir.Var(node.op.out_aval.strip_weak_type())
+      eqns.append(ir.Eqn(ins, [out], node.op.primitive, node.op.params))
+      kept = ir.Var(out.aval)
+      eqns.append(ir.Eqn([out], [kept], barrier_primitive, {}))
+      return kept
+
+    result = emit(root)
+    jaxpr = ir.Jaxpr([], invars, [result], eqns)
+    text = lowering.lower_jaxpr_to_module(ClosedJaxpr(jaxpr, []), "deferred_ops")
+    out_aval = core.physical_aval(root.op.out_aval.strip_weak_type())
+    start = time.perf_counter()
+    executable = client.compile(text, [out_aval], client.CompileOptions(keep_barriers=True))
+  except Exception:  # noqa: BLE001 - a rule that cannot lower in a program: op by op
+    return None
+  if config.jax_log_compiles:
+    logger.warning("Finished XLA compilation of %d deferred eager ops in %.3f sec", root.size,
+                   time.perf_counter() - start)
+  return executable
+
+
+def clear_caches() -> None:
+  """Forgets the compiled graphs and how often each graph was seen."""
+  _fused.clear()
+  _sightings.clear()
+
+
+def _follow_flag(name, value) -> None:
+  if name == "axle_deferred_eager":
+    _enabled[0] = bool(value)
+
+
+config.add_listener(_follow_flag)
+array_module.force_pending = force
+array_module.settle_readers = settle_readers
+eval_interpreter.xla_runner = deferring(eval_interpreter.xla_runner)
