@@ -59,12 +59,13 @@ _STEPS = {
 
 @contextlib.contextmanager
 def _compile_after(ops: int):
-  before = deferred._COMPILE_AFTER_OPS
-  deferred._COMPILE_AFTER_OPS = ops
+  """Graphs of any size compile once ``ops`` ops of them have run op by op (0: at once)."""
+  before = deferred._COMPILE_AFTER_OPS, deferred._MIN_COMPILED_OPS
+  deferred._COMPILE_AFTER_OPS, deferred._MIN_COMPILED_OPS = ops, 0
   try:
     yield
   finally:
-    deferred._COMPILE_AFTER_OPS = before
+    deferred._COMPILE_AFTER_OPS, deferred._MIN_COMPILED_OPS = before
 
 
 def _run_chain(names, x, y):
@@ -98,17 +99,24 @@ def test_random_chains_keep_the_op_by_op_bits(names):
 def test_a_graph_run_often_in_a_loop_is_compiled_and_a_one_off_graph_is_not():
   deferred.clear_caches()
   y = _on_device(_OTHER)
-  one_off = jnp.cos(jnp.exp(_on_device(_VALUES)) - y)
+
+  def step(x):  # 8 ops
+    return jnp.tanh(jnp.sin(jnp.cos(x) * y + 0.5) - 0.25) * 1.5 + 0.1
+
+  one_off = jnp.exp(step(_on_device(_VALUES)) + 1.0)
   one_off_key = one_off._node.key
   np.asarray(one_off)
-  runs = -(-deferred._COMPILE_AFTER_OPS // 4)
+  small = jnp.cos(jnp.sin(_on_device(_VALUES)))
+  small_key = small._node.key
+  runs = -(-deferred._COMPILE_AFTER_OPS // 8)
   for _ in range(runs):
-    out = jnp.tanh(jnp.sin(_on_device(_VALUES)) * y + 0.5)  # 4 ops
+    out = step(_on_device(_VALUES))
     key = out._node.key
     assert key not in deferred._fused
     np.asarray(out)
+    np.asarray(jnp.cos(jnp.sin(_on_device(_VALUES))))  # too small to be worth a compile
   assert deferred._fused.get(key) is not None
-  assert one_off_key not in deferred._fused
+  assert one_off_key not in deferred._fused and small_key not in deferred._fused
 
 
 def test_shared_operands():

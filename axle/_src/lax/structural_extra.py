@@ -28,8 +28,8 @@ from axle._src.interpreters import batching
 from axle._src.interpreters import eval as eval_interpreter
 from axle._src.interpreters import lowering as mlir
 from axle._src.lax import structural
-from axle._src.xla import deferred
 from axle._src.lax import utils
+from axle._src.xla import deferred
 
 __all__ = ["tile", "stack", "unstack", "empty", "mulhi", "optimization_barrier",
            "rng_bit_generator", "RandomAlgorithm", "rng_bit_generator_p",

@@ -120,7 +120,7 @@ def binary_fast(primitive: core.Primitive, kinds: str, x1, x2):
     value = lax_convert._convert_element_type(scalar, dtype, weak)._value
   else:
     value = np.array(scalar, dtype)
-  if array._value is None and scalar_type is float:
+  if array._value is None and scalar_type is float and not narrow:
     _remember_device_float_run(primitive, aval, scalar_aval, first)
   if first:
     return _run_binary(primitive, (aval, scalar_aval), array, value, array._value is None)

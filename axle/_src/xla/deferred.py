@@ -48,16 +48,35 @@ logger = logging.getLogger(__name__)
 barrier_primitive = None
 
 MAX_OPS = 128  # pending ops one value may depend on before an op runs at once
-# A graph is compiled once it has run op by op, each time met again within ``_HOT`` graphs (as
-# in a loop), often enough to have run ``_COMPILE_AFTER_OPS`` ops: compiling costs 30-100 ms,
-# running an op on its own a few microseconds more than in the compiled graph.
+# A graph of at least ``_MIN_COMPILED_OPS`` ops is compiled once it has run op by op, each time
+# met again within ``_HOT`` graphs (as in a loop), often enough to have run
+# ``_COMPILE_AFTER_OPS`` ops. Compiling costs about 20 ms plus 10 ms per op; an op run on its
+# own costs about 3 us more than in a compiled graph: a smaller graph would take the longest to
+# repay its compile, and one-off code and short loops should not pay for one at all.
 _HOT = 8
 _COMPILE_AFTER_OPS = 128
+_MIN_COMPILED_OPS = 8
 _MAX_PROGRAMS = 512
+_UNSEEN = object()
 
 _fused: dict = {}  # graph key -> executable, or None (it could not be compiled)
 _sightings: dict = {}  # graph key -> (when it last ran op by op, in graphs computed; hot runs)
-_computed = [0]  # graphs of more than one op computed so far
+# (op id, key or -1 of each operand) -> the graph key: a number for each structure
+_structures: dict = {}
+_structure_count = [0]
+
+
+def _structure(parts: tuple) -> int:
+  """The key of the graph made of op ``parts[0]`` on operands with keys ``parts[1:]`` (-1: a
+  leaf). Keys are never reused, so a graph keeps its key if the table is emptied."""
+  key = _structures.get(parts)
+  if key is None:
+    if len(_structures) >= 1 << 16:
+      _structures.clear()
+    _structure_count[0] += 1
+    key = _structures[parts] = _structure_count[0]
+  return key
+_computed = [0]  # graphs that could be compiled, computed so far
 _enabled = [config.axle_deferred_eager]
 
 
@@ -77,7 +96,8 @@ class _Op:
 class _Node:
   """A deferred op. ``operands``: nodes, device Arrays, or 0-d NumPy values (a Python
   scalar's value). The graph is read as a tree (an op feeding two others counts twice):
-  ``key`` is its structure, nested tuples of op ids with -1 for a leaf (a value from outside);
+  ``key`` is a number for its structure (see ``_structure``; -1 stands for a leaf, a value from
+  outside);
   ``leaves`` the leaf values with their avals, in the order the program takes them; ``size``
   the number of ops. ``result``: the Array once computed."""
   __slots__ = ("op", "operands", "key", "leaves", "size", "result", "__weakref__")
@@ -118,13 +138,15 @@ def _deferring_run(op: _Op):
   checks = eval_interpreter.special_checks
   enabled = _enabled
   first_aval = avals[0]
+  structures = _structures
+  leaf_key = _structure((op_id,) + (-1,) * len(avals))
 
   def deferred(operands):
     if checks.enabled or not enabled[0]:
       return run(operands)
     on_device = False
     size = 1
-    key = [op_id]
+    parts = [op_id]
     leaves = ()
     inputs = []
     read = None  # device Arrays read as leaves
@@ -138,7 +160,7 @@ def _deferring_run(op: _Op):
               return run(operands)  # deleted: the runner raises
             if node.result is None:
               size += node.size
-              key.append(node.key)
+              parts.append(node.key)
               leaves += node.leaves
               inputs.append(node)
               continue
@@ -147,7 +169,7 @@ def _deferring_run(op: _Op):
           read = [operand] if read is None else [*read, operand]
       elif kind is not ndarray or operand.shape:
         return run(operands)
-      key.append(-1)
+      parts.append(-1)
       leaves += ((operand, aval),)
       inputs.append(operand)
     if size == 1 and not on_device or size > MAX_OPS:
@@ -155,7 +177,8 @@ def _deferring_run(op: _Op):
     node = new(_Node)
     node.op = op
     node.operands = inputs
-    node.key = tuple(key)
+    parts = tuple(parts)
+    node.key = _structures.get(parts) or _structure(parts)
     node.leaves = leaves
     node.size = size
     node.result = None
@@ -182,13 +205,14 @@ def _deferring_run(op: _Op):
           return deferred(operands)
         node = new(_Node)
         node.operands = (source,)
-        node.key = (op_id, source.key)
+        parts = (op_id, source.key)
+        node.key = structures.get(parts) or _structure(parts)
         node.leaves = source.leaves
         node.size = source.size + 1
       else:
         node = new(_Node)
         node.operands = (x,)
-        node.key = (op_id, -1)
+        node.key = leaf_key
         node.leaves = ((x, first_aval),)
         node.size = 1
         _add_reader(x, node)
@@ -242,7 +266,8 @@ def _deferring_run(op: _Op):
       node = new(_Node)
       node.op = op
       node.operands = (first, second)
-      node.key = (op_id, first_key, second_key)
+      parts = (op_id, first_key, second_key)
+      node.key = structures.get(parts) or _structure(parts)
       node.leaves = leaves
       node.size = size
       node.result = None
@@ -265,7 +290,8 @@ def _add_reader(leaf: Array, node: _Node) -> None:
   if readers is None:
     leaf._readers = [weakref.ref(node)]
   else:
-    if len(readers) > 64:
+    count = len(readers)
+    if count >= 64 and not count & (count - 1):  # (at powers of two: amortised linear time)
       readers[:] = [r for r in readers if (n := r()) is not None and n.result is None]
     readers.append(weakref.ref(node))
 
@@ -299,13 +325,14 @@ def force(array: Array) -> None:
 def _compute(node: _Node, array: Array | None = None) -> None:
   """Computes ``node`` (and the pending nodes it reads); ``array``: its pending Array, if
   known, which then takes the result directly."""
-  if node.size == 1:
+  if node.size < _MIN_COMPILED_OPS:  # (never compiled)
     _run_one(node)
     return
   key = node.key
   _computed[0] = now = _computed[0] + 1
-  executable = _fused.get(key)
-  if executable is None and key not in _fused:
+  executable = _fused.get(key, _UNSEEN)
+  if executable is _UNSEEN:
+    executable = None
     last, runs = _sightings.get(key, (None, 0))
     runs = runs + 1 if last is not None and now - last <= _HOT else 1
     if runs * node.size >= _COMPILE_AFTER_OPS:
@@ -337,24 +364,22 @@ def _compute(node: _Node, array: Array | None = None) -> None:
       result._aval = node.op.out_aval
       _finish(node, result)
       return
-  # op by op, each operand before the op that reads it
-  stack = [node]
-  while stack:
-    top = stack[-1]
-    if top.result is not None:  # (reached twice: an operand of two ops)
-      stack.pop()
-      continue
-    waiting = [o for o in top.operands if type(o) is _Node and o.result is None]
-    if waiting:
-      stack.extend(waiting)
-    else:
-      stack.pop()
-      _run_one(top)
+  _run_one(node)
 
 
 def _run_one(node: _Node) -> None:
-  operands = [o.result if type(o) is _Node else o for o in node.operands]
-  _finish(node, node.op.run(operands)[0])
+  """Runs ``node`` with its op's own program, after the pending nodes it reads (a recursion
+  at most ``MAX_OPS`` deep)."""
+  operands = []
+  for operand in node.operands:
+    if type(operand) is _Node:
+      if operand.result is None:
+        _run_one(operand)
+      operand = operand.result
+    operands.append(operand)
+  node.result = node.op.run(operands)[0]
+  node.operands = None  # what it was computed from is no longer needed
+  node.leaves = None
 
 
 def _finish(node: _Node, result: Array) -> None:
