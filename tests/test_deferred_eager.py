@@ -217,3 +217,21 @@ def test_matrix_ops_keep_the_op_by_op_bits():
       lambda x, k: jnp.maximum(lax.conv_general_dilated(jnp.cos(x), k * 0.5, (1, 1), "SAME"),
                                0.0).reshape(2, -1) @ jnp.ones((576, 3)),
       image, kernel)
+
+
+def test_a_compiled_graph_whose_leaf_was_deleted_after_its_reader_ran():
+  y = _on_device(_OTHER)
+
+  def step(a):  # 8 ops, the first reading a
+    return jnp.tanh(jnp.sin(jnp.cos(a) * y + 0.5) - 0.25) * 1.5 + 0.1
+
+  with _compile_after(0):
+    np.asarray(step(_on_device(_VALUES)))  # compiled
+    x = _on_device(_VALUES)
+    first = jnp.cos(x)
+    out = jnp.tanh(jnp.sin(first * y + 0.5) - 0.25) * 1.5 + 0.1
+    np.asarray(first)
+    x.delete()  # the compiled graph of out would read x: op by op instead
+    with _deferral(False):
+      expected = np.asarray(step(_on_device(_VALUES)))
+    np.testing.assert_array_equal(np.asarray(out), expected)

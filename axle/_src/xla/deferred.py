@@ -346,12 +346,12 @@ def _compute(node: _Node, array: Array | None = None) -> None:
         _sightings.clear()
       _sightings[key] = (now, runs)
   if executable is not None:
-    buffers = [_leaf_buffer(value, aval) for value, aval in node.leaves]
     try:
+      buffers = [_leaf_buffer(value, aval) for value, aval in node.leaves]
       out = executable.loaded.execute_sharded(buffers).consume_with_handlers(
           executable._handlers)[0]
-    except Exception:  # noqa: BLE001 - e.g. an operand on another device: op by op instead
-      pass
+    except Exception:  # noqa: BLE001 - op by op instead: an operand on another device, or a
+      pass  # leaf deleted since an op reading it was computed (the program recomputes that op)
     else:
       if array is not None:
         array._buffer = out
