@@ -235,3 +235,10 @@ def test_a_compiled_graph_whose_leaf_was_deleted_after_its_reader_ran():
     with _deferral(False):
       expected = np.asarray(step(_on_device(_VALUES)))
     np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_ops_on_large_arrays_run_at_once():
+  big = _on_device(np.ones(deferred.MAX_ELEMENTS + 1))
+  assert jnp.sin(big)._buffer is not None  # (a pending op would keep its operand alive)
+  small = _on_device(np.ones(deferred.MAX_ELEMENTS))
+  assert _pending(jnp.sin(small))

@@ -17,7 +17,8 @@ own program (the tests compare the two on chains of every kind of op).
 Graphs are keyed by their structure (which op, which operand comes from which op), not by
 values; a graph is compiled once it has run op by op often, each time met again soon (as a
 loop's graphs are), so one-off eager code never compiles. A graph holds at most ``MAX_OPS``
-ops: the next op runs at once.
+ops (the next op runs at once), and ops on arrays of more than ``MAX_ELEMENTS`` elements are
+never deferred.
 
 A device Array that a pending op reads (a "leaf") records its pending readers (``_readers``);
 before its buffer is donated or deleted they are computed (``settle_readers``).
@@ -48,6 +49,9 @@ logger = logging.getLogger(__name__)
 barrier_primitive = None
 
 MAX_OPS = 128  # pending ops one value may depend on before an op runs at once
+# Ops on larger arrays run at once: their cost is the arithmetic, not the dispatch, and a
+# pending op keeps its operands alive (a loop over large arrays would hold up to MAX_OPS).
+MAX_ELEMENTS = 1 << 16
 # A graph of at least ``_MIN_COMPILED_OPS`` ops is compiled once it has run op by op, each time
 # met again within ``_HOT`` graphs (as in a loop), often enough to have run
 # ``_COMPILE_AFTER_OPS`` ops. Compiling costs about 20 ms plus 10 ms per op; an op run on its
@@ -56,7 +60,7 @@ MAX_OPS = 128  # pending ops one value may depend on before an op runs at once
 _HOT = 8
 _COMPILE_AFTER_OPS = 128
 _MIN_COMPILED_OPS = 8
-_MAX_PROGRAMS = 512
+_MAX_PROGRAMS = 128  # (an executable holds its machine code: tens to hundreds of KB)
 _UNSEEN = object()
 
 _fused: dict = {}  # graph key -> executable, or None (it could not be compiled)
@@ -113,7 +117,8 @@ def deferring(make_runner):
   def runner(primitive, avals, params, out_avals):
     run = make_runner(primitive, avals, params, out_avals)
     if (primitive.multiple_results or len(out_avals) != 1 or not 1 <= len(avals) <= 3
-        or any(isinstance(a.dtype, dtypes.ExtendedDType) for a in (*avals, *out_avals))
+        or any(isinstance(a.dtype, dtypes.ExtendedDType) or a.size > MAX_ELEMENTS
+               for a in (*avals, *out_avals))
         or barrier_primitive is None):
       return run
     strong = tuple(a.strip_weak_type() for a in avals)
