@@ -133,12 +133,31 @@ def deferring(make_runner):
   return runner
 
 
+def _pending_array(op: _Op, operands, key: int, leaves: tuple, size: int) -> Array:
+  """A pending Array: a new node of ``op`` (see ``_Node``) for its value."""
+  node = _new(_Node)
+  node.op = op
+  node.operands = operands
+  node.key = key
+  node.leaves = leaves
+  node.size = size
+  node.result = None
+  array = _new(Array)
+  array._value = None
+  array._buffer = None
+  array._aval = op.out_aval
+  array._node = node
+  return array
+
+
+_new = object.__new__
+
+
 def _deferring_run(op: _Op):
   run = op.run
-  out_aval = op.out_aval
   op_id = op.id
   avals = op.avals
-  new = object.__new__
+  pending = _pending_array
   ndarray = np.ndarray
   checks = eval_interpreter.special_checks
   enabled = _enabled
@@ -179,22 +198,11 @@ def _deferring_run(op: _Op):
       inputs.append(operand)
     if size == 1 and not on_device or size > MAX_OPS:
       return run(operands)
-    node = new(_Node)
-    node.op = op
-    node.operands = inputs
     parts = tuple(parts)
-    node.key = _structures.get(parts) or _structure(parts)
-    node.leaves = leaves
-    node.size = size
-    node.result = None
+    array = pending(op, inputs, structures.get(parts) or _structure(parts), leaves, size)
     if read is not None:
       for leaf in read:
-        _add_reader(leaf, node)
-    array = new(Array)
-    array._value = None
-    array._buffer = None
-    array._aval = out_aval
-    array._node = node
+        _add_reader(leaf, array._node)
     return [array]
 
   if len(avals) == 1:
@@ -208,26 +216,11 @@ def _deferring_run(op: _Op):
         source = getattr(x, "_node", None)
         if source is None or source.result is not None or source.size >= MAX_OPS:
           return deferred(operands)
-        node = new(_Node)
-        node.operands = (source,)
         parts = (op_id, source.key)
-        node.key = structures.get(parts) or _structure(parts)
-        node.leaves = source.leaves
-        node.size = source.size + 1
-      else:
-        node = new(_Node)
-        node.operands = (x,)
-        node.key = leaf_key
-        node.leaves = ((x, first_aval),)
-        node.size = 1
-        _add_reader(x, node)
-      node.op = op
-      node.result = None
-      array = new(Array)
-      array._value = None
-      array._buffer = None
-      array._aval = out_aval
-      array._node = node
+        return [pending(op, (source,), structures.get(parts) or _structure(parts),
+                        source.leaves, source.size + 1)]
+      array = pending(op, (x,), leaf_key, ((x, first_aval),), 1)
+      _add_reader(x, array._node)
       return [array]
     return deferred_unary
 
@@ -268,23 +261,13 @@ def _deferring_run(op: _Op):
         return deferred(operands)
       if size > MAX_OPS:
         return run(operands)
-      node = new(_Node)
-      node.op = op
-      node.operands = (first, second)
       parts = (op_id, first_key, second_key)
-      node.key = structures.get(parts) or _structure(parts)
-      node.leaves = leaves
-      node.size = size
-      node.result = None
+      array = pending(op, (first, second), structures.get(parts) or _structure(parts), leaves,
+                      size)
       if first is x:
-        _add_reader(x, node)
+        _add_reader(x, array._node)
       if second is y and kind is Array:
-        _add_reader(y, node)
-      array = new(Array)
-      array._value = None
-      array._buffer = None
-      array._aval = out_aval
-      array._node = node
+        _add_reader(y, array._node)
       return [array]
     return deferred_binary
   return deferred
