@@ -242,3 +242,17 @@ def test_ops_on_large_arrays_run_at_once():
   assert jnp.sin(big)._buffer is not None  # (a pending op would keep its operand alive)
   small = _on_device(np.ones(deferred.MAX_ELEMENTS))
   assert _pending(jnp.sin(small))
+
+
+def test_compiling_a_graph_part_of_which_was_already_computed():
+  y = _on_device(_OTHER)
+  with _deferral(False):
+    expected = np.asarray(jnp.tanh(jnp.sin(jnp.cos(_on_device(_VALUES)) * y + 0.5)))
+  deferred.clear_caches()
+  with _compile_after(0):
+    first = jnp.cos(_on_device(_VALUES))
+    out = jnp.tanh(jnp.sin(first * y + 0.5))
+    np.asarray(first)  # computed on its own; the compiled graph of out recomputes it
+    key = out._node.key
+    np.testing.assert_array_equal(np.asarray(out), expected)
+  assert deferred._fused.get(key) is not None

@@ -366,13 +366,11 @@ def _run_one(node: _Node) -> None:
       operand = operand.result
     operands.append(operand)
   node.result = node.op.run(operands)[0]
-  node.operands = None  # what it was computed from is no longer needed
-  node.leaves = None
+  node.leaves = None  # (its operands stay: a graph that reads it may be compiled as a tree)
 
 
 def _finish(node: _Node, result: Array) -> None:
   node.result = result
-  node.operands = None  # what it was computed from is no longer needed
   node.leaves = None
 
 
