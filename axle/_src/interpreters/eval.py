@@ -881,22 +881,26 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   mark = _mark_checked
   flushed = _MIN_FREXP_EXPONENT
   mode = eager_mode
-  device_runs = policy_memo()  # id(aval) -> (aval, runner) for operands on the device
+  # id(aval) -> (aval, runner): the XLA runner the policy chose for operands of that aval (every
+  # operand when the op runs on XLA; for a NumPy kernel, operands on the device or pending)
+  xla_runs = policy_memo()
+  device_runs = policy_memo()
 
   def call(x):
     if type(x) is Array and context.trace is root and not checks.enabled:
-      if x._value is None:  # on the device (or pending): the runner seen for its aval
-        known = device_runs.get(id(x._aval))
-        if known is not None and known[0] is x._aval:
-          return known[1]([x])[0]
-      entry = cache.get((primitive, x._aval, *param_items))
+      aval = x._aval
+      known = xla_runs.get(id(aval))
+      if known is None and x._value is None:
+        known = device_runs.get(id(aval))
+      if known is not None and known[0] is aval:
+        return known[1]([x])[0]
+      entry = cache.get((primitive, aval, *param_items))
       if entry is not None:
         run = entry[1]
         if run is not None:
-          if x._value is None:
-            if len(device_runs) > 256:
-              device_runs.clear()
-            device_runs[id(x._aval)] = (x._aval, run)
+          if len(xla_runs) > 256:
+            xla_runs.clear()
+          xla_runs[id(aval)] = (aval, run)
           return run([x])[0]
         value = x._value
         if value is not None:
@@ -916,7 +920,6 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
           if impl is not None:
             return wrap_kernel_output(impl(value, **params), entry[0])
         else:  # the operand is on the device (or pending): the op runs there too
-          aval = x._aval
           run = device_entry(primitive, (aval,), param_items)
           if run is not None:
             if len(device_runs) > 256:
