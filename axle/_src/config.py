@@ -66,8 +66,9 @@ class Config:
       # small arrays, float64-rounded transcendentals; may differ from JAX in the last bits).
       "axle_fast_eager": (bool, "AXLE_FAST_EAGER", False),
       # True (default): an eager op on values already on the device returns a pending array
-      # and runs when its value is needed, with the ops it depends on (a chain that a loop
-      # repeats runs as one compiled program, with the same bits). False: every op at once.
+      # and runs when its value is needed, with the ops it depends on (a chain that a tight
+      # loop recomputes runs as one compiled program, with the same bits). False: every op at
+      # once.
       "axle_deferred_eager": (bool, "AXLE_DEFERRED_EAGER", True),
   }
 

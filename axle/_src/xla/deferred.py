@@ -15,8 +15,8 @@ goes through an optimization barrier, so XLA compiles each op on its own, as it 
 own program (the tests compare the two on chains of every kind of op).
 
 Graphs are keyed by their structure (which op, which operand comes from which op), not by
-values; a graph is compiled once it has run op by op often, each time met again soon (as a
-loop's graphs are), so one-off eager code never compiles. A graph holds at most ``MAX_OPS``
+values; a graph is compiled once it has run op by op often, each time computed right after
+itself (a tight loop's body), so one-off eager code never compiles. A graph holds at most ``MAX_OPS``
 ops (the next op runs at once), and ops on arrays of more than ``MAX_ELEMENTS`` elements are
 never deferred.
 
@@ -52,12 +52,14 @@ MAX_OPS = 128  # pending ops one value may depend on before an op runs at once
 # Ops on larger arrays run at once: their cost is the arithmetic, not the dispatch, and a
 # pending op keeps its operands alive (a loop over large arrays would hold up to MAX_OPS).
 MAX_ELEMENTS = 1 << 16
-# A graph of at least ``_MIN_COMPILED_OPS`` ops is compiled once it has run op by op, each time
-# met again within ``_HOT`` graphs (as in a loop), often enough to have run
-# ``_COMPILE_AFTER_OPS`` ops. Compiling costs about 20 ms plus 10 ms per op; an op run on its
-# own costs about 3 us more than in a compiled graph: a smaller graph would take the longest to
-# repay its compile, and one-off code and short loops should not pay for one at all.
-_HOT = 8
+# A graph of at least ``_MIN_COMPILED_OPS`` ops is compiled once it has run op by op often
+# enough to have run ``_COMPILE_AFTER_OPS`` ops, each time computed right after itself (within
+# ``_HOT`` such graphs: a loop whose body computes that one graph). Compiling costs about 20 ms
+# plus 1-10 ms per op, and an op run on its own about 3 us more than in a compiled graph, so
+# only a tight loop repays a compile soon: one-off code, short loops and loops whose steps
+# compute several graphs (an eager training step: measured 3.7 ms per step with compiles after
+# re-meeting a graph within 8 others, 17 ms while they compiled) never pay for one.
+_HOT = 1
 _COMPILE_AFTER_OPS = 128
 _MIN_COMPILED_OPS = 8
 _MAX_PROGRAMS = 128  # (an executable holds its machine code: tens to hundreds of KB)
