@@ -162,6 +162,33 @@ def w_mlp(jax, jnp, lax, results, checks):
   checks["mlp"] = float(step(params, x, y)[1])
 
 
+def w_eager_train(jax, jnp, lax, results, checks):
+  """A small training loop written eagerly (grad without jit), as in a tutorial: every step's
+  values are on the device, so each op after the first is one a deferred-eager system sees."""
+  rng = np.random.default_rng(3)
+  w1 = jnp.asarray(rng.standard_normal((32, 64)).astype(np.float32) * 0.1)
+  w2 = jnp.asarray(rng.standard_normal((64, 10)).astype(np.float32) * 0.1)
+  x = jnp.asarray(rng.standard_normal((16, 32)).astype(np.float32))
+  y = jnp.asarray(rng.integers(0, 10, 16).astype(np.int32))
+
+  def loss(params):
+    h = jnp.tanh(x @ params[0])
+    logits = h @ params[1]
+    return -jnp.mean(jax.nn.log_softmax(logits)[jnp.arange(16), y])
+
+  grad = jax.grad(loss)
+
+  def train(steps):
+    params = (w1, w2)
+    for _ in range(steps):
+      params = tuple(p - 0.1 * g for p, g in zip(params, grad(params)))
+    return params
+
+  results["eager MLP training, 20 steps (grad, no jit)"] = _timeit(
+      lambda: jax.block_until_ready(train(20)), min_time=1.0)
+  checks["eager_train"] = _checksum(train(20)[1])
+
+
 def w_cnn(jax, jnp, lax, results, checks):
   rng = np.random.default_rng(1)
   w1 = jnp.asarray(rng.standard_normal((3, 3, 1, 16)).astype(np.float32) * 0.3)
@@ -283,7 +310,7 @@ def w_while(jax, jnp, lax, results, checks):
   checks["while"] = _checksum(loop(x)[1])
 
 
-WORKLOADS = [w_eager, w_eager_large, w_calls, w_mlp, w_cnn, w_rnn, w_per_example, w_random, w_chain, w_matmul,
+WORKLOADS = [w_eager, w_eager_large, w_eager_train, w_calls, w_mlp, w_cnn, w_rnn, w_per_example, w_random, w_chain, w_matmul,
              w_hessian, w_while]
 
 
