@@ -224,9 +224,9 @@ class Array:
     self._node = None
 
 
-# Installed by ``xla.deferred`` (which sits above this module): ``force_pending(array)`` computes a
-# pending array; ``settle_readers(array)`` computes the pending ops reading an array whose
-# buffer is about to be donated or deleted.
+# Installed by ``xla.deferred`` (which sits above this module): ``force_pending(array)``
+# computes a pending array; ``settle_readers(array)`` computes the pending ops reading an array
+# whose buffer is about to be donated or deleted.
 force_pending = None
 settle_readers = None
 
