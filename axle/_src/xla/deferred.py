@@ -384,18 +384,7 @@ def _leaf_buffer(value, aval):
     if not value._aval.shape:
       return execution._host_scalar_buffer(value)
     return value._device_buffer()
-  # a scalar's 0-d value: its shared buffer, found by identity for a value seen before
-  known = _scalar_buffers.get(id(value))
-  if known is not None and known[0] is value and known[1] is aval.dtype:
-    return known[2]
-  buffer = execution._scalar_value_buffer(value, aval)
-  if len(_scalar_buffers) > 1024:
-    _scalar_buffers.clear()
-  _scalar_buffers[id(value)] = (value, aval.dtype, buffer)
-  return buffer
-
-
-_scalar_buffers: dict = {}  # id(0-d value) -> (value, dtype, buffer)
+  return execution._scalar_value_buffer(value, aval)  # a Python scalar's 0-d value
 
 
 def _compile(root: _Node):

@@ -517,18 +517,26 @@ def _host_scalar_buffer(array: Array):
 
 
 def _scalar_value_buffer(value: np.ndarray, aval: ShapedArray):
-  """The shared device buffer of a 0-d value (see ``_host_scalar_buffer``)."""
+  """The shared device buffer of a 0-d value (see ``_host_scalar_buffer``); found by the
+  value's identity when the same object comes again (a loop's constant), else by its bytes."""
   dtype = aval.dtype
+  known = _scalar_buffers_by_id.get(id(value))
+  if known is not None and known[0] is value and known[1] is dtype:
+    return known[2]
   key = (dtype, value.dtype, value.tobytes())
   buffer = _array_scalar_buffers.get(key)
   if buffer is None:
     if len(_array_scalar_buffers) > 4096:
       _array_scalar_buffers.clear()
     buffer = _array_scalar_buffers[key] = client.put(np.asarray(value, dtype), aval)
+  if len(_scalar_buffers_by_id) > 1024:
+    _scalar_buffers_by_id.clear()
+  _scalar_buffers_by_id[id(value)] = (value, dtype, buffer)  # (holding the value: its id stays)
   return buffer
 
 
 _array_scalar_buffers: dict = {}
+_scalar_buffers_by_id: dict = {}  # id(0-d value) -> (value, dtype, buffer)
 
 
 def fresh_leaf_buffer(leaf, aval: ShapedArray):
