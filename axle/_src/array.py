@@ -215,8 +215,7 @@ class Array:
 
   def delete(self) -> None:
     """Frees the array's storage; using the array afterwards raises RuntimeError."""
-    if getattr(self, "_readers", None):
-      settle_readers(self)
+    before_donation(self)  # (pending ops that read it run first)
     if self._buffer is not None:
       self._buffer.delete()
     self._value = None
@@ -232,7 +231,7 @@ settle_readers = None
 
 
 def before_donation(array) -> None:
-  """Computes the pending ops that read ``array`` before its buffer is donated to a program."""
+  """Computes the pending ops that read ``array`` before its buffer is donated or deleted."""
   if getattr(array, "_readers", None):
     settle_readers(array)
 

@@ -102,10 +102,9 @@ class _Op:
 class _Node:
   """A deferred op. ``operands``: nodes, device Arrays, or 0-d NumPy values (a Python
   scalar's value). The graph is read as a tree (an op feeding two others counts twice):
-  ``key`` is a number for its structure (see ``_structure``; -1 stands for a leaf, a value from
-  outside);
-  ``leaves`` the leaf values with their avals, in the order the program takes them; ``size``
-  the number of ops. ``result``: the Array once computed."""
+  ``key`` is a number for its structure (see ``_structure``; -1 stands for a leaf, a value
+  from outside); ``leaves`` the leaf values with their avals, in the order the program takes
+  them; ``size`` the number of ops. ``result``: the Array once computed."""
   __slots__ = ("op", "operands", "key", "leaves", "size", "result", "__weakref__")
 
 
@@ -367,13 +366,12 @@ def _run_one(node: _Node) -> None:
         _run_one(operand)
       operand = operand.result
     operands.append(operand)
-  node.result = node.op.run(operands)[0]
-  node.leaves = None  # (its operands stay: a graph that reads it may be compiled as a tree)
+  _finish(node, node.op.run(operands)[0])
 
 
 def _finish(node: _Node, result: Array) -> None:
   node.result = result
-  node.leaves = None
+  node.leaves = None  # (its operands stay: a graph that reads it may be compiled as a tree)
 
 
 def _leaf_buffer(value, aval):
