@@ -318,7 +318,18 @@ _CHAIN_STEPS = {
     "x + 2**-95": lambda x, y: x + 2.0 ** -95, "floor": lambda x, y: lax.floor(x),
     "clamp": lambda x, y: lax.clamp(-y, x, y),
     # jnp's unary shortcuts (eval.eager_unary): a known exponent bound skips the guard
-    "jnp.abs": lambda x, y: jnp.abs(x), "jnp.sqrt(jnp.abs)": lambda x, y: jnp.sqrt(jnp.abs(x))}
+    "jnp.abs": lambda x, y: jnp.abs(x), "jnp.sqrt(jnp.abs)": lambda x, y: jnp.sqrt(jnp.abs(x)),
+    # comparisons of operands with known bounds (the guard's two-operand shortcut), against a
+    # normal and a subnormal (for float32) Python number
+    # (as terms: XLA rewrites select(x < y, x, y) to min, and a product with a converted
+    # comparison to a select, which differ from the eager ops on subnormals and zero signs)
+    "(x < y) + y": lambda x, y: (x < y).astype(x.dtype) + y,
+    "(x >= 2**-120) + x": lambda x, y: (x >= 2.0 ** -120).astype(x.dtype) + x,
+    "(x > 1e-40) + y": lambda x, y: (x > 1e-40).astype(x.dtype) + y,
+    # jnp's host shortcuts for maximum/minimum/clip (NaN and zero flags memoised per operand)
+    "jnp.maximum(x, y)": lambda x, y: jnp.maximum(x, y),
+    "jnp.minimum(x, -0.0)": lambda x, y: jnp.minimum(x, -0.0),
+    "jnp.clip(x, -0.5, 0.5)": lambda x, y: jnp.clip(x, -0.5, 0.5)}
 
 
 @settings(max_examples=80, deadline=None)

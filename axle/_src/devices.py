@@ -188,6 +188,8 @@ def device_get(x):
 def block_until_ready(x):
   """Waits until every Array in the pytree ``x`` has been computed; returns ``x``."""
   if type(x) is Array:  # the common case: one array
+    if x._value is not None:  # (a host value: nothing to wait for)
+      return x
     return x.block_until_ready()
   buffers = []
   for leaf in tree_util.tree_leaves(x):

@@ -289,10 +289,49 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   min_exponent = _min_exponent
   frexp = math.frexp
   result_exponent = _RESULT_EXPONENT.get(name)
+  ndarray = np.ndarray
 
   def impl(*args, **params):
     if not mode.exact:
       return kernel(*args, **params)
+    if len(args) == 2:
+      # The commonest call, x + y of two real float arrays whose exponent bounds are known:
+      # the general loop below, unrolled.
+      a, b = args
+      if type(a) is ndarray and type(b) is ndarray:
+        known_a = checked.get(id(a))
+        known_b = checked.get(id(b))
+        if known_a is not None and known_b is not None and known_a[0]() is a \
+            and known_b[0]() is b:
+          out = kernel(a, b, **params)
+          dtype = out.dtype
+          bound = flushed.get(dtype)
+          if bound is None:  # (a comparison)
+            return out
+          if result_exponent is not None and dtype.kind == "f" and a.dtype is dtype:
+            exponent = result_exponent((known_a[1], known_b[1]), args, params, dtype)
+            if exponent is not None and exponent >= bound:
+              mark(out, exponent)
+              return out
+      elif type(a) is ndarray and (type(b) is float or type(b) is int) and not params:
+        # x < 0.5: an array whose bound is known and a Python number that is not subnormal
+        known_a = checked.get(id(a))
+        if known_a is not None and known_a[0]() is a and (b == 0 or abs(b) >= tiny[a.dtype]):
+          out = kernel(a, b)
+          dtype = out.dtype
+          bound = flushed.get(dtype)
+          if bound is None:  # (a comparison)
+            return out
+          if result_exponent is not None and dtype.kind == "f" and a.dtype is dtype:
+            try:
+              scalar_exponent = frexp(b)[1]
+            except OverflowError:  # an int beyond float64: the general path below
+              scalar_exponent = None
+            if scalar_exponent is not None:
+              exponent = result_exponent((known_a[1], scalar_exponent), args, params, dtype)
+              if exponent is not None and exponent >= bound:
+                mark(out, exponent)
+                return out
     floats = False
     exponents = []  # a bound for each real float operand; None once one is unknown (complex)
     for a in args:
@@ -885,10 +924,25 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   # operand when the op runs on XLA; for a NumPy kernel, operands on the device or pending)
   xla_runs = policy_memo()
   device_runs = policy_memo()
+  # id(aval) -> (aval, out aval, smallest normal exponent): avals whose kernel runs on the host
+  # and keeps a real float dtype, so that a result bound from ``result_exponent`` spares the scan
+  host_runs = policy_memo()
 
   def call(x):
     if type(x) is Array and context.trace is root and not checks.enabled:
       aval = x._aval
+      value = x._value
+      if value is not None:
+        host = host_runs.get(id(aval))
+        if host is not None and host[0] is aval:
+          known = checked.get(id(value))
+          if known is not None and known[0]() is value:
+            bound = result_exponent((known[1],), (value,), params, aval.dtype)
+            if bound is not None and bound >= host[2]:
+              out = kernel(value, **params)
+              if type(out) is np.ndarray and out.dtype is aval.dtype:
+                mark(out, bound)
+                return Array(out, False, host[1])
       known = xla_runs.get(id(aval))
       if known is None and x._value is None:
         known = device_runs.get(id(aval))
@@ -902,21 +956,25 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
             xla_runs.clear()
           xla_runs[id(aval)] = (aval, run)
           return run([x])[0]
-        value = x._value
         if value is not None:
-          if result_exponent is not None:
+          if result_exponent is not None and mode.exact:
+            dtype = value.dtype
+            out_aval = entry[0]
+            limit = flushed.get(dtype)
+            if limit is not None and dtype.kind == "f" and out_aval.dtype is dtype \
+                and aval.dtype is dtype:
+              if len(host_runs) > 256:
+                host_runs.clear()
+              host_runs[id(aval)] = (aval, out_aval, limit)
             known = checked.get(id(value))
-            if known is not None and known[0]() is value and mode.exact:
-              dtype = value.dtype
-              out_aval = entry[0]
-              limit = flushed.get(dtype)
-              if limit is not None and dtype.kind == "f" and out_aval.dtype is dtype:
-                bound = result_exponent((known[1],), (value,), params, dtype)
-                if bound is not None and bound >= limit:
-                  out = kernel(value, **params)
-                  if type(out) is np.ndarray and out.dtype is dtype:
-                    mark(out, bound)
-                    return Array(out, False, out_aval)
+            if known is not None and known[0]() is value and limit is not None \
+                and dtype.kind == "f" and out_aval.dtype is dtype:
+              bound = result_exponent((known[1],), (value,), params, dtype)
+              if bound is not None and bound >= limit:
+                out = kernel(value, **params)
+                if type(out) is np.ndarray and out.dtype is dtype:
+                  mark(out, bound)
+                  return Array(out, False, out_aval)
           if impl is not None:
             return wrap_kernel_output(impl(value, **params), entry[0])
         else:  # the operand is on the device (or pending): the op runs there too

@@ -371,6 +371,9 @@ def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
   exponent = eval_interpreter.exponent_bound(value) if value.size else None
   if exponent is None:
     return None
+  nan, zero = ufuncs.nan_and_zero(value)
+  if nan:
+    return None  # (the result is NaN exactly where the operand is)
   out = value
   for bound, ufunc in ((min, np.maximum), (max, np.minimum)):
     if bound is not None:
@@ -380,13 +383,12 @@ def _clip_shortcut(arr, min=None, max=None, *, a=None, a_min=None, a_max=None):
       if converted[1] is None:
         # a zero bound: without zeros in the operand there is no tie between -0.0 and +0.0
         # (which XLA orders and NumPy does not), and the zeros of the result are the bound's
-        if np.count_nonzero(out) != out.size:
+        has_zero = zero if out is value else np.count_nonzero(out) != out.size
+        if has_zero:
           return None
       else:
         exponent = builtins.min(exponent, converted[1])
       out = ufunc(out, converted[0])
-  if eval_interpreter.has_nan(out):
-    return None
   eval_interpreter.remember_exponent_bound(out, exponent)
   return Array(out, False, aval)
 

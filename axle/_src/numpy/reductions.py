@@ -118,18 +118,28 @@ def _xla_vector_sum(value: np.ndarray):
   window sums the same way. A NumPy scalar; -0.0 where XLA gives +0.0 (its accumulator starts
   there)."""
   n = value.shape[0]
-  if n > 32:
-    layout = _window_layouts.get(n)
-    if layout is None:
-      windows = -(-n // 32)
-      layout = _window_layouts[n] = (windows, (windows * 32 - n) // 2)
-    windows, left = layout
-    padded = _zeros(windows * 32, _F32)
-    padded[left:left + n] = value
-    value = _accumulate(padded.reshape(windows, 32), axis=1)[:, -1]
-    if windows > 32:
-      return _xla_vector_sum(value)
-  return _accumulate(value)[-1]
+  if n <= 32:
+    return _accumulate(value)[-1]
+  layout = _window_layouts.get(n)
+  if layout is None:
+    windows = -(-n // 32)
+    left = (windows * 32 - n) // 2
+    layout = _window_layouts[n] = (windows, windows * 32, left, left + n)
+  windows, size, left, right = layout
+  padded = _zeros((windows, 32), _F32)
+  padded.reshape(size)[left:right] = value
+  _accumulate(padded, 1, None, padded)  # (each window's running sums, in place)
+  if windows <= 4:  # NumPy's float32 scalars add in float32: the window sums, left to right
+    total = padded[0, 31] + padded[1, 31]
+    if windows > 2:
+      total = total + padded[2, 31]
+      if windows > 3:
+        total = total + padded[3, 31]
+    return total
+  sums = padded[:, 31]
+  if windows > 32:
+    return _xla_vector_sum(sums.copy())
+  return _accumulate(sums)[-1]
 
 
 def _host_sum(value):
@@ -149,10 +159,9 @@ def _host_sum(value):
     return value[0]
   with _quiet_floating_point():  # XLA does not warn on overflow
     total = _xla_vector_sum(value)
-  number = float(total)
-  if number == 0.0:
+  if total == 0.0:
     return _POSITIVE_ZERO
-  return None if number != number else total
+  return None if total != total else total
 
 
 _float32_arguments: dict = {}  # a dtype argument -> whether it names float32
@@ -235,14 +244,18 @@ def _extremum_shortcut(reduce):
   return shortcut
 
 
-def _arg_shortcut(arg_reduce):
+def _arg_shortcut(method: str):
+  """The eager shortcut of argmax/argmin, computed by the NumPy array method ``method`` (the
+  method skips ``np.argmax``'s dispatch)."""
   def shortcut(a, axis=None, out=None, keepdims=None):
     value = _ordered_vector(a, axis, keepdims)
     if value is None or out is not None:
       return None
-    index = arg_reduce(value)
-    if value.dtype.kind == "f" and value[index] != value[index]:
-      return None  # NaN: the compiled program's comparator decides
+    index = int(getattr(value, method)())
+    if value.dtype.kind == "f":
+      element = value[index]
+      if element != element:
+        return None  # NaN: the compiled program's comparator decides
     dtype = dtypes.default_int_dtype()
     return _host_result(dtype.type(index), dtype, keepdims)
   return shortcut
@@ -452,14 +465,14 @@ def _arg_reduce(name, lax_fn, a, axis, keepdims):
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
-                       eager_shortcut=_arg_shortcut(np.argmax))
+                       eager_shortcut=_arg_shortcut("argmax"))
 def argmax(a, axis=None, out=None, keepdims=None):
   """Index of the first maximum along ``axis`` (flattened when ``axis`` is None)."""
   return _arg_reduce("argmax", lax_reductions.argmax, a, axis, keepdims)
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
-                       eager_shortcut=_arg_shortcut(np.argmin))
+                       eager_shortcut=_arg_shortcut("argmin"))
 def argmin(a, axis=None, out=None, keepdims=None):
   """Index of the first minimum along ``axis`` (flattened when ``axis`` is None)."""
   return _arg_reduce("argmin", lax_reductions.argmin, a, axis, keepdims)

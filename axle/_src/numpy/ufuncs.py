@@ -10,6 +10,7 @@ import builtins
 import functools
 import inspect
 import math
+import weakref
 
 import numpy as np
 
@@ -264,12 +265,12 @@ HOST_EXTREMUM_LIMIT = eval_interpreter.HOST_KERNEL_LIMIT
 def _host_extremum(ufunc, x1, x2):
   """Eager ``jnp.maximum``/``jnp.minimum`` (``ufunc``) on the host, where NumPy gives XLA's bits:
   a strongly typed float32/float64 Array with a host value and no subnormal (XLA reads those as
-  zeros), against an Array of the same aval or a Python number. Results holding NaN (XLA's max
-  and min may return another NaN than NumPy's) or zeros where two zeros could tie (XLA orders
-  -0.0 below +0.0, NumPy returns either) are left to XLA, except ``maximum(x, 0.0)``, whose
-  zeros are all +0.0 in XLA. None where this does not apply."""
+  zeros), against an Array of the same aval or a Python number. NaN operands (XLA's max and min
+  may return another NaN than NumPy's) and zeros that could tie with zeros (XLA orders -0.0
+  below +0.0, NumPy returns either) are left to XLA, except ``maximum(x, 0.0)``, whose zeros
+  are all +0.0 in XLA. None where this does not apply."""
   if _context.trace is not core.eval_trace or _special_checks.enabled \
-      or not eval_interpreter.eager_mode.exact:
+      or not _eager_mode.exact:
     return None
   if type(x1) is Array:
     array, other = x1, x2
@@ -282,45 +283,68 @@ def _host_extremum(ufunc, x1, x2):
   if type(value) is not np.ndarray or aval.weak_type or aval.dtype not in _EXTREMUM_DTYPES \
       or not 0 < value.size <= HOST_EXTREMUM_LIMIT:
     return None  # (larger arrays: XLA is faster than the kernel and its NaN and zero checks)
-  exponent = eval_interpreter.exponent_bound(value)
+  exponent = _exponent_bound(value)
   if exponent is None:
     return None
+  nan, zero = nan_and_zero(value)
+  if nan:
+    return None
   other_type = type(other)
-  with _quiet_floating_point():
-    if other_type is Array:
-      other_value = other._value
-      if (other._aval is not aval and other._aval != aval) or type(other_value) is not np.ndarray:
-        return None
-      other_exponent = eval_interpreter.exponent_bound(other_value)
-      if other_exponent is None:
-        return None
-      out = ufunc(value, other_value)
-      if _count_nonzero(out) != out.size or _has_nan(out):
-        return None
-      exponent = builtins.min(exponent, other_exponent)
-    elif other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000):
-      scalar = aval.dtype.type(other)
-      magnitude = math.fabs(float(scalar))
-      if magnitude != magnitude or (0 < magnitude < _TINY[aval.dtype]) \
-          or (magnitude == np.inf and math.fabs(other) != np.inf):
-        return None  # NaN, subnormal or overflowing scalar
-      out = ufunc(value, scalar)
-      if magnitude:
-        if _has_nan(out):
-          return None
-        exponent = builtins.min(exponent, math.frexp(magnitude)[1])
-      elif ufunc is np.maximum and not np.signbit(scalar):
-        if _has_nan(out):
-          return None
-        out += 0.0  # maximum(x, +0.0): every zero result is +0.0
-      elif _count_nonzero(value) != value.size or _has_nan(out):
-        return None  # (an operand without zeros cannot tie with the zero: the result's are its)
-    else:
+  if other_type is Array:
+    other_value = other._value
+    if (other._aval is not aval and other._aval != aval) or type(other_value) is not np.ndarray:
       return None
-  eval_interpreter.remember_exponent_bound(out, exponent)
+    other_exponent = _exponent_bound(other_value)
+    if other_exponent is None:
+      return None
+    other_nan, other_zero = nan_and_zero(other_value)
+    if other_nan or (zero and other_zero):
+      return None  # (zeros tie only where both operands hold one)
+    out = ufunc(value, other_value)  # (no NaN: no floating-point warning)
+    if other_exponent < exponent:
+      exponent = other_exponent
+  elif other_type is float or (other_type is int and -0x80000000 <= other < 0x80000000):
+    scalar = aval.dtype.type(other)
+    magnitude = math.fabs(float(scalar))
+    if magnitude != magnitude or (0 < magnitude < _TINY[aval.dtype]) \
+        or (magnitude == np.inf and math.fabs(other) != np.inf):
+      return None  # NaN, subnormal or overflowing scalar
+    out = ufunc(value, scalar)
+    if magnitude:
+      exponent = builtins.min(exponent, math.frexp(magnitude)[1])
+    elif ufunc is np.maximum and not np.signbit(scalar):
+      out += 0.0  # maximum(x, +0.0): every zero result is +0.0
+    elif zero:
+      return None  # (an operand without zeros cannot tie with the zero: the result's are its)
+  else:
+    return None
+  _remember_exponent_bound(out, exponent)
   return Array(out, False, aval)
 
 
+# id(value) -> (weak reference, holds a NaN, holds a zero) for the host values the extremum
+# shortcut has read (a loop's operands are read again and again; NumPy values of Arrays are
+# never mutated).
+_operand_flags: dict = {}
+
+
+def nan_and_zero(value: np.ndarray) -> tuple[bool, bool]:
+  """Whether the real float ``value`` holds a NaN, and whether it holds a zero (memoised)."""
+  entry = _operand_flags.get(id(value))
+  if entry is not None and entry[0]() is value:
+    return entry[1], entry[2]
+  nan = _has_nan(value)
+  zero = _count_nonzero(value) != value.size
+  if len(_operand_flags) > 4096:
+    _operand_flags.clear()
+  _operand_flags[id(value)] = (_weakref(value), nan, zero)
+  return nan, zero
+
+
+_eager_mode = eval_interpreter.eager_mode
+_exponent_bound = eval_interpreter.exponent_bound
+_remember_exponent_bound = eval_interpreter.remember_exponent_bound
+_weakref = weakref.ref
 _TINY = eval_interpreter.SMALLEST_NORMAL
 _quiet_floating_point = lax_convert._ignore_fp
 _count_nonzero = np.count_nonzero
