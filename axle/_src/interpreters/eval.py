@@ -916,6 +916,8 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   # runs without the guard's generic argument handling.
   kernel = getattr(impl, "__wrapped__", None)
   result_exponent = _RESULT_EXPONENT.get(primitive.name) if kernel is not None else None
+  # (passing keyword parameters costs more than a float32[100] sqrt: skipped where unused)
+  bare_kernel = not params or getattr(kernel, "ignores_params", False)
   checked = _checked
   mark = _mark_checked
   flushed = _MIN_FREXP_EXPONENT
@@ -939,7 +941,7 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
           if known is not None and known[0]() is value:
             bound = result_exponent((known[1],), (value,), params, aval.dtype)
             if bound is not None and bound >= host[2]:
-              out = kernel(value, **params)
+              out = kernel(value) if bare_kernel else kernel(value, **params)
               if type(out) is np.ndarray and out.dtype is aval.dtype:
                 mark(out, bound)
                 return Array(out, False, host[1])
