@@ -3,6 +3,7 @@ max/min/argmax/argmin of a 1-D Array with a host value (``numpy.reductions``) an
 between Python-number bounds (``numpy.lax_numpy``) skip the program and must still give its
 bits: XLA's summation order, +0.0 for sums of -0.0, subnormals flushed, NaN and signed zeros as
 XLA returns them."""
+import contextlib
 import logging
 
 import numpy as np
@@ -12,14 +13,23 @@ from hypothesis import strategies as st
 
 import axle
 import axle.numpy as jnp
+from axle._src.numpy import reductions, statistics
 
-_NAMES = ["sum", "mean", "max", "min", "argmax", "argmin"]
+_NAMES = ["sum", "mean", "max", "min", "argmax", "argmin", "var", "std"]
 _TINY = np.float32(1.1754944e-38)  # the smallest normal float32
 _SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 1e-40, -1e-40, 1.0, -2.5, 0.0, -0.0,
                      2 * _TINY, 3e38, -3e38], np.float32)
 
 
 def _jitted(name, **kwargs):
+  """The compiled program an eager call of jnp's ``name`` runs in JAX (for var and std, whose
+  ``ddof`` JAX passes to its program as an argument: that program run eagerly, not a jit of the
+  call, where ddof is a constant and XLA may round the division otherwise)."""
+  if name in ("var", "std"):
+    def compiled(x):
+      with _without_c_module():
+        return getattr(jnp, name)(jnp.asarray(x), **kwargs)
+    return compiled
   return axle.jit(lambda x: getattr(jnp, name)(x, **kwargs))
 
 
@@ -40,16 +50,42 @@ def _inputs(n, rng):
   yield rng.integers(-5, 6, n).astype(np.float32) * _TINY * np.float32(1.5)
 
 
+@contextlib.contextmanager
+def _without_c_module():
+  """The sums answered by the NumPy fallback, as where the C module is not built."""
+  saved = reductions._c_sum, statistics._c_variance
+  reductions._c_sum = statistics._c_variance = None
+  try:
+    yield
+  finally:
+    reductions._c_sum, statistics._c_variance = saved
+
+
+_MODES = {"C module": contextlib.nullcontext, "NumPy fallback": _without_c_module}
+
+
+def test_the_c_module_is_built():
+  # setup.py builds it optionally (a machine without a C compiler gets the fallback); where a
+  # compiler exists, as here, a build error must not pass unnoticed.
+  assert reductions._host_kernels is not None, "axle/_src/_host_kernels.c did not build"
+
+
 # Lengths around the 32-element windows of XLA's order and its limit (4096 is summed otherwise).
+@pytest.mark.parametrize("mode", sorted(_MODES))
 @pytest.mark.parametrize("n", [1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 1023, 1024, 1025, 1057, 4095,
                                4096])
-def test_shortcuts_give_the_compiled_bits(n):
+def test_shortcuts_give_the_compiled_bits(n, mode):
   rng = np.random.default_rng(n)
   jitted = {name: _jitted(name) for name in _NAMES}
-  for x in _inputs(n, rng):
-    array = jnp.asarray(x)
-    for name in _NAMES:
-      _assert_same_bits(getattr(jnp, name)(array), jitted[name](x))
+  host = 0
+  with _MODES[mode]():
+    for x in _inputs(n, rng):
+      array = jnp.asarray(x)
+      for name in _NAMES:
+        out = getattr(jnp, name)(array)
+        host += out._buffer is None
+        _assert_same_bits(out, jitted[name](x))
+  assert host >= (4 if n < 4096 else 0)
 
 
 @settings(max_examples=150, deadline=None)
@@ -57,8 +93,38 @@ def test_shortcuts_give_the_compiled_bits(n):
                        min_size=1, max_size=70))
 def test_shortcuts_on_arbitrary_vectors(values):
   x = np.array(values, np.float32)
-  for name in _NAMES:
-    _assert_same_bits(getattr(jnp, name)(jnp.asarray(x)), _jitted(name)(x))
+  for mode in _MODES.values():
+    with mode():
+      for name in _NAMES:
+        _assert_same_bits(getattr(jnp, name)(jnp.asarray(x)), _jitted(name)(x))
+
+
+@pytest.mark.parametrize("n", [33, 100, 1000])
+def test_variance_with_ddof_and_keepdims_gives_the_compiled_bits(n):
+  rng = np.random.default_rng(n)
+  host = 0
+  for x in _inputs(n, rng):
+    array = jnp.asarray(x)
+    for name in ["var", "std"]:
+      for kwargs in [{"ddof": 1}, {"ddof": 5}, {"ddof": n - 1}, {"ddof": n}, {"ddof": n + 1},
+                     {"keepdims": True}, {"axis": 0, "ddof": 2}, {"dtype": np.float32},
+                     {"correction": 1}]:
+        out = getattr(jnp, name)(array, **kwargs)
+        host += out._buffer is None
+        _assert_same_bits(out, _jitted(name, **kwargs)(x))
+  assert host > 20
+
+
+def test_c_sums_agree_with_the_numpy_model():
+  # Two implementations of one order: the C module's loops and NumPy's windowed accumulate.
+  rng = np.random.default_rng(5)
+  for n in [2, 17, 32, 33, 100, 129, 1000, 1024, 1025, 2047, 4095]:
+    for x in _inputs(n, rng):
+      c_total = reductions._host_sum(x)
+      with _without_c_module():
+        numpy_total = reductions._host_sum(x)
+      if c_total is not None and numpy_total is not None:
+        _assert_same_bits(c_total, numpy_total)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int16, np.float32])
@@ -392,3 +458,33 @@ def test_one_hot_of_host_integers_gives_the_compiled_array():
   with axle.enable_x64(True):
     assert axle.nn.one_hot(labels, 4).dtype == np.float64
   assert axle.nn.one_hot(labels, 4).dtype == np.float32
+
+
+def _matrix_inputs(shape, rng):
+  yield (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+  yield np.full(shape, -0.0, np.float32)
+  yield np.where(rng.random(shape) < 0.5, -0.0, 1.5).astype(np.float32)
+  yield (rng.standard_normal(shape) * 1e37).astype(np.float32)  # partial sums overflow
+  yield rng.choice(_SPECIAL, shape)
+  yield rng.integers(-5, 6, shape).astype(np.float32) * _TINY * np.float32(1.5)
+  yield (rng.standard_normal(shape) * 2.0 ** -100).astype(np.float32)  # near the subnormal range
+
+
+# Shapes on both sides of the bounds of the measured loops (4096 and 32768 elements, 32 and 256
+# rows, 500 columns) and outside them (answered by the compiled program).
+@pytest.mark.parametrize("shape", [(100, 100), (33, 127), (32, 100), (8, 500), (256, 16),
+                                   (64, 64), (2, 1000), (500, 16), (1, 50), (50, 1), (15, 501),
+                                   (257, 16), (128, 300)])
+def test_matrix_sums_and_means_give_the_compiled_bits(shape):
+  rng = np.random.default_rng(shape[0] * 1000 + shape[1])
+  host = 0
+  for x in _matrix_inputs(shape, rng):
+    array = jnp.asarray(x)
+    for name in ["sum", "mean"]:
+      for kwargs in [{"axis": 0}, {"axis": 1}, {"axis": -1, "keepdims": True},
+                     {"axis": (0,), "keepdims": True}, {"axis": -2, "dtype": np.float32}]:
+        out = getattr(jnp, name)(array, **kwargs)
+        host += out._buffer is None
+        _assert_same_bits(out, _jitted(name, **kwargs)(x))
+  if reductions._host_kernels is not None and shape in [(100, 100), (64, 64)]:
+    assert host > 30

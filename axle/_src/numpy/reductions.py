@@ -22,6 +22,11 @@ from axle._src.numpy import lax_numpy
 from axle._src.numpy import ufuncs
 from axle._src.numpy import util
 
+try:
+  from axle._src import _host_kernels  # the optional C module (setup.py)
+except ImportError:  # built without a C compiler: the NumPy versions below answer instead
+  _host_kernels = None
+
 
 def _reduction_dtype(dtype: np.dtype, dtype_arg, promote_integers: bool) -> np.dtype:
   if dtype_arg is not None:
@@ -71,6 +76,7 @@ def _extreme_for(name: str, dtype: np.dtype):
 _F32 = np.dtype(np.float32)
 _float32 = np.float32
 _POSITIVE_ZERO = np.float32(0.0)
+_SMALLEST_NORMAL = float(np.finfo(np.float32).tiny)
 _accumulate = np.add.accumulate
 _zeros = np.zeros
 _context = core._context
@@ -142,14 +148,21 @@ def _xla_vector_sum(value: np.ndarray):
   return _accumulate(sums)[-1]
 
 
-def _host_sum(value):
-  """XLA's float32 sum of a host vector, or None (other dtypes, lengths beyond the model, partial
-  sums that could be subnormal, NaN results whose bits depend on XLA's operand order)."""
+_c_sum = None if _host_kernels is None else _host_kernels.float32_sum
+
+
+def _host_sum(value, scale=None):
+  """XLA's float32 sum of a host vector (times the float32 ``scale``, a Python float), or None
+  (other dtypes, lengths beyond the model, partial sums that could be subnormal, NaN results
+  whose bits depend on XLA's operand order)."""
   if value.dtype is not _F32:
     return None
   n = value.shape[0]
   if not 0 < n < 4096:
     return None
+  if _c_sum is not None:
+    total = _c_sum(value) if scale is None else _c_sum(value, scale)
+    return None if total is None else _float32(total)
   exponent = _exponent_bound(value)
   # Every partial sum is a multiple of the smallest element's quantum, 2**(exponent - 24): with
   # exponent >= -102 none is subnormal (XLA would flush it to zero).
@@ -160,8 +173,16 @@ def _host_sum(value):
   with _quiet_floating_point():  # XLA does not warn on overflow
     total = _xla_vector_sum(value)
   if total == 0.0:
-    return _POSITIVE_ZERO
-  return None if total != total else total
+    total = _POSITIVE_ZERO
+  elif total != total:
+    return None
+  if scale is None:
+    return total
+  # The double product of two float32 numbers is exact: rounding it once gives float32's.
+  product = _float32(float(total) * scale)
+  if product != 0 and abs(product) < _SMALLEST_NORMAL:
+    return None  # (XLA flushes a subnormal product to zero)
+  return product
 
 
 _float32_arguments: dict = {}  # a dtype argument -> whether it names float32
@@ -186,11 +207,68 @@ def _is_float32(dtype) -> bool:
   return answer
 
 
+_c_matrix_sum = None if _host_kernels is None else _host_kernels.float32_matrix_sum
+_matrix_result_avals: dict = {}
+_empty = np.empty
+
+
+def _host_matrix_sum(a, axis, keepdims, mean: bool):
+  """The eager float32 sum (or mean) of a 2-D Array with a host value over one axis, in the
+  order XLA's compiled program sums that shape (the C module's ``float32_matrix_sum``); None
+  for other arrays and arguments, and for the shapes whose order is not known here."""
+  if _c_matrix_sum is None or type(a) is not Array or _context.trace is not _eval_trace:
+    return None
+  value = a._value
+  aval = a._aval
+  if value is None or len(aval.shape) != 2 or aval.weak_type or type(value) is not np.ndarray \
+      or value.dtype is not _F32 or _special_checks.enabled or not _eager_mode.exact \
+      or not (keepdims is None or type(keepdims) is bool):
+    return None
+  if type(axis) is tuple and len(axis) == 1:
+    axis = axis[0]
+  if type(axis) is not int or not -2 <= axis <= 1:
+    return None
+  axis %= 2
+  rows, columns = aval.shape
+  if aval.shape[axis] < 2:
+    return None  # (XLA reads a single element as it is, a -0.0 included)
+  elements = rows * columns
+  # (see _host_kernels.c: the shapes where XLA's loops were measured, and their two forms)
+  if axis == 0:
+    if elements < 4096 and rows <= 32:
+      tiled = False
+    elif 4096 <= elements <= 32768 and rows <= 256:
+      tiled = True
+    else:
+      return None
+  else:
+    if elements < 4096:
+      tiled = False
+    elif columns <= 500 and elements <= 65536:
+      tiled = True
+    else:
+      return None
+  out = _empty(columns if axis == 0 else rows, _F32)
+  scale = reciprocal_of(aval.shape[axis]) if mean else 1.0
+  if not _c_matrix_sum(value, axis, tiled, scale, out):
+    return None
+  shape = ((1, columns) if axis == 0 else (rows, 1)) if keepdims else out.shape
+  result_aval = _matrix_result_avals.get(shape)
+  if result_aval is None:
+    if len(_matrix_result_avals) > 1024:
+      _matrix_result_avals.clear()
+    result_aval = _matrix_result_avals[shape] = core.ShapedArray(shape, _F32)
+  return Array(out.reshape(shape) if keepdims else out, False, result_aval)
+
+
 def _sum_shortcut(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
                   promote_integers=True):
+  if initial is not None or where is not None or out is not None or not _is_float32(dtype):
+    return None
+  if axis is not None and type(a) is Array and len(a._aval.shape) == 2:
+    return _host_matrix_sum(a, axis, keepdims, False)
   value = _host_vector(a, axis, keepdims)
-  if value is None or initial is not None or where is not None or out is not None \
-      or not _is_float32(dtype):
+  if value is None:
     return None
   total = _host_sum(value)
   return None if total is None else _host_result(total, _F32, keepdims)
@@ -200,19 +278,24 @@ _reciprocals: dict = {}  # n -> float32(1 / n), as a Python float
 
 
 def _mean_shortcut(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+  if where is not None or out is not None or not _is_float32(dtype):
+    return None
+  if axis is not None and type(a) is Array and len(a._aval.shape) == 2:
+    return _host_matrix_sum(a, axis, keepdims, True)
   value = _host_vector(a, axis, keepdims)
-  if value is None or where is not None or out is not None or not _is_float32(dtype):
+  if value is None:
     return None
-  total = _host_sum(value)
-  if total is None:
-    return None
-  # XLA compiles the division by the count to a multiplication by its float32 reciprocal; the
-  # double product of two float32 numbers is exact, so rounding it once gives float32's product.
-  n = value.shape[0]
+  # XLA compiles the division by the count to a multiplication by its float32 reciprocal
+  mean = _host_sum(value, reciprocal_of(value.shape[0]))
+  return None if mean is None else _host_result(mean, _F32, keepdims)
+
+
+def reciprocal_of(n: int) -> float:
+  """float32(1) / float32(n), as a Python float (memoised)."""
   reciprocal = _reciprocals.get(n)
   if reciprocal is None:
     reciprocal = _reciprocals[n] = float(_float32(1.0) / _float32(n))
-  return _host_result(_float32(float(total) * reciprocal), _F32, keepdims)
+  return reciprocal
 
 
 def _ordered_vector(a, axis, keepdims):

@@ -55,9 +55,36 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, w
         correction=None):
   """Variance over ``axis`` with ``ddof`` (or ``correction``) degrees of freedom removed
   (``jnp.var``); complex inputs give a real variance."""
+  if correction is None and where is None and out is None:
+    result = _variance_shortcut(a, axis, dtype, ddof, keepdims, False)
+    if result is not None:
+      return result
   correction = _correction(ddof, correction)
   a = _operand("var", a)
   return _var(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+_c_variance = None if reductions._host_kernels is None else reductions._host_kernels.float32_variance
+
+
+def _variance_shortcut(a, axis, dtype, ddof, keepdims, square_root: bool):
+  """Eager ``jnp.var`` (``jnp.std`` with ``square_root``) of a float32 vector of 33 to 4095
+  elements with a host value, as JAX's compiled program computes it (the C module's
+  ``float32_variance``); None where that does not apply (the program runs)."""
+  if _c_variance is None or type(ddof) is not int:
+    return None
+  value = reductions._host_vector(a, axis, keepdims)
+  if value is None or value.dtype is not _F32 or not reductions._is_float32(dtype):
+    return None
+  n = value.shape[0]
+  if not (32 < n < 4096 and 0 <= ddof < n):
+    return None  # (up to 32 elements XLA fuses the squares into its loop: an order not modelled)
+  result = _c_variance(value, reductions.reciprocal_of(n), float(n - ddof), square_root)
+  return None if result is None else reductions._host_result(_float32(result), _F32, keepdims)
+
+
+_F32 = np.dtype(np.float32)
+_float32 = np.float32
 
 
 def _correction(ddof, correction):
@@ -105,6 +132,10 @@ def _var(a, axis, dtype, out, correction, keepdims, *, where):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, *, where=None,
         correction=None):
   """Standard deviation: the square root of ``var`` (``jnp.std``)."""
+  if correction is None and where is None and out is None:
+    result = _variance_shortcut(a, axis, dtype, ddof, keepdims, True)
+    if result is not None:
+      return result
   correction = _correction(ddof, correction)
   a = _operand("std", a)
   return _std(a, _hashable_axis(axis), dtype, out, correction, keepdims, where=where)

@@ -1,0 +1,281 @@
+/* Float32 reductions of one vector in XLA CPU's summation order, for axle's eager shortcuts.
+
+   JAX runs an eager jnp.sum/mean/var/std as a compiled XLA program; axle answers small 1-D
+   float32 cases on the host and must give that program's bits. NumPy cannot sum in XLA's order
+   without several calls (padding, a windowed accumulate, a second level), which cost more than
+   JAX's whole dispatch on 100 elements; these loops do it in one call. The Python fallback
+   (axle/_src/numpy/reductions.py) computes the same results where this module is not built.
+
+   XLA's order, measured against JAX 0.10.2 on CPU: up to 32 elements are summed left to right
+   from +0.0; a longer vector (up to 4095 elements) is cut into windows of 32, padded with zeros
+   evenly on both sides (the extra zero on the right), each window summed left to right from
+   +0.0, and the window sums reduced the same way. jnp.var of 33 or more elements: the mean is
+   the sum times the float32 reciprocal of the count; each centered value is squared and
+   rounded; the squares are summed in the order above and divided by the count minus ddof.
+
+   XLA flushes subnormal floats to zero; every function returns None where an operand, a
+   partial sum or a result would be subnormal, and where the result is NaN (whose bits depend on
+   XLA's operand order), so that the caller runs the compiled program instead. Built with
+   -ffp-contract=off: a multiply and an add must round separately, as XLA's loops round them. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+
+#define WINDOW 32
+#define MAX_LENGTH 4095
+
+static int is_subnormal(float v) { return v != 0.0f && fabsf(v) < FLT_MIN; }
+
+/* Left to right from +0.0; 0 where a partial sum is subnormal. */
+static int sum_run(const float *x, Py_ssize_t n, float *out) {
+  float total = 0.0f;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    total += x[i];
+    if (is_subnormal(total)) return 0;
+  }
+  *out = total;
+  return 1;
+}
+
+/* XLA's windowed order for 1 <= n <= MAX_LENGTH elements (at most 128 windows, whose sums are
+   summed in windows again, at most 4 of them). */
+static int xla_sum(const float *x, Py_ssize_t n, float *out) {
+  if (n <= WINDOW) return sum_run(x, n, out);
+  Py_ssize_t windows = (n + WINDOW - 1) / WINDOW;
+  Py_ssize_t left = (windows * WINDOW - n) / 2;
+  float sums[(MAX_LENGTH + WINDOW - 1) / WINDOW];
+  Py_ssize_t start = -left; /* the first window starts inside the left padding */
+  for (Py_ssize_t w = 0; w < windows; w++, start += WINDOW) {
+    Py_ssize_t begin = start < 0 ? 0 : start;
+    Py_ssize_t end = start + WINDOW > n ? n : start + WINDOW;
+    /* the padding zeros add +0.0: they change nothing but a -0.0 sum, and the window starts
+       at +0.0 anyway */
+    if (!sum_run(x + begin, end - begin, &sums[w])) return 0;
+  }
+  return xla_sum(sums, windows, out);
+}
+
+/* A C-contiguous float32 vector's data, or 0 (with no error set) when ``object`` is not one. */
+static int get_vector(PyObject *object, Py_buffer *view) {
+  if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (view->ndim != 1 || view->itemsize != 4 || view->format == NULL
+      || !(view->format[0] == 'f' && view->format[1] == '\0')) {
+    PyBuffer_Release(view);
+    return 0;
+  }
+  return 1;
+}
+
+static int has_subnormal_or_nan(const float *x, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (is_subnormal(x[i]) || x[i] != x[i]) return 1;
+  return 0;
+}
+
+/* A float32 result as a Python float, None where it is subnormal or NaN; zeros are +0.0 (XLA's
+   accumulator starts there) unless ``signed_zero``. */
+static PyObject *result(float value, int signed_zero) {
+  if (value != value || is_subnormal(value)) Py_RETURN_NONE;
+  if (value == 0.0f && !signed_zero) value = 0.0f;
+  return PyFloat_FromDouble((double)value);
+}
+
+static PyObject *float32_sum(PyObject *self, PyObject *args) {
+  PyObject *object;
+  float scale = 1.0f, total;
+  if (!PyArg_ParseTuple(args, "O|f", &object, &scale)) return NULL;
+  Py_buffer view;
+  if (!get_vector(object, &view)) Py_RETURN_NONE;
+  const float *x = (const float *)view.buf;
+  Py_ssize_t n = view.shape[0];
+  int ok = n >= 1 && n <= MAX_LENGTH && !has_subnormal_or_nan(x, n) && xla_sum(x, n, &total);
+  if (ok && n == 1) total = x[0]; /* (XLA reads one element as it is: -0.0 stays -0.0) */
+  PyBuffer_Release(&view);
+  if (!ok) Py_RETURN_NONE;
+  return result(scale == 1.0f ? total : total * scale, n == 1);
+}
+
+static PyObject *float32_variance(PyObject *self, PyObject *args) {
+  PyObject *object;
+  float reciprocal, normalizer, total;
+  int square_root;
+  if (!PyArg_ParseTuple(args, "Offp", &object, &reciprocal, &normalizer, &square_root))
+    return NULL;
+  Py_buffer view;
+  if (!get_vector(object, &view)) Py_RETURN_NONE;
+  const float *x = (const float *)view.buf;
+  Py_ssize_t n = view.shape[0];
+  float squares[MAX_LENGTH];
+  int ok = n > WINDOW && n <= MAX_LENGTH && !has_subnormal_or_nan(x, n) && xla_sum(x, n, &total);
+  if (ok) {
+    float mean = total * reciprocal;
+    if (is_subnormal(mean)) ok = 0;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+      float centered = x[i] - mean;
+      float square = centered * centered;
+      if (is_subnormal(centered) || is_subnormal(square)) ok = 0;
+      squares[i] = square;
+    }
+    ok = ok && xla_sum(squares, n, &total);
+  }
+  PyBuffer_Release(&view);
+  if (!ok) Py_RETURN_NONE;
+  float variance = total / normalizer;
+  if (is_subnormal(variance)) Py_RETURN_NONE;
+  return result(square_root ? sqrtf(variance) : variance, 0);
+}
+
+/* Matrices: XLA picks its loops by shape. Measured against JAX 0.10.2 on CPU over rows and
+   columns from 2 to 1000 (tools/record_eager_sum_reference.py keeps a sample):
+   - over rows (axis 0): with fewer than 4096 elements and at most 32 rows, each column left to
+     right; from 4096 to 32768 elements and at most 256 rows, each column in groups of 4 rows
+     summed left to right, 4 groups to a block of 16 rows, groups and blocks added in turn;
+   - over columns (axis 1): with fewer than 4096 elements, each row as a vector (above); from
+     4096 elements and at most 500 columns, each row in 16 lanes (element i in lane i % 16),
+     a lane summing its elements of one window of 64 left to right, the windows' lane sums
+     added in turn, and the 16 lane sums halved pairwise (lane i plus lane i + 8, ...).
+   The caller checks the shape; ``tiled`` selects the second form. */
+
+/* Whether no element is NaN or below 2**-103 in magnitude (zeros aside): every element is then
+   a multiple of a power of two no smaller than 2**-126, and so is every partial sum, in any
+   order: none is subnormal, and the loops below need not check them. */
+static int summable(const float *x, Py_ssize_t n) {
+  const float smallest = 0x1p-103f;
+  int bad = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    float magnitude = fabsf(x[i]);
+    bad |= (magnitude != magnitude) | ((magnitude != 0.0f) & (magnitude < smallest));
+  }
+  return !bad;
+}
+
+/* Over rows, each column on its own (the loops run along a row: independent columns, which the
+   compiler may compute several at a time without changing any column's order). */
+static void column_sums(const float *x, Py_ssize_t rows, Py_ssize_t cols, int tiled, float *out,
+                        float *block) {
+  if (!tiled) {
+    for (Py_ssize_t c = 0; c < cols; c++) out[c] = x[c];
+    for (Py_ssize_t r = 1; r < rows; r++)
+      for (Py_ssize_t c = 0; c < cols; c++) out[c] += x[r * cols + c];
+    return;
+  }
+  for (Py_ssize_t b = 0; b < rows; b += 16) {
+    float *sums = b == 0 ? out : block; /* the first block is the running total itself */
+    for (Py_ssize_t g = b; g < b + 16 && g < rows; g += 4) {
+      const float *r0 = x + g * cols, *r1 = r0 + cols, *r2 = r1 + cols, *r3 = r2 + cols;
+      Py_ssize_t in_group = rows - g < 4 ? rows - g : 4;
+      if (in_group == 4 && g == b) {
+        for (Py_ssize_t c = 0; c < cols; c++) sums[c] = ((r0[c] + r1[c]) + r2[c]) + r3[c];
+      } else if (in_group == 4) {
+        for (Py_ssize_t c = 0; c < cols; c++) sums[c] += ((r0[c] + r1[c]) + r2[c]) + r3[c];
+      } else {
+        for (Py_ssize_t c = 0; c < cols; c++) {
+          float group = r0[c];
+          for (Py_ssize_t k = 1; k < in_group; k++) group += r0[k * cols + c];
+          sums[c] = g == b ? group : sums[c] + group;
+        }
+      }
+    }
+    if (b > 0)
+      for (Py_ssize_t c = 0; c < cols; c++) out[c] += block[c];
+  }
+}
+
+#define LANES 16
+#define LANE_WINDOW 64
+
+static float lane_sum(const float *x, Py_ssize_t n) {
+  float lanes[LANES] = {0.0f};
+  for (Py_ssize_t start = 0; start < n; start += LANE_WINDOW) {
+    float window[LANES] = {0.0f};
+    Py_ssize_t end = start + LANE_WINDOW < n ? start + LANE_WINDOW : n;
+    Py_ssize_t i = start;
+    for (; i + LANES <= end; i += LANES)
+      for (int l = 0; l < LANES; l++) window[l] += x[i + l];
+    for (int l = 0; i + l < end; l++) window[l] += x[i + l]; /* a partial vector */
+    for (int l = 0; l < LANES; l++) lanes[l] = start == 0 ? window[l] : lanes[l] + window[l];
+  }
+  for (int width = LANES / 2; width >= 1; width /= 2)
+    for (int l = 0; l < width; l++) lanes[l] += lanes[l + width];
+  return lanes[0];
+}
+
+/* float32_matrix_sum(matrix, axis, tiled, scale, out): see the method table. */
+static PyObject *float32_matrix_sum(PyObject *self, PyObject *args) {
+  PyObject *object, *out_object;
+  int axis, tiled;
+  float scale;
+  if (!PyArg_ParseTuple(args, "OipfO", &object, &axis, &tiled, &scale, &out_object)) return NULL;
+  Py_buffer view, out_view;
+  if (PyObject_GetBuffer(object, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  if (view.ndim != 2 || view.itemsize != 4 || view.format == NULL
+      || !(view.format[0] == 'f' && view.format[1] == '\0')) {
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+  }
+  if (PyObject_GetBuffer(out_object, &out_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+    PyBuffer_Release(&view);
+    return NULL;
+  }
+  const float *x = (const float *)view.buf;
+  float *out = (float *)out_view.buf;
+  Py_ssize_t rows = view.shape[0], cols = view.shape[1];
+  Py_ssize_t count = axis == 0 ? cols : rows;
+  int ok = rows > 0 && cols > 0 && out_view.len == count * 4 && summable(x, rows * cols);
+  if (ok && axis == 0) {
+    float *block = tiled ? PyMem_Malloc(cols * sizeof(float)) : NULL;
+    if (tiled && block == NULL) {
+      ok = 0;
+    } else {
+      column_sums(x, rows, cols, tiled, out, block);
+      PyMem_Free(block);
+    }
+  } else if (ok) {
+    for (Py_ssize_t r = 0; ok && r < rows; r++) {
+      const float *row = x + r * cols;
+      if (tiled)
+        out[r] = lane_sum(row, cols);
+      else
+        ok = cols <= MAX_LENGTH && xla_sum(row, cols, &out[r]);
+    }
+  }
+  for (Py_ssize_t i = 0; ok && i < count; i++) {
+    float value = scale == 1.0f ? out[i] : out[i] * scale;
+    if (value != value || is_subnormal(value)) ok = 0;
+    if (value == 0.0f) value = 0.0f; /* (XLA's accumulators start at +0.0) */
+    out[i] = value;
+  }
+  PyBuffer_Release(&out_view);
+  PyBuffer_Release(&view);
+  if (!ok) Py_RETURN_NONE;
+  Py_RETURN_TRUE;
+}
+
+static PyMethodDef methods[] = {
+    {"float32_sum", float32_sum, METH_VARARGS,
+     "float32_sum(vector, scale=1.0): XLA's float32 sum of a C-contiguous float32 vector of 1 "
+     "to 4095 elements, times the float32 ``scale``, as a Python float; None where XLA's bits "
+     "are not known here (subnormals, NaN, other arrays)."},
+    {"float32_variance", float32_variance, METH_VARARGS,
+     "float32_variance(vector, reciprocal, normalizer, square_root): jnp.var (or jnp.std) of a "
+     "float32 vector of 33 to 4095 elements as XLA computes it: the mean is the sum times "
+     "``reciprocal`` (float32 1/n), the sum of squares is divided by ``normalizer`` (float32 "
+     "n - ddof); None where XLA's bits are not known here."},
+    {"float32_matrix_sum", float32_matrix_sum, METH_VARARGS,
+     "float32_matrix_sum(matrix, axis, tiled, scale, out): XLA's float32 sums of a C-contiguous "
+     "float32 matrix over ``axis`` (0 or 1) in the loop form ``tiled`` selects (see the source), "
+     "each times ``scale``, written to the float32 vector ``out``; True, or None where XLA's bits "
+     "are not known here (subnormals, NaN, other arrays; ``out`` is then garbage)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_host_kernels",
+                                    "Float32 reductions in XLA CPU's order.", -1, methods};
+
+PyMODINIT_FUNC PyInit__host_kernels(void) { return PyModule_Create(&module); }
