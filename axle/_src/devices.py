@@ -185,12 +185,33 @@ def device_get(x):
   return tree_util.tree_map(get, x)
 
 
+def _wait_for_arrays(arrays) -> bool:
+  """Waits for a flat tuple or list of Arrays; False (having waited for nothing) if an element
+  is anything else."""
+  for leaf in arrays:
+    if type(leaf) is not Array:
+      return False
+  buffers = []
+  for leaf in arrays:
+    if leaf._buffer is not None:
+      buffers.append(leaf._buffer)
+    elif leaf._value is None:
+      leaf.block_until_ready()  # pending (computes it) or deleted (raises)
+  if len(buffers) == 1:
+    client.wait_for(buffers[0])
+  elif buffers:
+    client.block_until_ready(buffers)
+  return True
+
+
 def block_until_ready(x):
   """Waits until every Array in the pytree ``x`` has been computed; returns ``x``."""
   if type(x) is Array:  # the common case: one array
     if x._value is not None:  # (a host value: nothing to wait for)
       return x
     return x.block_until_ready()
+  if (type(x) is tuple or type(x) is list) and _wait_for_arrays(x):
+    return x  # (a jitted function's tuple of Arrays: no tree flattening)
   buffers = []
   for leaf in tree_util.tree_leaves(x):
     if type(leaf) is Array or isinstance(leaf, Array):
