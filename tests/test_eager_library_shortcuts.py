@@ -52,13 +52,16 @@ def _inputs(n, rng):
 
 @contextlib.contextmanager
 def _without_c_module():
-  """The sums answered by the NumPy fallback, as where the C module is not built."""
-  saved = reductions._c_sum, statistics._c_variance
-  reductions._c_sum = statistics._c_variance = None
+  """The reductions answered by the NumPy fallback, as where the C module is not built."""
+  saved = (reductions._c_sum, reductions._c_extremum, reductions._c_matrix_sum,
+           statistics._c_variance)
+  reductions._c_sum = reductions._c_extremum = reductions._c_matrix_sum = None
+  statistics._c_variance = None
   try:
     yield
   finally:
-    reductions._c_sum, statistics._c_variance = saved
+    (reductions._c_sum, reductions._c_extremum, reductions._c_matrix_sum,
+     statistics._c_variance) = saved
 
 
 _MODES = {"C module": contextlib.nullcontext, "NumPy fallback": _without_c_module}

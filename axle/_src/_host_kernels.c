@@ -1,4 +1,4 @@
-/* Float32 reductions of one vector in XLA CPU's summation order, for axle's eager shortcuts.
+/* Float32 reductions in XLA CPU's summation order (and max/min), for axle's eager shortcuts.
 
    JAX runs an eager jnp.sum/mean/var/std as a compiled XLA program; axle answers small 1-D
    float32 cases on the host and must give that program's bits. NumPy cannot sum in XLA's order
@@ -127,6 +127,24 @@ static PyObject *float32_variance(PyObject *self, PyObject *args) {
   float variance = total / normalizer;
   if (is_subnormal(variance)) Py_RETURN_NONE;
   return result(square_root ? sqrtf(variance) : variance, 0);
+}
+
+static PyObject *float32_extremum(PyObject *self, PyObject *args) {
+  PyObject *object;
+  int maximum;
+  if (!PyArg_ParseTuple(args, "Op", &object, &maximum)) return NULL;
+  Py_buffer view;
+  if (!get_vector(object, &view)) Py_RETURN_NONE;
+  const float *x = (const float *)view.buf;
+  Py_ssize_t n = view.shape[0];
+  int ok = n >= 1 && !has_subnormal_or_nan(x, n);
+  float best = ok ? x[0] : 0.0f;
+  for (Py_ssize_t i = 1; ok && i < n; i++)
+    if (maximum ? x[i] > best : x[i] < best) best = x[i];
+  PyBuffer_Release(&view);
+  /* (a zero result may be -0.0 or +0.0 in XLA, which orders them: left to the program) */
+  if (!ok || best == 0.0f) Py_RETURN_NONE;
+  return PyFloat_FromDouble((double)best);
 }
 
 /* Matrices: XLA picks its loops by shape. Measured against JAX 0.10.2 on CPU over rows and
@@ -268,6 +286,10 @@ static PyMethodDef methods[] = {
      "float32 vector of 33 to 4095 elements as XLA computes it: the mean is the sum times "
      "``reciprocal`` (float32 1/n), the sum of squares is divided by ``normalizer`` (float32 "
      "n - ddof); None where XLA's bits are not known here."},
+    {"float32_extremum", float32_extremum, METH_VARARGS,
+     "float32_extremum(vector, maximum): the largest (or smallest) element of a C-contiguous "
+     "float32 vector as a Python float; None where XLA's answer may differ (NaN, subnormals, a "
+     "zero result) or for other arrays."},
     {"float32_matrix_sum", float32_matrix_sum, METH_VARARGS,
      "float32_matrix_sum(matrix, axis, tiled, scale, out): XLA's float32 sums of a C-contiguous "
      "float32 matrix over ``axis`` (0 or 1) in the loop form ``tiled`` selects (see the source), "

@@ -256,9 +256,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   indices of the nonzero elements (needs ``size`` under jit)."""
   if x is None and y is None:
     return nonzero(condition, size=size, fill_value=fill_value)
-  util.check_arraylike("where", condition, x, y)  # a missing x or y is refused here, as in JAX
-  key = _host_where_key(condition, x, y)
+  key = _host_where_key(condition, x, y)  # (Arrays and Python numbers only: arraylike)
   if key is None:
+    util.check_arraylike("where", condition, x, y)  # a missing x or y is refused here, as in JAX
     return ufuncs._where(condition, x, y)
   out_aval = _host_where_avals.get(key)
   if out_aval is None:
@@ -272,9 +272,25 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return ufuncs._where(condition, x, y)
   # Selection moves bits (XLA keeps even subnormals), so NumPy gives XLA's answer: the operands
   # converted to the result's dtype as jnp promotes them, then picked.
-  x = np.asarray(x._value if type(x) is Array else x, dtype)
-  y = np.asarray(y._value if type(y) is Array else y, dtype)
+  x = np.asarray(x._value, dtype) if type(x) is Array else _where_scalar(x, dtype)
+  y = np.asarray(y._value, dtype) if type(y) is Array else _where_scalar(y, dtype)
   return Array(np.where(condition._value, x, y), False, out_aval)
+
+
+_where_scalars: dict = {}  # (number, its type, its sign, dtype) -> read-only 0-d array
+
+
+def _where_scalar(number, dtype) -> np.ndarray:
+  """A Python number as a 0-d array of ``dtype`` (memoised: NumPy's where takes a 0-d array
+  faster than a Python number)."""
+  key = (number, type(number), math.copysign(1.0, number), dtype)
+  value = _where_scalars.get(key)
+  if value is None:
+    if len(_where_scalars) > 1024:
+      _where_scalars.clear()
+    value = _where_scalars[key] = np.asarray(number, dtype)
+    value.flags.writeable = False
+  return value
 
 
 # (condition's aval, x's aval or Python type, y's) -> the aval of jnp.where's result, for

@@ -313,10 +313,21 @@ def _ordered_vector(a, axis, keepdims):
   return value
 
 
-def _extremum_shortcut(reduce):
+_c_extremum = None if _host_kernels is None else _host_kernels.float32_extremum
+
+
+def _extremum_shortcut(reduce, maximum: bool):
+
   def shortcut(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    if initial is not None or where is not None or out is not None:
+      return None
+    if _c_extremum is not None:
+      value = _host_vector(a, axis, keepdims)
+      if value is not None and value.dtype is _F32:  # (the C module: one pass, checks included)
+        result = _c_extremum(value, maximum)
+        return None if result is None else _host_result(_float32(result), _F32, keepdims)
     value = _ordered_vector(a, axis, keepdims)
-    if value is None or initial is not None or where is not None or out is not None:
+    if value is None:
       return None
     result = reduce(value)
     # NaN (which NaN XLA returns depends on its order) and zeros (XLA's max prefers +0.0, min
@@ -403,7 +414,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=Non
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
-                       eager_shortcut=_extremum_shortcut(np.maximum.reduce))
+                       eager_shortcut=_extremum_shortcut(np.maximum.reduce, True))
 def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Maximum over ``axis``; NaN propagates (``jnp.max``)."""
   _check_nonempty("max", a, axis, initial)
@@ -412,7 +423,7 @@ def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None
 
 
 @util.jit_when_tracing(inline=True, static_argnames=('axis', 'out', 'keepdims'),
-                       eager_shortcut=_extremum_shortcut(np.minimum.reduce))
+                       eager_shortcut=_extremum_shortcut(np.minimum.reduce, False))
 def min(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
   """Minimum over ``axis``; NaN propagates (``jnp.min``)."""
   _check_nonempty("min", a, axis, initial)
