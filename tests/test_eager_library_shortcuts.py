@@ -491,3 +491,15 @@ def test_matrix_sums_and_means_give_the_compiled_bits(shape):
         _assert_same_bits(out, _jitted(name, **kwargs)(x))
   if reductions._host_kernels is not None and shape in [(100, 100), (64, 64)]:
     assert host > 30
+
+
+def test_strided_host_views_take_the_numpy_versions():
+  # A host value can be a strided NumPy view (x[::2]); the C module reads only contiguous
+  # vectors and says so (NotImplemented), and the NumPy versions answer instead.
+  x = np.random.default_rng(11).standard_normal(301).astype(np.float32)
+  view = jnp.asarray(x)[::3]
+  assert view._value is not None and not view._value.flags.c_contiguous
+  for name in ["sum", "mean", "max", "min"]:
+    out = getattr(jnp, name)(view)
+    assert out._buffer is None, name
+    _assert_same_bits(out, _jitted(name)(x[::3]))

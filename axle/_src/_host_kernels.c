@@ -89,7 +89,7 @@ static PyObject *float32_sum(PyObject *self, PyObject *args) {
   float scale = 1.0f, total;
   if (!PyArg_ParseTuple(args, "O|f", &object, &scale)) return NULL;
   Py_buffer view;
-  if (!get_vector(object, &view)) Py_RETURN_NONE;
+  if (!get_vector(object, &view)) Py_RETURN_NOTIMPLEMENTED; /* (e.g. a strided view) */
   const float *x = (const float *)view.buf;
   Py_ssize_t n = view.shape[0];
   int ok = n >= 1 && n <= MAX_LENGTH && !has_subnormal_or_nan(x, n) && xla_sum(x, n, &total);
@@ -134,7 +134,7 @@ static PyObject *float32_extremum(PyObject *self, PyObject *args) {
   int maximum;
   if (!PyArg_ParseTuple(args, "Op", &object, &maximum)) return NULL;
   Py_buffer view;
-  if (!get_vector(object, &view)) Py_RETURN_NONE;
+  if (!get_vector(object, &view)) Py_RETURN_NOTIMPLEMENTED; /* (e.g. a strided view) */
   const float *x = (const float *)view.buf;
   Py_ssize_t n = view.shape[0];
   int ok = n >= 1 && !has_subnormal_or_nan(x, n);
@@ -280,7 +280,8 @@ static PyMethodDef methods[] = {
     {"float32_sum", float32_sum, METH_VARARGS,
      "float32_sum(vector, scale=1.0): XLA's float32 sum of a C-contiguous float32 vector of 1 "
      "to 4095 elements, times the float32 ``scale``, as a Python float; None where XLA's bits "
-     "are not known here (subnormals, NaN, other arrays)."},
+     "are not known here (subnormals, NaN, other lengths); NotImplemented for an object that "
+     "is not such a vector (a strided view: the caller's NumPy version answers)."},
     {"float32_variance", float32_variance, METH_VARARGS,
      "float32_variance(vector, reciprocal, normalizer, square_root): jnp.var (or jnp.std) of a "
      "float32 vector of 33 to 4095 elements as XLA computes it: the mean is the sum times "
@@ -289,7 +290,7 @@ static PyMethodDef methods[] = {
     {"float32_extremum", float32_extremum, METH_VARARGS,
      "float32_extremum(vector, maximum): the largest (or smallest) element of a C-contiguous "
      "float32 vector as a Python float; None where XLA's answer may differ (NaN, subnormals, a "
-     "zero result) or for other arrays."},
+     "zero result); NotImplemented for an object that is not such a vector."},
     {"float32_matrix_sum", float32_matrix_sum, METH_VARARGS,
      "float32_matrix_sum(matrix, axis, tiled, scale, out): XLA's float32 sums of a C-contiguous "
      "float32 matrix over ``axis`` (0 or 1) in the loop form ``tiled`` selects (see the source), "

@@ -162,7 +162,8 @@ def _host_sum(value, scale=None):
     return None
   if _c_sum is not None:
     total = _c_sum(value) if scale is None else _c_sum(value, scale)
-    return None if total is None else _float32(total)
+    if total is not NotImplemented:
+      return None if total is None else _float32(total)
   exponent = _exponent_bound(value)
   # Every partial sum is a multiple of the smallest element's quantum, 2**(exponent - 24): with
   # exponent >= -102 none is subnormal (XLA would flush it to zero).
@@ -317,7 +318,6 @@ _c_extremum = None if _host_kernels is None else _host_kernels.float32_extremum
 
 
 def _extremum_shortcut(reduce, maximum: bool):
-
   def shortcut(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     if initial is not None or where is not None or out is not None:
       return None
@@ -325,7 +325,8 @@ def _extremum_shortcut(reduce, maximum: bool):
       value = _host_vector(a, axis, keepdims)
       if value is not None and value.dtype is _F32:  # (the C module: one pass, checks included)
         result = _c_extremum(value, maximum)
-        return None if result is None else _host_result(_float32(result), _F32, keepdims)
+        if result is not NotImplemented:
+          return None if result is None else _host_result(_float32(result), _F32, keepdims)
     value = _ordered_vector(a, axis, keepdims)
     if value is None:
       return None
