@@ -188,10 +188,15 @@ class Array:
   def block_until_ready(self):
     """Waits until the array's value has been computed; returns the array. An error raised
     while computing it surfaces here."""
-    if self._buffer is None and self._value is None:
+    buffer = self._buffer
+    if buffer is None:
+      if self._value is not None:
+        return self
       self._compute_pending()
-    if self._buffer is not None:
-      client.wait_for(self._buffer)
+      buffer = self._buffer
+      if buffer is None:
+        return self
+    client.wait_for(buffer)
     return self
 
   def copy_to_host_async(self):

@@ -223,7 +223,8 @@ def _deferring_run(op: _Op):
       array = pending(op, (x,), leaf_key, ((x, first_aval),), 1)
       _add_reader(x, array._node)
       return [array]
-    return deferred_unary
+    deferred_unary.undeferred = run  # (what runs an operand with a host value: callers that
+    return deferred_unary             # know they hold one call it directly)
 
   if len(avals) == 2:
     second_aval = avals[1]
