@@ -291,6 +291,21 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
   result_exponent = _RESULT_EXPONENT.get(name)
   ndarray = np.ndarray
 
+  def checked_result(out, exponent, bound, args, params):
+    """A real float kernel result: marked with ``exponent`` (its bound from the operands') when
+    that keeps it out of the subnormal range, else scanned where the primitive can create
+    subnormals (answered by XLA if it holds one)."""
+    if exponent is not None and exponent >= bound:
+      mark(out, exponent)
+      return out
+    if not check_results or not out.size:
+      return out
+    exponent = min_exponent(out)
+    if exponent < bound:
+      return run_on_xla(primitive, args, params)
+    mark(out, exponent)
+    return out
+
   def impl(*args, **params):
     if not mode.exact:
       return kernel(*args, **params)
@@ -308,11 +323,10 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
           bound = flushed.get(dtype)
           if bound is None:  # (a comparison)
             return out
-          if result_exponent is not None and dtype.kind == "f" and a.dtype is dtype:
-            exponent = result_exponent((known_a[1], known_b[1]), args, params, dtype)
-            if exponent is not None and exponent >= bound:
-              mark(out, exponent)
-              return out
+          if dtype.kind == "f" and a.dtype is dtype:
+            exponent = None if result_exponent is None else \
+                result_exponent((known_a[1], known_b[1]), args, params, dtype)
+            return checked_result(out, exponent, bound, args, params)
       elif type(a) is ndarray and (type(b) is float or type(b) is int) and not params:
         # x < 0.5: an array whose bound is known and a Python number that is not subnormal
         known_a = checked.get(id(a))
@@ -322,16 +336,14 @@ def _guard_subnormals(primitive: core.Primitive, kernel: Callable, complex_on_xl
           bound = flushed.get(dtype)
           if bound is None:  # (a comparison)
             return out
-          if result_exponent is not None and dtype.kind == "f" and a.dtype is dtype:
+          if dtype.kind == "f" and a.dtype is dtype:
             try:
               scalar_exponent = frexp(b)[1]
-            except OverflowError:  # an int beyond float64: the general path below
+            except OverflowError:  # an int beyond float64
               scalar_exponent = None
-            if scalar_exponent is not None:
-              exponent = result_exponent((known_a[1], scalar_exponent), args, params, dtype)
-              if exponent is not None and exponent >= bound:
-                mark(out, exponent)
-                return out
+            exponent = None if result_exponent is None or scalar_exponent is None else \
+                result_exponent((known_a[1], scalar_exponent), args, params, dtype)
+            return checked_result(out, exponent, bound, args, params)
     floats = False
     exponents = []  # a bound for each real float operand; None once one is unknown (complex)
     for a in args:
