@@ -3,8 +3,9 @@
    JAX runs an eager jnp.sum/mean/var/std as a compiled XLA program; axle answers small 1-D
    float32 cases on the host and must give that program's bits. NumPy cannot sum in XLA's order
    without several calls (padding, a windowed accumulate, a second level), which cost more than
-   JAX's whole dispatch on 100 elements; these loops do it in one call. The Python fallback
-   (axle/_src/numpy/reductions.py) computes the same results where this module is not built.
+   JAX's whole dispatch on 100 elements; these loops do it in one call. Where this module is not
+   built, the NumPy versions in axle/_src/numpy/reductions.py answer vectors' sums, means, max
+   and min with the same bits, and the other cases run the compiled program.
 
    XLA's order, measured against JAX 0.10.2 on CPU: up to 32 elements are summed left to right
    from +0.0; a longer vector (up to 4095 elements) is cut into windows of 32, padded with zeros
