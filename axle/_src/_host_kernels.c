@@ -1,4 +1,5 @@
-/* Float32 reductions in XLA CPU's summation order (and max/min), for axle's eager shortcuts.
+/* Float32 reductions in XLA CPU's summation order (and max/min), and XLA CPU's float32 tanh,
+   for axle's eager shortcuts (tanh: see float32_tanh below).
 
    JAX runs an eager jnp.sum/mean/var/std as a compiled XLA program; axle answers small 1-D
    float32 cases on the host and must give that program's bits. NumPy cannot sum in XLA's order
@@ -14,10 +15,11 @@
    the sum times the float32 reciprocal of the count; each centered value is squared and
    rounded; the squares are summed in the order above and divided by the count minus ddof.
 
-   XLA flushes subnormal floats to zero; every function returns None where an operand, a
+   XLA flushes subnormal floats to zero; every reduction returns None where an operand, a
    partial sum or a result would be subnormal, and where the result is NaN (whose bits depend on
    XLA's operand order), so that the caller runs the compiled program instead. Built with
-   -ffp-contract=off: a multiply and an add must round separately, as XLA's loops round them. */
+   -ffp-contract=off: a multiply and an add must round separately, as XLA's loops round them
+   (tanh's fused multiply-adds are written out). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <float.h>
@@ -277,6 +279,162 @@ static PyObject *float32_matrix_sum(PyObject *self, PyObject *args) {
   Py_RETURN_TRUE;
 }
 
+/* XLA CPU's float32 tanh (x86-64 with FMA), element for element: XLA's rational approximation
+   (the odd numerator of degree 13 and even denominator of degree 6 that Eigen also uses, in
+   Horner form with each step one fused multiply-add, which XLA's code contracts them into),
+   the input clamped to +-7.99881172180175781 (the approximation is exactly 1 there), x itself
+   below |x| < 0.0004, +-1 from |x| >= 20. Compared with the compiled program on all 2**32
+   float32 inputs (NaN payloads and subnormals included): the same bits for every one. */
+static inline float tanh_element(float x) {
+  const float clamp = 7.99881172180175781f;
+  float clamped = x > clamp ? clamp : x;
+  clamped = clamped < -clamp ? -clamp : clamped;
+  float square = clamped * clamped;
+  float numerator = -2.76076847742355e-16f;
+  numerator = fmaf(square, numerator, 2.00018790482477e-13f);
+  numerator = fmaf(square, numerator, -8.60467152213735e-11f);
+  numerator = fmaf(square, numerator, 5.12229709037114e-08f);
+  numerator = fmaf(square, numerator, 1.48572235717979e-05f);
+  numerator = fmaf(square, numerator, 6.37261928875436e-04f);
+  numerator = fmaf(square, numerator, 4.89352455891786e-03f);
+  numerator = clamped * numerator;
+  float denominator = 1.19825839466702e-06f;
+  denominator = fmaf(square, denominator, 1.18534705686654e-04f);
+  denominator = fmaf(square, denominator, 2.26843463243900e-03f);
+  denominator = fmaf(square, denominator, 4.89352518554385e-03f);
+  float magnitude = fabsf(x);
+  float value = magnitude < 0.0004f ? x : numerator / denominator;
+  return magnitude >= 20.0f ? copysignf(1.0f, x) : value;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_TANH 1
+#include <immintrin.h>
+
+/* tanh_element on eight lanes (the same operations; min/max in the operand order that keeps a
+   NaN input, as the comparisons above do), then the tail one by one. */
+__attribute__((target("avx2,fma"))) static void tanh_loop(const float *x, float *out,
+                                                          Py_ssize_t n) {
+  const __m256 clamp = _mm256_set1_ps(7.99881172180175781f);
+  const __m256 negative_clamp = _mm256_set1_ps(-7.99881172180175781f);
+  const __m256 small = _mm256_set1_ps(0.0004f), large = _mm256_set1_ps(20.0f);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  Py_ssize_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_loadu_ps(x + i);
+    __m256 clamped = _mm256_max_ps(negative_clamp, _mm256_min_ps(clamp, v));
+    __m256 square = _mm256_mul_ps(clamped, clamped);
+    __m256 numerator = _mm256_set1_ps(-2.76076847742355e-16f);
+    numerator = _mm256_fmadd_ps(square, numerator, _mm256_set1_ps(2.00018790482477e-13f));
+    numerator = _mm256_fmadd_ps(square, numerator, _mm256_set1_ps(-8.60467152213735e-11f));
+    numerator = _mm256_fmadd_ps(square, numerator, _mm256_set1_ps(5.12229709037114e-08f));
+    numerator = _mm256_fmadd_ps(square, numerator, _mm256_set1_ps(1.48572235717979e-05f));
+    numerator = _mm256_fmadd_ps(square, numerator, _mm256_set1_ps(6.37261928875436e-04f));
+    numerator = _mm256_fmadd_ps(square, numerator, _mm256_set1_ps(4.89352455891786e-03f));
+    numerator = _mm256_mul_ps(clamped, numerator);
+    __m256 denominator = _mm256_set1_ps(1.19825839466702e-06f);
+    denominator = _mm256_fmadd_ps(square, denominator, _mm256_set1_ps(1.18534705686654e-04f));
+    denominator = _mm256_fmadd_ps(square, denominator, _mm256_set1_ps(2.26843463243900e-03f));
+    denominator = _mm256_fmadd_ps(square, denominator, _mm256_set1_ps(4.89352518554385e-03f));
+    __m256 magnitude = _mm256_andnot_ps(sign, v);
+    __m256 value = _mm256_blendv_ps(_mm256_div_ps(numerator, denominator), v,
+                                    _mm256_cmp_ps(magnitude, small, _CMP_LT_OQ));
+    __m256 saturated = _mm256_or_ps(_mm256_and_ps(v, sign), one);
+    value = _mm256_blendv_ps(value, saturated, _mm256_cmp_ps(magnitude, large, _CMP_GE_OQ));
+    _mm256_storeu_ps(out + i, value);
+  }
+  for (; i < n; i++) out[i] = tanh_element(x[i]);
+}
+
+/* XLA contracts the multiply-adds only where the processor has FMA; elsewhere its bits differ
+   and the program runs instead. */
+static int tanh_available(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+#define HAVE_TANH 0
+#endif
+
+/* A C-contiguous float32 buffer of any shape (writable when asked), or 0 with TypeError set. */
+static int get_float32(PyObject *object, Py_buffer *view, int writable) {
+  if (PyObject_GetBuffer(object, view,
+                         PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
+    return 0;
+  if (view->itemsize != 4 || view->format == NULL
+      || !(view->format[0] == 'f' && view->format[1] == '\0')) {
+    PyBuffer_Release(view);
+    PyErr_SetString(PyExc_TypeError, "expected a C-contiguous float32 buffer");
+    return 0;
+  }
+  return 1;
+}
+
+/* The value every element of ``view`` holds when it is one element broadcast (all strides 0,
+   as jnp.ones and jnp.full make them), else 0. */
+static int broadcast_scalar(const Py_buffer *view, float *value) {
+  if (view->len == 0 || view->strides == NULL) return 0;
+  for (int d = 0; d < view->ndim; d++)
+    if (view->strides[d] != 0 && view->shape[d] > 1) return 0;
+  *value = *(const float *)view->buf;
+  return 1;
+}
+
+static PyObject *float32_tanh(PyObject *self, PyObject *args) {
+  PyObject *source, *destination;
+  if (!PyArg_ParseTuple(args, "OO", &source, &destination)) return NULL;
+#if HAVE_TANH
+  Py_buffer in, out;
+  if (PyObject_GetBuffer(source, &in, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+  if (in.itemsize != 4 || in.format == NULL || !(in.format[0] == 'f' && in.format[1] == '\0')) {
+    PyBuffer_Release(&in);
+    PyErr_SetString(PyExc_TypeError, "float32_tanh: the source is not float32");
+    return NULL;
+  }
+  if (!get_float32(destination, &out, 1)) {
+    PyBuffer_Release(&in);
+    return NULL;
+  }
+  Py_ssize_t n = out.len / 4;
+  float *result = (float *)out.buf;
+  float scalar;
+  int status = 0;
+  if (in.len != out.len) {
+    PyErr_SetString(PyExc_ValueError, "float32_tanh: the buffers differ in size");
+    status = -1;
+  } else if (PyBuffer_IsContiguous(&in, 'C')) {
+    if (n > 4096) {
+      Py_BEGIN_ALLOW_THREADS
+      tanh_loop((const float *)in.buf, result, n);
+      Py_END_ALLOW_THREADS
+    } else {
+      tanh_loop((const float *)in.buf, result, n);
+    }
+  } else if (broadcast_scalar(&in, &scalar)) {
+    tanh_loop(&scalar, &scalar, 1);
+    for (Py_ssize_t i = 0; i < n; i++) result[i] = scalar;
+  } else {
+    PyErr_SetString(PyExc_ValueError, "float32_tanh: the source is strided");
+    status = -1;
+  }
+  PyBuffer_Release(&in);
+  PyBuffer_Release(&out);
+  if (status < 0) return NULL;
+  Py_RETURN_NONE;
+#else
+  PyErr_SetString(PyExc_NotImplementedError, "float32_tanh needs x86-64 with FMA");
+  return NULL;
+#endif
+}
+
+static PyObject *float32_tanh_available(PyObject *self, PyObject *unused) {
+#if HAVE_TANH
+  if (tanh_available()) Py_RETURN_TRUE;
+#endif
+  Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
     {"float32_sum", float32_sum, METH_VARARGS,
      "float32_sum(vector, scale=1.0): XLA's float32 sum of a C-contiguous float32 vector of 1 "
@@ -297,9 +455,17 @@ static PyMethodDef methods[] = {
      "float32 matrix over ``axis`` (0 or 1) in the loop form ``tiled`` selects (see the source), "
      "each times ``scale``, written to the float32 vector ``out``; True, or None where XLA's bits "
      "are not known here (subnormals, NaN, other arrays; ``out`` is then garbage)."},
+    {"float32_tanh", float32_tanh, METH_VARARGS,
+     "float32_tanh(source, out): XLA's float32 tanh of each element of the float32 buffer "
+     "``source`` (C-contiguous, or one element broadcast), written to the C-contiguous float32 "
+     "``out`` of the same size; ValueError for other strides. Only where "
+     "float32_tanh_available()."},
+    {"float32_tanh_available", float32_tanh_available, METH_NOARGS,
+     "float32_tanh_available(): whether float32_tanh gives XLA's bits on this processor "
+     "(x86-64 with AVX2 and FMA, whose fused multiply-adds XLA's code uses)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_host_kernels",
-                                    "Float32 reductions in XLA CPU's order.", -1, methods};
+                                    "Float32 reductions in XLA CPU's order, and its float32 tanh.", -1, methods};
 
 PyMODINIT_FUNC PyInit__host_kernels(void) { return PyModule_Create(&module); }

@@ -180,6 +180,39 @@ def _unary_kernel(primitive, fn, narrow=None, wide=False):
   return impl
 
 
+try:  # the optional C module (setup.py): XLA's own float32 tanh, where the processor allows
+  from axle._src import _host_kernels
+  _c_tanh = _host_kernels.float32_tanh if _host_kernels.float32_tanh_available() else None
+except (ImportError, AttributeError):
+  _c_tanh = None
+
+
+def _float32_tanh_kernel(generic):
+  """tanh's kernel: ``generic`` (NumPy's, float64-rounded), but XLA's float32 tanh -- its
+  rational approximation, element for element the bits of the compiled program (compared on
+  every float32 input) -- for float32 operands where the C module gives it."""
+  if _c_tanh is None:
+    return generic
+  empty = np.empty
+
+  def impl(x, **params):
+    if x.dtype is not _F32:
+      return generic(x, **params)
+    out = empty(x.shape, _F32)
+    try:
+      _c_tanh(x, out)
+    except (ValueError, BufferError):  # not C-contiguous (a strided view)
+      _c_tanh(np.ascontiguousarray(x), out)
+    return out
+  impl.ignores_params = True
+  return impl
+
+
+def _host_tanh(avals, params) -> bool:
+  """Where tanh's kernel gives XLA's bits: float32, default accuracy, the C module built."""
+  return _c_tanh is not None and avals[0].dtype == _F32 and params.get("accuracy") is None
+
+
 def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.Primitive:
   primitive = utils.primitive(name, _unop_rule(name, accepted))
   primitive.def_impl(_unary_kernel(primitive, fn, narrow, wide))
@@ -415,6 +448,7 @@ def cosh(x):
 
 
 tanh_p = _unop("tanh", _float_complex, np.tanh, accuracy=True)
+tanh_p.def_impl(_float32_tanh_kernel(tanh_p.impl))
 mlir.register(tanh_p, special_lowering.unary("stablehlo.tanh", accuracy=True))
 # tanh' = 1 - t**2, written (g + g t)(1 - t) as JAX; with accuracy=HIGHEST
 # 4 logistic(2x) logistic(-2x).
@@ -746,7 +780,11 @@ def betainc(a, b, x):
 # Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
 # JAX; see interpreters/eval.py).
 
-# sqrt is correctly rounded in both; every other function here is XLA's own approximation.
+# sqrt is correctly rounded in both; every other function here is XLA's own approximation,
+# which NumPy does not compute (float32 tanh: the C module's copy of it, see _float32_tanh_kernel;
+# subnormal operands, which it returns as they are, as XLA does, still go to XLA).
 eval_interpreter.exact_kernels(sqrt_p, when=eval_interpreter.no_complex, subnormals=True,
                                max_size=eval_interpreter.HOST_KERNEL_LIMIT,
                                narrow_max_size=eval_interpreter.NARROW_HOST_LIMIT)
+eval_interpreter.exact_kernels(tanh_p, when=_host_tanh, subnormals=True,
+                               max_size=eval_interpreter.HOST_KERNEL_LIMIT)

@@ -733,7 +733,13 @@ def wait_for(buffer) -> None:
 
 
 def block_until_ready(buffers: Sequence) -> None:
-  if buffers:
+  """Waits for ``buffers`` (see ``wait_for``)."""
+  if len(buffers) <= 4 and "distributed" not in _state:
+    # (one buffer's wait is 0.13 us, jaxlib's batched wait 0.5 us: a jitted call's few outputs
+    # are waited for one by one)
+    for buffer in buffers:
+      buffer.block_until_ready()
+  elif buffers:
     _wait_ready(buffers)
 
 
