@@ -1230,15 +1230,28 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
   def wrap(fun):
     jitted = jit(fun, **jit_kwargs)
     jitted._report_retraces = False  # library code: its retraces follow its callers'
+    plans = jitted._plans  # (the call plans of ``jitted.__call__``, the latest first)
+    mismatch = _MISMATCH
+    context = core._context
+    eval_trace = core.eval_trace
     if not inline:
       @functools.wraps(fun)
       def wrapper(*args, **kwargs):
-        if core._context.trace is core.eval_trace:
+        if context.trace is eval_trace:
           if config.eager_op_by_op:
             return fun(*args, **kwargs)
           if eager_shortcut is not None:
             out = eager_shortcut(*args, **kwargs)
             if out is not None:
+              return out
+          if plans:  # a call like the last one: its plan, without jit's own call layer
+            try:
+              out = plans[0](args, kwargs)
+            except Exception as exc:
+              if traceback_util.filtering_enabled():
+                traceback_util.filter_exception(exc)
+              raise
+            if out is not mismatch:
               return out
         return jitted(*args, **kwargs)
       return wrapper
@@ -1264,6 +1277,15 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
                 or (_compiles_as_static(value) if name in static_names
                     else _compiles_as_operand(value))):
           return fun(*args, **kwargs)
+      if plans:  # (as in ``wrapper`` above)
+        try:
+          out = plans[0](args, kwargs)
+        except Exception as exc:
+          if traceback_util.filtering_enabled():
+            traceback_util.filter_exception(exc)
+          raise
+        if out is not mismatch:
+          return out
       return jitted(*args, **kwargs)
     return inline_wrapper
 

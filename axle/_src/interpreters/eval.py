@@ -943,6 +943,7 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
   # id(aval) -> (aval, out aval, smallest normal exponent): avals whose kernel runs on the host
   # and keeps a real float dtype, so that a result bound from ``result_exponent`` spares the scan
   host_runs = policy_memo()
+  new_object = object.__new__
 
   def call(x):
     if type(x) is Array and context.trace is root and not checks.enabled:
@@ -963,7 +964,22 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
       if known is None and value is None:
         known = device_runs.get(id(aval))
       if known is not None and known[0] is aval:
-        return (known[1] if value is None else known[2])([x])[0]
+        if value is None:
+          return known[1]([x])[0]
+        direct = known[3]
+        buffer = x._buffer
+        if direct is not None and buffer is not None:
+          # a host value already put on the device: the runner's execute, inlined
+          try:
+            out = direct[0]([buffer]).consume_with_handlers(direct[1])[0]
+          except Exception:  # noqa: BLE001 - the runner reports or recovers
+            return known[2]([x])[0]
+          result = new_object(Array)
+          result._value = None
+          result._buffer = out
+          result._aval = direct[2]
+          return result
+        return known[2]([x])[0]
       entry = cache.get((primitive, aval, *param_items))
       if entry is not None:
         run = entry[1]
@@ -971,7 +987,8 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
           if len(xla_runs) > 256:
             xla_runs.clear()
           # (with the runner that skips deferral, for operands with a host value)
-          xla_runs[id(aval)] = (aval, run, getattr(run, "undeferred", run))
+          undeferred = getattr(run, "undeferred", run)
+          xla_runs[id(aval)] = (aval, run, undeferred, getattr(undeferred, "direct", None))
           return run([x])[0]
         if value is not None:
           if result_exponent is not None and mode.exact:
@@ -990,7 +1007,7 @@ def eager_unary(primitive: core.Primitive, bind: Callable, **params) -> Callable
           if run is not None:
             if len(device_runs) > 256:
               device_runs.clear()
-            device_runs[id(aval)] = (aval, run, run)
+            device_runs[id(aval)] = (aval, run, run, None)
             return run([x])[0]
     return bind(x)
 

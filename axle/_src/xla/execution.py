@@ -660,6 +660,8 @@ def primitive_runner(primitive, avals, params, out_avals):
       if buffer is None:
         return general(operands)
       return execute_one([buffer], operands)
+    # (for callers that inline the call on an Array with a buffer: eval's eager_unary)
+    run_unary.direct = (execute, handlers, out_aval)
     return run_unary
 
   # the second operand: an Array on the device or a Python scalar's 0-d value (its buffer
