@@ -303,6 +303,13 @@ def force(array: Array) -> None:
   """Computes a pending array: its op and the pending ops it depends on."""
   node = array._node
   if node.result is None:
+    if node.size == 1:  # one op on leaves (an eager op read at once): its own program
+      result = node.result = node.op.run(node.operands)[0]
+      node.leaves = None
+      array._value = result._value
+      array._buffer = result._buffer
+      array._node = None
+      return
     _compute(node, array)
     if array._node is None:
       return
