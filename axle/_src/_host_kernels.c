@@ -381,15 +381,18 @@ static int broadcast_scalar(const Py_buffer *view, float *value) {
   return 1;
 }
 
-static PyObject *float32_tanh(PyObject *self, PyObject *args) {
+typedef void (*elementwise_loop)(const float *x, float *out, Py_ssize_t n);
+
+/* ``loop`` applied to each element of ``source`` (a float32 buffer, C-contiguous or one element
+   broadcast), written to ``destination`` (a C-contiguous float32 buffer of the same size). */
+static PyObject *apply_elementwise(PyObject *args, elementwise_loop loop, const char *name) {
   PyObject *source, *destination;
   if (!PyArg_ParseTuple(args, "OO", &source, &destination)) return NULL;
-#if HAVE_TANH
   Py_buffer in, out;
   if (PyObject_GetBuffer(source, &in, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
   if (in.itemsize != 4 || in.format == NULL || !(in.format[0] == 'f' && in.format[1] == '\0')) {
     PyBuffer_Release(&in);
-    PyErr_SetString(PyExc_TypeError, "float32_tanh: the source is not float32");
+    PyErr_Format(PyExc_TypeError, "%s: the source is not float32", name);
     return NULL;
   }
   if (!get_float32(destination, &out, 1)) {
@@ -401,30 +404,68 @@ static PyObject *float32_tanh(PyObject *self, PyObject *args) {
   float scalar;
   int status = 0;
   if (in.len != out.len) {
-    PyErr_SetString(PyExc_ValueError, "float32_tanh: the buffers differ in size");
+    PyErr_Format(PyExc_ValueError, "%s: the buffers differ in size", name);
     status = -1;
   } else if (PyBuffer_IsContiguous(&in, 'C')) {
     if (n > 4096) {
       Py_BEGIN_ALLOW_THREADS
-      tanh_loop((const float *)in.buf, result, n);
+      loop((const float *)in.buf, result, n);
       Py_END_ALLOW_THREADS
     } else {
-      tanh_loop((const float *)in.buf, result, n);
+      loop((const float *)in.buf, result, n);
     }
   } else if (broadcast_scalar(&in, &scalar)) {
-    tanh_loop(&scalar, &scalar, 1);
+    loop(&scalar, &scalar, 1);
     for (Py_ssize_t i = 0; i < n; i++) result[i] = scalar;
   } else {
-    PyErr_SetString(PyExc_ValueError, "float32_tanh: the source is strided");
+    PyErr_Format(PyExc_ValueError, "%s: the source is strided", name);
     status = -1;
   }
   PyBuffer_Release(&in);
   PyBuffer_Release(&out);
   if (status < 0) return NULL;
   Py_RETURN_NONE;
+}
+
+static PyObject *float32_tanh(PyObject *self, PyObject *args) {
+#if HAVE_TANH
+  return apply_elementwise(args, tanh_loop, "float32_tanh");
 #else
   PyErr_SetString(PyExc_NotImplementedError, "float32_tanh needs x86-64 with FMA");
   return NULL;
+#endif
+}
+
+/* XLA CPU's float32 sin, cos and tan call the C library's sinf, cosf and tanf (jaxlib resolves
+   them from the process's libm, the one this module links): the same functions, element by
+   element, give its bits (compared on all 2**32 inputs, and on arrays of 1 to 4097 elements
+   and of several shapes, with glibc 2.36 on x86-64; tools/check_float32_host_kernels.py
+   compares them again). Not atan: on arrays of a few elements XLA computes it otherwise. */
+static void sin_loop(const float *x, float *out, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++) out[i] = sinf(x[i]);
+}
+static void cos_loop(const float *x, float *out, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++) out[i] = cosf(x[i]);
+}
+static void tan_loop(const float *x, float *out, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++) out[i] = tanf(x[i]);
+}
+
+static PyObject *float32_sin(PyObject *self, PyObject *args) {
+  return apply_elementwise(args, sin_loop, "float32_sin");
+}
+static PyObject *float32_cos(PyObject *self, PyObject *args) {
+  return apply_elementwise(args, cos_loop, "float32_cos");
+}
+static PyObject *float32_tan(PyObject *self, PyObject *args) {
+  return apply_elementwise(args, tan_loop, "float32_tan");
+}
+
+static PyObject *float32_libm_matches(PyObject *self, PyObject *unused) {
+#if defined(__GLIBC__) && defined(__x86_64__)
+  Py_RETURN_TRUE;
+#else
+  Py_RETURN_FALSE;
 #endif
 }
 
@@ -460,12 +501,21 @@ static PyMethodDef methods[] = {
      "``source`` (C-contiguous, or one element broadcast), written to the C-contiguous float32 "
      "``out`` of the same size; ValueError for other strides. Only where "
      "float32_tanh_available()."},
+    {"float32_sin", float32_sin, METH_VARARGS,
+     "float32_sin(source, out): the C library's sinf of each element (as float32_tanh)."},
+    {"float32_cos", float32_cos, METH_VARARGS,
+     "float32_cos(source, out): the C library's cosf of each element (as float32_tanh)."},
+    {"float32_tan", float32_tan, METH_VARARGS,
+     "float32_tan(source, out): the C library's tanf of each element (as float32_tanh)."},
+    {"float32_libm_matches", float32_libm_matches, METH_NOARGS,
+     "float32_libm_matches(): whether float32_sin/cos/tan are known to give XLA's bits "
+     "here (glibc on x86-64, where they were compared on every input)."},
     {"float32_tanh_available", float32_tanh_available, METH_NOARGS,
      "float32_tanh_available(): whether float32_tanh gives XLA's bits on this processor "
      "(x86-64 with AVX2 and FMA, whose fused multiply-adds XLA's code uses)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_host_kernels",
-                                    "Float32 reductions in XLA CPU's order, and its float32 tanh.", -1, methods};
+                                    "Float32 reductions in XLA CPU's order; its float32 tanh, sin, cos and tan.", -1, methods};
 
 PyMODINIT_FUNC PyInit__host_kernels(void) { return PyModule_Create(&module); }

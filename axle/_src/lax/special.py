@@ -36,6 +36,11 @@ from axle._src.lax import special_lowering
 from axle._src.lax import structural
 from axle._src.lax import utils
 
+try:
+  from axle._src import _host_kernels  # the optional C module (setup.py)
+except ImportError:
+  _host_kernels = None
+
 
 class _LazyScipySpecial:
   """``scipy.special``, imported on the first kernel call (importing it costs ~0.3 s)."""
@@ -180,37 +185,52 @@ def _unary_kernel(primitive, fn, narrow=None, wide=False):
   return impl
 
 
-try:  # the optional C module (setup.py): XLA's own float32 tanh, where the processor allows
-  from axle._src import _host_kernels
-  _c_tanh = _host_kernels.float32_tanh if _host_kernels.float32_tanh_available() else None
-except (ImportError, AttributeError):
-  _c_tanh = None
+def _c_function(name: str, available: str):
+  """The C module's function ``name``, where its check ``available`` says that it gives XLA's
+  bits here; else None."""
+  try:
+    return getattr(_host_kernels, name) if getattr(_host_kernels, available)() else None
+  except AttributeError:  # not built (or built from an older source)
+    return None
 
 
-def _float32_tanh_kernel(generic):
-  """tanh's kernel: ``generic`` (NumPy's, float64-rounded), but XLA's float32 tanh -- its
-  rational approximation, element for element the bits of the compiled program (compared on
-  every float32 input) -- for float32 operands where the C module gives it."""
-  if _c_tanh is None:
+# primitive name -> the C function giving XLA CPU's float32 bits of it, element for element
+# (compared on every float32 input): tanh is a copy of XLA's own approximation; for the others
+# XLA calls the C library's function, which the module calls too (not for atan, which XLA
+# computes otherwise on short arrays).
+_c_kernels = {"tanh": _c_function("float32_tanh", "float32_tanh_available")}
+_c_kernels.update({name: _c_function(f"float32_{name}", "float32_libm_matches")
+                   for name in ("sin", "cos", "tan")})
+
+
+def _float32_host_kernel(name: str, generic):
+  """The kernel of primitive ``name``: ``generic`` (NumPy's, float64-rounded), but the C
+  module's function (``_c_kernels``) for float32 operands where it is built."""
+  if _c_kernels[name] is None:
     return generic
   empty = np.empty
+  kernels = _c_kernels
 
   def impl(x, **params):
-    if x.dtype is not _F32:
+    c_kernel = kernels[name]
+    if x.dtype is not _F32 or c_kernel is None:
       return generic(x, **params)
     out = empty(x.shape, _F32)
     try:
-      _c_tanh(x, out)
+      c_kernel(x, out)
     except (ValueError, BufferError):  # not C-contiguous (a strided view)
-      _c_tanh(np.ascontiguousarray(x), out)
+      c_kernel(np.ascontiguousarray(x), out)
     return out
   impl.ignores_params = True
   return impl
 
 
-def _host_tanh(avals, params) -> bool:
-  """Where tanh's kernel gives XLA's bits: float32, default accuracy, the C module built."""
-  return _c_tanh is not None and avals[0].dtype == _F32 and params.get("accuracy") is None
+def _on_host(name: str):
+  """The eager policy's test for ``name``: float32, default accuracy, its C function built."""
+  def predicate(avals, params) -> bool:
+    return (_c_kernels[name] is not None and avals[0].dtype == _F32
+            and params.get("accuracy") is None)
+  return predicate
 
 
 def _unop(name, accepted, fn, accuracy=False, narrow=None, wide=False) -> core.Primitive:
@@ -355,6 +375,7 @@ def logistic(x, *, accuracy=None):
 # Trigonometric and hyperbolic functions
 
 sin_p = _unop("sin", _float_complex, np.sin, accuracy=True, wide=True)
+sin_p.def_impl(_float32_host_kernel("sin", sin_p.impl))
 mlir.register(sin_p, special_lowering.sin_rule)
 _unary_transforms(sin_p, jvp=lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 
@@ -365,6 +386,7 @@ def sin(x, *, accuracy=None):
 
 
 cos_p = _unop("cos", _float_complex, np.cos, accuracy=True, wide=True)
+cos_p.def_impl(_float32_host_kernel("cos", cos_p.impl))
 mlir.register(cos_p, special_lowering.cos_rule)
 _unary_transforms(cos_p, jvp=lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
 
@@ -375,6 +397,7 @@ def cos(x, *, accuracy=None):
 
 
 tan_p = _unop("tan", _float_complex, np.tan, accuracy=True, wide=True)
+tan_p.def_impl(_float32_host_kernel("tan", tan_p.impl))
 mlir.register(tan_p, special_lowering.unary("stablehlo.tan", accuracy=True))
 _unary_transforms(tan_p, jvp2=lambda g, ans, x, **params: mul(g, add(_const(x, 1), square(ans))))
 
@@ -448,7 +471,7 @@ def cosh(x):
 
 
 tanh_p = _unop("tanh", _float_complex, np.tanh, accuracy=True)
-tanh_p.def_impl(_float32_tanh_kernel(tanh_p.impl))
+tanh_p.def_impl(_float32_host_kernel("tanh", tanh_p.impl))
 mlir.register(tanh_p, special_lowering.unary("stablehlo.tanh", accuracy=True))
 # tanh' = 1 - t**2, written (g + g t)(1 - t) as JAX; with accuracy=HIGHEST
 # 4 logistic(2x) logistic(-2x).
@@ -780,11 +803,16 @@ def betainc(a, b, x):
 # Eager policy: the kernels above that give XLA's bits (the others run on XLA eagerly, as in
 # JAX; see interpreters/eval.py).
 
-# sqrt is correctly rounded in both; every other function here is XLA's own approximation,
-# which NumPy does not compute (float32 tanh: the C module's copy of it, see _float32_tanh_kernel;
-# subnormal operands, which it returns as they are, as XLA does, still go to XLA).
+# sqrt is correctly rounded in both; every other function here is XLA's own approximation or
+# the C library's, which NumPy does not compute: float32 tanh, sin, cos and tan run the C
+# module's functions (see _c_kernels; subnormal operands, which those return as XLA does,
+# still go to XLA).
 eval_interpreter.exact_kernels(sqrt_p, when=eval_interpreter.no_complex, subnormals=True,
                                max_size=eval_interpreter.HOST_KERNEL_LIMIT,
                                narrow_max_size=eval_interpreter.NARROW_HOST_LIMIT)
-eval_interpreter.exact_kernels(tanh_p, when=_host_tanh, subnormals=True,
-                               max_size=eval_interpreter.HOST_KERNEL_LIMIT)
+# (sinf and friends, one element at a time, fall behind XLA's loop over 16,384 elements, which
+# runs on several threads: sin of f32[65536] 441 us on the host, 151 us on XLA, two cores)
+for _primitive, _max_size in [(tanh_p, eval_interpreter.HOST_KERNEL_LIMIT), (sin_p, 16384),
+                              (cos_p, 16384), (tan_p, 16384)]:
+  eval_interpreter.exact_kernels(_primitive, when=_on_host(_primitive.name), subnormals=True,
+                                 max_size=_max_size)
