@@ -1234,6 +1234,16 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
     mismatch = _MISMATCH
     context = core._context
     eval_trace = core.eval_trace
+
+    def latest_plan(args, kwargs):
+      """The latest call plan of ``jitted`` on this call, without jit's own call layer (MISMATCH
+      where it does not apply); errors are filtered as jit filters them."""
+      try:
+        return plans[0](args, kwargs)
+      except Exception as exc:
+        if traceback_util.filtering_enabled():
+          traceback_util.filter_exception(exc)
+        raise
     if not inline:
       @functools.wraps(fun)
       def wrapper(*args, **kwargs):
@@ -1244,13 +1254,8 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
             out = eager_shortcut(*args, **kwargs)
             if out is not None:
               return out
-          if plans:  # a call like the last one: its plan, without jit's own call layer
-            try:
-              out = plans[0](args, kwargs)
-            except Exception as exc:
-              if traceback_util.filtering_enabled():
-                traceback_util.filter_exception(exc)
-              raise
+          if plans:  # (a call like the last one)
+            out = latest_plan(args, kwargs)
             if out is not mismatch:
               return out
         return jitted(*args, **kwargs)
@@ -1277,13 +1282,8 @@ def jit_when_tracing(fun: Callable | None = None, **jit_kwargs):
                 or (_compiles_as_static(value) if name in static_names
                     else _compiles_as_operand(value))):
           return fun(*args, **kwargs)
-      if plans:  # (as in ``wrapper`` above)
-        try:
-          out = plans[0](args, kwargs)
-        except Exception as exc:
-          if traceback_util.filtering_enabled():
-            traceback_util.filter_exception(exc)
-          raise
+      if plans:
+        out = latest_plan(args, kwargs)
         if out is not mismatch:
           return out
       return jitted(*args, **kwargs)
