@@ -1,5 +1,6 @@
-/* Float32 reductions in XLA CPU's summation order (and max/min), and XLA CPU's float32 tanh,
-   for axle's eager shortcuts (tanh: see float32_tanh below).
+/* Float32 reductions in XLA CPU's summation order (and max/min), XLA CPU's float32 tanh and the
+   C library's sin, cos and tan that XLA calls, for axle's eager shortcuts (the elementwise
+   functions: see tanh_element and sin_loop below).
 
    JAX runs an eager jnp.sum/mean/var/std as a compiled XLA program; axle answers small 1-D
    float32 cases on the host and must give that program's bits. NumPy cannot sum in XLA's order
@@ -59,14 +60,18 @@ static int xla_sum(const float *x, Py_ssize_t n, float *out) {
   return xla_sum(sums, windows, out);
 }
 
+static int is_float32(const Py_buffer *view) {
+  return view->itemsize == 4 && view->format != NULL && view->format[0] == 'f'
+         && view->format[1] == '\0';
+}
+
 /* A C-contiguous float32 vector's data, or 0 (with no error set) when ``object`` is not one. */
 static int get_vector(PyObject *object, Py_buffer *view) {
   if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
     PyErr_Clear();
     return 0;
   }
-  if (view->ndim != 1 || view->itemsize != 4 || view->format == NULL
-      || !(view->format[0] == 'f' && view->format[1] == '\0')) {
+  if (view->ndim != 1 || !is_float32(view)) {
     PyBuffer_Release(view);
     return 0;
   }
@@ -362,8 +367,7 @@ static int get_float32(PyObject *object, Py_buffer *view, int writable) {
   if (PyObject_GetBuffer(object, view,
                          PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
     return 0;
-  if (view->itemsize != 4 || view->format == NULL
-      || !(view->format[0] == 'f' && view->format[1] == '\0')) {
+  if (!is_float32(view)) {
     PyBuffer_Release(view);
     PyErr_SetString(PyExc_TypeError, "expected a C-contiguous float32 buffer");
     return 0;
@@ -390,7 +394,7 @@ static PyObject *apply_elementwise(PyObject *args, elementwise_loop loop, const 
   if (!PyArg_ParseTuple(args, "OO", &source, &destination)) return NULL;
   Py_buffer in, out;
   if (PyObject_GetBuffer(source, &in, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-  if (in.itemsize != 4 || in.format == NULL || !(in.format[0] == 'f' && in.format[1] == '\0')) {
+  if (!is_float32(&in)) {
     PyBuffer_Release(&in);
     PyErr_Format(PyExc_TypeError, "%s: the source is not float32", name);
     return NULL;
@@ -515,7 +519,8 @@ static PyMethodDef methods[] = {
      "(x86-64 with AVX2 and FMA, whose fused multiply-adds XLA's code uses)."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_host_kernels",
-                                    "Float32 reductions in XLA CPU's order; its float32 tanh, sin, cos and tan.", -1, methods};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_host_kernels",
+    "Float32 reductions in XLA CPU's order; its float32 tanh, sin, cos and tan.", -1, methods};
 
 PyMODINIT_FUNC PyInit__host_kernels(void) { return PyModule_Create(&module); }
