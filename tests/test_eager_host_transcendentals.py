@@ -2,6 +2,7 @@
 XLA's tanh approximation, and the C library's functions XLA calls for the others) give the
 compiled program's bits; where the module cannot give them, the program runs."""
 import contextlib
+import platform
 
 import numpy as np
 import pytest
@@ -59,7 +60,6 @@ def _patterns(rng, n):
 def test_the_c_module_has_the_functions():
   # setup.py builds the module where a compiler exists (as here); tanh needs x86-64 with FMA,
   # the others glibc on x86-64, where they were compared on every input
-  import platform
   if platform.machine() == "x86_64" and platform.libc_ver()[0] == "glibc":
     assert all(kernel is not None for kernel in special._c_kernels.values()), special._c_kernels
 

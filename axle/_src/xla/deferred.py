@@ -304,15 +304,11 @@ def force(array: Array) -> None:
   node = array._node
   if node.result is None:
     if node.size == 1:  # one op on leaves (an eager op read at once): its own program
-      result = node.result = node.op.run(node.operands)[0]
-      node.leaves = None
-      array._value = result._value
-      array._buffer = result._buffer
-      array._node = None
-      return
-    _compute(node, array)
-    if array._node is None:
-      return
+      _finish(node, node.op.run(node.operands)[0])
+    else:
+      _compute(node, array)
+      if array._node is None:
+        return
   result = node.result
   array._value = result._value
   array._buffer = result._buffer
